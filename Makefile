@@ -1,0 +1,50 @@
+# Grounded Dialogue Atlas. `make book` builds the site, `make test` runs the tests; both create the
+# virtual environment in .venv from pyproject.toml on first use.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+PYTEST_WORKERS ?= 2
+
+.PHONY: env book test lint fuzz bench learner clean system-deps
+
+env: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $(STAMP)
+
+## Build the book into _build/html (every chapter executed; any warning fails the build).
+book: env
+	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
+
+## Run the tests: unit tests, real-data tests (skipped without data), every chapter under nbval,
+## and the browser test of the built site (skipped when _build/html or Chromium is missing).
+test: env
+	ATLAS_OFFLINE=1 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --nbval-lax tests notebooks
+
+lint: env
+	$(BIN)/ruff check utils tests notebooks
+
+## Long property-based fuzzing profile (thousands of cases per format).
+fuzz: env
+	ATLAS_OFFLINE=1 HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -p no:xdist tests/test_fuzz.py
+
+## Full-size performance benchmark (writes its table under bench-results/).
+bench: env
+	$(BIN)/python -m utils.bench --out bench-results
+
+## Learner copies of the notebooks (solutions removed, checks kept) in learner/.
+learner: env
+	$(BIN)/python -m utils.learner --out learner
+
+## Debian packages the book and the browser test use: Chromium and a CJK font (needs root).
+system-deps:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk
+
+clean:
+	rm -rf _build learner bench-results .pytest_cache

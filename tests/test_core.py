@@ -1,0 +1,109 @@
+"""The shared pieces: registry, reported numbers, text normalisation, metrics, errors, HTML helpers."""
+
+from __future__ import annotations
+
+import pytest
+
+import utils
+from utils import metrics, text
+from utils.errors import DataError, UnknownNameError
+from utils.render._html import esc, highlight_words
+from utils.reported import REPORTED, reported, reported_value
+from utils.sources import SOURCES, registry_table
+
+
+def test_every_dataset_has_splits_licence_and_citation() -> None:
+    bib = (utils.config.demo_dir().parents[1] / "book" / "references.bib").read_text(encoding="utf-8")
+    for source in SOURCES.values():
+        assert source.splits and source.license and source.homepage.startswith("http")
+        assert f"{{{source.citation_key}," in bib, f"{source.citation_key} missing from references.bib"
+        for files in source.splits.values():
+            assert any(not item.partial for item in files), "every split needs a complete official file"
+
+
+def test_every_reported_number_cites_a_bibliography_entry() -> None:
+    bib = (utils.config.demo_dir().parents[1] / "book" / "references.bib").read_text(encoding="utf-8")
+    for item in REPORTED:
+        assert f"{{{item.citation_key}," in bib, item
+        assert item.source
+
+
+def test_reported_lookup() -> None:
+    assert reported_value("jwhr", "sessions", "answered").value == 838
+    assert set(reported("wow", split="train")["name"]) >= {"dialogues", "utterances", "topics"}
+    with pytest.raises(UnknownNameError, match="sessions@answered"):
+        reported_value("jwhr", "sessions", "nope")
+
+
+def test_unknown_names_list_the_valid_ones() -> None:
+    with pytest.raises(UnknownNameError, match="wow, wow_kilt"):
+        utils.load("wizard", "train")
+    with pytest.raises(UnknownNameError, match="answered, not_answered"):
+        utils.load("jwhr", "dev")
+
+
+def test_registry_table_lists_every_file() -> None:
+    table = registry_table()
+    assert {"wow", "wow_kilt", "faithdial", "faithdial_audit", "wise", "jwhr"} == set(table["dataset"])
+    assert (table["path in data directory"] == "jwhr/answered.jsonl").any()
+
+
+@pytest.mark.parametrize(
+    ("raw", "normalised"),
+    [
+        ("The Cat's hat!", "cat s hat"),
+        ("an apple, a pear & THE plum", "apple pear plum"),
+        ("  multiple   spaces\tand\nlines ", "multiple spaces and lines"),
+        ("theatre another", "theatre another"),  # articles only as whole words
+        ("co-operate_now", "co operate now"),
+        ("", ""),
+    ],
+)
+def test_parlai_normalisation(raw: str, normalised: str) -> None:
+    assert text.normalize_parlai(raw) == normalised
+
+
+def test_unigram_f1_matches_hand_computation() -> None:
+    # predicted: [cat, sat, on, mat]; gold: [cat, is, on, mat, today]; overlap 3
+    precision, recall = 3 / 4, 3 / 5
+    expected = 2 * precision * recall / (precision + recall)
+    assert metrics.unigram_f1("The cat sat on the mat.", "A cat is on the mat today") == pytest.approx(expected)
+    assert metrics.unigram_f1("", "anything") == 0.0
+    # repeated tokens count as a multiset, as in ParlAI
+    assert metrics.token_prf(["a", "a", "b"], ["a", "b", "b"]).f1 == pytest.approx(2 / 3)
+
+
+def test_set_prf_edge_cases() -> None:
+    assert metrics.set_prf([], []).f1 == 1.0
+    assert metrics.set_prf(["x"], []).f1 == 0.0
+    result = metrics.set_prf(["a", "b", "c"], ["b", "c", "d", "e"])
+    assert (result.precision, result.recall) == (pytest.approx(2 / 3), pytest.approx(0.5))
+
+
+def test_recall_at_1_counts_ties_as_misses() -> None:
+    assert metrics.recall_at_1([0.1, 0.9, 0.3], 1) == 1.0
+    assert metrics.recall_at_1([0.9, 0.9, 0.3], 1) == 0.0
+
+
+def test_character_rouge_l_and_bleu1() -> None:
+    # LCS of 我爱北京天安门 and 我爱上海 is 我爱: P = 2/4, R = 2/7
+    score = metrics.rouge_l("我爱上海", "我爱北京天安门", tokenize=text.char_tokens)
+    assert (score.precision, score.recall) == (pytest.approx(0.5), pytest.approx(2 / 7))
+    assert metrics.corpus_bleu(["我爱北京"], ["我爱北京"], tokenize="zh", max_order=1) == pytest.approx(100.0)
+
+
+def test_char_tokens_drop_spaces_and_punctuation() -> None:
+    assert text.char_tokens("你好， 世界。") == ["你", "好", "世", "界"]
+    assert text.char_ngrams("ab c", 2) == ["ab", "bc"]
+
+
+def test_data_error_names_file_record_and_field() -> None:
+    error = DataError("expected a string", path="x.json", record=3, field="text")
+    assert str(error) == "file x.json, record 3, field 'text': expected a string"
+
+
+def test_html_helpers_escape_dataset_text() -> None:
+    hostile = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+    assert "<script" not in esc(hostile) and "<img" not in esc(hostile)
+    marked = highlight_words("the <b>cat</b> sat", {"cat"})
+    assert '<mark class="atlas-shared">cat</mark>' in marked and "<b>" not in marked

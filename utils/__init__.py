@@ -1,0 +1,48 @@
+"""Grounded Dialogue Atlas: load, inspect and measure knowledge-grounded dialogue datasets.
+
+The public API is small::
+
+    import utils
+    wow = utils.load("wow", "valid_seen")   # official file, download, partial copy or demo sample
+    wow.provenance                          # where it came from, how big it is
+    wow[0]                                  # a Dialogue with Turns and Evidence
+    wow.turns()                             # a pandas DataFrame, one row per turn
+    wow.to_hf_dataset()                     # a datasets.Dataset
+
+Everything else lives in submodules (``utils.stats``, ``utils.baselines``, ``utils.render``,
+``utils.widgets``, ...) imported explicitly by the chapters that need them.
+"""
+
+from __future__ import annotations
+
+from .config import data_dir
+from .errors import AtlasError, DataError, DataUnavailableError, DownloadError, UnknownNameError
+from .loading import DemoDataWarning, LoadedSplit, Provenance, data_status, load
+from .records import SEEKER, WIZARD, Dialogue, Evidence, Turn
+from .reported import reported
+from .sources import dataset_names, get_source, split_names
+
+__all__ = [
+    "SEEKER",
+    "WIZARD",
+    "AtlasError",
+    "DataError",
+    "DataUnavailableError",
+    "DemoDataWarning",
+    "Dialogue",
+    "DownloadError",
+    "Evidence",
+    "LoadedSplit",
+    "Provenance",
+    "Turn",
+    "UnknownNameError",
+    "data_dir",
+    "data_status",
+    "dataset_names",
+    "get_source",
+    "load",
+    "reported",
+    "split_names",
+]
+
+__version__ = "0.1.0"

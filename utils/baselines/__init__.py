@@ -1,0 +1,1 @@
+"""Baselines, one module per dataset."""

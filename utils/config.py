@@ -1,0 +1,53 @@
+"""Where data lives, and whether the atlas may download.
+
+``ATLAS_DATA_DIR``
+    The data directory: official files are looked for (and downloaded) here, in the layout of
+    ``book/data.md``. Default: the per-user cache, for example ``~/.cache/grounded-dialogue-atlas``.
+``ATLAS_CACHE_DIR``
+    Where parsed splits are cached. Default: ``<data directory>/.parsed``.
+``ATLAS_OFFLINE``
+    ``1`` forbids downloads (the tests set it); the loaders then use local copies or demo samples.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "grounded-dialogue-atlas"
+DATA_DIR_ENV = "ATLAS_DATA_DIR"
+CACHE_DIR_ENV = "ATLAS_CACHE_DIR"
+OFFLINE_ENV = "ATLAS_OFFLINE"
+
+
+def data_dir(override: str | Path | None = None) -> Path:
+    """The data directory: ``override``, else ``$ATLAS_DATA_DIR``, else the per-user cache."""
+    if override is not None:
+        return Path(override).expanduser()
+    configured = os.environ.get(DATA_DIR_ENV)
+    if configured:
+        return Path(configured).expanduser()
+    return Path(platformdirs.user_cache_dir(APP_NAME))
+
+
+def cache_dir(data_directory: Path | None = None) -> Path:
+    """Where parsed splits are cached (kept apart from the data directory when it is read-only)."""
+    configured = os.environ.get(CACHE_DIR_ENV)
+    if configured:
+        return Path(configured).expanduser()
+    base = data_directory if data_directory is not None else data_dir()
+    if os.access(base, os.W_OK) or not base.exists():
+        return base / ".parsed"
+    return Path(platformdirs.user_cache_dir(APP_NAME)) / ".parsed"
+
+
+def offline() -> bool:
+    """True when downloads are forbidden by ``$ATLAS_OFFLINE``."""
+    return os.environ.get(OFFLINE_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def demo_dir() -> Path:
+    """The project's demo samples, laid out like the data directory."""
+    return Path(__file__).resolve().parent / "demo_data"

@@ -1,0 +1,42 @@
+"""One parser per original file format.
+
+Each module exposes ``PARSER_VERSION`` (an integer bumped whenever its output changes, so cached
+splits are rebuilt) and ``parse(path, *, split) -> Iterator[Dialogue]``, which streams the file and
+raises :class:`~utils.errors.DataError` for any malformed record.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+
+from ..records import Dialogue
+
+#: dataset name -> parser module in this package
+PARSER_MODULES = {
+    "wow": "wow_raw",
+    "wow_kilt": "wow_kilt",
+    "faithdial": "faithdial",
+    "faithdial_audit": "faithdial_audit",
+    "wise": "wise",
+    "jwhr": "jwhr",
+}
+
+
+def parser_module(dataset: str) -> ModuleType:
+    """The parser module of ``dataset`` (imported on first use)."""
+    return importlib.import_module(f"{__name__}.{PARSER_MODULES[dataset]}")
+
+
+def parser_for(dataset: str) -> tuple[Callable[..., Iterator[Dialogue]], int]:
+    """``(parse, PARSER_VERSION)`` of ``dataset``."""
+    module = parser_module(dataset)
+    return module.parse, module.PARSER_VERSION
+
+
+def parse_file(dataset: str, path: str | Path, split: str) -> Iterator[Dialogue]:
+    """Parse one original file of ``dataset`` directly, without the loader or the cache."""
+    parse, _ = parser_for(dataset)
+    return parse(Path(path), split=split)

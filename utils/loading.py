@@ -1,0 +1,333 @@
+"""Load a split: find the official file, parse it once, cache it, say where it came from.
+
+For each split the loader uses, in this order: a complete official file in the data directory; a
+download of it (unless offline); a known partial copy in the data directory; the project's demo
+sample, with a loud warning. Every result carries a :class:`Provenance`.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, overload
+
+import pandas as pd
+
+from . import _cache, _download, config
+from .errors import DataUnavailableError, DownloadError
+from .formats import parser_for
+from .records import Dialogue, Evidence, Turn
+from .sources import SourceFile, dataset_names, get_source, get_split_files
+
+if TYPE_CHECKING:
+    import datasets
+
+#: Provenance kinds, from most to least trustworthy.
+OFFICIAL = "official"
+USER_COPY = "user copy"
+PARTIAL = "partial"
+DEMO = "demo sample"
+
+
+class DemoDataWarning(UserWarning):
+    """Raised as a warning when a split falls back to the project's demo sample."""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a loaded split came from and how big it is."""
+
+    dataset: str
+    split: str
+    kind: str
+    path: Path
+    #: ``"verified"`` (checksum matched), ``"unverified"`` (no checksum known) or ``"mismatch"``
+    checksum: str
+    size_bytes: int
+    dialogues: int
+    turns: int
+    detail: str = ""
+
+    @property
+    def is_demo(self) -> bool:
+        return self.kind == DEMO
+
+    @property
+    def is_full(self) -> bool:
+        """True for a complete official split (verified or a user's copy of it)."""
+        return self.kind in (OFFICIAL, USER_COPY)
+
+    def summary(self) -> str:
+        size = _human_size(self.size_bytes)
+        text = (
+            f"{self.dataset}/{self.split}: {self.kind} ({self.checksum}), {self.dialogues:,} dialogues, "
+            f"{self.turns:,} turns, {size}, from {self.path}"
+        )
+        return f"{text}. {self.detail}" if self.detail else text
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _repr_html_(self) -> str:
+        css = {OFFICIAL: "official", USER_COPY: "official", PARTIAL: "partial", DEMO: "demo"}[self.kind]
+        label = {
+            OFFICIAL: "Full official data",
+            USER_COPY: "Full data (a local copy)",
+            PARTIAL: "Partial data",
+            DEMO: "Demo sample, not the dataset",
+        }[self.kind]
+        return (
+            f'<div class="atlas-provenance atlas-provenance-{css}" role="note">'
+            f"<strong>{html.escape(label)}</strong>: {html.escape(self.summary())}</div>"
+        )
+
+
+def _human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:,.0f} {unit}" if unit == "B" else f"{value:,.1f} {unit}"
+        value /= 1024
+    return f"{size} B"  # pragma: no cover
+
+
+def _resolve(dataset: str, split: str, data_directory: Path, download: bool) -> tuple[Path, str, str, str]:
+    """``(path, kind, checksum status, detail)`` of the file to parse for one split."""
+    files = get_split_files(dataset, split)
+    complete = [item for item in files if not item.partial]
+    partial = [item for item in files if item.partial]
+    for item in complete:
+        path = data_directory / item.path
+        if path.is_file():
+            status = _download.local_status(item, path, data_directory)
+            kind = OFFICIAL if status == "verified" else USER_COPY
+            detail = "" if status != "mismatch" else "Its checksum differs from the official file's."
+            if status == "mismatch":
+                warnings.warn(f"{path} does not match the official checksum; using it as a user copy", stacklevel=3)
+            return path, kind, status, detail
+    failure = ""
+    if download and not config.offline():
+        for item in complete:
+            try:
+                path = _download.fetch(item, data_directory)
+            except (DownloadError, DataUnavailableError) as exc:
+                failure = str(exc)
+                continue
+            return path, OFFICIAL, _download.local_status(item, path, data_directory), ""
+    elif config.offline():
+        failure = f"downloads are off (${config.OFFLINE_ENV} is set)"
+    for item in partial:
+        path = data_directory / item.path
+        if path.is_file():
+            return path, PARTIAL, _download.local_status(item, path, data_directory), item.description
+    demo = config.demo_dir() / complete[0].path
+    if not demo.is_file():
+        raise DataUnavailableError(_how_to_get(dataset, split, complete[0], data_directory, failure))
+    warnings.warn(
+        f"{dataset}/{split}: the official file is not in {data_directory} and could not be downloaded"
+        f"{' (' + failure + ')' if failure else ''}; using the project's DEMO SAMPLE, which is not the "
+        "dataset. See book/data.md to get the real data.",
+        DemoDataWarning,
+        stacklevel=3,
+    )
+    return demo, DEMO, "unverified", "A handful of records written by the atlas in the original format."
+
+
+def _how_to_get(dataset: str, split: str, item: SourceFile, data_directory: Path, failure: str) -> str:
+    where = item.url or (item.archive.url if item.archive else None) or f"Google Drive folder {item.gdrive_folder}"
+    return (
+        f"{dataset}/{split} is not available offline: put the official file at {data_directory / item.path} "
+        f"(from {where}), or set ${config.DATA_DIR_ENV} to a directory that holds it, or allow downloads "
+        f"(unset ${config.OFFLINE_ENV}). {failure}".strip()
+    )
+
+
+def data_status(data_dir: str | Path | None = None) -> pd.DataFrame:
+    """What each split would be built on right now without downloading: a quick look, no hashing."""
+    data_directory = config.data_dir(data_dir)
+    rows = []
+    for dataset in dataset_names():
+        for split, files in get_source(dataset).splits.items():
+            found = next((item for item in files if (data_directory / item.path).is_file()), None)
+            if found is None:
+                status = DEMO if (config.demo_dir() / files[0].path).is_file() else "missing"
+            else:
+                status = PARTIAL if found.partial else "official file present"
+            path = data_directory / (found or files[0]).path
+            rows.append({"dataset": dataset, "split": split, "status": status, "path": str(path)})
+    return pd.DataFrame(rows)
+
+
+def load(
+    dataset: str,
+    split: str,
+    *,
+    data_dir: str | Path | None = None,
+    download: bool = True,
+) -> LoadedSplit:
+    """Load one split of one dataset as a :class:`LoadedSplit` (a sequence of dialogues).
+
+    ``dataset`` is one of :func:`utils.dataset_names`, ``split`` one of :func:`utils.split_names`.
+    """
+    get_source(dataset)  # unknown names fail before any file is touched
+    data_directory = config.data_dir(data_dir)
+    path, kind, checksum, detail = _resolve(dataset, split, data_directory, download)
+    parse, version = parser_for(dataset)
+    key = _cache.cache_key(path, dataset, split, version)
+    tables = _cache.load_or_build(
+        config.cache_dir(data_directory), key, lambda: parse(path, split=split)
+    )
+    provenance = Provenance(
+        dataset=dataset,
+        split=split,
+        kind=kind,
+        path=path,
+        checksum=checksum,
+        size_bytes=path.stat().st_size,
+        dialogues=tables.dialogues.num_rows,
+        turns=tables.turns.num_rows,
+        detail=detail,
+    )
+    return LoadedSplit(dataset, split, provenance, tables)
+
+
+class LoadedSplit(Sequence[Dialogue]):
+    """A parsed split: a sequence of :class:`~utils.records.Dialogue` plus tables and provenance.
+
+    Dialogues are rebuilt from the cached tables on access, so indexing is cheap and the whole
+    split never has to sit in memory as Python objects.
+    """
+
+    def __init__(self, dataset: str, split: str, provenance: Provenance, tables: _cache.CachedTables) -> None:
+        self.dataset = dataset
+        self.split = split
+        self.provenance = provenance
+        self._tables = tables
+
+    def __len__(self) -> int:
+        return self._tables.dialogues.num_rows
+
+    @overload
+    def __getitem__(self, index: int) -> Dialogue: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Dialogue]: ...
+    def __getitem__(self, index: int | slice) -> Dialogue | list[Dialogue]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(f"dialogue index {index} out of range for {len(self)} dialogues")
+        return self._dialogue(index)
+
+    def __iter__(self) -> Iterator[Dialogue]:
+        for index in range(len(self)):
+            yield self._dialogue(index)
+
+    def __repr__(self) -> str:
+        return f"<LoadedSplit {self.provenance.summary()}>"
+
+    def _repr_html_(self) -> str:
+        return self.provenance._repr_html_()
+
+    def _dialogue(self, index: int) -> Dialogue:
+        row = self._tables.dialogues.slice(index, 1).to_pylist()[0]
+        turn_rows = self._tables.turns.slice(row["turn_start"], row["turn_count"]).to_pylist()
+        if turn_rows:
+            first = turn_rows[0]["evidence_start"]
+            total = sum(t["evidence_count"] for t in turn_rows)
+            evidence_rows = self._tables.evidence.slice(first, total).to_pylist()
+        else:
+            first, evidence_rows = 0, []
+        turns = []
+        for t in turn_rows:
+            start = t["evidence_start"] - first
+            evidence = [
+                Evidence(
+                    id=e["id"],
+                    text=e["text"],
+                    title=e["title"],
+                    origin=e["origin"],
+                    selected=e["selected"],
+                    meta=json.loads(e["meta"]),
+                )
+                for e in evidence_rows[start : start + t["evidence_count"]]
+            ]
+            turns.append(
+                Turn(
+                    index=t["turn_index"],
+                    role=t["role"],
+                    speaker=t["speaker"],
+                    text=t["text"],
+                    evidence=evidence,
+                    labels=json.loads(t["labels"]),
+                    raw=json.loads(t["raw"]),
+                )
+            )
+        return Dialogue(
+            id=row["id"],
+            dataset=row["dataset"],
+            split=row["split"],
+            turns=turns,
+            topic=row["topic"],
+            meta=json.loads(row["meta"]),
+        )
+
+    # -- tables ---------------------------------------------------------------------------------
+
+    @cached_property
+    def _turn_frame(self) -> pd.DataFrame:
+        table = self._tables.turns
+        frame = table.select(
+            [
+                "dialogue_index",
+                "dialogue_id",
+                "turn_index",
+                "role",
+                "speaker",
+                "text",
+                "evidence_count",
+                "selected_count",
+            ]
+        ).to_pandas()
+        frame["labels"] = [json.loads(value) for value in table.column("labels").to_pylist()]
+        topics = self._tables.dialogues.column("topic").to_pandas()
+        frame.insert(2, "topic", topics.to_numpy()[frame["dialogue_index"].to_numpy()])
+        return frame
+
+    def turns(self) -> pd.DataFrame:
+        """One row per turn: ids, topic, role, speaker, text, evidence counts and a ``labels`` dict."""
+        return self._turn_frame.copy()
+
+    def evidence(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """One row per piece of evidence shown at a turn (``selected`` marks the chosen ones)."""
+        table = self._tables.evidence
+        names = list(columns) if columns is not None else [n for n in table.column_names if n != "meta"]
+        return table.select(names).to_pandas()
+
+    def dialogues_frame(self) -> pd.DataFrame:
+        """One row per dialogue: id, topic, number of turns and the dialogue-level metadata."""
+        table = self._tables.dialogues
+        frame = table.select(["id", "topic", "turn_count"]).to_pandas()
+        frame["meta"] = [json.loads(value) for value in table.column("meta").to_pylist()]
+        return frame
+
+    def to_hf_dataset(self, table: str = "turns") -> datasets.Dataset:
+        """The ``turns`` (or ``evidence`` or ``dialogues``) table as a :class:`datasets.Dataset`."""
+        import datasets
+
+        tables = {"turns": self._tables.turns, "evidence": self._tables.evidence, "dialogues": self._tables.dialogues}
+        if table not in tables:
+            from .errors import UnknownNameError
+
+            raise UnknownNameError("table", table, list(tables))
+        return datasets.Dataset(tables[table])
+
+    def arrow(self, table: str = "turns") -> Any:
+        """The underlying memory-mapped :class:`pyarrow.Table` (``turns``, ``evidence`` or ``dialogues``)."""
+        return getattr(self._tables, table)

@@ -1,0 +1,88 @@
+"""Metrics shared by the chapters: token overlap, set overlap, ranking, BLEU and ROUGE-L.
+
+BLEU comes from ``sacrebleu`` and ROUGE-L from ``rouge-score``; the overlap measures follow
+ParlAI's definitions so that numbers are comparable with the published ones.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from .text import word_tokens
+
+
+@dataclass(frozen=True)
+class PRF:
+    """Precision, recall and F1."""
+
+    precision: float
+    recall: float
+    f1: float
+
+
+def token_prf(predicted: Sequence[str], gold: Sequence[str]) -> PRF:
+    """Multiset token overlap, as ParlAI's ``_prec_recall_f1_score`` (zero when nothing overlaps)."""
+    common = Counter(predicted) & Counter(gold)
+    overlap = sum(common.values())
+    if overlap == 0:
+        return PRF(0.0, 0.0, 0.0)
+    precision = overlap / len(predicted)
+    recall = overlap / len(gold)
+    return PRF(precision, recall, 2 * precision * recall / (precision + recall))
+
+
+def unigram_f1(predicted: str, gold: str, tokenize: Callable[[str], list[str]] = word_tokens) -> float:
+    """ParlAI's unigram F1 between two strings (ParlAI normalisation by default)."""
+    return token_prf(tokenize(predicted), tokenize(gold)).f1
+
+
+def set_prf(predicted: Iterable[object], gold: Iterable[object]) -> PRF:
+    """Set precision/recall/F1. Both empty counts as a perfect match; one empty as zero."""
+    predicted_set, gold_set = set(predicted), set(gold)
+    if not predicted_set and not gold_set:
+        return PRF(1.0, 1.0, 1.0)
+    hits = len(predicted_set & gold_set)
+    precision = hits / len(predicted_set) if predicted_set else 0.0
+    recall = hits / len(gold_set) if gold_set else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if hits else 0.0
+    return PRF(precision, recall, f1)
+
+
+def recall_at_1(scores: Sequence[float], gold_index: int) -> float:
+    """1.0 when the gold candidate has the strictly highest score, else 0.0 (ties count as misses)."""
+    best = max(scores)
+    winners = [i for i, score in enumerate(scores) if score == best]
+    return 1.0 if winners == [gold_index] else 0.0
+
+
+def corpus_bleu(
+    hypotheses: Sequence[str], references: Sequence[str], *, tokenize: str = "13a", max_order: int = 4
+) -> float:
+    """Corpus BLEU (0-100) from sacrebleu. ``tokenize="zh"`` splits Chinese into characters;
+    ``max_order=1`` gives BLEU-1."""
+    from sacrebleu.metrics import BLEU
+
+    metric = BLEU(tokenize=tokenize, max_ngram_order=max_order, effective_order=max_order < 4)
+    return metric.corpus_score(list(hypotheses), [list(references)]).score
+
+
+class _CallableTokenizer:
+    """Adapter: rouge-score asks for an object with a ``tokenize`` method."""
+
+    def __init__(self, tokenize: Callable[[str], list[str]]) -> None:
+        self._tokenize = tokenize
+
+    def tokenize(self, text: str) -> list[str]:
+        return self._tokenize(text)
+
+
+def rouge_l(predicted: str, gold: str, tokenize: Callable[[str], list[str]] | None = None) -> PRF:
+    """ROUGE-L (sentence-level LCS) from rouge-score; pass ``tokenize`` for character-level Chinese."""
+    from rouge_score import rouge_scorer
+
+    tokenizer = _CallableTokenizer(tokenize) if tokenize is not None else None
+    scorer = rouge_scorer.RougeScorer(["rougeL"], tokenizer=tokenizer)
+    score = scorer.score(gold, predicted)["rougeL"]
+    return PRF(score.precision, score.recall, score.fmeasure)

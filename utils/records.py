@@ -1,0 +1,72 @@
+"""Common records shared by all four datasets.
+
+A :class:`Dialogue` (a WoW conversation, a FaithDial dialogue, a WISE conversation or a JWHR QA
+session) holds ordered :class:`Turn` objects; each turn holds the :class:`Evidence` its speaker was
+shown and says which pieces were selected or cited. Roles are normalised to two values,
+:data:`SEEKER` and :data:`WIZARD`; the original speaker string is kept in :attr:`Turn.speaker`.
+Every original field that the common fields do not cover stays reachable in ``raw``/``meta``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: The person asking, learning or searching: WoW apprentice, FaithDial seeker, WISE user, JWHR
+#: question.
+SEEKER = "seeker"
+#: The person who has the knowledge: WoW and FaithDial wizard, WISE system, JWHR answering worker.
+WIZARD = "wizard"
+ROLES = (SEEKER, WIZARD)
+
+
+@dataclass(slots=True)
+class Evidence:
+    """One piece of knowledge shown to a speaker (a sentence, a passage, a quote or a summary).
+
+    ``id`` is stable within its dialogue and says where the piece came from in the original file
+    (for example ``"Science fiction#0"`` for WoW or ``"3251-8"`` for a WISE passage). ``origin``
+    names the channel it arrived through (``"topic"``, ``"retrieved:seeker"``, ``"knowledge"``,
+    ``"passage"``, ``"quote"``, ...). ``selected`` marks the piece the speaker chose or cited.
+    """
+
+    id: str
+    text: str
+    title: str | None = None
+    origin: str = ""
+    selected: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Turn:
+    """One utterance, with the evidence shown to its speaker and its labels."""
+
+    index: int
+    role: str
+    speaker: str
+    text: str
+    evidence: list[Evidence] = field(default_factory=list)
+    labels: dict[str, list[str]] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def selected_evidence(self) -> list[Evidence]:
+        """The evidence the speaker selected or cited, in original order."""
+        return [item for item in self.evidence if item.selected]
+
+
+@dataclass(slots=True)
+class Dialogue:
+    """A conversation or session: ordered turns plus dialogue-level metadata."""
+
+    id: str
+    dataset: str
+    split: str
+    turns: list[Turn]
+    topic: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def turns_by(self, role: str) -> list[Turn]:
+        """The turns spoken in one normalised role (:data:`SEEKER` or :data:`WIZARD`)."""
+        return [turn for turn in self.turns if turn.role == role]

@@ -1,0 +1,30 @@
+"""Static HTML renderings of dialogues and their evidence (safe for untrusted dataset text).
+
+:func:`render_dialogue` picks the renderer of the dialogue's dataset. The same HTML is shown in
+Jupyter, in the widgets and in the published book.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..records import Dialogue
+from ._html import SafeHTML, esc, stylesheet
+
+_RENDERERS = {
+    "wow": "wow",
+    "wow_kilt": "wow",
+    "faithdial": "faithdial",
+    "faithdial_audit": "faithdial",
+    "wise": "wise",
+    "jwhr": "jwhr",
+}
+
+
+def render_dialogue(dialogue: Dialogue, **options: object) -> SafeHTML:
+    """Render one dialogue as safe HTML with the renderer of its dataset."""
+    module = importlib.import_module(f"{__name__}.{_RENDERERS[dialogue.dataset]}")
+    return module.render(dialogue, **options)
+
+
+__all__ = ["SafeHTML", "esc", "render_dialogue", "stylesheet"]

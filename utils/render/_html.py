@@ -1,0 +1,96 @@
+"""HTML building blocks shared by the dataset renderers.
+
+Dataset text is untrusted: every string taken from a dataset goes through :func:`esc` (or a helper
+that calls it) before it becomes HTML. Helpers here take plain text and return safe HTML; the only
+raw HTML they accept is HTML built by other helpers in this package.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Iterable
+from importlib import resources
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class SafeHTML(str):
+    """HTML produced by this package (already escaped); shows as HTML in Jupyter."""
+
+    def _repr_html_(self) -> str:
+        # Shown on its own (a notebook output or a book page): bring the stylesheet along.
+        return stylesheet() + str(self)
+
+
+def esc(text: object) -> str:
+    """Escape any value for use in HTML text or a quoted attribute."""
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+def stylesheet() -> str:
+    """The atlas's CSS as a ``<style>`` element, for notebook outputs (the book links it too)."""
+    css = resources.files(__package__).joinpath("atlas.css").read_text(encoding="utf-8")
+    return f"<style>{css}</style>"
+
+
+def highlight_words(text: str, words: set[str], normalise: Callable[[str], str] = str.lower) -> str:
+    """Escape ``text`` and wrap each word whose normalised form is in ``words`` in ``<mark>``."""
+    pieces, last = [], 0
+    for match in _WORD.finditer(text):
+        pieces.append(esc(text[last : match.start()]))
+        word = match.group(0)
+        if normalise(word) in words:
+            pieces.append(f'<mark class="atlas-shared">{esc(word)}</mark>')
+        else:
+            pieces.append(esc(word))
+        last = match.end()
+    pieces.append(esc(text[last:]))
+    return "".join(pieces)
+
+
+def highlight_chars(text: str, chars: set[str]) -> str:
+    """Escape ``text`` and mark each character found in ``chars`` (for Chinese and Japanese)."""
+    out = []
+    for char in text:
+        safe = esc(char)
+        out.append(f'<mark class="atlas-shared">{safe}</mark>' if char in chars and not char.isspace() else safe)
+    return "".join(out)
+
+
+def badge(label: str, kind: str = "") -> str:
+    """A small label such as a BEGIN class or an intent."""
+    css = f"atlas-badge atlas-badge-{_css_token(kind)}" if kind else "atlas-badge"
+    return f'<span class="{css}">{esc(label)}</span>'
+
+
+def turn_block(role: str, speaker: str, body_html: str, extra_html: str = "") -> str:
+    """One turn as a chat bubble; ``role`` is the normalised role, ``speaker`` the original string."""
+    return (
+        f'<div class="atlas-turn atlas-role-{_css_token(role)}">'
+        f'<div class="atlas-speaker">{esc(speaker)}</div>'
+        f'<div class="atlas-text">{body_html}</div>{extra_html}</div>'
+    )
+
+
+def details(summary: str, body_html: str, *, open_: bool = False) -> str:
+    """A collapsible block (works without JavaScript)."""
+    opening = '<details class="atlas-details" open>' if open_ else '<details class="atlas-details">'
+    return f"{opening}<summary>{esc(summary)}</summary>{body_html}</details>"
+
+
+def bullet_list(items_html: Iterable[str], css: str = "atlas-evidence") -> str:
+    """A ``<ul>`` of already-safe HTML items."""
+    return f'<ul class="{_css_token(css)}">' + "".join(f"<li>{item}</li>" for item in items_html) + "</ul>"
+
+
+def dialogue_frame(title: str, body_html: str, note: str = "") -> SafeHTML:
+    """The outer frame of one rendered dialogue, with an optional provenance note."""
+    note_html = f'<div class="atlas-note">{esc(note)}</div>' if note else ""
+    return SafeHTML(
+        f'<div class="atlas-dialogue"><div class="atlas-title">{esc(title)}</div>{note_html}{body_html}</div>'
+    )
+
+
+def _css_token(value: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-") or "x"

@@ -1,0 +1,361 @@
+"""Where the official files of every dataset live, and what they are.
+
+This is the project's data registry, in the spirit of a pooch registry: for each dataset, the
+official location of every file, its place in the data directory, its checksum and size where they
+are known, its licence and its citation. Hashes of single files were taken from unmodified copies of
+the official files; where a publisher offers no stable file (a hub repository that may change on its
+``main`` branch, a Google Drive folder) the hash is ``None`` and the file is checked by parsing.
+
+The data directory layout (relative paths below) is documented in ``book/data.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .errors import UnknownNameError
+
+_HF = "https://huggingface.co/datasets"
+_FAITHDIAL_GITHUB = "https://raw.githubusercontent.com/McGill-NLP/FaithDial/main/data-audit"
+_KILT = "http://dl.fbaipublicfiles.com/KILT"
+
+
+@dataclass(frozen=True)
+class Archive:
+    """A compressed archive that holds several official files."""
+
+    url: str
+    filename: str
+    sha256: str | None
+    size: int | None = None
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One official file.
+
+    ``path`` is where the file sits inside the data directory. Exactly one of ``url`` (a direct
+    download), ``archive`` (a member of an :class:`Archive`, extracted to ``path``) or
+    ``gdrive_folder`` (a file in a public Google Drive folder) says how to fetch it.
+    """
+
+    path: str
+    url: str | None = None
+    archive: Archive | None = None
+    gdrive_folder: str | None = None
+    sha256: str | None = None
+    size: int | None = None
+    #: A known partial copy (for example a published sample) rather than the whole split.
+    partial: bool = False
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class DatasetSource:
+    """A dataset: its official files per split, licence, citation and documentation."""
+
+    name: str
+    title: str
+    language: str
+    format: str
+    homepage: str
+    license: str
+    citation_key: str
+    #: split name -> official files, tried in order; a ``partial`` file is used only when no
+    #: complete file is present.
+    splits: dict[str, tuple[SourceFile, ...]]
+    #: split name -> the name the publisher uses, when it differs from ours.
+    original_split_names: dict[str, str] = field(default_factory=dict)
+    #: extra files that are not splits (for example WISE's document collection).
+    extra_files: dict[str, SourceFile] = field(default_factory=dict)
+    notes: str = ""
+
+
+WOW_ARCHIVE = Archive(
+    url="http://parl.ai/downloads/wizard_of_wikipedia/wizard_of_wikipedia.tgz",
+    filename="wizard_of_wikipedia.tgz",
+    sha256="2a549627a83fea745efa2076a41d1c0078ad002ab2b54eae6a4e3d3d66ae24b7",
+)
+
+#: The members of the ParlAI archive, all extracted next to each other under ``wow/raw/``.
+WOW_ARCHIVE_MEMBERS = (
+    "train.json",
+    "valid_random_split.json",
+    "valid_topic_split.json",
+    "test_random_split.json",
+    "test_topic_split.json",
+    "data.json",
+    "topic_splits.json",
+)
+
+
+def _wow_raw(member: str) -> SourceFile:
+    return SourceFile(path=f"wow/raw/{member}", archive=WOW_ARCHIVE)
+
+
+def _hf(repo: str, repo_path: str, local: str, sha256: str | None = None, size: int | None = None) -> SourceFile:
+    return SourceFile(
+        path=local, url=f"{_HF}/{repo}/resolve/main/{repo_path}", sha256=sha256, size=size
+    )
+
+
+_AUDIT_FILES = {
+    "gold_wow": ("gold/wow.csv", "0237ccc1472e9426e3e6631bb3cb8dbbbc7c7083190f633a7db81672992127aa", 70445),
+    "gold_cmu": ("gold/cmu.csv", "91aff154c342c1a9c4c74c24c6ef067efca17719e64aa0969419fdbb8d57c9cb", 275728),
+    "gold_topical": ("gold/topical.csv", "4bd585d91e2c2e591220d3167fe6e1806c335d8870414833f32a0fd564f9fdec", 362859),
+    "gpt2_wow": ("GPT2/gpt2_processed_wow.csv", "a74dcc1b8427fb91ce1b173b2ce98a6ed06560299dd9db544e8976d3b6237987", 69189),
+    "gpt2_cmu": ("GPT2/gpt2_processed_cmu.csv", "a74c0a9ebfa1603a293b7ffae27b6498fd8f112079c5830b0ac7d48a59c3e5b6", 246479),
+    "gpt2_topical": ("GPT2/gpt2_processed_topical.csv", "7d13fa3258783f76f63963e9aab0a2dc5668003d74b246a8fbda6da6f7be7255", 305611),
+    "doha_wow": ("DoHA/doha_processed_wow.csv", "45fd23f61e77735169cf693dd7f4eabc0c07c0a855433584f88cd0f85e801929", 63144),
+    "doha_cmu": ("DoHA/doha_processed_cmu.csv", "20f4e75021bd18f03fb3acc073acf90cde47250b6177ae2cdb1bef17604f2e77", 250546),
+    "doha_topical": ("DoHA/doha_processed_topical.csv", "ac2f9a6edb1514b18ce034f1b3ea0f4e68f765cbde4d87f0b6c7ebdd6b5c44b6", 296984),
+    "ctrl_wow": ("CTRL/ctrl_processed_wow.csv", "a547b236b5ab7bd64a93fe6aeb6e2886bd2239e370538563abdd3667c92b5700", 71046),
+    "ctrl_cmu": ("CTRL/ctrl_processed_cmu.csv", "fdf6b4fd326cc9c0b7222f4a2c3a6a7b8943ec4feda195adc727b86e11a86664", 251638),
+    "ctrl_topical": ("CTRL/ctrl_processed_topicalchat.csv", "b6c6ed1c3bfeb2578dab05ab694482047119b16ff0e3350b88f6a2f86605b201", 304084),
+}
+
+WISE_GDRIVE_FOLDER = "1KFo3OGvFjqC-cDL6_hULyZc5CANz2Rky"
+
+
+def _wise(filename: str) -> SourceFile:
+    return SourceFile(path=f"wise/{filename}", gdrive_folder=WISE_GDRIVE_FOLDER)
+
+
+SOURCES: dict[str, DatasetSource] = {
+    "wow": DatasetSource(
+        name="wow",
+        title="Wizard of Wikipedia",
+        language="English",
+        format="ParlAI raw JSON (one list of dialogues per file)",
+        homepage="https://parl.ai/projects/wizard_of_wikipedia/",
+        license="MIT (ParlAI repository); the project page names no separate data licence",
+        citation_key="dinan2019wizard",
+        splits={
+            "train": (
+                _wow_raw("train.json"),
+                SourceFile(
+                    path="wow/raw/train_sample.json",
+                    partial=True,
+                    description="5 dialogues of train.json in the raw format, published with "
+                    "the DialogStudio collection",
+                ),
+            ),
+            "valid_seen": (_wow_raw("valid_random_split.json"),),
+            "valid_unseen": (_wow_raw("valid_topic_split.json"),),
+            "test_seen": (_wow_raw("test_random_split.json"),),
+            "test_unseen": (_wow_raw("test_topic_split.json"),),
+        },
+        original_split_names={
+            "valid_seen": "valid_random_split",
+            "valid_unseen": "valid_topic_split",
+            "test_seen": "test_random_split",
+            "test_unseen": "test_topic_split",
+        },
+        extra_files={
+            "data": _wow_raw("data.json"),
+            "topic_splits": _wow_raw("topic_splits.json"),
+        },
+    ),
+    "wow_kilt": DatasetSource(
+        name="wow_kilt",
+        title="Wizard of Wikipedia (KILT version)",
+        language="English",
+        format="KILT JSON Lines (one example per line: input, output answers with provenance)",
+        homepage="https://github.com/facebookresearch/KILT",
+        license="MIT",
+        citation_key="petroni2021kilt",
+        splits={
+            "train": (SourceFile(path="wow/kilt/wow-train-kilt.jsonl", url=f"{_KILT}/wow-train-kilt.jsonl"),),
+            "dev": (
+                SourceFile(
+                    path="wow/kilt/wow-dev-kilt.jsonl",
+                    url=f"{_KILT}/wow-dev-kilt.jsonl",
+                    sha256="bbf98ea3841f3454e189e69829d6c03149c2e7482b3feda0ea73acf547654c7b",
+                    size=2418285,
+                ),
+            ),
+            "test": (
+                SourceFile(
+                    path="wow/kilt/wow-test_without_answers-kilt.jsonl",
+                    url=f"{_KILT}/wow-test_without_answers-kilt.jsonl",
+                ),
+            ),
+        },
+        original_split_names={"test": "test_without_answers"},
+    ),
+    "faithdial": DatasetSource(
+        name="faithdial",
+        title="FaithDial",
+        language="English",
+        format="JSON (a list of dialogues, each a list of wizard utterances with history)",
+        homepage="https://mcgill-nlp.github.io/FaithDial/",
+        license="MIT",
+        citation_key="dziri2022faithdial",
+        splits={
+            split: (_hf("McGill-NLP/FaithDial", f"data/{split_file}.json", f"faithdial/{split_file}.json"),)
+            for split, split_file in {
+                "train": "train",
+                "valid": "valid",
+                "valid_seen": "valid_random_split",
+                "valid_unseen": "valid_topic_split",
+                "test": "test",
+                "test_seen": "test_random_split",
+                "test_unseen": "test_topic_split",
+            }.items()
+        },
+        original_split_names={
+            "valid_seen": "valid_random_split",
+            "valid_unseen": "valid_topic_split",
+            "test_seen": "test_random_split",
+            "test_unseen": "test_topic_split",
+        },
+        notes="The hub repository's loading script does not run on current `datasets`; "
+        "the atlas downloads the JSON files and parses them itself.",
+    ),
+    "faithdial_audit": DatasetSource(
+        name="faithdial_audit",
+        title="FaithDial hallucination audit (BEGIN/VRM labels on WoW, CMU-DoG, TopicalChat)",
+        language="English",
+        format="CSV (one labelled response per row; column names differ between files)",
+        homepage="https://github.com/McGill-NLP/FaithDial/tree/main/data-audit",
+        license="MIT",
+        citation_key="dziri2022origin",
+        splits={
+            name: (
+                SourceFile(
+                    path=f"faithdial-audit/{rel}", url=f"{_FAITHDIAL_GITHUB}/{rel}", sha256=sha, size=size
+                ),
+            )
+            for name, (rel, sha, size) in _AUDIT_FILES.items()
+        },
+    ),
+    "wise": DatasetSource(
+        name="wise",
+        title="WISE (Wizard of Search Engine)",
+        language="Chinese",
+        format="JSON Lines (one conversation per line) plus a JSON Lines document collection",
+        homepage="https://github.com/PengjieRen/CaSE_WISE",
+        license="see the authors' repository (research use)",
+        citation_key="ren2021wizard",
+        splits={
+            "train": (_wise("conversation_train_line.json"),),
+            "valid": (_wise("conversation_valid_line.json"),),
+            "test": (_wise("conversation_test_line.json"),),
+            "test_seen": (_wise("conversation_testseen_line.json"),),
+            "test_unseen": (_wise("conversation_testunseen_line.json"),),
+        },
+        original_split_names={"test_seen": "testseen", "test_unseen": "testunseen"},
+        extra_files={"documents": _wise("document_line.json")},
+        notes="Published in a Google Drive folder (and on Baidu Pan); place the files in the "
+        "data directory by hand if the download is refused.",
+    ),
+    "jwhr": DatasetSource(
+        name="jwhr",
+        title="Japanese Wikipedia Human Retrieval",
+        language="Japanese",
+        format="JSON Lines (one QA session per line)",
+        homepage="https://huggingface.co/datasets/baobab-trees/wikipedia-human-retrieval-ja",
+        license="Apache-2.0",
+        citation_key="oda2023jwhr",
+        splits={
+            "answered": (
+                _hf(
+                    "baobab-trees/wikipedia-human-retrieval-ja",
+                    "data/answered.jsonl",
+                    "jwhr/answered.jsonl",
+                    "3934eb171ebb26be7f2d798655f79172b416fb3b3c5ec2882c3f452ea18c15ca",
+                    2397505,
+                ),
+            ),
+            "not_answered": (
+                _hf(
+                    "baobab-trees/wikipedia-human-retrieval-ja",
+                    "data/not_answered.jsonl",
+                    "jwhr/not_answered.jsonl",
+                    "3c42639197a192f57deee70ca229bae2f6cbcdf69c393fe2f93aacda4e671e7e",
+                    336992,
+                ),
+            ),
+        },
+    ),
+}
+
+
+def dataset_names() -> list[str]:
+    """The names :func:`utils.load` accepts."""
+    return list(SOURCES)
+
+
+def get_source(dataset: str) -> DatasetSource:
+    """The registry entry of ``dataset``; an unknown name lists the valid ones."""
+    try:
+        return SOURCES[dataset]
+    except KeyError:
+        raise UnknownNameError("dataset", dataset, dataset_names()) from None
+
+
+def split_names(dataset: str) -> list[str]:
+    """The splits of ``dataset``."""
+    return list(get_source(dataset).splits)
+
+
+def get_split_files(dataset: str, split: str) -> tuple[SourceFile, ...]:
+    """The official files of one split, complete ones first; unknown names list the valid ones."""
+    source = get_source(dataset)
+    try:
+        return source.splits[split]
+    except KeyError:
+        raise UnknownNameError(f"split of {dataset!r}", split, list(source.splits)) from None
+
+
+def _origin(item: SourceFile) -> str:
+    if item.url:
+        return item.url
+    if item.archive:
+        return f"{item.archive.url} (member {item.path.rsplit('/', 1)[-1]})"
+    if item.gdrive_folder:
+        return f"Google Drive folder {item.gdrive_folder}"
+    return "published sample (place by hand)"
+
+
+def registry_table(dataset: str | None = None) -> pd.DataFrame:
+    """Every known official file: where it goes in the data directory, where it comes from, its checks."""
+    rows = []
+    for source in [get_source(dataset)] if dataset else SOURCES.values():
+        entries = [(split, item) for split, items in source.splits.items() for item in items]
+        entries += [(f"({name})", item) for name, item in source.extra_files.items()]
+        for split, item in entries:
+            rows.append(
+                {
+                    "dataset": source.name,
+                    "split": split,
+                    "path in data directory": item.path,
+                    "official location": _origin(item),
+                    "sha256": (item.sha256 or (item.archive.sha256 if item.archive else None) or "")[:16],
+                    "size (bytes)": item.size,
+                    "kind": "partial sample" if item.partial else "official",
+                }
+            )
+    frame = pd.DataFrame(rows)
+    frame["size (bytes)"] = frame["size (bytes)"].astype("Int64")
+    return frame
+
+
+def datasets_table() -> pd.DataFrame:
+    """One row per dataset: title, language, format, licence, homepage and citation key."""
+    return pd.DataFrame(
+        [
+            {
+                "name": s.name,
+                "title": s.title,
+                "language": s.language,
+                "format": s.format,
+                "licence": s.license,
+                "homepage": s.homepage,
+                "cite as": s.citation_key,
+            }
+            for s in SOURCES.values()
+        ]
+    )

@@ -1,0 +1,1 @@
+"""Dataset statistics, one module per dataset."""

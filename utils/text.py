@@ -1,0 +1,53 @@
+"""Tokenisation and normalisation for English, Chinese and Japanese text.
+
+English follows ParlAI's ``normalize_answer`` (lowercase, punctuation to spaces, drop a/an/the,
+collapse whitespace), so that unigram F1 here equals ParlAI's. Chinese and Japanese have no spaces
+between words, so they are compared character by character (the convention of WISE's evaluation).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_PARLAI_PUNCTUATION = re.compile(r"[!\"#$%&()*+,\-./:;<=>?@\[\]\\^`{|}~_']")
+_PARLAI_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_CJK_PUNCTUATION = set("，。、；：？！「」『』（）《》〈〉【】〔〕…—～·・“”‘’")
+
+
+def normalize_parlai(text: str) -> str:
+    """ParlAI's answer normalisation: lowercase, punctuation to spaces, no articles, single spaces."""
+    text = text.lower()
+    text = _PARLAI_PUNCTUATION.sub(" ", text)
+    text = _PARLAI_ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def word_tokens(text: str) -> list[str]:
+    """English word tokens after ParlAI normalisation."""
+    return normalize_parlai(text).split()
+
+
+def char_tokens(text: str, *, drop_punctuation: bool = True) -> list[str]:
+    """Characters of a Chinese or Japanese string, without whitespace (and CJK/ASCII punctuation)."""
+    return [
+        char
+        for char in text
+        if not char.isspace()
+        and not (drop_punctuation and (char in _CJK_PUNCTUATION or _PARLAI_PUNCTUATION.fullmatch(char)))
+    ]
+
+
+def char_ngrams(text: str, n: int) -> list[str]:
+    """Overlapping character n-grams of ``text`` with whitespace removed (punctuation kept)."""
+    compact = "".join(text.split())
+    return [compact[i : i + n] for i in range(len(compact) - n + 1)]
+
+
+def tokenizer_for(language: str) -> Callable[[str], list[str]]:
+    """The tokeniser the atlas uses for ``language`` (``"en"``, ``"zh"`` or ``"ja"``)."""
+    if language == "en":
+        return word_tokens
+    if language in ("zh", "ja"):
+        return char_tokens
+    raise ValueError(f"no tokeniser for language {language!r}; choose en, zh or ja")
