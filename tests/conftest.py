@@ -40,6 +40,15 @@ def real_data_dir(monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty data directory of the test's own, set as ``ATLAS_DATA_DIR``: put files in it by hand."""
+    directory = tmp_path / "data"
+    directory.mkdir()
+    monkeypatch.setenv("ATLAS_DATA_DIR", str(directory))
+    return directory
+
+
+@pytest.fixture
 def demo_dir() -> Path:
     """The project's demo samples."""
     from utils.config import demo_dir

@@ -10,22 +10,26 @@ makes concurrent loads of the same split build it once.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pyarrow as pa
 from filelock import FileLock
 
-from .records import Dialogue
+from .records import Dialogue, Evidence, Turn
 
 CACHE_FORMAT_VERSION = 1
 _BATCH_DIALOGUES = 512
+_BATCH_ROWS = 200_000  # rows of all three tables held before a batch is written
 _TABLES = ("dialogues", "turns", "evidence")
 
 DIALOGUE_SCHEMA = pa.schema(
@@ -81,16 +85,25 @@ class CachedTables:
     rebuilt: bool
 
 
+# One encoder for the whole module: ``json.dumps`` with options builds a new encoder on every call,
+# which costs more than encoding a small dict.
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _encode(value)
 
 
-def cache_key(source: Path, dataset: str, split: str, parser_version: int) -> str:
-    """A key that changes whenever the source file, the parser or the cache format changes."""
-    stat = source.stat()
-    ident = _dumps(
-        [str(source.resolve()), stat.st_size, stat.st_mtime_ns, dataset, split, parser_version, CACHE_FORMAT_VERSION]
-    )
+def cache_key(
+    source: Path, dataset: str, split: str, parser_version: int, companions: Sequence[Path] = ()
+) -> str:
+    """A key that changes whenever the source file, a companion file it reads, the parser or the
+    cache format changes (a companion that appears or disappears changes it too)."""
+    files = []
+    for path in (source, *companions):
+        stat = path.stat() if path.exists() else None
+        files.append([str(path.resolve()), stat.st_size if stat else None, stat.st_mtime_ns if stat else None])
+    ident = _dumps([files, dataset, split, parser_version, CACHE_FORMAT_VERSION])
     return hashlib.sha256(ident.encode()).hexdigest()[:24]
 
 
@@ -156,59 +169,257 @@ def _build(target: Path, dialogues: Iterable[Dialogue]) -> None:
 def _write_tables(directory: Path, dialogues: Iterable[Dialogue]) -> dict[str, int]:
     sinks = {name: pa.OSFile(str(directory / f"{name}.arrow"), "wb") for name in _TABLES}
     writers = {name: pa.ipc.new_file(sinks[name], _SCHEMAS[name]) for name in _TABLES}
-    counts = {name: 0 for name in _TABLES}
-    columns: dict[str, dict[str, list]] = {name: {f: [] for f in _SCHEMAS[name].names} for name in _TABLES}
-
-    def flush() -> None:
-        for name in _TABLES:
-            if columns[name]["dialogue_index" if name != "dialogues" else "id"]:
-                batch = pa.RecordBatch.from_pydict(columns[name], schema=_SCHEMAS[name])
-                writers[name].write_batch(batch)
-                for values in columns[name].values():
-                    values.clear()
-
+    counts = dict.fromkeys(_TABLES, 0)
+    encode_meta = _MetaEncoder()
+    # The parser's objects form no reference cycles, but millions of them make the cyclic collector
+    # rescan the survivors again and again: pausing it saves a fifth of the time of a large build.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
-        d_cols, t_cols, e_cols = columns["dialogues"], columns["turns"], columns["evidence"]
-        for d_index, dialogue in enumerate(dialogues):
-            d_cols["id"].append(dialogue.id)
-            d_cols["dataset"].append(dialogue.dataset)
-            d_cols["split"].append(dialogue.split)
-            d_cols["topic"].append(dialogue.topic)
-            d_cols["meta"].append(_dumps(dialogue.meta))
-            d_cols["turn_start"].append(counts["turns"])
-            d_cols["turn_count"].append(len(dialogue.turns))
-            counts["dialogues"] += 1
-            for turn in dialogue.turns:
-                t_cols["dialogue_index"].append(d_index)
-                t_cols["dialogue_id"].append(dialogue.id)
-                t_cols["turn_index"].append(turn.index)
-                t_cols["role"].append(turn.role)
-                t_cols["speaker"].append(turn.speaker)
-                t_cols["text"].append(turn.text)
-                t_cols["labels"].append(_dumps(turn.labels))
-                t_cols["raw"].append(_dumps(turn.raw))
-                t_cols["evidence_start"].append(counts["evidence"])
-                t_cols["evidence_count"].append(len(turn.evidence))
-                selected = 0
-                for item in turn.evidence:
-                    e_cols["dialogue_index"].append(d_index)
-                    e_cols["dialogue_id"].append(dialogue.id)
-                    e_cols["turn_index"].append(turn.index)
-                    e_cols["id"].append(item.id)
-                    e_cols["text"].append(item.text)
-                    e_cols["title"].append(item.title)
-                    e_cols["origin"].append(item.origin)
-                    e_cols["selected"].append(item.selected)
-                    e_cols["meta"].append(_dumps(item.meta) if item.meta else "{}")
-                    selected += item.selected
-                t_cols["selected_count"].append(selected)
-                counts["evidence"] += len(turn.evidence)
-                counts["turns"] += 1
-            if (d_index + 1) % _BATCH_DIALOGUES == 0:
-                flush()
-        flush()
+        batch: list[Dialogue] = []
+        rows = 0
+        for dialogue in dialogues:
+            batch.append(dialogue)
+            rows += 1 + len(dialogue.turns) + sum([len(turn.evidence) for turn in dialogue.turns])
+            # Bounded by rows, not dialogues, so that memory stays flat whatever a dialogue holds.
+            if len(batch) >= _BATCH_DIALOGUES or rows >= _BATCH_ROWS:
+                _write_batch(batch, counts, writers, encode_meta)
+                batch, rows = [], 0
+        if batch:
+            _write_batch(batch, counts, writers, encode_meta)
     finally:
+        if collecting:
+            gc.enable()
         for name in _TABLES:
             writers[name].close()
             sinks[name].close()
     return counts
+
+
+class _MetaEncoder:
+    """JSON text of small metadata dicts, remembered: WoW's millions of evidence rows repeat a few
+    thousand ``meta`` values (turn, passage, sentence), and encoding each afresh dominated a build."""
+
+    # Types whose equal values always encode the same (not float: -0.0 == 0.0). The key keeps each
+    # value's type, because True == 1 would otherwise share a memo entry with 1.
+    _SCALARS = frozenset({int, str, bool, type(None)})
+
+    def __init__(self, limit: int = 1 << 16) -> None:
+        self._memo: dict[tuple, str] = {}
+        self._limit = limit
+
+    def __call__(self, meta: dict[str, Any]) -> str:
+        if not meta:
+            return "{}"
+        values = tuple(meta.values())
+        types = tuple(map(type, values))
+        if not self._SCALARS.issuperset(types):
+            return _encode(meta)
+        key = (tuple(meta), values, types)
+        text = self._memo.get(key)
+        if text is None:
+            text = _encode(meta)
+            if len(self._memo) >= self._limit:
+                self._memo.clear()
+            self._memo[key] = text
+        return text
+
+
+def _offsets(counts: list[int], first: int) -> np.ndarray:
+    """Start offsets (from ``first``) of consecutive runs of the given lengths."""
+    starts = np.empty(len(counts), dtype=np.int64)
+    if counts:
+        starts[0] = 0
+        np.cumsum(counts[:-1], out=starts[1:])
+    return starts + first
+
+
+def _write_batch(
+    batch: list[Dialogue],
+    counts: dict[str, int],
+    writers: dict[str, pa.ipc.RecordBatchFileWriter],
+    encode_meta: _MetaEncoder,
+) -> None:
+    """Append one batch of dialogues to the three tables, column by column.
+
+    Columns are built with one comprehension each and the repeated keys (dialogue index and id, turn
+    index) by indexing arrays, rather than appending to nine lists per evidence row.
+    """
+    turns = [turn for dialogue in batch for turn in dialogue.turns]
+    turn_counts = [len(dialogue.turns) for dialogue in batch]
+    evidence = [item for turn in turns for item in turn.evidence]
+    evidence_counts = [len(turn.evidence) for turn in turns]
+
+    dialogue_ids = pa.array([dialogue.id for dialogue in batch], pa.string())
+    dialogue_index = np.arange(counts["dialogues"], counts["dialogues"] + len(batch), dtype=np.int32)
+    writers["dialogues"].write_batch(
+        pa.RecordBatch.from_arrays(
+            [
+                dialogue_ids,
+                pa.array([dialogue.dataset for dialogue in batch], pa.string()),
+                pa.array([dialogue.split for dialogue in batch], pa.string()),
+                pa.array([dialogue.topic for dialogue in batch], pa.string()),
+                pa.array([_encode(dialogue.meta) for dialogue in batch], pa.string()),
+                pa.array(_offsets(turn_counts, counts["turns"]), pa.int64()),
+                pa.array(turn_counts, pa.int32()),
+            ],
+            schema=DIALOGUE_SCHEMA,
+        )
+    )
+
+    turn_dialogue = np.repeat(np.arange(len(batch)), turn_counts)
+    turn_index = np.fromiter((turn.index for turn in turns), dtype=np.int32, count=len(turns))
+    selected = np.fromiter((item.selected for item in evidence), dtype=np.int64, count=len(evidence))
+    running = np.concatenate(([0], np.cumsum(selected)))
+    ends = np.cumsum(evidence_counts, dtype=np.int64)
+    selected_counts = running[ends] - running[ends - np.asarray(evidence_counts, dtype=np.int64)]
+    turn_dialogue_ids = dialogue_ids.take(pa.array(turn_dialogue))
+    writers["turns"].write_batch(
+        pa.RecordBatch.from_arrays(
+            [
+                pa.array(dialogue_index[turn_dialogue], pa.int32()),
+                turn_dialogue_ids,
+                pa.array(turn_index, pa.int32()),
+                pa.array([turn.role for turn in turns], pa.string()),
+                pa.array([turn.speaker for turn in turns], pa.string()),
+                pa.array([turn.text for turn in turns], pa.string()),
+                pa.array([_encode(turn.labels) for turn in turns], pa.string()),
+                pa.array([_encode(turn.raw) for turn in turns], pa.string()),
+                pa.array(_offsets(evidence_counts, counts["evidence"]), pa.int64()),
+                pa.array(evidence_counts, pa.int32()),
+                pa.array(selected_counts.astype(np.int32), pa.int32()),
+            ],
+            schema=TURN_SCHEMA,
+        )
+    )
+
+    if evidence:
+        evidence_turn = np.repeat(np.arange(len(turns)), evidence_counts)
+        writers["evidence"].write_batch(
+            pa.RecordBatch.from_arrays(
+                [
+                    pa.array(dialogue_index[turn_dialogue[evidence_turn]], pa.int32()),
+                    turn_dialogue_ids.take(pa.array(evidence_turn)),
+                    pa.array(turn_index[evidence_turn], pa.int32()),
+                    pa.array([item.id for item in evidence], pa.string()),
+                    pa.array([item.text for item in evidence], pa.string()),
+                    pa.array([item.title for item in evidence], pa.string()),
+                    pa.array([item.origin for item in evidence], pa.string()),
+                    pa.array(selected.astype(np.bool_), pa.bool_()),
+                    pa.array([encode_meta(item.meta) for item in evidence], pa.string()),
+                ],
+                schema=EVIDENCE_SCHEMA,
+            )
+        )
+    counts["dialogues"] += len(batch)
+    counts["turns"] += len(turns)
+    counts["evidence"] += len(evidence)
+
+
+# -- reading ---------------------------------------------------------------------------------------
+
+
+class _JsonMemo:
+    """``json.loads`` of the cached ``meta``/``labels`` strings, remembering small flat objects.
+
+    Each call returns a fresh dict (callers may change it); only objects whose values are all scalars
+    are remembered, so a shallow copy is a full copy.
+    """
+
+    _SCALARS = (int, str, bool, float, type(None))
+
+    def __init__(self, limit: int = 1 << 16) -> None:
+        self._memo: dict[str, dict[str, Any] | None] = {}
+        self._limit = limit
+
+    def __call__(self, text: str) -> Any:
+        if text == "{}":
+            return {}
+        cached = self._memo.get(text)
+        if cached is not None:
+            return cached.copy()
+        value = json.loads(text)
+        if (
+            len(text) <= 200
+            and isinstance(value, dict)
+            and all(isinstance(item, self._SCALARS) for item in value.values())
+        ):
+            if len(self._memo) >= self._limit:
+                self._memo.clear()
+            self._memo[text] = value
+            return value.copy()
+        return value
+
+
+def _columns(table: pa.Table, names: Sequence[str]) -> list[list[Any]]:
+    return [table.column(name).to_pylist() for name in names]
+
+
+def rebuild_dialogues(tables: CachedTables, start: int, stop: int) -> list[Dialogue]:
+    """Dialogues ``start`` to ``stop - 1`` rebuilt from the tables, a column at a time.
+
+    Converting whole columns of a slice is several times faster than converting row by row, which
+    matters when a chapter walks through a split of millions of evidence rows.
+    """
+    if stop <= start:
+        return []
+    # Only new, acyclic objects are made here: pausing the cyclic collector halves the time.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _rebuild(tables, start, stop)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _rebuild(tables: CachedTables, start: int, stop: int) -> list[Dialogue]:
+    # Positional arguments in the field order of utils.records (faster than keywords; the loader's
+    # round-trip tests compare rebuilt dialogues with parsed ones, so a reordering would show).
+    loads = _JsonMemo()
+    d_ids, datasets, splits, topics, d_metas, turn_starts, turn_counts = _columns(
+        tables.dialogues.slice(start, stop - start),
+        ("id", "dataset", "split", "topic", "meta", "turn_start", "turn_count"),
+    )
+    turn_table = tables.turns.slice(turn_starts[0], sum(turn_counts))
+    t_index, roles, speakers, texts, labels, raws, evidence_starts, evidence_counts = _columns(
+        turn_table,
+        ("turn_index", "role", "speaker", "text", "labels", "raw", "evidence_start", "evidence_count"),
+    )
+    first_evidence = evidence_starts[0] if evidence_starts else 0
+    e_ids, e_texts, e_titles, e_origins, e_selected, e_metas = _columns(
+        tables.evidence.slice(first_evidence, sum(evidence_counts)),
+        ("id", "text", "title", "origin", "selected", "meta"),
+    )
+    rows = zip(e_ids, e_texts, e_titles, e_origins, e_selected, e_metas, strict=True)
+    evidence = [
+        Evidence(i, text, title, origin, selected, loads(meta)) for i, text, title, origin, selected, meta in rows
+    ]
+    turns = []
+    for k in range(len(t_index)):
+        offset = evidence_starts[k] - first_evidence
+        turns.append(
+            Turn(
+                t_index[k],
+                roles[k],
+                speakers[k],
+                texts[k],
+                evidence[offset : offset + evidence_counts[k]],
+                loads(labels[k]),
+                json.loads(raws[k]),
+            )
+        )
+    dialogues = []
+    for j in range(len(d_ids)):
+        offset = turn_starts[j] - turn_starts[0]
+        dialogues.append(
+            Dialogue(
+                id=d_ids[j],
+                dataset=datasets[j],
+                split=splits[j],
+                turns=turns[offset : offset + turn_counts[j]],
+                topic=topics[j],
+                meta=json.loads(d_metas[j]),
+            )
+        )
+    return dialogues

@@ -4,7 +4,8 @@
     The data directory: official files are looked for (and downloaded) here, in the layout of
     ``book/data.md``. Default: the per-user cache, for example ``~/.cache/grounded-dialogue-atlas``.
 ``ATLAS_CACHE_DIR``
-    Where parsed splits are cached. Default: ``<data directory>/.parsed``.
+    Where parsed splits are cached. Default: ``parsed/`` in the per-user cache, never inside the data
+    directory, which may be a read-only or shared copy of the official files.
 ``ATLAS_OFFLINE``
     ``1`` forbids downloads (the tests set it); the loaders then use local copies or demo samples.
 """
@@ -32,15 +33,16 @@ def data_dir(override: str | Path | None = None) -> Path:
     return Path(platformdirs.user_cache_dir(APP_NAME))
 
 
-def cache_dir(data_directory: Path | None = None) -> Path:
-    """Where parsed splits are cached (kept apart from the data directory when it is read-only)."""
+def cache_dir() -> Path:
+    """Where parsed splits are cached: ``$ATLAS_CACHE_DIR``, else ``parsed/`` in the per-user cache.
+
+    Never inside the data directory: that may be a shared, read-only copy (and permission bits do
+    not stop root), and the cache key already names the source file, so one cache serves them all.
+    """
     configured = os.environ.get(CACHE_DIR_ENV)
     if configured:
         return Path(configured).expanduser()
-    base = data_directory if data_directory is not None else data_dir()
-    if os.access(base, os.W_OK) or not base.exists():
-        return base / ".parsed"
-    return Path(platformdirs.user_cache_dir(APP_NAME)) / ".parsed"
+    return Path(platformdirs.user_cache_dir(APP_NAME)) / "parsed"
 
 
 def offline() -> bool:

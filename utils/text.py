@@ -7,6 +7,7 @@ between words, so they are compared character by character (the convention of WI
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 
@@ -51,3 +52,25 @@ def tokenizer_for(language: str) -> Callable[[str], list[str]]:
     if language in ("zh", "ja"):
         return char_tokens
     raise ValueError(f"no tokeniser for language {language!r}; choose en, zh or ja")
+
+
+def word_diff(before: str, after: str) -> list[tuple[str, str]]:
+    """A word-level diff of two strings as ``(op, text)`` pieces, ``op`` one of ``"equal"``,
+    ``"delete"`` (only in ``before``) and ``"insert"`` (only in ``after``).
+
+    Words are whitespace-separated and compared exactly (case and punctuation kept), so the pieces
+    joined with spaces give back ``before`` (equal + delete) and ``after`` (equal + insert) up to
+    whitespace. A replacement is a delete followed by an insert.
+    """
+    old, new = before.split(), after.split()
+    pieces: list[tuple[str, str]] = []
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            pieces.append(("equal", " ".join(old[i1:i2])))
+            continue
+        if i2 > i1:
+            pieces.append(("delete", " ".join(old[i1:i2])))
+        if j2 > j1:
+            pieces.append(("insert", " ".join(new[j1:j2])))
+    return pieces

@@ -2,7 +2,9 @@
 
 Each module exposes ``PARSER_VERSION`` (an integer bumped whenever its output changes, so cached
 splits are rebuilt) and ``parse(path, *, split) -> Iterator[Dialogue]``, which streams the file and
-raises :class:`~utils.errors.DataError` for any malformed record.
+raises :class:`~utils.errors.DataError` for any malformed record. A parser that also reads files
+beside the one it parses (WISE reads ``document_line.json``) lists them in
+``companion_files(path) -> list[Path]``, so the cache is rebuilt when they change.
 """
 
 from __future__ import annotations
@@ -34,6 +36,12 @@ def parser_for(dataset: str) -> tuple[Callable[..., Iterator[Dialogue]], int]:
     """``(parse, PARSER_VERSION)`` of ``dataset``."""
     module = parser_module(dataset)
     return module.parse, module.PARSER_VERSION
+
+
+def companion_files(dataset: str, path: Path) -> list[Path]:
+    """Other files the parser of ``dataset`` reads when it parses ``path`` (present or not)."""
+    companions = getattr(parser_module(dataset), "companion_files", None)
+    return list(companions(path)) if companions else []
 
 
 def parse_file(dataset: str, path: str | Path, split: str) -> Iterator[Dialogue]:

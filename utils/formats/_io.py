@@ -10,6 +10,7 @@ import codecs
 import csv
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,6 +22,14 @@ from ..errors import DataError
 T = TypeVar("T")
 
 _UTF8_BOM = codecs.BOM_UTF8
+#: A \uD800-\uDFFF escape that is not half of a high+low pair. JSON's grammar allows it, but the
+#: string it decodes to is not valid Unicode and cannot be stored (UTF-8 refuses surrogates).
+#: The pattern only flags candidates (cheaply, on raw text); :func:`_has_unpaired_surrogate` decides.
+_LONE_SURROGATE = re.compile(  # both branches start with the literal "\\u", so scanning is fast
+    r"\\u[dD](?:[89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|[c-fC-F][0-9a-fA-F]{2}(?<!\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}))"
+)
+_LONE_SURROGATE_BYTES = re.compile(_LONE_SURROGATE.pattern.encode())
 
 
 class _Utf8CheckedReader(io.RawIOBase):
@@ -32,6 +41,9 @@ class _Utf8CheckedReader(io.RawIOBase):
         self._decoder = codecs.getincrementaldecoder("utf-8")()
         self._offset = 0
         self._first = True
+        self._tail = b""
+        #: Set once the stream has shown a possibly unpaired surrogate escape (see _LONE_SURROGATE).
+        self.saw_surrogate_escape = False
 
     def readable(self) -> bool:
         return True
@@ -50,6 +62,9 @@ class _Utf8CheckedReader(io.RawIOBase):
                 f"invalid UTF-8 at byte {self._offset + exc.start}", path=self._path
             ) from None
         self._offset += len(chunk)
+        if not self.saw_surrogate_escape and _LONE_SURROGATE_BYTES.search(self._tail + chunk):
+            self.saw_surrogate_escape = True
+        self._tail = chunk[-16:]
         buffer[: len(chunk)] = chunk
         return len(chunk)
 
@@ -61,12 +76,17 @@ def iter_json_list(path: Path) -> Iterator[tuple[int, Any]]:
     """
     index = -1
     with open(path, "rb") as handle:
-        stream = io.BufferedReader(_Utf8CheckedReader(handle, path), buffer_size=1 << 20)
+        checked = _Utf8CheckedReader(handle, path)
+        stream = io.BufferedReader(checked, buffer_size=1 << 20)
         try:
-            for index, element in enumerate(ijson.items(stream, "item", use_float=True)):
+            for index, element in enumerate(_list_elements(stream, path)):
+                if checked.saw_surrogate_escape and _has_unpaired_surrogate(element):
+                    raise DataError(_SURROGATE_MESSAGE, path=path, record=index)
                 yield index, element
         except DataError:
             raise
+        except UnicodeDecodeError:  # ijson's C backend on some unpaired surrogate escapes
+            raise DataError(_SURROGATE_MESSAGE, path=path, record=index + 1) from None
         except ijson.common.IncompleteJSONError as exc:
             raise DataError(
                 f"malformed or truncated JSON ({_short(exc)})", path=path, record=index + 1
@@ -75,6 +95,50 @@ def iter_json_list(path: Path) -> Iterator[tuple[int, Any]]:
             raise DataError(f"malformed JSON ({_short(exc)})", path=path, record=index + 1) from None
     if index == -1:
         _require_list_document(path)
+
+
+#: Deeper nesting than any real file has (they stay under 10 levels). Beyond it ijson's C ``items``
+#: needs memory quadratic in depth (1 GB for 16 KB of brackets) and the cache's JSON encoder
+#: would hit Python's recursion limit, so a deeper record is a DataError.
+MAX_JSON_DEPTH = 100
+_OPENERS = ("start_map", "start_array")
+_CLOSERS = ("end_map", "end_array")
+
+
+def _list_elements(stream: io.BufferedReader, path: Path) -> Iterator[Any]:
+    """The elements of a top-level JSON list, built from ijson's C events with a depth limit.
+
+    Same values as ``ijson.items(stream, "item")`` (which keeps a prefix string per open level)
+    at about the same speed.
+    """
+    depth = 0
+    element = 0  # index of the element being read, for error messages
+    builder: ijson.common.ObjectBuilder | None = None
+    for event, value in ijson.basic_parse(stream, use_float=True):
+        if depth == 0:
+            if event != "start_array":
+                raise DataError("expected a JSON list of records at the top level", path=path)
+            depth = 1
+        elif event in _OPENERS:
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise DataError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep", path=path, record=element)
+            if depth == 2:
+                builder = ijson.common.ObjectBuilder()
+            builder.event(event, value)  # type: ignore[union-attr]
+        elif event in _CLOSERS:
+            depth -= 1
+            if depth >= 1:
+                builder.event(event, value)  # type: ignore[union-attr]
+                if depth == 1:
+                    yield builder.value  # type: ignore[union-attr]
+                    builder = None
+                    element += 1
+        elif depth == 1:
+            yield value  # a scalar element
+            element += 1
+        else:
+            builder.event(event, value)  # type: ignore[union-attr]
 
 
 def _require_list_document(path: Path) -> None:
@@ -99,7 +163,7 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
             if not line.strip():
                 continue
             try:
-                yield line_number, json.loads(line)
+                value = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise DataError(
                     f"malformed or truncated JSON ({exc.msg} at column {exc.colno})",
@@ -108,6 +172,44 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 ) from None
             except RecursionError:
                 raise DataError("JSON nested too deeply", path=path, record=f"line {line_number}") from None
+            except ValueError as exc:  # for example an integer longer than Python converts (4,300 digits)
+                raise DataError(
+                    f"invalid JSON value ({_short(exc)})", path=path, record=f"line {line_number}"
+                ) from None
+            if _LONE_SURROGATE.search(line) and _has_unpaired_surrogate(value):
+                raise DataError(_SURROGATE_MESSAGE, path=path, record=f"line {line_number}")
+            if line.count("[") + line.count("{") > MAX_JSON_DEPTH and _depth(value) > MAX_JSON_DEPTH:
+                raise DataError(
+                    f"JSON nested more than {MAX_JSON_DEPTH} levels deep", path=path, record=f"line {line_number}"
+                )
+            yield line_number, value
+
+
+_SURROGATE_MESSAGE = "a string holds an unpaired surrogate escape (such as \\ud800), which is not valid Unicode"
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of a decoded JSON value (1 for a flat list or object), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children if isinstance(child, dict | list))
+    return deepest
+
+
+def _has_unpaired_surrogate(value: Any) -> bool:
+    """True when a decoded JSON value holds a string (or key) that UTF-8 cannot encode."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    except RecursionError:
+        return False  # depth is judged elsewhere; nothing here is a surrogate problem
+    return False
 
 
 def read_text(path: Path) -> str:

@@ -92,5 +92,41 @@ def dialogue_frame(title: str, body_html: str, note: str = "") -> SafeHTML:
     )
 
 
+_WEB_URL = re.compile(r"https?://[^\s\x00-\x1f\x7f]+", re.IGNORECASE)
+
+
+def safe_href(url: object) -> str | None:
+    """``url`` escaped for an ``href`` when it is a plain http(s) URL, else ``None``.
+
+    Anything else (``javascript:``, ``data:``, relative paths, URLs hiding control characters) is
+    refused, so a dataset URL can never run script when clicked.
+    """
+    if not isinstance(url, str) or not _WEB_URL.fullmatch(url):
+        return None
+    return esc(url)
+
+
+def link(label: str, url: object) -> str:
+    """``label`` as a link to ``url`` opening in a new tab, or plain escaped text when the URL is unsafe."""
+    href = safe_href(url)
+    if href is None:
+        return esc(label)
+    return f'<a href="{href}" target="_blank" rel="noopener noreferrer">{esc(label)}</a>'
+
+
+def diff_html(pieces: Iterable[tuple[str, str]]) -> str:
+    """Escape a word diff (``(op, text)`` pieces from :func:`utils.text.word_diff`) as inline HTML:
+    deleted words struck through in ``<del>``, inserted words in ``<ins>``."""
+    out = []
+    for op, text in pieces:
+        if op == "delete":
+            out.append(f'<del class="atlas-diff-del">{esc(text)}</del>')
+        elif op == "insert":
+            out.append(f'<ins class="atlas-diff-ins">{esc(text)}</ins>')
+        else:
+            out.append(esc(text))
+    return " ".join(out)
+
+
 def _css_token(value: str) -> str:
     return re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-") or "x"

@@ -1,0 +1,138 @@
+"""The benchmark's smoke version, and the synthetic files it measures.
+
+The full benchmark (``python -m utils.bench``, about 1 GB of WoW) is not part of the test run; here
+tiny synthetic files go through every step in-process, the generators are checked against the
+project's own parsers (same counts, the checked sentences found where the real file has them), and
+the rebuilt dialogues of the cache are compared with the parser's.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+import utils
+from utils import bench, synthetic
+from utils.formats import parse_file
+
+SCALE = 0.002  # WoW train: 37 dialogues, 334 utterances
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("synth")
+    synthetic.write_all(out, scale=SCALE, seed=3)
+    return out
+
+
+def _expected(count: int) -> int:
+    return synthetic._scaled(count, SCALE)
+
+
+def test_wow_synthetic_has_the_published_shape(synth: Path) -> None:
+    dialogues, utterances, _ = synthetic.WOW_SPLITS["train.json"]
+    raw = json.loads((synth / "wow/raw/train.json").read_text(encoding="utf-8"))
+    assert len(raw) == _expected(dialogues)
+    assert sum(len(item["dialog"]) for item in raw) == _expected(utterances)
+    turn = raw[0]["dialog"][0]
+    assert len(turn["retrieved_passages"]) == 7 and len(turn["retrieved_topics"]) == 7
+    parsed = list(parse_file("wow", synth / "wow/raw/train.json", "train"))
+    assert len(parsed) == len(raw)
+    wizard = [t for d in parsed for t in d.turns if t.role == utils.WIZARD]
+    used = [t for t in wizard if t.labels["checked_source"] != ["no_passages_used"]]
+    # The keys point where the real file's do: the parser finds almost every checked sentence.
+    found = sum(t.labels["knowledge"] == ["found"] for t in used)
+    assert found / len(used) > 0.9
+    sources = {t.labels["checked_source"][0] for t in wizard}
+    assert {"chosen", "self", "partner", "no_passages_used"} <= sources
+
+
+def test_wow_held_out_files_have_candidates(synth: Path) -> None:
+    raw = json.loads((synth / "wow/raw/valid_random_split.json").read_text(encoding="utf-8"))
+    wizard = [t for d in raw for t in d["dialog"] if "checked_sentence" in t]
+    assert all(len(t["candidate_responses"]) == synthetic.WOW_CANDIDATES for t in wizard)
+    assert all(t["text"] in t["candidate_responses"] for t in wizard)
+    train_topics = {d["chosen_topic"] for d in json.loads((synth / "wow/raw/train.json").read_text())}
+    unseen = json.loads((synth / "wow/raw/valid_topic_split.json").read_text(encoding="utf-8"))
+    assert {d["chosen_topic"] for d in raw} <= train_topics
+    assert not {d["chosen_topic"] for d in unseen} & train_topics
+
+
+def test_faithdial_and_wise_synthetic_parse(synth: Path) -> None:
+    for split, (dialogues, turns) in synthetic.FAITHDIAL_SPLITS.items():
+        raw = json.loads((synth / f"faithdial/{split}.json").read_text(encoding="utf-8"))
+        assert len(raw) == _expected(dialogues)
+        assert sum(len(item["utterances"]) for item in raw) == _expected(turns)
+        assert len(list(parse_file("faithdial", synth / f"faithdial/{split}.json", split))) == len(raw)
+    for split, (conversations, _) in synthetic.WISE_SPLITS.items():
+        path = synth / f"wise/conversation_{split}_line.json"
+        assert sum(1 for _ in path.open(encoding="utf-8")) == _expected(conversations)
+    test_lines = (synth / "wise/conversation_test_line.json").read_text(encoding="utf-8").splitlines()
+    assert len(list(parse_file("wise", synth / "wise/conversation_test_line.json", "test"))) == len(test_lines)
+    documents = {json.loads(line)["id"]: json.loads(line) for line in (synth / "wise/document_line.json").open()}
+    for line in test_lines:  # every cited passage exists in the document collection
+        for message in json.loads(line)["conversations"]:
+            for passage in message.get("selected_passage", []):
+                doc, number = map(int, passage.split("-"))
+                assert number in {p["id"] for p in documents[doc]["passages"]}
+
+
+def test_synthetic_is_reproducible(tmp_path: Path) -> None:
+    first = synthetic.write_faithdial(tmp_path / "a", scale=0.001, seed=7)
+    second = synthetic.write_faithdial(tmp_path / "b", scale=0.001, seed=7)
+    assert [p.read_bytes() for p in first] == [p.read_bytes() for p in second]
+
+
+def test_cache_rebuilds_exactly_what_the_parser_gave(synth: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATLAS_DATA_DIR", str(synth))
+    loaded = utils.load("wow", "valid_seen")
+    parsed = list(parse_file("wow", synth / "wow/raw/valid_random_split.json", "valid_seen"))
+    assert list(loaded) == parsed  # chunked iteration
+    assert loaded[1:4] == parsed[1:4] and loaded[-1] == parsed[-1] and loaded[::3] == parsed[::3]
+    assert int(loaded.turns()["selected_count"].sum()) == int(loaded.evidence()["selected"].sum())
+
+
+def test_benchmark_smoke(synth: Path, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    skip = "pandas.read_json,datasets.load_dataset,chapter stats,chapter baselines"
+    args = ["--data", str(synth), "--out", str(out), "--datasets", "wow,faithdial", "--in-process", "--skip", skip]
+    assert bench.main(args) == 0
+    with open(out / "latest.csv", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {row["dataset"] for row in rows} == {"wow", "faithdial"}
+    assert not [row for row in rows if row["detail"].startswith("FAILED")]
+    first = next(row for row in rows if row["dataset"] == "wow" and row["step"] == "atlas first load")
+    assert first["detail"].startswith(f"{_expected(18_430)} dialogues")
+    assert first["time vs json.load"].endswith("x") and first["target"]
+    assert "| wow | train |" in (out / "latest.md").read_text(encoding="utf-8")
+    (raw,) = out.glob("bench-*.json")
+    assert bench.main(["--rescore", str(raw), "--out", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "latest.csv").read_text(encoding="utf-8").count("\n") == len(rows) + 1
+
+
+def _m(step: str, seconds: float, peak: float) -> bench.Measurement:
+    return bench.Measurement("wow", "train", step, seconds, seconds, seconds + 1, peak, 10.0)
+
+
+def test_targets_are_judged_on_cpu_time_and_peak_memory() -> None:
+    rows = bench.assess(
+        [
+            _m("json.load", 10.0, 3000.0),
+            _m("atlas first load", 14.0, 400.0),
+            _m("atlas cached reload", 1.0, 120.0),
+            _m("chapter stats", 30.0, 500.0),
+            _m("chapter baselines", 40.0, 500.0),
+        ],
+        file_mb=1000.0,
+    )
+    verdicts = {row.measurement.step: row.met for row in rows}
+    assert verdicts == {
+        "json.load": "",
+        "atlas first load": "yes",  # 1.4x the time, 0.13x the memory
+        "atlas cached reload": "NO",  # 7% of the first load
+        "chapter stats": "NO",  # 70 s of CPU together
+        "chapter baselines": "NO",
+    }

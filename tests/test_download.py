@@ -1,0 +1,463 @@
+"""Downloads fail safely: every fault gives a clear error, leaves nothing behind, and a retry works.
+
+The tests start their own HTTP server on 127.0.0.1 (threaded, bounded, stopped after each test and
+in any case after a minute) and call :func:`utils._download.fetch` directly; ``$ATLAS_OFFLINE``
+stays set, which still allows loopback URLs and nothing else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import tarfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from utils import _download
+from utils.errors import DataUnavailableError, DownloadError
+from utils.sources import Archive, SourceFile
+
+PAYLOAD = b'[{"chosen_topic": "Tea", "dialog": []}]\n' * 2000  # ~80 KB, several network chunks
+TIMEOUT = 5.0
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# -- the local server ---------------------------------------------------------------------------
+
+
+@dataclass
+class Route:
+    """What the server does for one path: ``ok``, ``404``, ``drop`` (half the body) or ``stall``."""
+
+    behaviour: str
+    body: bytes = b""
+
+
+@dataclass
+class LocalServer:
+    base: str
+    routes: dict[str, Route]
+    hits: dict[str, int] = field(default_factory=dict)
+
+    def url(self, path: str) -> str:
+        return f"{self.base}/{path.lstrip('/')}"
+
+    def serve(self, path: str, behaviour: str, body: bytes = b"") -> str:
+        self.routes["/" + path.lstrip("/")] = Route(behaviour, body)
+        return self.url(path)
+
+
+@pytest.fixture
+def server() -> Iterator[LocalServer]:
+    routes: dict[str, Route] = {}
+    stop = threading.Event()
+    state = LocalServer(base="", routes=routes)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            state.hits[self.path] = state.hits.get(self.path, 0) + 1
+            route = routes.get(self.path, Route("404"))
+            if route.behaviour == "404":
+                self.send_error(404, "Not Found")
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(len(route.body)))
+            self.end_headers()
+            if route.behaviour == "ok":
+                self.wfile.write(route.body)
+            elif route.behaviour == "drop":  # promise the whole body, send half, hang up
+                self.wfile.write(route.body[: len(route.body) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+            elif route.behaviour == "stall":  # send a little, then go silent (bounded wait)
+                self.wfile.write(route.body[:100])
+                self.wfile.flush()
+                stop.wait(15)
+
+        def log_message(self, format: str, *args: object) -> None:  # keep the test output quiet
+            pass
+
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        block_on_close = False
+
+        def handle_error(self, request: object, client_address: object) -> None:
+            pass  # a client that gave up mid-response is expected here
+
+    httpd = Server(("127.0.0.1", 0), Handler)
+    state.base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    watchdog = threading.Timer(60, httpd.shutdown)  # never outlives a stuck test by much
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        yield state
+    finally:
+        stop.set()
+        watchdog.cancel()
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+
+
+def leftovers(directory: Path) -> list[str]:
+    """Every file or link under ``directory`` (a failed fetch must leave none)."""
+    if not directory.exists():
+        return []
+    return sorted(p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file() or p.is_symlink())
+
+
+# -- direct downloads -----------------------------------------------------------------------------
+
+
+def test_healthy_download_is_verified_and_remembered(server: LocalServer, tmp_path: Path) -> None:
+    url = server.serve("good.json", "ok", PAYLOAD)
+    item = SourceFile(path="ds/good.json", url=url, sha256=sha(PAYLOAD), size=len(PAYLOAD))
+    path = _download.fetch(item, tmp_path, timeout=TIMEOUT)
+    assert path == tmp_path / "ds/good.json"
+    assert path.read_bytes() == PAYLOAD
+    assert _download.local_status(item, path, tmp_path) == "verified"
+    assert leftovers(tmp_path) == ["_archives/manifest.json", "ds/good.json"]
+    # A second fetch finds the file and does not download again.
+    _download.fetch(item, tmp_path, timeout=TIMEOUT)
+    assert server.hits["/good.json"] == 1
+
+
+def _fail_then_retry(
+    server: LocalServer,
+    tmp_path: Path,
+    behaviour: str,
+    *,
+    sha256: str | None,
+    size: int | None,
+    body: bytes = PAYLOAD,
+    timeout: float = TIMEOUT,
+) -> DownloadError:
+    url = server.serve("file.json", behaviour, body)
+    item = SourceFile(path="ds/file.json", url=url, sha256=sha256, size=size)
+    with pytest.raises(DownloadError) as caught:
+        _download.fetch(item, tmp_path, timeout=timeout)
+    assert url in str(caught.value)
+    assert "Nothing was kept" in str(caught.value)
+    assert leftovers(tmp_path) == []
+    server.serve("file.json", "ok", PAYLOAD)
+    path = _download.fetch(item, tmp_path, timeout=TIMEOUT)
+    assert path.read_bytes() == PAYLOAD
+    return caught.value
+
+
+def test_404_is_a_clear_error_and_a_retry_succeeds(server: LocalServer, tmp_path: Path) -> None:
+    error = _fail_then_retry(server, tmp_path, "404", sha256=sha(PAYLOAD), size=len(PAYLOAD))
+    assert "HTTP 404" in str(error)
+
+
+@pytest.mark.parametrize("known", ["nothing", "size", "sha256"])
+def test_connection_dropped_mid_file(server: LocalServer, tmp_path: Path, known: str) -> None:
+    error = _fail_then_retry(
+        server,
+        tmp_path,
+        "drop",
+        sha256=sha(PAYLOAD) if known == "sha256" else None,
+        size=len(PAYLOAD) if known == "size" else None,
+    )
+    assert "closed before the whole file arrived" in str(error)
+
+
+def test_wrong_checksum_is_refused(server: LocalServer, tmp_path: Path) -> None:
+    tampered = PAYLOAD.replace(b"Tea", b"Tee")
+    error = _fail_then_retry(server, tmp_path, "ok", sha256=sha(PAYLOAD), size=None, body=tampered)
+    assert f"expected {sha(PAYLOAD)}" in str(error)
+    assert sha(tampered) in str(error)
+
+
+def test_wrong_size_is_refused(server: LocalServer, tmp_path: Path) -> None:
+    error = _fail_then_retry(server, tmp_path, "ok", sha256=None, size=len(PAYLOAD), body=PAYLOAD[:-10])
+    assert f"expected {len(PAYLOAD):,}" in str(error)
+
+
+def test_stalling_server_times_out(server: LocalServer, tmp_path: Path) -> None:
+    started = time.monotonic()
+    url = server.serve("file.json", "stall", PAYLOAD)
+    item = SourceFile(path="ds/file.json", url=url, sha256=sha(PAYLOAD))
+    with pytest.raises(DownloadError, match="stalled") as caught:
+        _download.fetch(item, tmp_path, timeout=1.0)
+    assert time.monotonic() - started < 6
+    assert url in str(caught.value) and _download.TIMEOUT_ENV in str(caught.value)
+    assert leftovers(tmp_path) == []
+    server.serve("file.json", "ok", PAYLOAD)
+    assert _download.fetch(item, tmp_path, timeout=TIMEOUT).read_bytes() == PAYLOAD
+
+
+def test_timeout_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(_download.TIMEOUT_ENV, "1.5")
+    assert _download.download_timeout() == 1.5
+    monkeypatch.setenv(_download.TIMEOUT_ENV, "soon")
+    with pytest.raises(ValueError, match=_download.TIMEOUT_ENV):
+        _download.download_timeout()
+    monkeypatch.delenv(_download.TIMEOUT_ENV)
+    assert _download.download_timeout() == _download.DEFAULT_TIMEOUT
+
+
+def test_offline_refuses_any_remote_host(tmp_path: Path) -> None:
+    item = SourceFile(path="ds/file.json", url="http://example.invalid/file.json")
+    with pytest.raises(DataUnavailableError, match="downloads are off"):
+        _download.fetch(item, tmp_path, timeout=TIMEOUT)
+    assert leftovers(tmp_path) == []
+
+
+def test_file_without_source_explains_placing_it_by_hand(tmp_path: Path) -> None:
+    with pytest.raises(DataUnavailableError, match="by hand"):
+        _download.fetch(SourceFile(path="ds/x.json"), tmp_path)
+
+
+# -- archives -----------------------------------------------------------------------------------
+
+GOOD_MEMBERS = {"train.json": PAYLOAD, "valid_random_split.json": b"[]\n"}
+
+
+def make_tar(
+    files: dict[str, bytes], *, links: dict[str, tuple[str, str]] | None = None, special: list[str] | None = None
+) -> bytes:
+    """A .tgz with regular ``files`` plus ``links`` (name -> (``"sym"``/``"hard"``, target))."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        for name, (kind, target) in (links or {}).items():
+            info = tarfile.TarInfo(name)
+            info.type = tarfile.SYMTYPE if kind == "sym" else tarfile.LNKTYPE
+            info.linkname = target
+            tar.addfile(info)
+        for name in special or []:
+            info = tarfile.TarInfo(name)
+            info.type = tarfile.FIFOTYPE
+            tar.addfile(info)
+    return buffer.getvalue()
+
+
+GOOD_TAR = make_tar(GOOD_MEMBERS)
+
+
+def archive_item(server: LocalServer, body: bytes, *, known_hash: bool, member: str = "train.json") -> SourceFile:
+    url = server.serve("wow.tgz", "ok", body)
+    archive = Archive(url=url, filename="wow.tgz", sha256=sha(body) if known_hash else None)
+    return SourceFile(path=f"wow/raw/{member}", archive=archive)
+
+
+def retry_healthy(server: LocalServer, tmp_path: Path, *, known_hash: bool) -> None:
+    item = archive_item(server, GOOD_TAR, known_hash=known_hash)
+    path = _download.fetch(item, tmp_path, timeout=TIMEOUT)
+    assert path.read_bytes() == PAYLOAD
+    assert (tmp_path / "wow/raw/valid_random_split.json").read_bytes() == b"[]\n"
+    assert (tmp_path / "_archives/wow.tgz").read_bytes() == GOOD_TAR
+    assert _download.local_status(item, path, tmp_path) == ("verified" if known_hash else "unverified")
+
+
+def test_archive_member_is_extracted_and_verified(server: LocalServer, tmp_path: Path) -> None:
+    retry_healthy(server, tmp_path, known_hash=True)
+    # The sibling came from the same verified archive, so it is verified as well, without a download.
+    sibling = archive_item(server, GOOD_TAR, known_hash=True, member="valid_random_split.json")
+    assert _download.fetch(sibling, tmp_path) == tmp_path / "wow/raw/valid_random_split.json"
+    assert _download.local_status(sibling, tmp_path / sibling.path, tmp_path) == "verified"
+    assert server.hits["/wow.tgz"] == 1
+    # An edited copy no longer matches what the verified archive held.
+    (tmp_path / sibling.path).write_bytes(b"[ ]\n")
+    assert _download.local_status(sibling, tmp_path / sibling.path, tmp_path) == "mismatch"
+    assert not any(p.name.startswith(".extract-") for p in (tmp_path / "wow/raw").iterdir())
+
+
+def test_archive_in_a_wrapping_folder_and_user_copies_kept(server: LocalServer, tmp_path: Path) -> None:
+    body = make_tar({f"wizard_of_wikipedia/{name}": data for name, data in GOOD_MEMBERS.items()})
+    user_copy = tmp_path / "wow/raw/valid_random_split.json"
+    user_copy.parent.mkdir(parents=True)
+    user_copy.write_bytes(b"[1]\n")
+    path = _download.fetch(archive_item(server, body, known_hash=True), tmp_path, timeout=TIMEOUT)
+    assert path == tmp_path / "wow/raw/train.json" and path.read_bytes() == PAYLOAD
+    assert user_copy.read_bytes() == b"[1]\n"  # never overwritten
+
+
+def test_archive_without_the_member_says_so(server: LocalServer, tmp_path: Path) -> None:
+    item = archive_item(server, GOOD_TAR, known_hash=True, member="test_topic_split.json")
+    with pytest.raises(DownloadError, match=r"no member named test_topic_split\.json"):
+        _download.fetch(item, tmp_path, timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("known_hash", [True, False], ids=["hash-known", "hash-unknown"])
+def test_truncated_archive(server: LocalServer, tmp_path: Path, known_hash: bool) -> None:
+    cut = GOOD_TAR[: len(GOOD_TAR) // 2]
+    url = server.serve("wow.tgz", "ok", cut)
+    item = SourceFile(
+        path="wow/raw/train.json",
+        archive=Archive(url=url, filename="wow.tgz", sha256=sha(GOOD_TAR) if known_hash else None),
+    )
+    with pytest.raises(DownloadError) as caught:
+        _download.fetch(item, tmp_path, timeout=TIMEOUT)
+    message = str(caught.value)
+    assert url in message
+    assert ("expected " + sha(GOOD_TAR)) in message if known_hash else "damaged or truncated" in message
+    assert leftovers(tmp_path) == []
+    retry_healthy(server, tmp_path, known_hash=known_hash)
+
+
+HOSTILE = {
+    "dotdot": ({"../evil.json": b"x"}, None, None),
+    "nested-dotdot": ({"sub/../../evil.json": b"x"}, None, None),
+    "absolute": ({"/tmp/atlas-evil-absolute.json": b"x"}, None, None),
+    "symlink-absolute": ({}, {"train.json": ("sym", "/etc/passwd")}, None),
+    "symlink-dotdot": ({}, {"train.json": ("sym", "../../outside.json")}, None),
+    "symlink-chain": ({"d/x": b"x"}, {"here": ("sym", "."), "here/up": ("sym", "../outside.json")}, None),
+    "through-symlink": ({"link/evil.json": b"x"}, {"link": ("sym", "sub")}, None),
+    "hardlink-dotdot": ({}, {"train.json": ("hard", "../outside.json")}, None),
+    "hardlink-absolute": ({}, {"train.json": ("hard", "/etc/passwd")}, None),
+    "fifo": ({}, None, ["train.json"]),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_hostile_archive_is_refused(server: LocalServer, tmp_path: Path, case: str) -> None:
+    files, links, special = HOSTILE[case]
+    body = make_tar({**GOOD_MEMBERS, **files}, links=links, special=special)
+    data_dir = tmp_path / "data"
+    with pytest.raises(DownloadError, match="refusing the archive") as caught:
+        _download.fetch(archive_item(server, body, known_hash=True), data_dir, timeout=TIMEOUT)
+    assert server.url("wow.tgz") in str(caught.value)
+    assert leftovers(tmp_path) == []  # nothing inside the data dir, nothing beside it
+    assert not Path("/tmp/atlas-evil-absolute.json").exists()
+    retry_healthy(server, data_dir, known_hash=True)
+
+
+def test_data_filter_refuses_even_without_the_explicit_check(
+    server: LocalServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not hasattr(tarfile, "data_filter"):
+        pytest.skip("this Python has no tarfile extraction filters")
+    monkeypatch.setattr(_download, "check_members", lambda members, source: None)
+    body = make_tar(GOOD_MEMBERS, links={"train.json": ("sym", "../../outside.json")})
+    data_dir = tmp_path / "data"
+    with pytest.raises(DownloadError, match="data filter"):
+        _download.fetch(archive_item(server, body, known_hash=False), data_dir, timeout=TIMEOUT)
+    assert leftovers(tmp_path) == []
+
+
+def test_cached_archive_that_no_longer_verifies_is_downloaded_again(server: LocalServer, tmp_path: Path) -> None:
+    item = archive_item(server, GOOD_TAR, known_hash=True)
+    (tmp_path / "_archives").mkdir()
+    (tmp_path / "_archives/wow.tgz").write_bytes(GOOD_TAR[:100])
+    assert _download.fetch(item, tmp_path, timeout=TIMEOUT).read_bytes() == PAYLOAD
+    assert server.hits["/wow.tgz"] == 1
+
+
+# -- local status and the hash cache ----------------------------------------------------------------
+
+
+def test_local_status_hashes_a_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "ds/file.json"
+    path.parent.mkdir()
+    path.write_bytes(PAYLOAD)
+    item = SourceFile(path="ds/file.json", url="http://example.invalid/", sha256=sha(PAYLOAD), size=len(PAYLOAD))
+    calls: list[Path] = []
+    real = _download.sha256_of
+    monkeypatch.setattr(_download, "sha256_of", lambda p: calls.append(p) or real(p))
+    assert _download.local_status(item, path, tmp_path) == "verified"
+    assert _download.local_status(item, path, tmp_path) == "verified"
+    assert len(calls) == 1
+    path.write_bytes(PAYLOAD.replace(b"Tea", b"Tee"))  # same size, new content and mtime
+    assert _download.local_status(item, path, tmp_path) == "mismatch"
+    assert len(calls) == 2
+    assert _download.local_status(SourceFile(path="ds/file.json"), path, tmp_path) == "unverified"
+    assert _download.local_status(SourceFile(path="ds/file.json", size=1), path, tmp_path) == "mismatch"
+
+
+def test_broken_hash_cache_is_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "f.json"
+    path.write_bytes(PAYLOAD)
+    cache = _download._hash_cache_path(tmp_path)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("{not json", encoding="utf-8")
+    assert _download.file_sha256(path, tmp_path) == sha(PAYLOAD)
+    assert _download.file_sha256(path, tmp_path) == sha(PAYLOAD)
+
+
+# -- Google Drive (WISE): gdown is replaced, nothing leaves the machine ---------------------------
+
+
+def _gdrive_item() -> SourceFile:
+    from utils.sources import get_split_files
+
+    return get_split_files("wise", "valid")[0]
+
+
+def _fake_download_folder(write: Callable[[Path], None]) -> Callable[..., list[str]]:
+    def download_folder(*, id: str, output: str, **kwargs: object) -> list[str]:
+        write(Path(output))
+        return [str(p) for p in Path(output).rglob("*") if p.is_file()]
+
+    return download_folder
+
+
+def test_gdrive_failure_explains_placing_files_by_hand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gdown
+
+    def refuse(**kwargs: object) -> list[str]:
+        raise RuntimeError("Too many users have viewed or downloaded this file recently")
+
+    monkeypatch.delenv("ATLAS_OFFLINE")
+    monkeypatch.setattr(gdown, "download_folder", refuse)
+    with pytest.raises(DataUnavailableError) as caught:
+        _download.fetch(_gdrive_item(), tmp_path, timeout=TIMEOUT)
+    message = str(caught.value)
+    assert "Too many users" in message and "Baidu" in message
+    assert str(tmp_path / "wise/conversation_valid_line.json") in message
+    assert leftovers(tmp_path) == []
+
+
+def test_gdrive_download_moves_only_expected_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gdown
+
+    def write(output: Path) -> None:
+        (output / "WISE").mkdir()
+        (output / "WISE/conversation_valid_line.json").write_text('{"conversation": []}\n', encoding="utf-8")
+        (output / "WISE/document_line.json").write_text("{}\n", encoding="utf-8")
+        (output / "WISE/run_me.sh").write_text("echo hi\n", encoding="utf-8")
+
+    monkeypatch.delenv("ATLAS_OFFLINE")
+    monkeypatch.setattr(gdown, "download_folder", _fake_download_folder(write))
+    item = _gdrive_item()
+    path = _download.fetch(item, tmp_path, timeout=TIMEOUT)
+    assert path == tmp_path / "wise/conversation_valid_line.json"
+    assert leftovers(tmp_path / "wise") == ["conversation_valid_line.json", "document_line.json"]
+    assert _download.local_status(item, path, tmp_path) == "unverified"
+    assert _download.placed_by_fetch(item, path, tmp_path)
+
+
+def test_gdrive_is_never_tried_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gdown
+
+    monkeypatch.setattr(gdown, "download_folder", lambda **kwargs: pytest.fail("gdown called while offline"))
+    with pytest.raises(DataUnavailableError, match="Baidu"):
+        _download.fetch(_gdrive_item(), tmp_path, timeout=TIMEOUT)
+
+
+def test_concurrent_fetches_download_once(server: LocalServer, tmp_path: Path) -> None:
+    import concurrent.futures
+
+    url = server.serve("good.json", "ok", PAYLOAD)
+    item = SourceFile(path="ds/good.json", url=url, sha256=sha(PAYLOAD), size=len(PAYLOAD))
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        paths = list(pool.map(lambda _: _download.fetch(item, tmp_path, timeout=TIMEOUT), range(4)))
+    assert set(paths) == {tmp_path / "ds/good.json"}
+    assert server.hits["/good.json"] == 1
+    assert leftovers(tmp_path) == ["_archives/manifest.json", "ds/good.json"]

@@ -1,0 +1,189 @@
+"""The audit CSV parser: label normalisation, nothing dropped silently, and the real audit files."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from conftest import require_real_file
+
+import utils
+from utils.errors import DataError
+from utils.formats import faithdial_audit as audit
+from utils.formats.faithdial_audit import begin_class, normalise_labels
+from utils.sources import split_names
+
+AUDIT_SPLITS = split_names("faithdial_audit")
+
+
+@pytest.mark.parametrize(
+    ("cell", "scheme", "expected"),
+    [
+        ("Hallucination", "BEGIN", ["Hallucination"]),
+        ("Partial Hallucination", "BEGIN", ["Partial Hallucination"]),
+        ("  partial   HALLUCINATION ", "BEGIN", ["Partial Hallucination"]),
+        ("entailment,hallucination", "BEGIN", ["Entailment", "Hallucination"]),
+        ("entailment. uncooperative", "BEGIN", ["Entailment", "Uncooperative"]),
+        ("entailmentt,uncooperative", "BEGIN", ["Entailment", "Uncooperative"]),
+        ("hallucinated", "BEGIN", ["Hallucination"]),
+        ("", "BEGIN", []),
+        ("confirmation,\nacknowledgment,\ndisclosure", "VRM", ["Confirmation", "Acknowledgment", "Disclosure"]),
+        ("\nedification", "VRM", ["Edification"]),
+        ("Disclosure,Ack.", "VRM", ["Disclosure", "Acknowledgment"]),
+        (",ack.,confirmation", "VRM", ["Acknowledgment", "Confirmation"]),
+        ("disclosure question,ack.", "VRM", ["Disclosure", "Question", "Acknowledgment"]),
+        ("question,acknowledgment. disclosure", "VRM", ["Question", "Acknowledgment", "Disclosure"]),
+        ("e,d,i,f,i,c,a,t,i,o,n", "VRM", ["Edification"]),
+        ("edification,edification", "VRM", ["Edification"]),
+        ("advice,disclsoure", "VRM", ["Advisement", "Disclosure"]),
+        ("Advisement", "VRM", ["Advisement"]),
+        ("question,", "VRM", ["Question"]),
+    ],
+)
+def test_normalise_labels(cell: str, scheme: str, expected: list[str]) -> None:
+    labels, unknown, _ = normalise_labels(cell, scheme)
+    assert labels == expected
+    assert unknown == []
+
+
+def test_unknown_label_is_reported_not_hidden() -> None:
+    labels, unknown, notes = normalise_labels("edification,entailment,confirmation", "VRM")
+    assert labels == ["Edification", "Confirmation"]
+    assert unknown == ["entailment"]
+    assert any("entailment" in note for note in notes)
+
+
+def test_notes_say_what_changed() -> None:
+    _, _, notes = normalise_labels("disclsoure,ack.", "VRM")
+    assert notes == ["spelling 'disclsoure' -> 'Disclosure'"]
+    assert normalise_labels("Disclosure,Edification", "VRM")[2] == []
+
+
+@pytest.mark.parametrize(
+    ("labels", "expected"),
+    [
+        (["Partial Hallucination"], "Partial Hallucination"),
+        (["Entailment", "Hallucination"], "Partial Hallucination"),
+        (["Hallucination"], "Hallucination"),
+        (["Entailment", "Uncooperative"], "Uncooperative"),
+        (["Generic"], "Generic"),
+        (["Entailment"], "Entailment"),
+        ([], None),
+    ],
+)
+def test_begin_class(labels: list[str], expected: str | None) -> None:
+    assert begin_class(labels) == expected
+
+
+def _write(tmp_path: Path, text: str, name: str = "audit.csv") -> Path:
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def test_one_dialogue_per_row_nothing_dropped(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "evidence,history,response,BEGIN,VRM\r\n"
+        'K1,H1,R1,Hallucination,"disclosure,\nedification"\r\n'
+        ",,,,\r\n"
+        "K3,H3,R3,,\r\n"
+        "K4,,R4,Generic,\r\n",
+    )
+    rows = list(audit.parse(path, split="gold_wow"))
+    assert [d.meta["status"] for d in rows] == ["labelled", "blank row", "no BEGIN label", "labelled"]
+    assert [d.meta["row"] for d in rows] == [0, 1, 2, 3]
+    first = rows[0]
+    assert [t.role for t in first.turns] == ["seeker", "wizard"]
+    assert first.turns[1].labels == {"BEGIN": ["Hallucination"], "VRM": ["Disclosure", "Edification"]}
+    assert first.turns[1].raw["vrm_raw"] == "disclosure,\nedification"
+    assert first.turns[1].selected_evidence[0].text == "K1"
+    assert (first.meta["system"], first.meta["benchmark"]) == ("gold", "wow")
+    assert [t.role for t in rows[3].turns] == ["wizard"]  # empty history: no seeker turn
+    report = audit.audit_report(rows)
+    assert report.loc["gold_wow", "rows"] == 4
+    assert report.loc["gold_wow", "labelled"] == 2
+    assert report.loc["gold_wow", "blank row"] == 1
+    assert report.loc["gold_wow", "no BEGIN label"] == 1
+    assert report.loc["gold_wow", "labelled, no VRM label"] == 1
+
+
+def test_model_columns(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        'knowledge,history,doha,begin_label,vrm_label\r\nK,H,,"entailment,uncooperative",question\r\n',
+        "doha_processed_cmu.csv",
+    )
+    (row,) = audit.parse(path, split="doha_cmu")
+    wizard = row.turns[-1]
+    assert wizard.speaker == "doha"
+    assert wizard.labels["BEGIN"] == ["Entailment", "Uncooperative"]
+    assert row.meta["status"] == "labelled" and row.meta["response_missing"] is True
+    assert audit.audit_report([row]).loc["doha_cmu", "labelled, empty response"] == 1
+
+
+def test_missing_column_is_a_data_error(tmp_path: Path) -> None:
+    path = _write(tmp_path, "evidence,history,response,VRM\r\nK,H,R,Disclosure\r\n")
+    with pytest.raises(DataError) as info:
+        list(audit.parse(path, split="gold_wow"))
+    assert info.value.path == str(path)
+    assert (info.value.record, info.value.field) == ("header", "BEGIN")
+
+
+def test_bad_csv_is_a_data_error(tmp_path: Path) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_bytes(b"evidence,history,response,BEGIN,VRM\r\nK,H,R\xff,Generic,Question\r\n")
+    with pytest.raises(DataError) as info:
+        list(audit.parse(path, split="gold_wow"))
+    assert "UTF-8" in str(info.value) and info.value.path == str(path)
+    extra = _write(tmp_path, "evidence,history,response,BEGIN,VRM\r\nK,H,R,Generic,Question,extra\r\n", "x.csv")
+    with pytest.raises(DataError) as info:
+        list(audit.parse(extra, split="gold_wow"))
+    assert info.value.record == "line 2"
+
+
+@pytest.mark.parametrize("split", AUDIT_SPLITS)
+def test_demo_audit_files_load(split: str) -> None:
+    loaded = utils.load("faithdial_audit", split)
+    assert loaded.provenance.is_demo
+    assert len(loaded) >= 4
+    for dialogue in loaded:
+        for turn in dialogue.turns:
+            assert set(turn.labels.get("BEGIN", [])) <= set(audit.BEGIN_CLASSES)
+            assert set(turn.labels.get("VRM", [])) <= set(audit.VRM_CLASSES)
+
+
+# -- the real audit files (skipped where absent) -------------------------------------------------
+
+
+@pytest.mark.realdata
+def test_gold_wow_hallucination_share(real_data_dir: Path) -> None:
+    """The paper's ">60%" of hallucinated WoW responses, from the 200 labelled gold responses."""
+    require_real_file(real_data_dir, "faithdial-audit/gold/wow.csv")
+    loaded = utils.load("faithdial_audit", "gold_wow")
+    assert loaded.provenance.is_full
+    labelled = [d for d in loaded if d.meta["status"] == "labelled"]
+    assert len(labelled) == 200
+    classes = Counter(d.meta["begin_class"] for d in labelled)
+    share = (classes["Hallucination"] + classes["Partial Hallucination"]) / len(labelled)
+    reported = utils.reported("faithdial_audit", "hallucination_share_lower_bound", "gold_wow")["value"].iloc[0]
+    assert share > reported
+    # as read from the file: 39 Hallucination + 83 Partial Hallucination of 200
+    assert (classes["Hallucination"], classes["Partial Hallucination"]) == (39, 83)
+
+
+@pytest.mark.realdata
+def test_real_audit_files_every_row_accounted(real_data_dir: Path) -> None:
+    require_real_file(real_data_dir, "faithdial-audit/gold/topical.csv")
+    loaded = {split: utils.load("faithdial_audit", split) for split in AUDIT_SPLITS}
+    report = audit.audit_report(d for split in loaded.values() for d in split)
+    outcomes = report[["labelled", "blank row", "no BEGIN label"]].sum(axis=1)
+    assert (outcomes == report["rows"]).all()
+    assert report.loc["gold_topical", "blank row"] == 789
+    assert report.loc["gold_topical", "no BEGIN label"] == 3
+    for split in loaded.values():
+        for dialogue in split:
+            for turn in dialogue.turns:
+                assert set(turn.labels.get("BEGIN", [])) <= set(audit.BEGIN_CLASSES)
+                assert set(turn.labels.get("VRM", [])) <= set(audit.VRM_CLASSES)

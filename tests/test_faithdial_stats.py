@@ -1,0 +1,171 @@
+"""FaithDial statistics and baselines on hand-checked examples, and on the demo splits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import require_real_file
+
+import utils
+from utils.baselines import faithdial as baselines
+from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
+from utils.render._html import diff_html
+from utils.stats import faithdial as stats
+from utils.text import word_diff
+
+
+def _wizard(index: int, text: str, knowledge: str, original: str = "", begin=("Entailment",), vrm=("Edification",)):
+    return Turn(
+        index=index,
+        role=WIZARD,
+        speaker="Wizard",
+        text=text,
+        evidence=[Evidence(id="knowledge", text=knowledge, origin="knowledge", selected=True)],
+        labels={"BEGIN": list(begin), "VRM": list(vrm)},
+        raw={"utterance": index, "original_response": original, "history_length": index},
+    )
+
+
+def _dialogue() -> Dialogue:
+    turns = [
+        Turn(index=0, role=SEEKER, speaker="Seeker", text="hi", raw={"from_history": True}),
+        _wizard(1, "The cat sat on a mat.", "A cat sat on the rug.", "I own ten cats!", ["Hallucination"]),
+        Turn(index=2, role=SEEKER, speaker="Seeker", text="nice", raw={"from_history": True}),
+        _wizard(3, "Cats sleep a lot.", "Cats sleep a lot.", "", ["Entailment"], ["Edification", "Question"]),
+    ]
+    return Dialogue(id="d0", dataset="faithdial", split="train", turns=turns)
+
+
+def test_word_diff_hand_checked() -> None:
+    assert word_diff("the cat sat", "the dog sat down") == [
+        ("equal", "the"),
+        ("delete", "cat"),
+        ("insert", "dog"),
+        ("equal", "sat"),
+        ("insert", "down"),
+    ]
+    assert word_diff("same words", "same  words") == [("equal", "same words")]
+    assert word_diff("", "new") == [("insert", "new")]
+
+
+def test_word_diff_html_is_escaped() -> None:
+    html = diff_html(word_diff("<b>old</b>", "<script>alert(1)</script>"))
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert html.startswith('<del class="atlas-diff-del">&lt;b&gt;old&lt;/b&gt;</del>')
+
+
+def test_knowledge_overlap_hand_checked() -> None:
+    # ParlAI normalisation drops articles and punctuation: [cat, sat, on, mat] vs [cat, sat, on, rug]
+    assert stats.knowledge_overlap("The cat sat on a mat.", "A cat sat on the rug.") == (0.75, 0.75)
+    precision, recall = stats.knowledge_overlap("cats sleep", "cats sleep a lot every day")
+    assert (precision, recall) == (1.0, pytest.approx(2 / 5))
+    assert stats.knowledge_overlap("", "anything") == (0.0, 0.0)
+
+
+def test_utterances_and_counts() -> None:
+    frame = stats.utterances([_dialogue()])
+    assert list(frame["response"]) == ["The cat sat on a mat.", "Cats sleep a lot."]
+    assert list(frame["edited"]) == [True, False]
+    assert stats.edited_share(frame) == 0.5
+    assert stats.count_turns([_dialogue()]) == {
+        "dialogues": 1,
+        "responses": 2,
+        "seeker_turns": 2,
+        "wizard_turns": 2,
+        "turns": 4,
+    }
+    begin = stats.label_distribution(frame, "BEGIN")
+    assert begin.loc["Hallucination", "responses"] == 1 and begin.loc["Entailment", "share"] == 0.5
+    vrm = stats.label_distribution(frame, "VRM")
+    assert vrm.loc["Edification", "share"] == 1.0 and vrm.loc["Question", "responses"] == 1
+
+
+def test_lengths_and_before_after() -> None:
+    frame = stats.utterances([_dialogue()])
+    sizes = stats.lengths(frame)  # edited rows only: "I own ten cats!" -> 4 words; "cat sat on mat" -> 4
+    assert list(sizes["original"]) == [4] and list(sizes["edited"]) == [4]
+    overlap = stats.overlap_before_after(frame)
+    assert overlap.iloc[0]["precision_original"] == 0.0  # no word of "i own ten cats" is in the knowledge
+    assert overlap.iloc[0]["precision_edited"] == 0.75
+    summary = stats.before_after_summary(frame)
+    assert summary.loc["knowledge precision", "edited FaithDial response"] == 0.75
+
+
+def test_first_sentence() -> None:
+    assert baselines.first_sentence("It began in 2015. It ended in 2016.") == "It began in 2015."
+    assert baselines.first_sentence("Washington, D.C. is a city") == "Washington, D.C. is a city"
+    assert baselines.first_sentence("One sentence only") == "One sentence only"
+
+
+def test_response_baselines_hand_checked() -> None:
+    frame = stats.utterances([_dialogue()])
+    table = baselines.response_baselines(frame)
+    assert table.loc["copy the knowledge", "responses"] == 1
+    assert table.loc["copy the knowledge", "knowledge precision"] == 1.0
+    assert table.loc["faithful response (reference)", "BLEU"] == pytest.approx(100.0)
+    assert table.loc["faithful response (reference)", "F1"] == 1.0
+    assert table.loc["original WoW response", "F1"] == 0.0
+    everything = baselines.response_baselines(frame, edited_only=False)
+    assert everything.loc["original WoW response", "responses"] == 2
+
+
+def test_critic_threshold_hand_checked() -> None:
+    # knowledge precisions: 0.0, 0.25 (hallucinated) and 0.75, 1.0 (faithful) -> threshold 0.5
+    examples = pd.DataFrame(
+        {
+            "response": ["x y z w", "p x y z", "p q r x", "p q r s"],
+            "knowledge": ["p q r s"] * 4,
+            "hallucinated": [1, 1, 0, 0],
+        }
+    )
+    critic = baselines.LexicalCritic.fit(examples)
+    assert critic.threshold == pytest.approx(0.5)
+    assert list(critic.predict(examples["response"], examples["knowledge"])) == [1, 1, 0, 0]
+    result = critic.evaluate(examples, "hand")
+    assert (result.accuracy, result.f1, result.roc_auc) == (1.0, 1.0, 1.0)
+    flipped = examples.assign(hallucinated=[0, 0, 1, 1])
+    assert critic.evaluate(flipped, "flipped").accuracy == 0.0
+    one_class = critic.evaluate(examples.iloc[:2], "positives only")
+    assert np.isnan(one_class.roc_auc) and one_class.accuracy == 1.0
+
+
+def test_critic_examples() -> None:
+    frame = stats.utterances([_dialogue()])
+    examples = baselines.critic_examples(frame)
+    assert list(examples["hallucinated"]) == [1, 0, 0]
+    assert examples.iloc[0]["response"] == "I own ten cats!"
+
+
+def test_demo_reported_vs_reproduced_not_asserted() -> None:
+    splits = {name: utils.load("faithdial", name) for name in ("train", "valid", "test")}
+    table = stats.reported_vs_reproduced(splits)
+    assert set(table["split"]) == {"train", "valid", "test", "train+valid+test"}
+    assert not table["asserted"].any()
+    sizes = stats.split_sizes(splits)
+    assert (sizes["turns"] == sizes["seeker_turns"] + sizes["wizard_turns"]).all()
+
+
+def test_demo_audit_tables() -> None:
+    files = {name: utils.load("faithdial_audit", name) for name in utils.split_names("faithdial_audit")}
+    rows = stats.audit_rows(files)
+    begin = stats.audit_begin_table(rows)
+    shares = begin[list(stats.BEGIN_CLASSES)].sum(axis=1)
+    assert np.allclose(shares, 1.0)
+    dropped = stats.audit_dropped(files)
+    assert dropped.loc["gold_topical", "blank row"] == 3
+    assert dropped.loc["gold_topical", "no BEGIN label"] == 1
+    assert len(rows) == dropped["labelled"].sum()
+    vrm = stats.audit_vrm_table(rows)
+    assert (vrm["n"] <= begin["n"]).all()
+
+
+@pytest.mark.realdata
+def test_real_audit_begin_table(real_data_dir: Path) -> None:
+    require_real_file(real_data_dir, "faithdial-audit/gold/wow.csv")
+    files = {"gold_wow": utils.load("faithdial_audit", "gold_wow")}
+    rows = stats.audit_rows(files)
+    assert stats.hallucination_share(rows, "gold_wow") == (122, 200, 0.61)
+    assert stats.audit_begin_table(rows).loc["gold_wow", "hallucinated"] == pytest.approx(0.61)

@@ -1,0 +1,171 @@
+"""Learner copies: produced by one command, solutions gone, checks kept, and they run.
+
+Each copy is executed with nbclient up to its first ``exercise-placeholder`` cell (the first
+exercise a student has not solved yet): everything before it must run without an error, and the
+placeholder itself must fail with NotImplementedError until the student replaces it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+from utils import learner
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures"
+FIXTURE = FIXTURES / "exercise_chapter.ipynb"
+CHAPTERS = sorted((REPO / "notebooks").glob("*.ipynb"))
+#: Chapters that must carry at least three exercises (issue 8).
+CHAPTERS_WITH_EXERCISES = {"wow", "faithdial", "wise", "jwhr", "cross_dataset"}
+
+
+def _tags(cell: nbformat.NotebookNode) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def _execute(notebook: nbformat.NotebookNode, cwd: Path, timeout: int = 600) -> nbformat.NotebookNode:
+    """Run every cell of ``notebook`` in a fresh kernel (inheriting the offline test environment)."""
+    client = NotebookClient(
+        notebook, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
+    )
+    client.execute()
+    return notebook
+
+
+def _up_to_first_placeholder(notebook: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, int | None]:
+    """A copy holding the cells before the first placeholder, and that placeholder's position."""
+    first = next((i for i, c in enumerate(notebook.cells) if learner.PLACEHOLDER_TAG in _tags(c)), None)
+    head = nbformat.from_dict(notebook)
+    head.cells = head.cells[: first if first is not None else len(head.cells)]
+    return head, first
+
+
+def _assert_learner_structure(copy: nbformat.NotebookNode, original: nbformat.NotebookNode) -> None:
+    nbformat.validate(copy)
+    sources = [cell.source for cell in copy.cells]
+    assert not any(learner.SOLUTION_TAG in _tags(cell) for cell in copy.cells)
+    assert not any("{solution-start}" in s or "{solution-end}" in s or "{solution}" in s for s in sources)
+    for cell in copy.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+    originals = [c.source for c in original.cells if learner.CHECK_TAG in _tags(c)]
+    kept = [c.source for c in copy.cells if learner.CHECK_TAG in _tags(c)]
+    assert kept == originals, "every check cell is kept, in order"
+    exercises = [c.source for c in original.cells if "{exercise}" in c.source]
+    assert [c.source for c in copy.cells if "{exercise}" in c.source] == exercises
+    for cell in copy.cells:
+        if learner.PLACEHOLDER_TAG in _tags(cell):
+            assert cell.cell_type == "code"
+            assert cell.source.startswith("# Your code here")
+            assert "NotImplementedError" in cell.source
+
+
+def test_fixture_solutions_pass_their_checks(tmp_path):
+    executed = _execute(nbformat.read(FIXTURE, as_version=4), tmp_path)
+    checks = [c for c in executed.cells if learner.CHECK_TAG in _tags(c)]
+    assert len(checks) == 2
+    for cell in checks:
+        text = "".join(output.get("text", "") for output in cell.outputs)
+        assert text.startswith("Correct"), text
+
+
+def test_fixture_learner_copy_structure():
+    original = nbformat.read(FIXTURE, as_version=4)
+    copy, report = learner.learner_notebook(original, name=FIXTURE.name)
+    _assert_learner_structure(copy, original)
+    assert report.exercises == ["fixture-ex-1", "fixture-ex-2"]
+    assert report.placeholders == 2 and report.checks == 2
+    placeholders = [c.source for c in copy.cells if learner.PLACEHOLDER_TAG in _tags(c)]
+    # The placeholder names what the check reads, not the solution's helper variables.
+    assert "`n_wizard`" in placeholders[0]
+    assert "`share_without`" in placeholders[1] and "wizard_turns" not in placeholders[1]
+    assert not any("share_without = " in c.source for c in copy.cells), "no solution code is left"
+    assert nbformat.read(FIXTURE, as_version=4) == original, "the chapter itself is not modified"
+
+
+def test_fixture_learner_copy_runs_to_first_exercise(tmp_path):
+    copy, _ = learner.learner_notebook(nbformat.read(FIXTURE, as_version=4), name=FIXTURE.name)
+    head, first = _up_to_first_placeholder(copy)
+    assert first is not None
+    _execute(head, tmp_path)
+    # The unsolved exercise fails loudly, telling the student what to do.
+    head.cells.append(copy.cells[first])
+    with pytest.raises(CellExecutionError, match="NotImplementedError"):
+        _execute(head, tmp_path)
+
+
+def test_command_line_writes_copies(tmp_path):
+    out = tmp_path / "learner"
+    result = subprocess.run(
+        [sys.executable, "-m", "utils.learner", "--notebooks", str(FIXTURES), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (out / FIXTURE.name).is_file()
+    assert "2 exercises, 2 placeholders, 2 checks kept" in result.stdout
+
+
+def test_command_line_reports_unknown_names(tmp_path, capsys):
+    assert learner.main(["--notebooks", str(FIXTURES), "--out", str(tmp_path), "no_such_chapter"]) == 1
+    assert "no_such_chapter" in capsys.readouterr().err
+
+
+def _notebook(*cells: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = list(cells)
+    return notebook
+
+
+def test_unclosed_or_unopened_solution_is_an_error():
+    md = nbformat.v4.new_markdown_cell
+    unclosed = _notebook(md("```{solution-start} x-ex-1\n:class: dropdown\n```"), nbformat.v4.new_code_cell("a = 1"))
+    with pytest.raises(learner.LearnerCopyError, match="x-ex-1"):
+        learner.learner_notebook(unclosed)
+    with pytest.raises(learner.LearnerCopyError, match="never opened"):
+        learner.learner_notebook(_notebook(md("```{solution-end}\n```")))
+
+
+def test_single_solution_directive_and_loose_solution_cells_are_removed():
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    solution = code("answer = 42")
+    solution.metadata["tags"] = ["solution"]
+    notebook = _notebook(
+        md("```{exercise} Q\n:label: y-ex-1\n\nWhat?\n```"),
+        md("```{solution} y-ex-1\n:class: dropdown\n\nForty-two.\n```"),
+        solution,
+        code("print(answer)"),
+    )
+    copy, report = learner.learner_notebook(notebook)
+    sources = [cell.source for cell in copy.cells]
+    assert not any("Forty-two" in s or "answer = 42" in s for s in sources)
+    assert report.placeholders == 1 and "`answer`" in sources[-2]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS or [None], ids=lambda p: p.stem if p else "none")
+def test_chapter_learner_copy_opens_and_runs(chapter, tmp_path):
+    if chapter is None:
+        pytest.skip("no chapter notebooks yet")
+    out = tmp_path / "learner"
+    assert learner.main(["--notebooks", str(chapter.parent), "--out", str(out), chapter.stem]) == 0
+    copy = nbformat.read(out / chapter.name, as_version=4)
+    original = nbformat.read(chapter, as_version=4)
+    _assert_learner_structure(copy, original)
+    placeholders = sum(learner.PLACEHOLDER_TAG in _tags(c) for c in copy.cells)
+    exercises = sum("{exercise}" in c.source for c in original.cells if c.cell_type == "markdown")
+    if chapter.stem in CHAPTERS_WITH_EXERCISES:
+        if exercises == 0:
+            pytest.skip(f"{chapter.name} has no exercises yet")
+        assert exercises >= 3, f"{chapter.name} needs at least three exercises"
+        assert placeholders >= exercises, "every exercise has a placeholder for the student's code"
+    head, _ = _up_to_first_placeholder(copy)
+    _execute(head, out)

@@ -1,0 +1,244 @@
+"""Resolution and provenance: which file a split is loaded from, and what the loader says about it.
+
+Order: official file in the data dir > download > partial copy > demo sample (with a
+DemoDataWarning). These tests use the JWHR parser on the project's own demo files (copied into a
+temporary data dir to play the user's copy) and swap the registry or the demo directory where a
+case needs a file the repository does not have. Nothing touches the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import warnings
+from pathlib import Path
+
+import pytest
+
+import utils
+from utils import _download, config, loading
+from utils.errors import DataUnavailableError, DownloadError, UnknownNameError
+from utils.loading import DemoDataWarning
+from utils.sources import SourceFile, get_split_files
+
+DEMO_JWHR = config.demo_dir() / "jwhr" / "answered.jsonl"
+
+
+@pytest.fixture
+def no_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty demo directory, as for a split the project ships no sample of."""
+    empty = tmp_path / "no-demo"
+    empty.mkdir()
+    monkeypatch.setattr(config, "demo_dir", lambda: empty)
+    return empty
+
+
+def _place(data_dir: Path, relative: str, source: Path = DEMO_JWHR) -> Path:
+    target = data_dir / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    return target
+
+
+def _registry(monkeypatch: pytest.MonkeyPatch, *items: SourceFile) -> None:
+    monkeypatch.setattr(loading, "get_split_files", lambda dataset, split: items)
+
+
+# -- names ----------------------------------------------------------------------------------------
+
+
+def test_unknown_dataset_lists_the_valid_ones() -> None:
+    with pytest.raises(UnknownNameError) as caught:
+        utils.load("wizard_of_oz", "train")
+    message = str(caught.value)
+    assert "'wizard_of_oz'" in message
+    for name in utils.dataset_names():
+        assert name in message
+    assert isinstance(caught.value, KeyError)
+
+
+def test_unknown_split_lists_the_valid_ones() -> None:
+    with pytest.raises(UnknownNameError) as caught:
+        utils.load("jwhr", "validation")
+    message = str(caught.value)
+    assert "'validation'" in message and "answered, not_answered" in message
+
+
+# -- demo fallback --------------------------------------------------------------------------------
+
+
+def test_offline_without_data_falls_back_to_the_demo_sample(data_dir: Path) -> None:
+    with pytest.warns(DemoDataWarning, match="DEMO SAMPLE") as caught:
+        split = utils.load("jwhr", "answered")
+    assert "downloads are off" in str(caught[0].message)
+    provenance = split.provenance
+    assert provenance.kind == "demo sample" == loading.DEMO
+    assert provenance.is_demo and not provenance.is_full
+    assert provenance.path == DEMO_JWHR
+    assert provenance.checksum == "unverified"
+    assert provenance.dialogues == len(split) > 0
+    assert "Demo sample, not the dataset" in provenance._repr_html_()
+    assert "demo sample" in str(provenance)
+
+
+def test_every_shipped_demo_loads_as_a_demo(data_dir: Path) -> None:
+    """Each split whose demo file exists loads offline, labelled demo (skips splits with none)."""
+    loaded = 0
+    for dataset in utils.dataset_names():
+        for split in utils.split_names(dataset):
+            if not (config.demo_dir() / get_split_files(dataset, split)[0].path).is_file():
+                continue
+            with pytest.warns(DemoDataWarning):
+                result = utils.load(dataset, split)
+            assert result.provenance.is_demo, (dataset, split)
+            loaded += 1
+    assert loaded > 0
+
+
+def test_missing_data_without_demo_explains_how_to_get_it(data_dir: Path, no_demo: Path) -> None:
+    with pytest.raises(DataUnavailableError) as caught:
+        utils.load("jwhr", "answered")
+    message = str(caught.value)
+    assert str(data_dir / "jwhr/answered.jsonl") in message
+    assert "huggingface.co/datasets/baobab-trees/wikipedia-human-retrieval-ja" in message
+    assert config.DATA_DIR_ENV in message and config.OFFLINE_ENV in message
+    assert isinstance(caught.value, FileNotFoundError)
+
+
+def test_missing_wise_data_names_the_drive_folder(data_dir: Path, no_demo: Path) -> None:
+    with pytest.raises(DataUnavailableError, match="Google Drive folder 1KFo3OGvFjqC-cDL6_hULyZc5CANz2Rky"):
+        utils.load("wise", "valid")
+
+
+# -- local copies -----------------------------------------------------------------------------------
+
+
+def test_a_user_copy_in_the_data_dir_is_used(data_dir: Path) -> None:
+    # The WoW raw files have no published per-file checksum: a copy is the user's, unverified.
+    placed = _place(data_dir, "wow/raw/train.json", config.demo_dir() / "wow/raw/train.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DemoDataWarning)
+        split = utils.load("wow", "train")
+    assert split.provenance.path == placed
+    assert split.provenance.kind == "user copy" and split.provenance.is_full
+    assert split.provenance.checksum == "unverified"
+    assert split.provenance.size_bytes == placed.stat().st_size
+
+
+def test_a_copy_matching_the_checksum_is_official(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = DEMO_JWHR.read_bytes()
+    _registry(
+        monkeypatch,
+        SourceFile(path="jwhr/answered.jsonl", sha256=hashlib.sha256(data).hexdigest(), size=len(data)),
+    )
+    _place(data_dir, "jwhr/answered.jsonl")
+    provenance = utils.load("jwhr", "answered").provenance
+    assert (provenance.kind, provenance.checksum) == ("official", "verified")
+    assert "Full official data" in provenance._repr_html_()
+
+
+def test_a_checksum_mismatch_is_reported(data_dir: Path) -> None:
+    # The registry knows the official size and sha256 of answered.jsonl; the demo file matches neither.
+    _place(data_dir, "jwhr/answered.jsonl")
+    with pytest.warns(UserWarning, match="does not match the official checksum") as caught:
+        split = utils.load("jwhr", "answered")
+    assert not any(issubclass(w.category, DemoDataWarning) for w in caught)
+    provenance = split.provenance
+    assert provenance.checksum == "mismatch"
+    assert provenance.kind == "user copy"
+    assert "checksum differs" in provenance.detail and "mismatch" in str(provenance)
+
+
+def test_a_same_size_copy_with_other_content_is_a_mismatch(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = DEMO_JWHR.read_bytes()
+    altered = data.replace("富士山".encode(), "高尾山".encode(), 1)
+    assert len(altered) == len(data) and altered != data
+    _registry(
+        monkeypatch,
+        SourceFile(path="jwhr/answered.jsonl", sha256=hashlib.sha256(data).hexdigest(), size=len(data)),
+    )
+    (data_dir / "jwhr").mkdir()
+    (data_dir / "jwhr/answered.jsonl").write_bytes(altered)
+    with pytest.warns(UserWarning, match="does not match"):
+        provenance = utils.load("jwhr", "answered").provenance
+    assert provenance.checksum == "mismatch"
+
+
+def test_a_partial_copy_is_used_when_the_full_file_is_absent(data_dir: Path) -> None:
+    placed = _place(data_dir, "wow/raw/train_sample.json", config.demo_dir() / "wow/raw/train.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DemoDataWarning)
+        split = utils.load("wow", "train")
+    provenance = split.provenance
+    assert provenance.kind == "partial" and provenance.path == placed
+    assert not provenance.is_full and not provenance.is_demo
+    assert "5 dialogues" in provenance.detail
+    assert "Partial data" in provenance._repr_html_()
+
+
+def test_the_full_file_wins_over_a_partial_copy(data_dir: Path) -> None:
+    demo = config.demo_dir() / "wow/raw/train.json"
+    _place(data_dir, "wow/raw/train_sample.json", demo)
+    full = _place(data_dir, "wow/raw/train.json", demo)
+    assert utils.load("wow", "train").provenance.path == full
+
+
+# -- downloads through the loader (the fetch itself is replaced: no network) ----------------------
+
+
+def test_download_is_used_when_allowed(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ATLAS_OFFLINE")
+    item = SourceFile(path="jwhr/answered.jsonl", url="https://example.invalid/answered.jsonl")
+    _registry(monkeypatch, item)
+    calls = []
+
+    def fake_fetch(source: SourceFile, directory: Path, **kwargs: object) -> Path:
+        calls.append(source.path)
+        target = _place(directory, source.path)
+        digest = _download.sha256_of(target)
+        _download._record_fetched(directory, {source.path: {"sha256": digest, "verified": False}})
+        return target
+
+    monkeypatch.setattr(_download, "fetch", fake_fetch)
+    first = utils.load("jwhr", "answered").provenance
+    second = utils.load("jwhr", "answered").provenance
+    assert calls == ["jwhr/answered.jsonl"]
+    # Downloaded from the official URL (no checksum published): official both times, unverified.
+    assert (first.kind, first.checksum) == ("official", "unverified")
+    assert (second.kind, second.checksum) == ("official", "unverified")
+
+
+def test_a_failed_download_falls_back_and_says_why(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ATLAS_OFFLINE")
+
+    def failing_fetch(source: SourceFile, directory: Path, **kwargs: object) -> Path:
+        raise DownloadError("could not download https://example.invalid/x: the server answered HTTP 503")
+
+    monkeypatch.setattr(_download, "fetch", failing_fetch)
+    with pytest.warns(DemoDataWarning, match="HTTP 503"):
+        assert utils.load("jwhr", "answered").provenance.is_demo
+
+
+def test_a_failed_download_without_demo_keeps_the_cause(
+    data_dir: Path, no_demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ATLAS_OFFLINE")
+
+    def failing_fetch(source: SourceFile, directory: Path, **kwargs: object) -> Path:
+        raise DownloadError("could not download https://example.invalid/x: no data arrived for 60 s")
+
+    monkeypatch.setattr(_download, "fetch", failing_fetch)
+    with pytest.raises(DataUnavailableError, match="no data arrived for 60 s"):
+        utils.load("jwhr", "answered")
+
+
+def test_download_false_never_fetches(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ATLAS_OFFLINE")
+    monkeypatch.setattr(_download, "fetch", lambda *a, **k: pytest.fail("fetch called with download=False"))
+    with pytest.warns(DemoDataWarning):
+        assert utils.load("jwhr", "answered", download=False).provenance.is_demo
+
+
+def test_data_dir_argument_overrides_the_environment(tmp_path: Path) -> None:
+    placed = _place(tmp_path / "elsewhere", "wow/raw/train.json", config.demo_dir() / "wow/raw/train.json")
+    assert utils.load("wow", "train", data_dir=tmp_path / "elsewhere").provenance.path == placed

@@ -1,0 +1,173 @@
+"""WISE baselines and the authors' evaluation definitions, on hand-checked examples."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import utils
+from utils.baselines import wise as bl
+from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
+
+approx = pytest.approx
+
+# gold = A A B C, predicted = A B B D (worked by hand below)
+GOLD = ["A", "A", "B", "C"]
+PRED = ["A", "B", "B", "D"]
+
+
+def test_original_macro_t1_skips_unpredicted_classes_in_precision() -> None:
+    # precision: A 1/1, B 1/2 (C never predicted: skipped) -> 1.5 / 2
+    # recall: A 1/2, B 1/1, C 0 -> 1.5 / 3; F1: A 2/3, B 2/3, C 0 -> (4/3) / 3
+    score = bl.original_macro_prf(GOLD, PRED, plus_one=False)
+    assert score.precision == approx(0.75)
+    assert score.recall == approx(0.5)
+    assert score.f1 == approx(4 / 9, abs=1e-6)
+
+
+def test_original_macro_t3_divides_by_classes_plus_one() -> None:
+    score = bl.original_macro_prf(GOLD, PRED, plus_one=True)
+    assert score.precision == approx(1.5 / 3)
+    assert score.recall == approx(1.5 / 4)
+    assert score.f1 == approx((4 / 3) / 4, abs=1e-6)
+
+
+def test_standard_macro_counts_every_class_seen() -> None:
+    # classes A B C D; precision A 1, B .5, C 0 (never predicted), D 0 -> 1.5/4
+    # recall A .5, B 1, C 0, D 0 (never gold) -> 1.5/4; F1 2/3, 2/3, 0, 0 -> (4/3)/4
+    score = bl.standard_macro_prf(GOLD, PRED)
+    assert (score.precision, score.recall, score.f1) == (approx(0.375), approx(0.375), approx(1 / 3))
+
+
+def test_macro_averages_agree_on_a_perfect_prediction_only_without_plus_one() -> None:
+    gold = ["A", "B", "B"]
+    assert bl.original_macro_prf(gold, gold, plus_one=False).f1 == approx(1.0, abs=1e-6)
+    assert bl.standard_macro_prf(gold, gold).f1 == approx(1.0)
+    # two classes: the +1 caps a perfect system at 2/3
+    assert bl.original_macro_prf(gold, gold, plus_one=True).f1 == approx(2 / 3, abs=1e-6)
+    assert bl.original_macro_prf([], [], plus_one=True).f1 == 0.0
+
+
+SELECTION_GOLD = [["a", "b"], ["c"], ["e"], [], ["f"]]
+SELECTION_PRED = [["a"], ["d"], ["e"], ["x"], ["f"]]
+SELECTION_ACTIONS = ["Answer-fact-text", "Answer-fact-text", "Clarify-Choice", "Answer-fact-text", "Chitchat"]
+
+
+def test_original_selection_prf_by_hand() -> None:
+    # scored: 1 (p 1, r .5, f 2/3), 2 (0, 0, 0) -> Answer-fact-text means .5 .25 1/3; 3 -> Clarify 1 1 1
+    # 4 has no gold and 5 is not Clarify/Answer: skipped. Sums divided by 2 actions + 1.
+    score = bl.original_selection_prf(SELECTION_GOLD, SELECTION_PRED, SELECTION_ACTIONS)
+    assert score.precision == approx(1.5 / 3)
+    assert score.recall == approx(1.25 / 3)
+    assert score.f1 == approx((1 / 3 + 1) / 3, abs=1e-6)
+
+
+def test_standard_selection_prf_by_hand() -> None:
+    score = bl.standard_selection_prf(SELECTION_GOLD, SELECTION_PRED, SELECTION_ACTIONS)
+    assert score.precision == approx(2 / 3)
+    assert score.recall == approx(0.5)
+    assert score.f1 == approx((2 / 3 + 1) / 3)
+
+
+def test_original_selection_precision_skips_empty_predictions() -> None:
+    score = bl.original_selection_prf([["a"], ["b"]], [[], ["b"]], ["Answer-fact-text"] * 2)
+    # precision only from the second example (1.0); recall (0 + 1)/2; both / (1 + 1)
+    assert score.precision == approx(0.5)
+    assert score.recall == approx(0.25)
+
+
+def test_char_bleu1_and_rouge_l_by_hand() -> None:
+    # hypothesis 我想学跳舞 (5 chars) all in reference 我想学习跳舞 (6): precision 1,
+    # brevity penalty exp(1 - 6/5)
+    assert bl.char_bleu1("我想学跳舞", "我想学习跳舞") == approx(math.exp(-0.2), abs=1e-4)
+    # LCS 5: P 5/5, R 5/6, F1 10/11
+    assert bl.char_rouge_l("我想学跳舞", "我想学习跳舞") == approx(10 / 11)
+    # half the characters right, same length: BLEU-1 = 1/2, ROUGE-L = 1/2
+    assert bl.char_bleu1("猫咪疫苗", "猫咪价格") == approx(0.5, abs=1e-4)
+    assert bl.char_rouge_l("猫咪疫苗", "猫咪价格") == approx(0.5)
+    assert bl.char_bleu1("", "猫") == 0.0 and bl.char_rouge_l("。", "猫") == 0.0
+
+
+def test_generation_scores_average_per_action_plus_one() -> None:
+    scores = bl.generation_scores(
+        ["我想学跳舞", "猫咪疫苗", "你好"], ["我想学习跳舞", "猫咪价格", "再见"],
+        ["Answer-fact-text", "Clarify-Open", "Chitchat"],
+    )
+    assert scores["examples"] == 2
+    assert scores["original_rouge_l"] == approx((10 / 11 + 0.5) / 3)
+    assert scores["standard_rouge_l"] == approx((10 / 11 + 0.5) / 2)
+
+
+def test_keyphrase_scores_take_the_best_gold_phrase() -> None:
+    scores = bl.keyphrase_scores([["爵士舞"]], [["现代舞", "爵士舞"]], ["Answer-open-text"])
+    assert scores["standard_bleu1"] == approx(1.0) and scores["original_bleu1"] == approx(0.5)
+
+
+# -- examples and baselines ---------------------------------------------------------------------------
+
+
+def _dialogue() -> Dialogue:
+    passages = [
+        Evidence("1-1", "猫三联疫苗一共三针。每针间隔三到四周。", origin="passage", selected=True),
+        Evidence("1-2", "狂犬疫苗每年加强一次。", origin="passage"),
+        Evidence("2-1", "", origin="passage"),
+    ]
+    return Dialogue(
+        "9", "wise", "test", [
+            Turn(0, SEEKER, "user", "小猫要打几针猫三联疫苗？", labels={"intent": ["Reveal"]}),
+            Turn(1, WIZARD, "system", "猫三联疫苗一共三针。", evidence=passages, labels={
+                "action": ["Answer", "fact-text"], "state": ["疫苗"],
+                "query_candidate": ["狂犬疫苗", "猫三联疫苗几针"], "selected_query": ["猫三联疫苗几针"],
+                "selected_passage": ["1-1"]}),
+            Turn(2, SEEKER, "user", "好的", labels={"intent": ["Feedback", "Good"]}),
+            Turn(3, WIZARD, "system", "不客气", labels={"action": ["Chitchat"]}),
+        ],
+    )
+
+
+def test_examples_take_the_latest_user_intent() -> None:
+    first, second = bl.system_turn_examples([_dialogue()])
+    assert (first.intent, first.action, first.action_group) == ("Reveal", "Answer-fact-text", "Answer")
+    assert first.context == ("小猫要打几针猫三联疫苗？",) and first.scored_by_authors
+    assert first.passage_texts.keys() == {"1-1", "1-2"}
+    assert (second.intent, second.user_text, second.scored_by_authors) == ("Feedback-Good", "好的", False)
+
+
+def test_lexical_rankers_pick_the_matching_candidates() -> None:
+    example = bl.system_turn_examples([_dialogue()])[0]
+    assert bl.select_queries(example, 1) == ["猫三联疫苗几针"]
+    assert bl.select_passages(example, 1) == ["1-1"]
+    assert bl.rank_candidates("任何", []) == []
+    assert bl.selection_size([["a", "b"], [], ["c"], ["d", "e", "f"]]) == 2
+    assert bl.selection_size([]) == 1
+
+
+def test_extractive_baselines() -> None:
+    example = bl.system_turn_examples([_dialogue()])[0]
+    assert bl.extract_keyphrases(example) == ["猫三联疫苗"]
+    assert bl.extractive_response(example) == "猫三联疫苗一共三针。"
+    assert bl.split_sentences("第一句。第二句！第三") == ["第一句。", "第二句！", "第三"]
+
+
+def test_majority_and_classifier() -> None:
+    assert bl.majority_label(["b", "a", "b", "a"]) == "a"
+    texts = ["我想了解爵士舞", "我想了解现代舞", "谢谢，很好", "很好，谢谢你"]
+    labels = ["Reveal", "Reveal", "Feedback-Good", "Feedback-Good"]
+    model = bl.CharTfidfClassifier().fit(texts, labels)
+    assert model.predict(["我想了解街舞", "很好"]) == ["Reveal", "Feedback-Good"]
+    assert bl.CharTfidfClassifier().fit(texts[:2], labels[:2]).predict(["x"]) == ["Reveal"]
+
+
+def test_tables_on_the_demo_sample() -> None:
+    splits = {name: utils.load("wise", name) for name in ("train", "test_seen", "test_unseen")}
+    examples = bl.examples_by_split(splits)
+    train = examples.pop("train")
+    classification = bl.classification_scores(train, examples)
+    assert set(classification["task"]) == {"intent", "action"}
+    assert len(classification) == 2 * 2 * 2 * 2
+    selection = bl.selection_scores(train, examples)
+    generation = bl.generation_table(examples)
+    for table in (classification, selection):
+        assert table[["precision", "recall", "f1"]].stack().between(0, 1).all()
+    assert generation[["bleu1", "rouge_l"]].stack().between(0, 1).all()

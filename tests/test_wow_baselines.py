@@ -1,0 +1,200 @@
+"""WoW baselines on hand-checked examples: candidates, both rankers, R@1, F1 and ParlAI normalisation."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+import utils
+from utils.baselines import wow as baselines
+from utils.metrics import unigram_f1
+from utils.records import WIZARD, Evidence, Turn
+from utils.text import normalize_parlai
+
+# -- ParlAI normalisation and F1 ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "normalised"),
+    [
+        ("The cat's hat, a-ok!", "cat s hat ok"),
+        ("An apple AND the theory", "apple and theory"),  # "the" inside "theory" stays
+        ("anthem athena thE", "anthem athena"),
+        ("  spaces\tand\nnewlines  ", "spaces and newlines"),
+        ("snake_case_words", "snake case words"),
+        ("“curly” quotes … stay", "“curly” quotes … stay"),  # only ASCII punctuation is replaced
+        ("a an the", ""),
+    ],
+)
+def test_parlai_normalisation(text: str, normalised: str) -> None:
+    assert normalize_parlai(text) == normalised
+
+
+def test_unigram_f1_hand_checked() -> None:
+    # prediction [cat, sat], gold [cat, sat, down]: precision 1, recall 2/3, F1 0.8
+    assert unigram_f1("The cat sat.", "a cat sat down") == pytest.approx(0.8)
+    # repeated words count as a multiset: [the->dropped] [tea, tea] vs [tea]: P 1/2, R 1, F1 2/3
+    assert unigram_f1("tea tea", "The tea!") == pytest.approx(2 / 3)
+    assert unigram_f1("...", "anything") == 0.0
+    assert unigram_f1("A", "the") == 0.0  # both normalise to nothing
+
+
+# -- knowledge candidates -------------------------------------------------------------------------
+
+
+def _wizard_turn(checked_source: str = "partner", selected: int | None = 1) -> Turn:
+    evidence = [
+        Evidence("Tea#0", "Tea is a drink.", "Tea", "topic"),
+        Evidence("0:Oolong#0", "Oolong is half oxidised.", "Oolong", "retrieved:seeker"),
+    ]
+    if selected is not None:
+        evidence[selected].selected = True
+    return Turn(1, WIZARD, "1_Wizard", "Oolong!", evidence, {"checked_source": [checked_source]})
+
+
+def test_knowledge_candidates_as_parlai() -> None:
+    turn = _wizard_turn()
+    assert baselines.knowledge_candidates(turn) == [
+        "no_passages_used no_passages_used",
+        "Tea Tea is a drink.",
+        "Oolong Oolong is half oxidised.",
+    ]
+    assert baselines.gold_candidate(turn) == 2
+    assert baselines.gold_candidate(_wizard_turn("no_passages_used", None)) == 0
+    assert baselines.gold_candidate(_wizard_turn("self", None)) is None
+
+
+def test_selection_context() -> None:
+    assert baselines.selection_context("Tea", None, None, 0) == "Tea"
+    assert baselines.selection_context("Tea", "I like tea.", None, 1) == "Tea\nI like tea."
+    assert baselines.selection_context("Tea", "Tell me more.", "Green tea!", 4) == "Green tea!\nTell me more."
+
+
+# -- ParlAI IR baseline ---------------------------------------------------------------------------
+
+
+def test_parlai_tokenize() -> None:
+    assert baselines.parlai_tokenize("Don't stop-now!\nOK") == ["Don", "'", "t", "stop", "-", "now", "!", "\n", "OK"]
+
+
+def test_ir_scores_hand_checked() -> None:
+    frequencies = {"tea": 3}
+    scores = baselines.ir_scores("Tea is nice", ["tea tea", "Nice day", ""], frequencies)
+    # query words: tea (weight 1/(1+ln 4)), is (1), nice (1); query norm sqrt(3)
+    tea = 1 / (1 + math.log(4))
+    assert scores[0] == pytest.approx(tea / math.sqrt(1 * math.sqrt(3)))  # one distinct candidate word
+    assert scores[1] == pytest.approx(1 / math.sqrt(math.sqrt(2) * math.sqrt(3)))  # "nice", 2 distinct words
+    assert scores[2] == 0.0
+    # a short exact match is not divided when the norm is at most 1
+    assert baselines.ir_scores("x", ["x"], {}) == [1.0]
+
+
+def test_parlai_top_breaks_ties_by_string() -> None:
+    assert baselines.parlai_top([1.0, 2.0, 2.0], ["c", "a", "b"]) == 2
+    assert baselines.parlai_top([0.0, 0.0], ["zebra", "apple"]) == 0
+
+
+def test_ir_query() -> None:
+    assert baselines.ir_query("Tea", None, 0) == "Tea"
+    assert baselines.ir_query("Tea", "hi", 1) == "Tea\nhi"
+    assert baselines.ir_query("Tea", "hi", 3) == "hi"
+
+
+def test_word_frequencies_keep_case() -> None:
+    assert baselines.word_frequencies(["Tea tea.", "tea"]) == {"Tea": 1, "tea": 2, ".": 1}
+
+
+# -- on a tiny split, end to end ------------------------------------------------------------------
+
+
+def _tiny_split(tmp_path: Path) -> utils.LoadedSplit:
+    distractors = [f"Distractor number {i} about trains." for i in range(99)]
+    dialogue = {
+        "chosen_topic": "Tea",
+        "persona": "",
+        "wizard_eval": 5,
+        "chosen_topic_passage": ["Tea is a drink.", "Tea grows in Asia."],
+        "dialog": [
+            {"speaker": "0_Apprentice", "text": "Does tea grow in Asia?", "retrieved_passages": []},
+            {
+                "speaker": "1_Wizard",
+                "text": "Yes, tea grows in Asia.",
+                "checked_sentence": {"chosen_Tea_1": "Tea grows in Asia."},
+                "checked_passage": {"chosen_topic_0_Tea": "Tea"},
+                "retrieved_passages": [],
+                # the IR query is "Tea\nDoes tea grow in Asia?": the gold shares tea, in, asia
+                "candidate_responses": [*distractors[:50], "Yes, tea grows in Asia.", *distractors[50:]],
+            },
+            {"speaker": "0_Apprentice", "text": "Bye now", "retrieved_passages": []},
+            {
+                "speaker": "1_Wizard",
+                "text": "And goodbye to you.",
+                "checked_sentence": {"no_passages_used": "no_passages_used"},
+                "checked_passage": {"no_passages_used": "no_passages_used"},
+                "retrieved_passages": [],
+                # query "Bye now" shares nothing with any candidate: all score 0 and ParlAI's heap
+                # puts the greatest string first, "Distractor number 98 ..." (> "And goodbye ...")
+                "candidate_responses": [*distractors, "And goodbye to you."],
+            },
+        ],
+    }
+    path = tmp_path / "wow" / "raw" / "valid_random_split.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps([dialogue]), encoding="utf-8")
+    return utils.load("wow", "valid_seen", data_dir=tmp_path)
+
+
+def test_knowledge_selection_tiny(tmp_path: Path) -> None:
+    scores, examples = baselines.knowledge_selection(_tiny_split(tmp_path))
+    assert scores["examples"] == 2
+    # both turns see the 2 topic sentences plus "no passage used"
+    assert scores["knowledge_chance"] == pytest.approx(1 / 3)
+    # turn 1: "Tea grows in Asia." shares tea+asia with the context (and "Tea is a drink." only tea);
+    # turn 3: the context is the wizard's "Yes, tea grows in Asia." and "Bye now", so the ranker picks
+    # the same sentence, but the wizard used no passage: one hit out of two.
+    assert examples["predicted_text"].tolist() == ["Tea grows in Asia.", "Tea grows in Asia."]
+    assert examples["tfidf_correct"].tolist() == [True, False]
+    assert scores["tfidf_accuracy"] == 0.5
+    assert scores["no_passage_share"] == 0.5
+    assert scores["always_topic_first_sentence"] == 0.0
+    f1 = baselines.f1_reference_points(examples)
+    # checked sentence [tea, grows, in, asia] vs response [yes, tea, grows, in, asia]: P 1, R 4/5
+    assert f1["copy_checked_sentence"] == pytest.approx(2 * 0.8 / 1.8)
+    assert f1["copy_tfidf_sentence"] == pytest.approx(2 * 0.8 / 1.8)
+    assert f1["examples_with_passage"] == 1 and f1["examples_with_history"] == 2
+
+
+def test_response_retrieval_tiny(tmp_path: Path) -> None:
+    split = _tiny_split(tmp_path)
+    result, frame = baselines.response_retrieval(split, baselines.word_frequencies(["Tea tea"]))
+    assert result["examples"] == 2
+    assert result["random_r@1"] == pytest.approx(1.0)
+    assert frame["candidates"].tolist() == [100, 100]
+    assert frame["gold_in_candidates"].all()
+    assert frame["ir_hit"].tolist() == [True, False]
+    assert frame["ir_choice"].iloc[1] == "Distractor number 98 about trains."
+    assert result["ir_baseline_r@1"] == pytest.approx(50.0)
+
+
+def test_parlai_examples_drop_last_wizard_turn_of_wizard_first_dialogues() -> None:
+    from utils.stats.wow import wizard_turns
+
+    train = utils.load("wow", "train")  # demo: one wizard-first dialogue with 3 wizard turns
+    wizard = wizard_turns(train)
+    dropped = wizard[~wizard["parlai_example"]]
+    assert len(dropped) == 1
+    (row,) = dropped.itertuples()
+    assert row.wizard_first and row.turn_index == 4
+
+
+def test_demo_baselines_table_is_not_asserted() -> None:
+    splits = {name: utils.load("wow", name) for name in ("valid_seen", "test_seen", "test_unseen")}
+    results = baselines.run_all(splits, utils.load("wow", "train"))
+    table = baselines.reported_vs_reproduced(results, splits)
+    assert not table["asserted"].any()
+    quoted = table[table["status"].str.startswith("quoted")]
+    assert set(quoted["baseline"]) >= {"end2end_f1", "transformer_memnet_r@1"}
+    assert results.loc["random_r@1", "test_seen"] == pytest.approx(1.0)

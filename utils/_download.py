@@ -1,0 +1,537 @@
+"""Fetch official files: verified, atomic, with a progress bar; never at import time.
+
+Three ways in, one rule: nothing reaches its final name in the data directory until it is complete
+and, where a checksum or size is known, verified.
+
+* a direct URL (:func:`fetch` with ``item.url``): streamed by pooch's HTTP downloader into a hidden
+  temporary file beside the target, checked (size, sha256), then moved into place with
+  :func:`os.replace`;
+* a member of an archive (``item.archive``): the archive is downloaded once, the same way, into
+  ``<data dir>/_archives/``, its members are checked (no absolute paths, no ``..``, no link leading
+  out, no special files), extracted into a temporary directory with tarfile's ``data`` filter and
+  only then moved into place; files that came from a verified archive are recorded in a small
+  manifest so :func:`local_status` can call them verified;
+* a public Google Drive folder (``item.gdrive_folder``, WISE): gdown into a temporary directory,
+  then the expected files are moved into place; any failure explains how to place the files by
+  hand.
+
+A server that sends nothing for ``$ATLAS_DOWNLOAD_TIMEOUT`` seconds (default 60) is given up on.
+Every failure is a :class:`~utils.errors.DownloadError` (or
+:class:`~utils.errors.DataUnavailableError` when the file cannot be fetched at all) naming the URL
+and the cause. With ``$ATLAS_OFFLINE`` set only loopback URLs are fetched (the tests' own server).
+
+Hashing a large file on every load would be slow, so :func:`file_sha256` remembers digests in
+``<cache dir>/file-hashes.json``, keyed by path, size and modification time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import tarfile
+import tempfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import urlparse
+
+import pooch
+from filelock import FileLock
+from tqdm.auto import tqdm
+
+from . import config
+from .errors import DataUnavailableError, DownloadError
+from .sources import SourceFile
+
+#: Seconds without any data after which a download is abandoned (``$ATLAS_DOWNLOAD_TIMEOUT``).
+TIMEOUT_ENV = "ATLAS_DOWNLOAD_TIMEOUT"
+DEFAULT_TIMEOUT = 60.0
+#: Where archives are kept (inside the data directory) so they are downloaded once.
+ARCHIVES_DIR = "_archives"
+_MANIFEST = "manifest.json"
+#: Raised by tarfile's extraction filters (Python 3.11.4 and later); nothing to catch before that.
+_FILTER_ERRORS: tuple[type[Exception], ...] = (tarfile.FilterError,) if hasattr(tarfile, "FilterError") else ()
+_HASHES = "file-hashes.json"
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+_BAIDU_NOTE = (
+    "The authors also publish the files on Baidu Pan (link in their repository "
+    "https://github.com/PengjieRen/CaSE_WISE)."
+)
+
+
+def download_timeout() -> float:
+    """Seconds of silence before a download is abandoned: ``$ATLAS_DOWNLOAD_TIMEOUT`` or 60."""
+    configured = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not configured:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(configured)
+    except ValueError:
+        raise ValueError(f"${TIMEOUT_ENV} must be a number of seconds, not {configured!r}") from None
+    if value <= 0:
+        raise ValueError(f"${TIMEOUT_ENV} must be positive, not {configured!r}")
+    return value
+
+
+# -- hashing ------------------------------------------------------------------------------------
+
+
+def sha256_of(path: Path) -> str:
+    """The sha256 hex digest of a file, read in 1 MB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _hash_cache_path(data_directory: Path) -> Path:
+    return config.cache_dir() / _HASHES
+
+
+def file_sha256(path: Path, data_directory: Path) -> str:
+    """The sha256 of ``path``, remembered across loads while the file's size and mtime stay the same."""
+    stat = path.stat()
+    key = str(path.resolve())
+    cache_path = _hash_cache_path(data_directory)
+    entry = _read_json(cache_path).get(key)
+    if isinstance(entry, list) and entry[:2] == [stat.st_size, stat.st_mtime_ns] and len(entry) == 3:
+        return str(entry[2])
+    digest = sha256_of(path)
+    _remember_hash(path, digest, data_directory, stat)
+    return digest
+
+
+def _remember_hash(path: Path, digest: str, data_directory: Path, stat: os.stat_result | None = None) -> None:
+    stat = stat or path.stat()
+    cache_path = _hash_cache_path(data_directory)
+    # A cache that cannot be written (read-only location) only costs a re-hash next time.
+    with contextlib.suppress(OSError), _locked(cache_path):
+        entries = _read_json(cache_path)
+        entries[str(path.resolve())] = [stat.st_size, stat.st_mtime_ns, digest]
+        _write_json_atomic(cache_path, entries)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _write_json_atomic(path: Path, value: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            json.dump(value, handle, ensure_ascii=False, indent=0)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An inter-process lock for ``path``, kept in the cache dir so the data dir holds only data."""
+    lock_dir = config.cache_dir() / "locks"
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    name = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:24]
+    with FileLock(str(lock_dir / f"{name}.lock")):
+        yield
+
+
+# -- the manifest of fetched files ----------------------------------------------------------------
+
+
+def _manifest_path(data_directory: Path) -> Path:
+    return data_directory / ARCHIVES_DIR / _MANIFEST
+
+
+def _manifest_entry(item: SourceFile, data_directory: Path) -> dict[str, Any] | None:
+    entry = _read_json(_manifest_path(data_directory)).get("files", {}).get(item.path)
+    return entry if isinstance(entry, dict) else None
+
+
+def _record_fetched(data_directory: Path, records: dict[str, dict[str, Any]]) -> None:
+    manifest_path = _manifest_path(data_directory)
+    with _locked(manifest_path):
+        manifest = _read_json(manifest_path)
+        files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
+        files.update(records)
+        manifest["files"] = files
+        _write_json_atomic(manifest_path, manifest)
+
+
+def local_status(item: SourceFile, path: Path, data_directory: Path) -> str:
+    """``"verified"``, ``"unverified"`` (no checksum known) or ``"mismatch"`` for a local file.
+
+    A file with no published checksum counts as verified when the atlas extracted it from a
+    verified archive (or downloaded it against a checksum) and it still has the same content.
+    """
+    if item.size is not None and path.stat().st_size != item.size:
+        return "mismatch"
+    expected = item.sha256
+    if expected is None:
+        entry = _manifest_entry(item, data_directory)
+        archive_ok = item.archive is None or entry is None or entry.get("archive_sha256") == item.archive.sha256
+        if entry is None or not entry.get("verified") or not archive_ok:
+            return "unverified"
+        expected = entry.get("sha256")
+    return "verified" if file_sha256(path, data_directory) == expected else "mismatch"
+
+
+def placed_by_fetch(item: SourceFile, path: Path, data_directory: Path) -> bool:
+    """True when ``path`` is a file :func:`fetch` put there from the official source, unchanged since."""
+    entry = _manifest_entry(item, data_directory)
+    if entry is None or not path.is_file():
+        return False
+    return file_sha256(path, data_directory) == entry.get("sha256")
+
+
+# -- fetching -----------------------------------------------------------------------------------
+
+
+def fetch(item: SourceFile, data_directory: Path, *, timeout: float | None = None) -> Path:
+    """Download ``item`` into ``data_directory`` (verified, atomically) and return its path.
+
+    ``timeout`` is the number of seconds without data before giving up (default
+    :func:`download_timeout`). Raises :class:`DownloadError` when a download fails or does not
+    verify and :class:`DataUnavailableError` when the file has no automatic source.
+    """
+    data_directory = Path(data_directory)
+    wait = download_timeout() if timeout is None else float(timeout)
+    if item.url is not None:
+        return _fetch_url(item, data_directory, wait)
+    if item.archive is not None:
+        return _fetch_archive_member(item, data_directory, wait)
+    if item.gdrive_folder is not None:
+        return _fetch_gdrive(item, data_directory, wait)
+    raise DataUnavailableError(
+        f"{item.path} has no automatic download; place the file at {data_directory / item.path} by hand"
+    )
+
+
+def _refuse_when_offline(url: str) -> None:
+    if config.offline() and urlparse(url).hostname not in _LOOPBACK:
+        raise DataUnavailableError(f"not downloading {url}: downloads are off (${config.OFFLINE_ENV} is set)")
+
+
+def _fetch_url(item: SourceFile, data_directory: Path, timeout: float) -> Path:
+    assert item.url is not None
+    target = data_directory / item.path
+    with _locked(target):
+        if target.is_file():  # another process fetched it while we waited for the lock
+            return target
+        digest = _download_verified(item.url, target, sha256=item.sha256, size=item.size, timeout=timeout)
+        _remember_hash(target, digest, data_directory)
+        stat = target.stat()
+        _record_fetched(
+            data_directory,
+            {
+                item.path: {
+                    "source": item.url,
+                    "sha256": digest,
+                    "verified": item.sha256 is not None,
+                    "size": stat.st_size,
+                }
+            },
+        )
+    return target
+
+
+def _download_verified(url: str, target: Path, *, sha256: str | None, size: int | None, timeout: float) -> str:
+    """Download ``url`` to ``target`` through a temporary file; return the sha256 of what was kept."""
+    _refuse_when_offline(url)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    os.close(descriptor)
+    part = Path(temporary)
+    try:
+        # Our own bar, so that it is closed even when the download fails (pooch leaves it open).
+        progress = tqdm(total=0, ncols=79, unit="B", unit_scale=True, leave=True, desc=target.name)
+        downloader = pooch.HTTPDownloader(progressbar=progress, timeout=(timeout, timeout))
+        try:
+            downloader(url, str(part), None)
+        except Exception as exc:  # every transport failure becomes one clear error
+            raise DownloadError(f"could not download {url}: {_describe(exc, timeout)}. Nothing was kept.") from exc
+        finally:
+            progress.close()
+        received = part.stat().st_size
+        if size is not None and received != size:
+            raise DownloadError(
+                f"could not download {url}: received {received:,} bytes, expected {size:,} "
+                "(the transfer was cut short or the file changed). Nothing was kept."
+            )
+        digest = sha256_of(part)
+        if sha256 is not None and digest != sha256.lower():
+            raise DownloadError(
+                f"could not verify {url}: its sha256 is {digest}, expected {sha256} (the file is corrupt or "
+                "has changed upstream). Nothing was kept."
+            )
+        os.replace(part, target)
+    finally:
+        part.unlink(missing_ok=True)
+    return digest
+
+
+def _describe(exc: BaseException, timeout: float) -> str:
+    """A one-line cause for a transport failure (HTTP status, stall, dropped connection, refusal)."""
+    import requests
+
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(chain) < 10:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    if isinstance(exc, requests.HTTPError) and exc.response is not None:
+        return f"the server answered HTTP {exc.response.status_code} {exc.response.reason or ''}".rstrip()
+    text = " ".join(f"{type(item).__name__}: {item}" for item in chain)
+    if isinstance(exc, requests.Timeout) or re.search(r"timed? ?out|Timeout", text):
+        return f"no data arrived for {timeout:g} s (the server stalled); set ${TIMEOUT_ENV} to wait longer"
+    if re.search(r"IncompleteRead|ChunkedEncoding|ProtocolError|Connection broken|RemoteDisconnected", text):
+        return f"the connection was closed before the whole file arrived ({_first_line(exc)})"
+    if isinstance(exc, requests.ConnectionError):
+        return f"could not connect ({_first_line(exc)})"
+    return f"{type(exc).__name__}: {_first_line(exc)}"
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    line = text[0] if text else type(exc).__name__
+    return line if len(line) <= 200 else line[:197] + "..."
+
+
+# -- archives -----------------------------------------------------------------------------------
+
+
+def _fetch_archive_member(item: SourceFile, data_directory: Path, timeout: float) -> Path:
+    archive = item.archive
+    assert archive is not None
+    archive_path = data_directory / ARCHIVES_DIR / PurePosixPath(archive.filename).name
+    target = data_directory / item.path
+    with _locked(archive_path):
+        if target.is_file():  # extracted by another process while we waited
+            return target
+        if archive_path.is_file() and not _archive_intact(archive_path, archive.sha256, archive.size, data_directory):
+            archive_path.unlink()
+        if not archive_path.is_file():
+            digest = _download_verified(
+                archive.url, archive_path, sha256=archive.sha256, size=archive.size, timeout=timeout
+            )
+            _remember_hash(archive_path, digest, data_directory)
+        try:
+            records = _extract(archive_path, archive.url, target.parent, data_directory)
+        except BaseException:
+            # A damaged or hostile archive must not be reused by the next attempt.
+            archive_path.unlink(missing_ok=True)
+            raise
+        verified = archive.sha256 is not None
+        _record_fetched(
+            data_directory,
+            {
+                path: {**record, "source": archive.url, "archive_sha256": archive.sha256, "verified": verified}
+                for path, record in records.items()
+            },
+        )
+    if not target.is_file():
+        raise DownloadError(
+            f"the archive {archive.url} has no member named {target.name}; place the file at {target} by hand"
+        )
+    return target
+
+
+def _archive_intact(path: Path, sha256: str | None, size: int | None, data_directory: Path) -> bool:
+    if size is not None and path.stat().st_size != size:
+        return False
+    return sha256 is None or file_sha256(path, data_directory) == sha256.lower()
+
+
+def check_members(members: list[tarfile.TarInfo], source: str) -> None:
+    """Refuse an archive any of whose members could write outside the extraction directory.
+
+    Refused: absolute names, names with ``..``, names passing through a link member, links whose
+    target is absolute or leads out, and device or FIFO members. Tarfile's ``data`` filter checks
+    the same at extraction time; this explicit check also covers Pythons without it.
+    """
+    links = {PurePosixPath(m.name.rstrip("/")) for m in members if m.issym() or m.islnk()}
+    for member in members:
+        name = member.name
+        parts = PurePosixPath(name).parts
+        if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name) or os.path.isabs(name):
+            _refuse(source, member, "has an absolute path")
+        if ".." in parts or "\\" in name:
+            _refuse(source, member, "has a path leading out of the target directory")
+        for depth in range(1, len(parts)):
+            if PurePosixPath(*parts[:depth]) in links:
+                _refuse(source, member, "is placed through a link")
+        if member.issym() or member.islnk():
+            link = member.linkname
+            if link.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", link) or os.path.isabs(link):
+                _refuse(source, member, f"is a link to an absolute path ({link})")
+            base = PurePosixPath(name).parent if member.issym() else PurePosixPath()
+            if _escapes(base / link):
+                _refuse(source, member, f"is a link leading out of the target directory ({link})")
+        elif not (member.isfile() or member.isdir()):
+            _refuse(source, member, "is a device, FIFO or other special file")
+
+
+def _escapes(relative: PurePosixPath) -> bool:
+    depth = 0
+    for part in relative.parts:
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif part not in ("", "."):
+            depth += 1
+    return False
+
+
+def _refuse(source: str, member: tarfile.TarInfo, why: str) -> None:
+    raise DownloadError(f"refusing the archive {source}: its member {member.name!r} {why}. Nothing was extracted.")
+
+
+def _extract(archive_path: Path, source: str, destination: Path, data_directory: Path) -> dict[str, dict[str, Any]]:
+    """Extract the regular files of a checked archive into ``destination``; return manifest records.
+
+    Everything is extracted into a temporary directory beside ``destination`` first, so a damaged
+    archive leaves nothing behind; files already present (a user's copies) are never overwritten.
+    """
+    destination.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".extract-", dir=destination))
+    records: dict[str, dict[str, Any]] = {}
+    try:
+        try:
+            with tarfile.open(archive_path, "r:*") as tar:
+                members = tar.getmembers()
+                check_members(members, source)
+                needed = sum(m.size for m in members if m.isfile())
+                free = shutil.disk_usage(destination).free
+                if needed > free:
+                    raise DownloadError(
+                        f"the archive {source} needs {needed:,} bytes but only {free:,} are free in {destination}"
+                    )
+                if hasattr(tarfile, "data_filter"):
+                    tar.extractall(staging, members=members, filter="data")
+                else:  # pragma: no cover - Pythons before 3.11.4; check_members has vetted every member
+                    tar.extractall(staging, members=members)
+        except _FILTER_ERRORS as exc:
+            raise DownloadError(
+                f"refusing the archive {source}: tarfile's data filter rejected a member ({exc}). "
+                "Nothing was extracted."
+            ) from exc
+        except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+            if isinstance(exc, DownloadError):
+                raise
+            raise DownloadError(
+                f"the archive {source} is damaged or truncated ({type(exc).__name__}: {_first_line(exc)}); "
+                "it was deleted and nothing was extracted"
+            ) from exc
+        files = [p for p in staging.rglob("*") if p.is_file() and not p.is_symlink()]
+        relative = [p.relative_to(staging) for p in files]
+        tops = {r.parts[0] for r in relative}
+        strip = len(tops) == 1 and all(len(r.parts) > 1 for r in relative)  # one wrapping folder
+        root = staging.resolve()
+        for source_file, rel in zip(files, relative, strict=True):
+            if root not in source_file.resolve().parents:  # belt and braces after the checks above
+                continue
+            final = destination / (Path(*rel.parts[1:]) if strip else rel)
+            if final.exists():
+                continue
+            final.parent.mkdir(parents=True, exist_ok=True)
+            digest = sha256_of(source_file)
+            os.replace(source_file, final)
+            _remember_hash(final, digest, data_directory)
+            key = final.relative_to(data_directory).as_posix() if _inside(final, data_directory) else str(final)
+            records[key] = {"sha256": digest, "size": final.stat().st_size}
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return records
+
+
+def _inside(path: Path, directory: Path) -> bool:
+    try:
+        path.relative_to(directory)
+    except ValueError:
+        return False
+    return True
+
+
+# -- Google Drive (WISE) --------------------------------------------------------------------------
+
+
+def _gdrive_names(folder: str) -> set[str]:
+    """The file names the registry expects in a Drive folder (only those are ever moved in)."""
+    from .sources import SOURCES
+
+    names = set()
+    for source in SOURCES.values():
+        for item in [*(f for files in source.splits.values() for f in files), *source.extra_files.values()]:
+            if item.gdrive_folder == folder:
+                names.add(PurePosixPath(item.path).name)
+    return names
+
+
+def _gdrive_help(item: SourceFile, data_directory: Path, cause: str) -> str:
+    url = f"https://drive.google.com/drive/folders/{item.gdrive_folder}"
+    return (
+        f"could not download {PurePosixPath(item.path).name} from the Google Drive folder {url} ({cause}). "
+        f"Download the folder's files in a browser and place them in {(data_directory / item.path).parent} "
+        f"(for example {data_directory / item.path}). {_BAIDU_NOTE}"
+    )
+
+
+def _fetch_gdrive(item: SourceFile, data_directory: Path, timeout: float) -> Path:
+    folder = item.gdrive_folder
+    assert folder is not None
+    target = data_directory / item.path
+    if config.offline():
+        raise DataUnavailableError(_gdrive_help(item, data_directory, f"downloads are off, ${config.OFFLINE_ENV}"))
+    wanted = _gdrive_names(folder) | {target.name}
+    with _locked(target):
+        if target.is_file():
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".gdrive-", dir=target.parent))
+        records: dict[str, dict[str, Any]] = {}
+        try:
+            try:
+                import gdown
+
+                result = gdown.download_folder(id=folder, output=str(staging), quiet=False, timeout=timeout)
+            except Exception as exc:  # gdown raises many kinds; all mean "do it by hand"
+                raise DataUnavailableError(
+                    _gdrive_help(item, data_directory, f"{type(exc).__name__}: {_first_line(exc)}")
+                ) from exc
+            if not result:
+                raise DataUnavailableError(_gdrive_help(item, data_directory, "gdown returned no files"))
+            for path in staging.rglob("*"):
+                if path.name not in wanted or not path.is_file() or path.is_symlink():
+                    continue
+                final = target.parent / path.name
+                if final.exists():
+                    continue
+                digest = sha256_of(path)
+                os.replace(path, final)
+                _remember_hash(final, digest, data_directory)
+                key = final.relative_to(data_directory).as_posix()
+                records[key] = {
+                    "sha256": digest,
+                    "size": final.stat().st_size,
+                    "source": f"gdrive:{folder}",
+                    "verified": False,
+                }
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        if records:
+            _record_fetched(data_directory, records)
+    if not target.is_file():
+        raise DataUnavailableError(_gdrive_help(item, data_directory, f"the folder holds no file named {target.name}"))
+    return target

@@ -1,0 +1,204 @@
+"""FaithDial baselines: simple responses scored against the faithful response, and a lexical critic.
+
+1. :func:`response_baselines` scores three responses that need no model (copy the knowledge,
+   copy its first sentence, keep the original WoW response) against the faithful FaithDial response
+   with BLEU (sacrebleu), ROUGE-L (rouge-score) and unigram F1, plus knowledge precision (share of
+   the response's words found in the knowledge) as a crude faithfulness proxy.
+2. :class:`LexicalCritic` calls a response hallucinated when its token precision against the
+   knowledge falls below a threshold chosen on training data. Training examples are the original
+   WoW responses that annotators edited because they hallucinated (positives) and the faithful
+   responses (negatives). It is evaluated with accuracy, F1 and ROC (scikit-learn) on the test
+   split and on the audit files against the human BEGIN labels.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from sklearn.metrics import accuracy_score, f1_score, roc_auc_score, roc_curve
+
+from ..metrics import corpus_bleu, rouge_l, unigram_f1
+from ..stats.faithdial import HALLUCINATED, knowledge_overlap
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text`` (split after ``.``, ``!`` or ``?`` followed by a capital)."""
+    return _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
+
+
+def knowledge_precision(response: str, knowledge: str) -> float:
+    """Share of the response's word tokens found in the knowledge (multiset, ParlAI-normalised)."""
+    return knowledge_overlap(response, knowledge)[0]
+
+
+def score_responses(hypotheses: Sequence[str], references: Sequence[str], knowledge: Sequence[str]) -> dict[str, float]:
+    """Corpus BLEU (0-100), mean ROUGE-L F, mean unigram F1 and mean knowledge precision."""
+    n = len(hypotheses)
+    if n == 0:
+        return {"BLEU": float("nan"), "ROUGE-L": float("nan"), "F1": float("nan"), "knowledge precision": float("nan")}
+    return {
+        "BLEU": corpus_bleu(hypotheses, references),
+        "ROUGE-L": float(np.mean([rouge_l(h, r).f1 for h, r in zip(hypotheses, references, strict=True)])),
+        "F1": float(np.mean([unigram_f1(h, r) for h, r in zip(hypotheses, references, strict=True)])),
+        "knowledge precision": float(
+            np.mean([knowledge_precision(h, k) for h, k in zip(hypotheses, knowledge, strict=True)])
+        ),
+    }
+
+
+def response_baselines(frame: pd.DataFrame, *, edited_only: bool = True) -> pd.DataFrame:
+    """The three baselines, plus the faithful response itself for scale, scored on ``frame``.
+
+    ``frame`` comes from :func:`utils.stats.faithdial.utterances`. With ``edited_only`` (default)
+    only responses that annotators edited are scored, because elsewhere the original WoW response
+    *is* the reference and would score perfectly. Where it is kept (empty ``original_response``),
+    the original baseline uses the response itself.
+    """
+    rows = frame[frame["edited"]] if edited_only else frame
+    references = list(rows["response"])
+    knowledge = list(rows["knowledge"])
+    pairs = zip(rows["original_response"], rows["response"], strict=True)
+    originals = [original if original.strip() else response for original, response in pairs]
+    candidates = {
+        "copy the knowledge": knowledge,
+        "first sentence of the knowledge": [first_sentence(k) for k in knowledge],
+        "original WoW response": originals,
+        "faithful response (reference)": references,
+    }
+    table = pd.DataFrame({name: score_responses(h, references, knowledge) for name, h in candidates.items()}).T
+    table.insert(0, "responses", len(references))
+    table.index.name = "baseline"
+    return table
+
+
+# -- the lexical critic ------------------------------------------------------------------------
+
+
+def critic_examples(frame: pd.DataFrame) -> pd.DataFrame:
+    """Labelled examples for the critic from a FaithDial split.
+
+    Positives (``hallucinated = 1``): original WoW responses that annotators edited and whose BEGIN
+    labels include Hallucination or Partial Hallucination. Negatives (``0``): every faithful
+    FaithDial response. Columns ``response``, ``knowledge``, ``hallucinated``.
+    """
+    edited = frame[frame["edited"] & frame["BEGIN"].map(lambda labels: any(x in HALLUCINATED for x in labels))]
+    positives = pd.DataFrame(
+        {"response": edited["original_response"], "knowledge": edited["knowledge"], "hallucinated": 1}
+    )
+    negatives = pd.DataFrame({"response": frame["response"], "knowledge": frame["knowledge"], "hallucinated": 0})
+    return pd.concat([positives, negatives], ignore_index=True)
+
+
+@dataclass(frozen=True)
+class CriticResult:
+    """Accuracy, F1 (of the hallucinated class), ROC AUC and the ROC curve on one labelled set."""
+
+    name: str
+    n: int
+    positives: int
+    accuracy: float
+    f1: float
+    roc_auc: float
+    fpr: np.ndarray
+    tpr: np.ndarray
+
+    def row(self) -> dict[str, float | int | str]:
+        return {
+            "evaluated on": self.name,
+            "responses": self.n,
+            "hallucinated": self.positives,
+            "accuracy": self.accuracy,
+            "F1 (hallucinated)": self.f1,
+            "ROC AUC": self.roc_auc,
+        }
+
+
+@dataclass(frozen=True)
+class LexicalCritic:
+    """Flags a response as hallucinated when its knowledge precision is below ``threshold``."""
+
+    threshold: float
+
+    @staticmethod
+    def scores(responses: Sequence[str], knowledge: Sequence[str]) -> np.ndarray:
+        """Hallucination scores: one minus knowledge precision (higher = less supported)."""
+        return np.array([1.0 - knowledge_precision(r, k) for r, k in zip(responses, knowledge, strict=True)])
+
+    @classmethod
+    def fit(cls, examples: pd.DataFrame) -> LexicalCritic:
+        """Choose the precision threshold that maximises accuracy on ``examples`` (ties: the lowest).
+
+        Candidates are the midpoints between consecutive distinct precisions, plus both ends, so a
+        threshold never sits exactly on a training value.
+        """
+        precision = 1.0 - cls.scores(examples["response"], examples["knowledge"])
+        labels = examples["hallucinated"].to_numpy()
+        values = np.unique(precision)
+        candidates = np.concatenate([[values[0]], (values[:-1] + values[1:]) / 2, [values[-1] + 1e-9]])
+        accuracies = [float(np.mean((precision < t).astype(int) == labels)) for t in candidates]
+        return cls(threshold=float(candidates[int(np.argmax(accuracies))]))
+
+    def predict(self, responses: Sequence[str], knowledge: Sequence[str]) -> np.ndarray:
+        """1 for hallucinated (knowledge precision below the threshold), else 0."""
+        return ((1.0 - self.scores(responses, knowledge)) < self.threshold).astype(int)
+
+    def evaluate(self, examples: pd.DataFrame, name: str) -> CriticResult:
+        """Accuracy, F1 and ROC of the critic on labelled ``examples`` (``response``, ``knowledge``,
+        ``hallucinated``). AUC is NaN when only one class is present."""
+        labels = examples["hallucinated"].to_numpy().astype(int)
+        scores = self.scores(examples["response"], examples["knowledge"])
+        predicted = (1.0 - scores < self.threshold).astype(int)
+        both = len(set(labels)) == 2
+        fpr, tpr, _ = roc_curve(labels, scores) if both else (np.array([]), np.array([]), None)
+        return CriticResult(
+            name=name,
+            n=len(labels),
+            positives=int(labels.sum()),
+            accuracy=float(accuracy_score(labels, predicted)),
+            f1=float(f1_score(labels, predicted, zero_division=0)),
+            roc_auc=float(roc_auc_score(labels, scores)) if both else float("nan"),
+            fpr=fpr,
+            tpr=tpr,
+        )
+
+
+def audit_examples(rows: pd.DataFrame, file: str | None = None) -> pd.DataFrame:
+    """Critic examples from :func:`utils.stats.faithdial.audit_rows`: a response is hallucinated when
+    its human BEGIN class is Hallucination or Partial Hallucination. Empty responses are left out
+    (nothing to score)."""
+    chosen = rows if file is None else rows[rows["file"] == file]
+    chosen = chosen[chosen["response"].str.strip() != ""]
+    return pd.DataFrame(
+        {
+            "response": chosen["response"],
+            "knowledge": chosen["knowledge"],
+            "hallucinated": chosen["begin_class"].isin(HALLUCINATED).astype(int),
+        }
+    )
+
+
+def results_table(results: Sequence[CriticResult]) -> pd.DataFrame:
+    """The results side by side, one row per evaluation set."""
+    return pd.DataFrame([result.row() for result in results]).set_index("evaluated on")
+
+
+def plot_roc(results: Sequence[CriticResult], title: str = "Lexical critic: ROC curves") -> plt.Axes:
+    """ROC curves of several evaluations on one plot (sets with one class only are skipped)."""
+    _, ax = plt.subplots(figsize=(5, 4.5))
+    for result in results:
+        if len(result.fpr):
+            ax.plot(result.fpr, result.tpr, label=f"{result.name} (AUC {result.roc_auc:.2f})")
+    ax.plot([0, 1], [0, 1], color="grey", linestyle=":", label="chance")
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="lower right")
+    plt.tight_layout()
+    return ax

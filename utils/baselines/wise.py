@@ -1,0 +1,501 @@
+"""Baselines for WISE's six sub-tasks, scored the way the authors' evaluation code scores them.
+
+The authors' ``evaluation/Evaluation.py`` turns every system utterance into one example: the
+conversation up to it, the *intent of the latest user utterance* (T1), the system's keyphrase
+``state`` (T2), its ``action`` (T3), the selected queries (T4) and passages (T5) and the response
+(T6). Labels are the stored lists joined with ``-``. Its averages differ from the textbook ones:
+
+* **T1 intent**, macro P/R/F1 over the classes present in the gold labels; precision is averaged
+  only over the gold classes the system predicted at least once (an unpredicted class has no
+  precision and is skipped rather than counted as 0); classes only predicted never count.
+* **T3 action**, the same but every average is divided by ``(number of classes + 1)``, which
+  shrinks the score by a factor ``n / (n + 1)``.
+* **T4/T5 selection**, only gold ``Clarify-*``/``Answer-*`` turns with a non-empty gold selection:
+  set P/R/F1 per example (precision only when something was predicted), averaged per gold action,
+  and the per-action averages summed and divided by ``(number of actions + 1)``.
+* **T2 keyphrases and T6 responses**, BLEU-1 and ROUGE-L per example on gold Clarify/Answer turns,
+  averaged per gold action, divided by ``(number of actions + 1)``.
+
+Each function here reports both the authors' variant (``"original"``) and the standard one
+(``"standard"``: scikit-learn's macro average over the union of gold and predicted classes for
+T1/T3; the plain mean over scored examples for T4/T5; corpus BLEU-1 and mean ROUGE-L for T2/T6).
+BLEU-1 comes from sacrebleu (its ``zh`` tokeniser splits Chinese into characters) and ROUGE-L from
+rouge-score on characters, through :mod:`utils.metrics`; the authors used NLTK's smoothed
+sentence BLEU and a ROUGE-L with beta 1.2, so per-example numbers differ slightly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from statistics import median
+
+import numpy as np
+import pandas as pd
+
+from ..formats.wise import SCORED_ACTION_GROUPS, published_label
+from ..metrics import PRF, corpus_bleu, rouge_l, set_prf
+from ..records import SEEKER, WIZARD, Dialogue
+from ..text import char_ngrams, char_tokens
+
+_MIN_NUM = 1e-8  # the authors' epsilon in F1 = 2pr / (p + r + eps)
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
+
+
+# -- examples ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SystemTurnExample:
+    """One evaluation example: a system utterance and what came before it."""
+
+    dialogue_id: str
+    turn_index: int
+    #: earlier utterances, oldest first
+    context: tuple[str, ...]
+    #: the latest user utterance before this system turn ("" when none)
+    user_text: str
+    #: the published name of that user utterance's intent (the T1 target)
+    intent: str
+    #: the published name of the system action (the T3 target), and its group ("Answer", ...)
+    action: str
+    action_group: str
+    state: tuple[str, ...]
+    query_candidates: tuple[str, ...]
+    selected_queries: tuple[str, ...]
+    passage_ids: tuple[str, ...]
+    #: passage id -> text, for the candidates whose text the document file supplied
+    passage_texts: Mapping[str, str] = field(default_factory=dict)
+    selected_passages: tuple[str, ...] = ()
+    response: str = ""
+
+    @property
+    def scored_by_authors(self) -> bool:
+        """True for gold Clarify and Answer turns, the ones T2, T4, T5 and T6 are scored on."""
+        return self.action_group in SCORED_ACTION_GROUPS
+
+
+def system_turn_examples(dialogues: Iterable[Dialogue]) -> list[SystemTurnExample]:
+    """One :class:`SystemTurnExample` per system utterance, as the authors' evaluation builds them."""
+    examples = []
+    for dialogue in dialogues:
+        context: list[str] = []
+        user_text, intent = "", ""
+        for turn in dialogue.turns:
+            if turn.role == WIZARD:
+                action = turn.labels.get("action", [])
+                examples.append(
+                    SystemTurnExample(
+                        dialogue_id=dialogue.id,
+                        turn_index=turn.index,
+                        context=tuple(context),
+                        user_text=user_text,
+                        intent=intent,
+                        action=published_label(action),
+                        action_group=action[0] if action else "",
+                        state=tuple(turn.labels.get("state", [])),
+                        query_candidates=tuple(turn.labels.get("query_candidate", [])),
+                        selected_queries=tuple(turn.labels.get("selected_query", [])),
+                        passage_ids=tuple(item.id for item in turn.evidence),
+                        passage_texts={item.id: item.text for item in turn.evidence if item.text},
+                        selected_passages=tuple(turn.labels.get("selected_passage", [])),
+                        response=turn.text,
+                    )
+                )
+            elif turn.role == SEEKER:
+                user_text, intent = turn.text, published_label(turn.labels.get("intent", []))
+            context.append(turn.text)
+    return examples
+
+
+# -- T1/T3: macro averages ----------------------------------------------------------------------------
+
+
+def standard_macro_prf(gold: Sequence[str], predicted: Sequence[str]) -> PRF:
+    """scikit-learn's macro P/R/F1 over every class seen in ``gold`` or ``predicted`` (0 when undefined)."""
+    from sklearn.metrics import precision_recall_fscore_support
+
+    if not gold:
+        return PRF(0.0, 0.0, 0.0)
+    labels = sorted(set(gold) | set(predicted))
+    p, r, f, _ = precision_recall_fscore_support(
+        list(gold), list(predicted), labels=labels, average="macro", zero_division=0
+    )
+    return PRF(float(p), float(r), float(f))
+
+
+def original_macro_prf(gold: Sequence[str], predicted: Sequence[str], *, plus_one: bool) -> PRF:
+    """The authors' macro P/R/F1 (``evaluate_T1`` with ``plus_one=False``, ``evaluate_T3`` with True).
+
+    Classes are those in ``gold``. Precision is averaged over the gold classes that were predicted
+    at least once; recall and F1 over all gold classes; with ``plus_one`` each sum is divided by
+    one more than the number of classes it runs over.
+    """
+    if not gold:
+        return PRF(0.0, 0.0, 0.0)
+    count_gold, count_pred = Counter(gold), Counter(predicted)
+    correct = Counter(g for g, p in zip(gold, predicted, strict=True) if g == p)
+    precisions, recalls, f1s = [], [], []
+    for label, n_gold in count_gold.items():
+        p = correct[label] / count_pred[label] if label in count_pred else 0.0
+        if label in count_pred:
+            precisions.append(p)
+        r = correct[label] / n_gold
+        recalls.append(r)
+        f1s.append(2.0 * (p * r / (p + r + _MIN_NUM)))
+    extra = 1 if plus_one else 0
+
+    def average(values: list[float]) -> float:
+        denominator = len(values) + extra
+        return sum(values) / denominator if denominator else 0.0
+
+    return PRF(average(precisions), average(recalls), average(f1s))
+
+
+# -- T4/T5: selection ---------------------------------------------------------------------------------
+
+
+def original_selection_prf(
+    gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]], actions: Sequence[str]
+) -> PRF:
+    """The authors' T4/T5 score: set P/R/F1 on gold Clarify/Answer examples with a gold selection,
+    averaged per gold action, then summed and divided by (number of actions + 1)."""
+    per_action: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"p": [], "r": [], "f": []})
+    for gold_items, predicted_items, action in zip(gold, predicted, actions, strict=True):
+        if action.split("-")[0] not in SCORED_ACTION_GROUPS or not gold_items:
+            continue
+        hits = len(set(gold_items) & set(predicted_items))
+        p = hits / len(predicted_items) if predicted_items else 0.0
+        r = hits / len(gold_items)
+        scores = per_action[action]
+        if predicted_items:
+            scores["p"].append(p)
+        scores["r"].append(r)
+        scores["f"].append(2.0 * (p * r / (p + r + _MIN_NUM)))
+
+    def average(key: str) -> float:
+        means = [float(np.mean(scores[key])) for scores in per_action.values() if scores[key]]
+        return sum(means) / (len(means) + 1)
+
+    return PRF(average("p"), average("r"), average("f"))
+
+
+def standard_selection_prf(
+    gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]], actions: Sequence[str]
+) -> PRF:
+    """Mean set P/R/F1 (:func:`utils.metrics.set_prf`) over the same examples the authors score."""
+    scores = [
+        set_prf(p, g)
+        for g, p, action in zip(gold, predicted, actions, strict=True)
+        if action.split("-")[0] in SCORED_ACTION_GROUPS and g
+    ]
+    if not scores:
+        return PRF(0.0, 0.0, 0.0)
+    return PRF(*(float(np.mean([getattr(s, name) for s in scores])) for name in ("precision", "recall", "f1")))
+
+
+# -- T2/T6: BLEU-1 and ROUGE-L on characters ------------------------------------------------------------
+
+
+def char_bleu1(hypothesis: str, reference: str) -> float:
+    """Sentence BLEU-1 on characters, 0-1 (sacrebleu's ``zh`` tokeniser, with brevity penalty)."""
+    if not hypothesis.strip() or not reference.strip():
+        return 0.0
+    return corpus_bleu([hypothesis], [reference], tokenize="zh", max_order=1) / 100.0
+
+
+def char_rouge_l(hypothesis: str, reference: str) -> float:
+    """ROUGE-L F1 on characters (punctuation and spaces dropped), 0-1."""
+    if not char_tokens(hypothesis) or not char_tokens(reference):
+        return 0.0
+    return rouge_l(hypothesis, reference, tokenize=char_tokens).f1
+
+
+def _phrases_score(predicted: Sequence[str], gold: Sequence[str], metric: Callable[[str, str], float]) -> float:
+    # The authors score each predicted keyphrase against all gold ones and average over the
+    # predicted phrases; the best-matching gold phrase stands in for NLTK's multi-reference BLEU.
+    if not predicted:
+        return 0.0
+    return float(np.mean([max(metric(phrase, ref) for ref in gold) for phrase in predicted]))
+
+
+def generation_scores(
+    hypotheses: Sequence[str], references: Sequence[str], actions: Sequence[str]
+) -> dict[str, float]:
+    """BLEU-1 and ROUGE-L on characters (0-1) for responses, on gold Clarify/Answer turns.
+
+    ``original_*``: per-example scores averaged per gold action, summed, divided by (actions + 1).
+    ``standard_*``: corpus BLEU-1 and the mean ROUGE-L over the same examples.
+    """
+    kept = [(h, r, a) for h, r, a in zip(hypotheses, references, actions, strict=True)
+            if a.split("-")[0] in SCORED_ACTION_GROUPS]
+    if not kept:
+        return dict(_EMPTY_GENERATION)
+    bleu = [char_bleu1(h, r) for h, r, _ in kept]
+    rouge = [char_rouge_l(h, r) for h, r, _ in kept]
+    return {
+        "original_bleu1": _per_action_plus_one(bleu, [a for *_, a in kept]),
+        "original_rouge_l": _per_action_plus_one(rouge, [a for *_, a in kept]),
+        "standard_bleu1": corpus_bleu([h for h, _, _ in kept], [r for _, r, _ in kept], tokenize="zh", max_order=1)
+        / 100.0,
+        "standard_rouge_l": float(np.mean(rouge)),
+        "examples": len(kept),
+    }
+
+
+_EMPTY_GENERATION = {
+    "original_bleu1": 0.0, "original_rouge_l": 0.0, "standard_bleu1": 0.0, "standard_rouge_l": 0.0, "examples": 0
+}
+
+
+def keyphrase_scores(
+    predicted: Sequence[Sequence[str]], gold: Sequence[Sequence[str]], actions: Sequence[str]
+) -> dict[str, float]:
+    """BLEU-1 and ROUGE-L of predicted keyphrases, as the authors' T2: gold Clarify/Answer turns
+    with a non-empty gold state and at least one predicted phrase.
+
+    ``standard_*`` is the plain mean over those examples.
+    """
+    kept = [(p, g, a) for p, g, a in zip(predicted, gold, actions, strict=True)
+            if a.split("-")[0] in SCORED_ACTION_GROUPS and g and p]
+    if not kept:
+        return dict(_EMPTY_GENERATION)
+    bleu = [_phrases_score(p, g, char_bleu1) for p, g, _ in kept]
+    rouge = [_phrases_score(p, g, char_rouge_l) for p, g, _ in kept]
+    labels = [a for *_, a in kept]
+    return {
+        "original_bleu1": _per_action_plus_one(bleu, labels),
+        "original_rouge_l": _per_action_plus_one(rouge, labels),
+        "standard_bleu1": float(np.mean(bleu)),
+        "standard_rouge_l": float(np.mean(rouge)),
+        "examples": len(kept),
+    }
+
+
+def _per_action_plus_one(scores: Sequence[float], actions: Sequence[str]) -> float:
+    groups: dict[str, list[float]] = defaultdict(list)
+    for score, action in zip(scores, actions, strict=True):
+        groups[action].append(score)
+    return sum(float(np.mean(values)) for values in groups.values()) / (len(groups) + 1)
+
+
+# -- the baselines --------------------------------------------------------------------------------------
+
+
+def majority_label(labels: Iterable[str]) -> str:
+    """The most frequent label (the alphabetically first on a tie, so the result is stable)."""
+    counts = Counter(labels)
+    if not counts:
+        return ""
+    top = max(counts.values())
+    return min(label for label, count in counts.items() if count == top)
+
+
+class CharTfidfClassifier:
+    """Character 1-3-gram TF-IDF with logistic regression; the majority class if train has one class."""
+
+    def __init__(self) -> None:
+        self._model = None
+        self._constant = ""
+
+    def fit(self, texts: Sequence[str], labels: Sequence[str]) -> CharTfidfClassifier:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+
+        self._constant = majority_label(labels)
+        if len(set(labels)) > 1:
+            self._model = make_pipeline(
+                TfidfVectorizer(analyzer="char", ngram_range=(1, 3), sublinear_tf=True),
+                LogisticRegression(max_iter=2000),
+            ).fit(list(texts), list(labels))
+        return self
+
+    def predict(self, texts: Sequence[str]) -> list[str]:
+        if self._model is None:
+            return [self._constant] * len(texts)
+        return [str(label) for label in self._model.predict(list(texts))]
+
+
+def classification_scores(
+    train: Sequence[SystemTurnExample], tests: Mapping[str, Sequence[SystemTurnExample]]
+) -> pd.DataFrame:
+    """T1 intent and T3 action: majority class and char TF-IDF + logistic regression, trained on
+    ``train``, scored on each test set with both macro averages."""
+    rows = []
+    for task, target, plus_one in (("intent", "intent", False), ("action", "action", True)):
+        train_labels = [getattr(example, target) for example in train]
+        models: dict[str, Callable[[Sequence[SystemTurnExample]], list[str]]] = {}
+        constant = majority_label(train_labels)
+        models["majority class"] = lambda examples, constant=constant: [constant] * len(examples)
+        classifier = CharTfidfClassifier().fit([example.user_text for example in train], train_labels)
+        models["char TF-IDF + logistic regression"] = lambda examples, model=classifier: model.predict(
+            [example.user_text for example in examples]
+        )
+        for split, examples in tests.items():
+            gold = [getattr(example, target) for example in examples]
+            for model_name, predict in models.items():
+                predicted = predict(examples)
+                for averaging, score in (
+                    ("standard", standard_macro_prf(gold, predicted)),
+                    ("original", original_macro_prf(gold, predicted, plus_one=plus_one)),
+                ):
+                    rows.append(_row(task, model_name, split, averaging, len(examples), score))
+    return pd.DataFrame(rows)
+
+
+def _row(task: str, model: str, split: str, averaging: str, examples: int, score: PRF) -> dict[str, object]:
+    return {
+        "task": task, "model": model, "split": split, "averaging": averaging, "examples": examples,
+        "precision": score.precision, "recall": score.recall, "f1": score.f1,
+    }
+
+
+# -- lexical ranking for T4/T5 ----------------------------------------------------------------------------
+
+
+def _bigrams(text: str) -> list[str]:
+    compact = "".join(char_tokens(text))
+    return char_ngrams(compact, 2) or list(compact)
+
+
+def rank_candidates(context: str, candidates: Sequence[str]) -> list[int]:
+    """Indices of ``candidates`` best first by BM25 (BM25Plus, character bigrams) against ``context``.
+
+    BM25Plus keeps every idf positive, which matters for a turn's handful of candidates where a
+    bigram shared by most candidates would get a negative idf under BM25Okapi. Ties keep the
+    original order.
+    """
+    from rank_bm25 import BM25Plus
+
+    if not candidates:
+        return []
+    corpus = [_bigrams(candidate) or [""] for candidate in candidates]
+    scores = BM25Plus(corpus).get_scores(_bigrams(context))
+    return sorted(range(len(candidates)), key=lambda index: (-scores[index], index))
+
+
+def selection_context(example: SystemTurnExample, window: int = 3) -> str:
+    """The text a selection is ranked against: the last ``window`` utterances (the latest user one last)."""
+    return "".join(example.context[-window:])
+
+
+def selection_size(gold: Iterable[Sequence[str]]) -> int:
+    """How many items the ranker picks: the median size of the non-empty gold selections, at least 1."""
+    sizes = [len(items) for items in gold if items]
+    return max(1, round(median(sizes))) if sizes else 1
+
+
+def select_queries(example: SystemTurnExample, k: int) -> list[str]:
+    """The ``k`` query candidates ranked highest against the conversation."""
+    order = rank_candidates(selection_context(example), example.query_candidates)
+    return [example.query_candidates[index] for index in order[:k]]
+
+
+def select_passages(example: SystemTurnExample, k: int) -> list[str]:
+    """The ``k`` passage candidates (with text) ranked highest against the conversation."""
+    ids = [pid for pid in example.passage_ids if pid in example.passage_texts]
+    order = rank_candidates(selection_context(example), [example.passage_texts[pid] for pid in ids])
+    return [ids[index] for index in order[:k]]
+
+
+def selection_scores(
+    train: Sequence[SystemTurnExample], tests: Mapping[str, Sequence[SystemTurnExample]]
+) -> pd.DataFrame:
+    """T4 query and T5 passage selection by the BM25 ranker; ``k`` is learned from ``train``."""
+    rows = []
+    for task, gold_of, select in (
+        ("query selection", lambda e: e.selected_queries, select_queries),
+        ("passage selection", lambda e: e.selected_passages, select_passages),
+    ):
+        k = selection_size(gold_of(e) for e in train if e.scored_by_authors)
+        for split, examples in tests.items():
+            gold = [list(gold_of(e)) for e in examples]
+            predicted = [select(e, k) for e in examples]
+            actions = [e.action for e in examples]
+            scored = sum(1 for g, a in zip(gold, actions, strict=True) if g and a.split("-")[0] in SCORED_ACTION_GROUPS)
+            model = f"BM25 over character bigrams, top {k}"
+            rows.append(_row(task, model, split, "standard", scored, standard_selection_prf(gold, predicted, actions)))
+            rows.append(_row(task, model, split, "original", scored, original_selection_prf(gold, predicted, actions)))
+    return pd.DataFrame(rows)
+
+
+# -- extractive baselines for T2/T6 --------------------------------------------------------------------------
+
+
+def extract_keyphrases(example: SystemTurnExample, min_length: int = 2) -> list[str]:
+    """The longest substring the latest user utterance shares with any query candidate.
+
+    Falls back to the whole utterance without punctuation when nothing of ``min_length`` is shared.
+    """
+    text = "".join(char_tokens(example.user_text))
+    best = ""
+    for candidate in example.query_candidates:
+        matcher = SequenceMatcher(None, text, candidate, autojunk=False)
+        match = matcher.find_longest_match(0, len(text), 0, len(candidate))
+        if match.size > len(best):
+            best = text[match.a : match.a + match.size]
+    if len(best) >= min_length:
+        return [best]
+    return [text] if text else []
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split Chinese text after sentence-final punctuation (。！？；), dropping empty pieces."""
+    return [piece.strip() for piece in _SENTENCE_END.split(text) if piece.strip()]
+
+
+def most_similar_sentence(query: str, texts: Iterable[str]) -> str | None:
+    """The sentence of ``texts`` sharing the most character bigrams with ``query`` (first on a tie)."""
+    wanted = set(_bigrams(query))
+    best, best_score = None, -1.0
+    for text in texts:
+        for sentence in split_sentences(text):
+            score = len(wanted & set(_bigrams(sentence)))
+            if score > best_score:
+                best, best_score = sentence, score
+    return best
+
+
+def extractive_response(example: SystemTurnExample) -> str:
+    """The sentence of the gold selected passages most similar to the latest user utterance.
+
+    An oracle on passages (it reads the gold selection). Turns without a selected passage with
+    text fall back to the best BM25 candidate passage, and turns with no passage at all to echoing
+    the user's utterance.
+    """
+    texts = [example.passage_texts[pid] for pid in example.selected_passages if pid in example.passage_texts]
+    if not texts:
+        texts = [example.passage_texts[pid] for pid in select_passages(example, 1)]
+    sentence = most_similar_sentence(example.user_text, texts)
+    return sentence if sentence is not None else example.user_text
+
+
+def generation_table(tests: Mapping[str, Sequence[SystemTurnExample]]) -> pd.DataFrame:
+    """T2 keyphrases (longest shared substring) and T6 responses (most similar passage sentence),
+    BLEU-1 and ROUGE-L on characters, both averagings."""
+    rows = []
+    for split, examples in tests.items():
+        actions = [e.action for e in examples]
+        tasks = (
+            ("keyphrase extraction", "longest substring shared with a query candidate",
+             keyphrase_scores([extract_keyphrases(e) for e in examples], [list(e.state) for e in examples], actions)),
+            ("response generation", "most similar sentence of the selected passages",
+             generation_scores([extractive_response(e) for e in examples], [e.response for e in examples], actions)),
+        )
+        for task, model, scores in tasks:
+            for averaging in ("standard", "original"):
+                rows.append({
+                    "task": task, "model": model, "split": split, "averaging": averaging,
+                    "examples": scores["examples"],
+                    "bleu1": scores[f"{averaging}_bleu1"], "rouge_l": scores[f"{averaging}_rouge_l"],
+                })
+    return pd.DataFrame(rows)
+
+
+def examples_by_split(splits: Mapping[str, Iterable[Dialogue]]) -> dict[str, list[SystemTurnExample]]:
+    """:func:`system_turn_examples` of each split."""
+    return {name: system_turn_examples(split) for name, split in splits.items()}

@@ -1,0 +1,542 @@
+"""Checkers for the chapters' exercises: a student passes their answer and the data they used.
+
+Every checker recomputes the expected result from the dialogues it is given (a loaded split or a
+list of :class:`~utils.records.Dialogue`), so it is right for the demo sample, a partial copy and the
+full official split alike; no answer is written down anywhere. On success a checker prints one line
+starting with ``Correct``; otherwise it raises :class:`ExerciseCheckError` saying what is off (the
+wrong type, a percentage where a fraction was asked, a count of the wrong role, a missing key, too
+high or too low) without printing the expected value.
+
+Usage in a chapter::
+
+    from utils.exercises import check_turn_count
+    check_turn_count(n_wizard_turns, wow, role="wizard")
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from numbers import Real
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from .metrics import unigram_f1
+from .records import ROLES, SEEKER, WIZARD, Dialogue, Turn
+from .sources import get_source
+from .text import tokenizer_for
+
+#: Relative tolerance for computed floats: answers computed another reasonable way (numpy vs pure
+#: Python, mean of means avoided) agree far closer than this, and wrong methods differ far more.
+REL_TOL = 1e-6
+ABS_TOL = 1e-9
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_LANGUAGE_CODES = {"English": "en", "Chinese": "zh", "Japanese": "ja"}
+
+
+class ExerciseCheckError(AssertionError):
+    """An answer did not match; the message says what is off without giving the answer away."""
+
+
+@dataclass(frozen=True)
+class _Mistake:
+    """A value a typical wrong method produces, and what to tell the student who produced it."""
+
+    value: float
+    message: str
+
+
+# -- comparing answers -----------------------------------------------------------------------------
+
+
+def _fail(what: str, problem: str) -> NoReturn:
+    raise ExerciseCheckError(f"Not yet: {what}: {problem}")
+
+
+def _passed(what: str, detail: str = "") -> None:
+    print(f"Correct: {what}{' (' + detail + ')' if detail else ''}.")
+
+
+def _is_close(a: float, b: float, rel_tol: float = REL_TOL) -> bool:
+    return math.isclose(a, b, rel_tol=rel_tol, abs_tol=ABS_TOL)
+
+
+def _as_number(answer: Any, what: str) -> float:
+    """The answer as a float, or a failure naming the type actually given."""
+    if answer is None or answer is Ellipsis or answer is NotImplemented:
+        _fail(what, "the answer is empty (None or ...): assign your result to the variable first.")
+    if isinstance(answer, bool):
+        _fail(what, "the answer is True/False, but a number was asked for.")
+    if hasattr(answer, "item") and getattr(answer, "size", 1) == 1:  # numpy / pandas scalars
+        answer = answer.item()
+    if not isinstance(answer, Real):
+        kind = type(answer).__name__
+        hint = (
+            " Take a single number out of it (for example with len(), .sum() or .mean())."
+            if hasattr(answer, "__len__")
+            else ""
+        )
+        _fail(what, f"expected a single number, got a {kind}.{hint}")
+    value = float(answer)
+    if math.isnan(value):
+        _fail(what, "the answer is NaN: did you divide by zero or take the mean of an empty selection?")
+    return value
+
+
+def _compare_number(
+    answer: Any,
+    expected: float,
+    *,
+    what: str,
+    integer: bool = False,
+    share: bool = False,
+    mistakes: Iterable[_Mistake] = (),
+    rel_tol: float = REL_TOL,
+) -> None:
+    """Check one number; on failure explain the most likely mistake, never the expected value."""
+    value = _as_number(answer, what)
+    if _is_close(value, expected, rel_tol):
+        _passed(what)
+        return
+    if integer and not float(value).is_integer():
+        _fail(what, f"a count is a whole number, but you gave {value!r}.")
+    if share and 1 < value <= 100 and _is_close(value / 100, expected, rel_tol):
+        _fail(what, "this looks like a percentage; give a fraction between 0 and 1 instead.")
+    # Several mistakes can give the same number on small data: name every one that fits.
+    matching = [
+        mistake.message
+        for mistake in mistakes
+        if not _is_close(mistake.value, expected, rel_tol) and _is_close(value, mistake.value, rel_tol)
+    ]
+    if matching:
+        _fail(what, " Or: ".join(dict.fromkeys(matching)))
+    if share and not 0 <= value <= 1:
+        _fail(what, f"a share lies between 0 and 1, but you gave {value:g}.")
+    direction = "too high" if value > expected else "too low"
+    _fail(what, f"your value is {direction}. Re-read the task: which turns or items should be counted?")
+
+
+def _as_mapping(answer: Any, what: str) -> dict[Any, Any]:
+    """A dict from a dict, a pandas Series, or a one-column DataFrame."""
+    if answer is None or answer is Ellipsis:
+        _fail(what, "the answer is empty (None or ...): assign your result to the variable first.")
+    if hasattr(answer, "to_dict") and hasattr(answer, "columns"):  # DataFrame
+        if len(answer.columns) != 1:
+            _fail(
+                what,
+                f"expected one value per key (a dict or a Series), got a table with columns {list(answer.columns)}.",
+            )
+        answer = answer[answer.columns[0]]
+    if hasattr(answer, "to_dict"):  # Series
+        answer = answer.to_dict()
+    if not isinstance(answer, Mapping):
+        _fail(what, f"expected a dict (or a pandas Series) from key to value, got a {type(answer).__name__}.")
+    return dict(answer)
+
+
+def _compare_mapping(
+    answer: Any,
+    expected: Mapping[Any, float],
+    *,
+    what: str,
+    key_name: str,
+    share: bool = False,
+    integer: bool = False,
+    rel_tol: float = REL_TOL,
+) -> None:
+    """Check a key -> number mapping: same keys, each value right; name the wrong keys only."""
+    given = _as_mapping(answer, what)
+    missing = [key for key in expected if key not in given]
+    extra = [key for key in given if key not in expected]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"{len(missing)} {key_name}(s) missing, for example {missing[0]!r}")
+        if extra:
+            parts.append(f"{len(extra)} {key_name}(s) that do not occur in these data, for example {extra[0]!r}")
+        _fail(what, "; ".join(parts) + ". Use the exact names found in the data (case and spelling).")
+    wrong = []
+    for key, target in expected.items():
+        value = _as_number(given[key], f"{what} [{key!r}]")
+        if share and not 0 <= value <= 1:
+            _fail(what, f"the value for {key!r} is {value:g}, but a share lies between 0 and 1 (not a percentage).")
+        if integer and not float(value).is_integer():
+            _fail(what, f"the value for {key!r} should be a whole count, not {value!r}.")
+        if not _is_close(value, target, rel_tol):
+            wrong.append((key, "too high" if value > target else "too low"))
+    if wrong:
+        shown = ", ".join(f"{key!r} ({direction})" for key, direction in wrong[:3])
+        more = f" and {len(wrong) - 3} more" if len(wrong) > 3 else ""
+        _fail(what, f"{len(wrong)} of {len(expected)} values are off: {shown}{more}.")
+    _passed(what, f"{len(expected)} {key_name}{'' if len(expected) == 1 else 's'}")
+
+
+def _dialogues(data: Iterable[Dialogue], what: str) -> list[Dialogue]:
+    """The dialogues of a loaded split or a list, checked to be dialogues."""
+    if isinstance(data, Dialogue):
+        return [data]
+    try:
+        items = list(data)
+    except TypeError:
+        raise ExerciseCheckError(
+            f"{what}: pass the loaded split (or a list of dialogues) as the second argument, "
+            f"not a {type(data).__name__}."
+        ) from None
+    if items and not isinstance(items[0], Dialogue):
+        raise ExerciseCheckError(
+            f"{what}: the second argument should be the loaded split (for example the result of "
+            f"utils.load(...)), but it holds {type(items[0]).__name__} objects."
+        )
+    return items
+
+
+def _turns(dialogues: Iterable[Dialogue], role: str | None = None) -> list[Turn]:
+    return [turn for dialogue in dialogues for turn in dialogue.turns if role is None or turn.role == role]
+
+
+def _check_role(role: str | None) -> None:
+    if role is not None and role not in ROLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)} or None, not {role!r}")
+
+
+def _language(dialogue: Dialogue) -> str:
+    """``en``, ``zh`` or ``ja`` for a dialogue, from the registry entry of its dataset."""
+    return _LANGUAGE_CODES.get(get_source(dialogue.dataset).language, "en")
+
+
+# -- counts and shares over turns --------------------------------------------------------------------
+
+
+def check_turn_count(answer: Any, data: Iterable[Dialogue], role: str | None = WIZARD) -> None:
+    """``answer`` is the number of turns spoken in ``role`` (``None``: all turns) in ``data``."""
+    _check_role(role)
+    what = f"number of {role or 'all'} turns"
+    dialogues = _dialogues(data, what)
+    expected = len(_turns(dialogues, role))
+    other = SEEKER if role == WIZARD else WIZARD
+    mistakes = [
+        _Mistake(len(_turns(dialogues)), "this is the number of ALL turns; count only one role."),
+        _Mistake(len(dialogues), "this is the number of dialogues, not of turns."),
+    ]
+    if role is not None:
+        mistakes.append(_Mistake(len(_turns(dialogues, other)), f"this counts the {other} turns instead."))
+    _compare_number(answer, expected, what=what, integer=True, mistakes=mistakes)
+
+
+def check_mean_turns(answer: Any, data: Iterable[Dialogue]) -> None:
+    """``answer`` is the mean number of turns per dialogue in ``data``."""
+    what = "mean number of turns (utterance records) per dialogue"
+    dialogues = _dialogues(data, what)
+    if not dialogues:
+        raise ExerciseCheckError(f"{what}: the data hold no dialogues, so there is no mean to check.")
+    counts = [len(dialogue.turns) for dialogue in dialogues]
+    expected = sum(counts) / len(counts)
+    wizard_mean = len(_turns(dialogues, WIZARD)) / len(dialogues)
+    mistakes = [
+        _Mistake(wizard_mean, "this is the mean number of wizard turns only; count every turn."),
+        _Mistake(sum(counts), "this is the total number of turns; divide by the number of dialogues."),
+        _Mistake(sorted(counts)[len(counts) // 2], "this looks like the median; the task asks for the mean."),
+    ]
+    _compare_number(answer, expected, what=what, mistakes=mistakes)
+
+
+def _has_selection(turn: Turn) -> bool:
+    return bool(turn.selected_evidence)
+
+
+def check_selected_share(answer: Any, data: Iterable[Dialogue], *, without: bool = False) -> None:
+    """``answer`` is the share of wizard turns WITH (``without=True``: WITHOUT) any selected evidence."""
+    what = f"share of wizard turns {'without' if without else 'with'} selected evidence"
+    dialogues = _dialogues(data, what)
+    turns = _turns(dialogues, WIZARD)
+    if not turns:
+        raise ExerciseCheckError(f"{what}: the data hold no wizard turns.")
+    with_selection = sum(_has_selection(turn) for turn in turns) / len(turns)
+    expected = 1 - with_selection if without else with_selection
+    everyone = _turns(dialogues)
+    all_turns_share = sum(_has_selection(turn) for turn in everyone) / len(everyone)
+    mistakes = [
+        _Mistake(
+            1 - expected, f"you computed the opposite share (turns {'with' if without else 'without'} a selection)."
+        ),
+        _Mistake(
+            1 - all_turns_share if without else all_turns_share,
+            "the denominator should be the wizard turns only, not all turns.",
+        ),
+    ]
+    _compare_number(answer, expected, what=what, share=True, mistakes=mistakes)
+
+
+def check_mean_evidence(
+    answer: Any, data: Iterable[Dialogue], *, per: str = "dialogue", origin: str | None = None
+) -> None:
+    """``answer`` is the mean number of evidence pieces (of one ``origin``, or all) per dialogue or per wizard turn."""
+    if per not in ("dialogue", "wizard turn"):
+        raise ValueError("per must be 'dialogue' or 'wizard turn'")
+    kind = f"{origin!r} evidence pieces" if origin else "evidence pieces"
+    what = f"mean number of {kind} per {per}"
+    dialogues = _dialogues(data, what)
+
+    def pieces(turns: Iterable[Turn], selected_only: bool = False) -> int:
+        return sum(
+            1
+            for turn in turns
+            for item in turn.evidence
+            if (origin is None or item.origin == origin) and (item.selected or not selected_only)
+        )
+
+    if per == "dialogue":
+        units = len(dialogues)
+        total = pieces(_turns(dialogues))
+        selected = pieces(_turns(dialogues), selected_only=True)
+    else:
+        units = len(_turns(dialogues, WIZARD))
+        total = pieces(_turns(dialogues, WIZARD))
+        selected = pieces(_turns(dialogues, WIZARD), selected_only=True)
+    if units == 0:
+        raise ExerciseCheckError(f"{what}: the data hold no {per}s.")
+    mistakes = [
+        _Mistake(selected / units, "you counted only the selected (cited) pieces; count every piece shown."),
+        _Mistake(float(total), f"this is the total; divide by the number of {per}s."),
+    ]
+    _compare_number(answer, total / units, what=what, mistakes=mistakes)
+
+
+# -- labels and origins --------------------------------------------------------------------------
+
+
+def label_counts(data: Iterable[Dialogue], scheme: str, role: str | None = WIZARD) -> Counter[str]:
+    """How many turns (of ``role``) carry each label of ``scheme`` (a turn counts once per label)."""
+    return Counter(label for turn in _turns(data, role) for label in dict.fromkeys(turn.labels.get(scheme, [])))
+
+
+def check_label_counts(answer: Any, data: Iterable[Dialogue], scheme: str, role: str | None = WIZARD) -> None:
+    """``answer`` maps each ``scheme`` label (``"BEGIN"``, ``"action"``, ...) to the number of turns carrying it."""
+    _check_role(role)
+    what = f"number of {role or 'all'} turns per {scheme} label"
+    dialogues = _dialogues(data, what)
+    expected = label_counts(dialogues, scheme, role)
+    if not expected:
+        raise ExerciseCheckError(f"{what}: no turn in these data carries a {scheme!r} label; check the scheme name.")
+    _compare_mapping(answer, expected, what=what, key_name="label", integer=True)
+
+
+def check_origin_shares(answer: Any, data: Iterable[Dialogue], *, selected_only: bool = False) -> None:
+    """``answer`` maps each evidence ``origin`` to its share of the evidence on wizard turns.
+
+    With ``selected_only`` only the selected (checked, cited) pieces count.
+    """
+    what = f"share of {'selected ' if selected_only else ''}evidence per origin"
+    dialogues = _dialogues(data, what)
+    wizard = _turns(dialogues, WIZARD)
+    counts = Counter(item.origin for turn in wizard for item in turn.evidence if item.selected or not selected_only)
+    total = sum(counts.values())
+    if not total:
+        raise ExerciseCheckError(
+            f"{what}: no wizard turn in these data has {'selected ' if selected_only else ''}evidence."
+        )
+    expected = {origin: count / total for origin, count in counts.items()}
+    # The other reading of the task (all pieces shown vs only the selected ones) is the usual slip.
+    other = Counter(item.origin for turn in wizard for item in turn.evidence if item.selected or selected_only)
+    other_total = sum(other.values())
+    given = _as_mapping(answer, what)
+    other_shares = {origin: count / other_total for origin, count in other.items()} if other_total else {}
+    if (
+        set(given) == set(other_shares) == set(expected)
+        and all(_is_close(_as_number(given[k], what), other_shares[k]) for k in other_shares)
+        and any(not _is_close(expected[k], other_shares[k]) for k in other_shares)
+    ):
+        _fail(
+            what,
+            "these are the shares of ALL the pieces shown; count only the selected ones."
+            if selected_only
+            else "these are the shares of the selected pieces only; count every piece shown.",
+        )
+    _compare_mapping(given, expected, what=what, key_name="origin", share=True)
+
+
+def check_selected_origin_shares(answer: Any, data: Iterable[Dialogue]) -> None:
+    """``answer`` maps each evidence ``origin`` to its share of the evidence selected on wizard turns."""
+    check_origin_shares(answer, data, selected_only=True)
+
+
+def check_selected_share_by_label(answer: Any, data: Iterable[Dialogue], scheme: str) -> None:
+    """``answer`` maps each ``scheme`` label to the share of wizard turns with that label that select evidence."""
+    what = f"share of wizard turns with selected evidence, per {scheme} label"
+    dialogues = _dialogues(data, what)
+    carrying: Counter[str] = Counter()
+    selecting: Counter[str] = Counter()
+    for turn in _turns(dialogues, WIZARD):
+        for label in dict.fromkeys(turn.labels.get(scheme, [])):
+            carrying[label] += 1
+            selecting[label] += _has_selection(turn)
+    if not carrying:
+        raise ExerciseCheckError(f"{what}: no wizard turn in these data carries a {scheme!r} label.")
+    expected = {label: selecting[label] / carrying[label] for label in carrying}
+    _compare_mapping(answer, expected, what=what, key_name="label", share=True)
+
+
+# -- edits and overlap -------------------------------------------------------------------------------
+
+
+def _responses(dialogues: list[Dialogue]) -> pd.DataFrame:
+    """FaithDial's utterance records, as the chapter computes them (:func:`utils.stats.faithdial.utterances`)."""
+    from .stats.faithdial import utterances
+
+    return utterances(dialogues)
+
+
+def check_edited_share(answer: Any, data: Iterable[Dialogue]) -> None:
+    """``answer`` is the share of FaithDial responses (utterance records) whose ``original_response`` was edited."""
+    from .stats.faithdial import edited_share
+
+    what = "share of responses edited for faithfulness"
+    dialogues = _dialogues(data, what)
+    frame = _responses(dialogues)
+    if frame.empty:
+        raise ExerciseCheckError(f"{what}: the data hold no wizard responses.")
+    expected = edited_share(frame)
+    edited = int(frame["edited"].sum())
+    mistakes = [
+        _Mistake(1 - expected, "you computed the share of responses kept unedited."),
+        _Mistake(edited / len(_turns(dialogues)), "divide by the wizard responses, not by all turns."),
+        _Mistake(float(edited), "this is the number of edited responses; divide it by the number of responses."),
+    ]
+    _compare_number(answer, expected, what=what, share=True, mistakes=mistakes)
+
+
+def check_length_change(answer: Any, data: Iterable[Dialogue]) -> None:
+    """``answer`` is the mean of (words in the edited response − words in the original) over edited responses.
+
+    Words are :func:`utils.text.word_tokens` (ParlAI normalisation, as
+    :func:`utils.stats.faithdial.lengths`), so a negative answer means the edits made responses shorter.
+    """
+    from .stats.faithdial import lengths
+
+    what = "mean change in length (edited − original, in words)"
+    frame = _responses(_dialogues(data, what))
+    table = lengths(frame)
+    if table.empty:
+        raise ExerciseCheckError(f"{what}: no response in these data was edited.")
+    expected = float((table["edited"] - table["original"]).mean())
+    edited = frame[frame["edited"]]
+    by_split = [
+        len(new.split()) - len(old.split())
+        for new, old in zip(edited["response"], edited["original_response"], strict=True)
+    ]
+    everything = lengths(frame.assign(edited=True))  # kept responses then count with an original of 0 words
+    mistakes = [
+        _Mistake(-expected, "the sign is flipped: subtract the original length from the edited length."),
+        _Mistake(
+            sum(by_split) / len(by_split),
+            "count words with utils.text.word_tokens (ParlAI normalisation), not str.split().",
+        ),
+        _Mistake(
+            float((everything["edited"] - everything["original"]).mean()),
+            "average over the edited responses only (a kept response has no original to compare with).",
+        ),
+    ]
+    _compare_number(answer, expected, what=what, mistakes=mistakes)
+
+
+def grounding_overlap(turn: Turn, tokenize: Callable[[str], list[str]]) -> float | None:
+    """Unigram F1 between a turn's text and its selected evidence joined; None without a selection."""
+    chosen = turn.selected_evidence
+    if not chosen:
+        return None
+    return unigram_f1(turn.text, " ".join(item.text for item in chosen), tokenize=tokenize)
+
+
+def check_mean_overlap(answer: Any, data: Iterable[Dialogue]) -> None:
+    """``answer`` is the mean unigram F1 between wizard turns and their selected evidence (joined).
+
+    Only wizard turns with a selection count; words for English, characters for Chinese/Japanese
+    (:func:`utils.text.tokenizer_for`).
+    """
+    what = "mean unigram F1 between wizard turns and their selected evidence"
+    dialogues = _dialogues(data, what)
+    scores: list[float] = []
+    with_zeros = 0
+    for dialogue in dialogues:
+        tokenize = tokenizer_for(_language(dialogue))
+        for turn in dialogue.turns_by(WIZARD):
+            score = grounding_overlap(turn, tokenize)
+            if score is not None:
+                scores.append(score)
+            with_zeros += 1
+    if not scores:
+        raise ExerciseCheckError(f"{what}: no wizard turn in these data selected any evidence.")
+    expected = sum(scores) / len(scores)
+    mistakes = [
+        _Mistake(sum(scores) / with_zeros, "average over the wizard turns WITH a selection only (skip the others)."),
+        _Mistake(expected * 100, "give F1 as a fraction between 0 and 1, not a percentage."),
+    ]
+    _compare_number(answer, expected, what=what, share=True, mistakes=mistakes)
+
+
+# -- across datasets ---------------------------------------------------------------------------------
+
+
+def check_by_dataset(answer: Any, splits: Mapping[str, Iterable[Dialogue]], measure: str) -> None:
+    """``answer`` maps each name of ``splits`` to ``measure`` computed on that split.
+
+    ``measure`` is ``"mean_turns"``, ``"selected_share"`` (share of wizard turns with a selection)
+    or ``"mean_overlap"`` (as :func:`check_mean_overlap`).
+    """
+    measures: dict[str, Callable[[list[Dialogue]], float | None]] = {
+        "mean_turns": lambda ds: sum(len(d.turns) for d in ds) / len(ds) if ds else None,
+        "selected_share": _selected_share,
+        "mean_overlap": _mean_overlap,
+    }
+    if measure not in measures:
+        raise ValueError(f"measure must be one of {', '.join(measures)}, not {measure!r}")
+    what = {
+        "mean_turns": "mean number of turns per dialogue, per dataset",
+        "selected_share": "share of wizard turns with selected evidence, per dataset",
+        "mean_overlap": "mean unigram F1 between wizard turns and their selected evidence, per dataset",
+    }[measure]
+    expected = {}
+    for name, data in splits.items():
+        value = measures[measure](_dialogues(data, f"{what} [{name}]"))
+        if value is None:
+            raise ExerciseCheckError(f"{what}: {name!r} has nothing to measure (no dialogues or no selections).")
+        expected[name] = value
+    _compare_mapping(answer, expected, what=what, key_name="dataset", share=measure != "mean_turns")
+
+
+def _selected_share(dialogues: list[Dialogue]) -> float | None:
+    wizard = _turns(dialogues, WIZARD)
+    return sum(map(_has_selection, wizard)) / len(wizard) if wizard else None
+
+
+def _mean_overlap(dialogues: list[Dialogue]) -> float | None:
+    scores = [
+        score
+        for dialogue in dialogues
+        for turn in dialogue.turns_by(WIZARD)
+        if (score := grounding_overlap(turn, tokenizer_for(_language(dialogue)))) is not None
+    ]
+    return sum(scores) / len(scores) if scores else None
+
+
+__all__ = [
+    "ExerciseCheckError",
+    "check_by_dataset",
+    "check_edited_share",
+    "check_label_counts",
+    "check_length_change",
+    "check_mean_evidence",
+    "check_mean_overlap",
+    "check_mean_turns",
+    "check_origin_shares",
+    "check_selected_origin_shares",
+    "check_selected_share",
+    "check_selected_share_by_label",
+    "check_turn_count",
+    "grounding_overlap",
+    "label_counts",
+]

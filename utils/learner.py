@@ -1,0 +1,270 @@
+"""Produce learner copies of the chapters: solutions removed, exercises and checks kept.
+
+Run from the repository root::
+
+    python -m utils.learner --out learner/
+
+Every notebook in ``notebooks/`` gets a copy in ``learner/`` in which
+
+* the markdown cells that open and close a solution (sphinx-exercise's ``{solution-start}`` and
+  ``{solution-end}``) and everything between them are removed, and in their place comes one code
+  cell tagged ``exercise-placeholder`` that starts ``# Your code here``, names the variables the
+  check expects and raises :class:`NotImplementedError` until the student replaces it;
+* any other code cell tagged ``solution`` is replaced the same way, and a one-cell ``{solution}``
+  directive is removed;
+* the ``{exercise}`` cells and the cells tagged ``check`` stay, so a student can check their answer;
+* every output and execution count is cleared.
+
+The chapters themselves follow this convention (see ``book/teaching.md``)::
+
+    ```{exercise} <title>          (markdown cell)
+    :label: <ds>-ex-<n>
+    ```
+    ```{solution-start} <ds>-ex-<n>  (markdown cell)
+    :class: dropdown
+    ```
+    <code cells tagged "solution">  (assign the answer to a variable)
+    ```{solution-end}               (markdown cell)
+    ```
+    <code cell tagged "check">      (calls a checker from utils.exercises)
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+SOLUTION_TAG = "solution"
+CHECK_TAG = "check"
+PLACEHOLDER_TAG = "exercise-placeholder"
+
+_EXERCISE = re.compile(r"^\s*(```+|:::+)\{exercise\}.*?^\s*:label:\s*(?P<label>\S+)", re.MULTILINE | re.DOTALL)
+_SOLUTION_START = re.compile(r"^\s*(```+|:::+)\{solution-start\}\s*(?P<label>\S+)", re.MULTILINE)
+_SOLUTION_END = re.compile(r"^\s*(```+|:::+)\{solution-end\}", re.MULTILINE)
+_SOLUTION_SINGLE = re.compile(r"^\s*(```+|:::+)\{solution\}", re.MULTILINE)
+
+_NOTE = (
+    "**Learner copy.** This notebook was produced by `python -m utils.learner`: the solutions are "
+    "removed. Run the cells in order; at each exercise, replace the cell that says `# Your code here` "
+    "with your own code, then run the check cell below it."
+)
+
+
+class LearnerCopyError(ValueError):
+    """A chapter does not follow the exercise convention (for example an unclosed solution)."""
+
+
+@dataclass
+class LearnerReport:
+    """What one learner copy contains."""
+
+    source: Path
+    target: Path
+    exercises: list[str] = field(default_factory=list)
+    placeholders: int = 0
+    checks: int = 0
+    removed_cells: int = 0
+
+
+def _tags(cell: nbformat.NotebookNode) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def assigned_names(sources: Sequence[str]) -> list[str]:
+    """Top-level names assigned by the given code (what a check cell will look for), in order."""
+    names: list[str] = []
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:  # IPython magics: nothing we can name
+            continue
+        for node in tree.body:
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets = list(node.targets)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+                targets = [node.target]
+            for target in targets:
+                for sub in ast.walk(target):
+                    if isinstance(sub, ast.Name) and sub.id not in names:
+                        names.append(sub.id)
+    return names
+
+
+def used_names(source: str) -> set[str]:
+    """Names a piece of code reads (the variables a check cell expects the student to define)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+
+
+def placeholder_cell(
+    label: str | None, solution_sources: Sequence[str], check_source: str = ""
+) -> nbformat.NotebookNode:
+    """The cell a student replaces: says what to define, and fails loudly until they do."""
+    assigned = assigned_names(solution_sources)
+    # Name the variables the check reads; helpers the solution assigns on the way are the student's
+    # business. Without a check, the solution's last assignment is the answer.
+    read = used_names(check_source)
+    wanted = [name for name in assigned if name in read] or assigned[-1:]
+    which = f"exercise {label}" if label else "this exercise"
+    lines = ["# Your code here"]
+    if wanted:
+        quoted = [f"`{name}`" for name in wanted]
+        defined = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+        lines.append(f"# Define {defined} for {which}, then run the check below.")
+    lines.append(f'raise NotImplementedError("Write your solution to {which} here.")')
+    cell = nbformat.v4.new_code_cell("\n".join(lines))
+    cell.metadata["tags"] = [PLACEHOLDER_TAG]
+    return cell
+
+
+def learner_notebook(
+    notebook: nbformat.NotebookNode, *, name: str = "notebook"
+) -> tuple[nbformat.NotebookNode, LearnerReport]:
+    """A learner copy of ``notebook`` (not modified) and a report of what changed."""
+    report = LearnerReport(source=Path(name), target=Path(name))
+    cells: list[nbformat.NotebookNode] = []
+    open_label: str | None = None
+    open_sources: list[str] = []
+    pending: list[str] = []  # solution code outside a gated block, merged into one placeholder
+
+    # Placeholders are built at the end, once the check cell that follows each one is known.
+    placeholders: dict[int, tuple[str | None, list[str]]] = {}
+
+    def add_placeholder(label: str | None, sources: list[str]) -> None:
+        placeholders[len(cells)] = (label, list(sources))
+        cells.append(nbformat.v4.new_code_cell(""))
+        report.placeholders += 1
+
+    def flush_pending(label: str | None) -> None:
+        if pending:
+            add_placeholder(label, pending)
+            pending.clear()
+
+    last_exercise: str | None = None
+    for position, original in enumerate(notebook.cells):
+        cell = nbformat.from_dict(original)  # a deep copy: the chapter stays as it is
+        source = cell.source
+        tags = _tags(cell)
+        if open_label is not None:
+            if cell.cell_type == "markdown" and _SOLUTION_END.search(source):
+                add_placeholder(open_label, open_sources)
+                report.removed_cells += 1
+                open_label, open_sources = None, []
+            else:
+                if cell.cell_type == "code":
+                    open_sources.append(source)
+                report.removed_cells += 1
+            continue
+        if cell.cell_type == "markdown":
+            start = _SOLUTION_START.search(source)
+            if start:
+                flush_pending(last_exercise)
+                open_label = start.group("label")
+                report.removed_cells += 1
+                continue
+            if _SOLUTION_END.search(source):
+                raise LearnerCopyError(f"{name}: cell {position} closes a solution that was never opened")
+            if _SOLUTION_SINGLE.search(source):
+                report.removed_cells += 1
+                continue
+            for match in _EXERCISE.finditer(source):
+                last_exercise = match.group("label")
+                report.exercises.append(last_exercise)
+        if cell.cell_type == "code" and SOLUTION_TAG in tags:
+            pending.append(source)
+            report.removed_cells += 1
+            continue
+        flush_pending(last_exercise)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+            if CHECK_TAG in tags:
+                report.checks += 1
+        cells.append(cell)
+    if open_label is not None:
+        raise LearnerCopyError(f"{name}: the solution of {open_label} has no {{solution-end}} cell")
+    flush_pending(last_exercise)
+    for index, (label, sources) in placeholders.items():
+        check = next((c.source for c in cells[index + 1 :] if c.cell_type == "code" and CHECK_TAG in _tags(c)), "")
+        cells[index] = placeholder_cell(label, sources, check)
+
+    note = nbformat.v4.new_markdown_cell(_NOTE)
+    note.metadata["tags"] = ["learner-note"]
+    # After the title cell, so the copy still opens with the chapter's title.
+    insert_at = 1 if cells and cells[0].cell_type == "markdown" and cells[0].source.lstrip().startswith("# ") else 0
+    cells.insert(insert_at, note)
+
+    copy = nbformat.from_dict(notebook)
+    copy.cells = cells
+    if copy.nbformat_minor < 5:  # the placeholders carry cell ids, which need nbformat 4.5
+        copy.nbformat_minor = 5
+    for cell in copy.cells:
+        cell.setdefault("id", nbformat.corpus.words.generate_corpus_id())
+    return copy, report
+
+
+def write_learner_copies(source_dir: Path, out_dir: Path, names: Sequence[str] = ()) -> list[LearnerReport]:
+    """Write a learner copy of each notebook in ``source_dir`` (or only ``names``) to ``out_dir``."""
+    paths = sorted(source_dir.glob("*.ipynb"))
+    if names:
+        wanted = {name.removesuffix(".ipynb") for name in names}
+        paths = [path for path in paths if path.stem in wanted]
+        missing = wanted - {path.stem for path in paths}
+        if missing:
+            raise FileNotFoundError(f"no notebook {', '.join(sorted(missing))} in {source_dir}")
+    if not paths:
+        raise FileNotFoundError(f"no notebooks in {source_dir}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    reports = []
+    for path in paths:
+        notebook = nbformat.read(path, as_version=4)
+        copy, report = learner_notebook(notebook, name=path.name)
+        target = out_dir / path.name
+        nbformat.write(copy, target)
+        report.source, report.target = path, target
+        reports.append(report)
+    return reports
+
+
+def _default_source() -> Path:
+    """``notebooks/`` under the current directory, else beside the installed package (editable install)."""
+    here = Path.cwd() / "notebooks"
+    return here if here.is_dir() else Path(__file__).resolve().parents[1] / "notebooks"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m utils.learner",
+        description="Write learner copies of the chapters: solutions removed, exercises and checks kept.",
+    )
+    parser.add_argument("--out", type=Path, default=Path("learner"), help="output directory (default: learner/)")
+    parser.add_argument("--notebooks", type=Path, default=None, help="source directory (default: notebooks/)")
+    parser.add_argument("names", nargs="*", help="only these chapters (for example: wow jwhr)")
+    args = parser.parse_args(argv)
+    source = args.notebooks or _default_source()
+    try:
+        reports = write_learner_copies(source, args.out, args.names)
+    except (FileNotFoundError, LearnerCopyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    for report in reports:
+        print(
+            f"{report.target}: {len(report.exercises)} exercises, {report.placeholders} placeholders, "
+            f"{report.checks} checks kept"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

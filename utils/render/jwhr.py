@@ -1,0 +1,145 @@
+"""HTML rendering of one Japanese Wikipedia Human Retrieval session.
+
+The question, then the worker's retrieval trail as a numbered list (how each page was reached:
+search keywords or "link from step N"; the page title linked to its URL; the quote or summary taken
+from it, or nothing), then the answer sentence by sentence with citation markers that jump to the
+references they cite. Labels carry short English glosses for readers who do not read Japanese.
+Every dataset string is escaped and only http(s) URLs become links.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..formats.jwhr import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY
+from ..records import SEEKER, WIZARD, Dialogue
+from ..stats.jwhr import Step, answered, question, sentences, trail
+from ._html import SafeHTML, badge, details, dialogue_frame, esc, link, turn_block
+
+if TYPE_CHECKING:
+    import ipywidgets
+
+#: What the search box of :func:`utils.widgets.browse` matches, per session status.
+STATUS_TAGS = {True: "status:answered", False: "status:unanswered"}
+
+_CONTENT_LABELS = {
+    QUOTE: "quote (引用)",
+    SUMMARY: "summary (要約)",
+    NOTHING: "nothing taken from this page",
+    NOT_FOUND: "search found no article",
+    NO_PAGE: "page not recorded",
+}
+
+
+def render(dialogue: Dialogue, *, note: str = "", show_method: bool = True) -> SafeHTML:
+    """One session as safe HTML: question, ordered trail, answer with citation markers.
+
+    ``note`` is shown under the title (for example the split's provenance); ``show_method`` adds
+    the worker's note on how each summary was written, folded.
+    """
+    prefix = _anchor_prefix(dialogue)
+    steps = trail(dialogue)
+    status = "answered (回答あり)" if answered(dialogue) else "not answered (回答なし)"
+    body = [
+        turn_block(SEEKER, "question (質問)", esc(question(dialogue))),
+        _trail_html(steps, prefix, show_method),
+        _answer_html(dialogue, prefix),
+    ]
+    return dialogue_frame(f"JWHR session {dialogue.id}: {status}", "".join(body), note)
+
+
+def _anchor_prefix(dialogue: Dialogue) -> str:
+    # Several sessions can share a notebook page: anchors name split and id, reduced to safe characters.
+    return "jwhr-" + re.sub(r"[^A-Za-z0-9_-]+", "-", f"{dialogue.split}-{dialogue.id}")
+
+
+def _trail_html(steps: Sequence[Step], prefix: str, show_method: bool) -> str:
+    if not steps:
+        return '<div class="atlas-note">Retrieval trail (検索の記録): no step was recorded.</div>'
+    items = [_step_html(step, prefix, show_method) for step in steps]
+    return (
+        '<div class="atlas-note">Retrieval trail (検索の記録), in the order the worker recorded it:</div>'
+        f'<ol class="atlas-evidence atlas-trail" start="0">{"".join(items)}</ol>'
+    )
+
+
+def _step_html(step: Step, prefix: str, show_method: bool) -> str:
+    if step.origin == "search":
+        words = "".join(badge(word) for word in step.keywords) or badge("(no keywords)")
+        how = f"{badge('search (検索)', 'search')} keywords: {words}"
+    else:
+        target = f"#{prefix}-ref-{step.referrer}"
+        how = f'{badge("link (リンク)", "link")} from <a href="{target}">step {step.referrer}</a>'
+        if not step.referrer_is_earlier:
+            how += " (as recorded: not an earlier step)"
+    if step.title is not None:
+        page = f"page: {link(step.title, step.url)}"
+    elif step.content == NOT_FOUND:
+        page = link("search results page", step.url)
+    else:
+        page = ""
+    content = badge(_CONTENT_LABELS.get(step.content, step.content), step.content)
+    if step.content == QUOTE:
+        content += f'<blockquote class="atlas-quote">{esc(step.text)}</blockquote>'
+    elif step.content == SUMMARY:
+        content += f'<div class="atlas-summary">{esc(step.text)}</div>'
+        if show_method and step.summary_method:
+            content += details("how the worker summarised (要約の方法)", f"<div>{esc(step.summary_method)}</div>")
+    cited = ""
+    if step.cited:
+        cited = " · cited by answer sentence " + ", ".join(str(i + 1) for i in step.cited_by)
+    css = ' class="atlas-selected"' if step.cited else ""
+    return (
+        f'<li id="{prefix}-ref-{step.index}"{css}><strong>[{step.index}]</strong> {how} {page}{esc(cited)}'
+        f"<div>{content}</div></li>"
+    )
+
+
+def _answer_html(dialogue: Dialogue, prefix: str) -> str:
+    if not answered(dialogue):
+        text = "<em>No answer: the worker could not build one from these pages (回答なし).</em>"
+        return turn_block(WIZARD, "answer (回答)", text)
+    parts = []
+    for sentence in sentences(dialogue):
+        markers = "".join(
+            f'<sup class="atlas-cite"><a href="#{prefix}-ref-{c}" title="reference {c}">[{c}]</a></sup>'
+            for c in sentence.citations
+        )
+        if not sentence.citations:
+            markers = '<sup class="atlas-cite" title="this sentence cites no reference">[–]</sup>'
+        parts.append(f"<span>{esc(sentence.text)}</span>{markers}")
+    body = "".join(parts) or esc(dialogue.turns_by(WIZARD)[0].text)
+    return turn_block(WIZARD, "answer (回答), with citations [step]", body)
+
+
+def search_text(dialogue: Dialogue) -> str:
+    """Text the viewers search: status tag, question, answer, page titles and keywords."""
+    steps = trail(dialogue)
+    parts = [
+        STATUS_TAGS[answered(dialogue)],
+        question(dialogue),
+        dialogue.turns_by(WIZARD)[0].text,
+        *(step.title or "" for step in steps),
+        *(word for step in steps for word in step.keywords),
+    ]
+    return " ".join(part for part in parts if part)
+
+
+def viewer(splits: dict[str, Sequence[Dialogue]]) -> ipywidgets.VBox:
+    """A session browser with a switch between the given splits (for example answered / not answered)
+    and an "all" view; paging and search come from :func:`utils.widgets.browse`."""
+    import ipywidgets as widgets
+
+    from ..widgets import browse
+
+    choices = {"all": [d for split in splits.values() for d in split], **{k: list(v) for k, v in splits.items()}}
+    switch = widgets.ToggleButtons(options=list(choices), description="Show")
+    box = widgets.VBox([switch, browse(choices["all"], render=render, search_text=search_text)])
+
+    def _change(change: dict[str, object]) -> None:
+        box.children = (switch, browse(choices[str(change["new"])], render=render, search_text=search_text))
+
+    switch.observe(_change, names="value")
+    return box

@@ -1,0 +1,361 @@
+"""FaithDial statistics: split sizes, edits, BEGIN/VRM distributions, lengths, overlap, the audit.
+
+Everything is computed from loaded dialogues (:func:`utils.load`) at run time. A FaithDial split
+is first flattened by :func:`utterances` into one row per utterance record of the original file
+(one wizard response with its knowledge, its WoW original and its labels); the audit files are
+summarised from the dialogues of :mod:`utils.formats.faithdial_audit` (one per CSV row).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from ..formats.faithdial_audit import BEGIN_CLASSES, STATUS_LABELLED, VRM_CLASSES, audit_report
+from ..metrics import token_prf
+from ..records import SEEKER, WIZARD, Dialogue
+from ..reported import reported, reported_value
+from ..text import word_tokens
+
+#: BEGIN classes counted as hallucinated (the paper's ">60%" adds both).
+HALLUCINATED = ("Hallucination", "Partial Hallucination")
+
+
+def utterances(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
+    """One row per utterance record (wizard response) of a FaithDial split.
+
+    Columns: ``dialogue_id``, ``turn_index``, ``history_length``, ``knowledge``, ``response`` (the
+    faithful response), ``original_response`` (``""`` when the WoW response was kept), ``edited``
+    (``original_response`` is non-empty), ``BEGIN`` and ``VRM`` (lists).
+    """
+    rows = []
+    for dialogue in dialogues:
+        for turn in dialogue.turns:
+            if turn.role != WIZARD or turn.raw.get("from_history"):
+                continue
+            original = turn.raw.get("original_response") or ""
+            rows.append(
+                {
+                    "dialogue_id": dialogue.id,
+                    "turn_index": turn.index,
+                    "history_length": turn.raw.get("history_length", 0),
+                    "knowledge": " ".join(item.text for item in turn.selected_evidence),
+                    "response": turn.text,
+                    "original_response": original,
+                    "edited": bool(original.strip()),
+                    "BEGIN": list(turn.labels.get("BEGIN", [])),
+                    "VRM": list(turn.labels.get("VRM", [])),
+                }
+            )
+    columns = ["dialogue_id", "turn_index", "history_length", "knowledge", "response", "original_response"]
+    return pd.DataFrame(rows, columns=[*columns, "edited", "BEGIN", "VRM"])
+
+
+def count_turns(dialogues: Iterable[Dialogue]) -> dict[str, int]:
+    """Dialogues, utterance records (wizard responses), seeker turns and all turns of a split.
+
+    ``turns`` counts every utterance of the rebuilt conversations, seeker and wizard, which is
+    what the dataset card's "turns" counts (about nine per conversation in the paper).
+    """
+    counts = Counter(dialogues=0, responses=0, seeker_turns=0, wizard_turns=0, turns=0)
+    for dialogue in dialogues:
+        counts["dialogues"] += 1
+        counts["turns"] += len(dialogue.turns)
+        for turn in dialogue.turns:
+            if turn.role == SEEKER:
+                counts["seeker_turns"] += 1
+            else:
+                counts["wizard_turns"] += 1
+                counts["responses"] += 0 if turn.raw.get("from_history") else 1
+    return dict(counts)
+
+
+def split_sizes(splits: Mapping[str, Sequence[Dialogue]]) -> pd.DataFrame:
+    """:func:`count_turns` for several loaded splits, one row each, with where each came from."""
+    rows = []
+    for name, split in splits.items():
+        provenance = getattr(split, "provenance", None)
+        rows.append({"split": name, **count_turns(split), "data": provenance.kind if provenance else "in memory"})
+    return pd.DataFrame(rows).set_index("split")
+
+
+def reported_vs_reproduced(splits: Mapping[str, Sequence[Dialogue]]) -> pd.DataFrame:
+    """The card's turn and dialogue counts beside the counts computed from the loaded splits.
+
+    ``asserted`` is True only where every split the number covers is the full official file;
+    elsewhere (demo or partial data) the comparison is shown but not checked.
+    """
+    sizes = split_sizes(splits)
+    full = {
+        name: bool(getattr(split, "provenance", None) and split.provenance.is_full) for name, split in splits.items()
+    }
+    rows = []
+    for item in reported("faithdial").itertuples():
+        # the whole-dataset numbers cover train + valid + test (valid and test hold seen and unseen)
+        covered = [item.split] if item.split else ["train", "valid", "test"]
+        if any(s not in sizes.index for s in covered):
+            continue
+        column = "turns" if item.name == "turns" else "dialogues"
+        value = int(sizes.loc[covered, column].sum())
+        complete = all(full[s] for s in covered)
+        rows.append(
+            {
+                "number": item.name,
+                "split": item.split or "train+valid+test",
+                "reported": int(item.value),
+                "reproduced": value,
+                "asserted": complete,
+                "note": "full official data: checked" if complete else "not the full data: shown, not checked",
+                "source": item.source,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def edited_share(frame: pd.DataFrame) -> float:
+    """Share of responses that annotators edited (non-empty ``original_response``)."""
+    return float(frame["edited"].mean()) if len(frame) else 0.0
+
+
+def label_distribution(frame: pd.DataFrame, scheme: str = "BEGIN") -> pd.DataFrame:
+    """Responses carrying each label of ``scheme`` (``"BEGIN"`` or ``"VRM"``) and their share.
+
+    Labels are multi-valued, so shares add up to more than one; ``share`` is of all responses.
+    """
+    counts = Counter(label for labels in frame[scheme] for label in dict.fromkeys(labels))
+    known = BEGIN_CLASSES if scheme == "BEGIN" else VRM_CLASSES
+    order = [label for label in known if label in counts] + sorted(set(counts) - set(known))
+    total = len(frame)
+    return pd.DataFrame(
+        {"label": order, "responses": [counts[x] for x in order], "share": [counts[x] / total for x in order]}
+    ).set_index("label")
+
+
+def lengths(frame: pd.DataFrame) -> pd.DataFrame:
+    """Word tokens of the original and the edited response, for the edited responses only."""
+    edited = frame[frame["edited"]]
+    return pd.DataFrame(
+        {
+            "original": [len(word_tokens(text)) for text in edited["original_response"]],
+            "edited": [len(word_tokens(text)) for text in edited["response"]],
+        },
+        index=edited.index,
+    )
+
+
+def knowledge_overlap(response: str, knowledge: str) -> tuple[float, float]:
+    """``(precision, recall)`` of the response's word tokens against the knowledge's.
+
+    Precision is the share of response tokens found in the knowledge (how much of what is said is
+    supported, lexically); recall the share of knowledge tokens the response uses. Tokens are
+    ParlAI-normalised words counted as multisets, as in unigram F1.
+    """
+    prf = token_prf(word_tokens(response), word_tokens(knowledge))
+    return prf.precision, prf.recall
+
+
+def overlap_before_after(frame: pd.DataFrame) -> pd.DataFrame:
+    """Knowledge precision and recall of the original and the edited response (edited rows)."""
+    edited = frame[frame["edited"]]
+    rows = []
+    for row in edited.itertuples():
+        before = knowledge_overlap(row.original_response, row.knowledge)
+        after = knowledge_overlap(row.response, row.knowledge)
+        rows.append(
+            {
+                "precision_original": before[0],
+                "recall_original": before[1],
+                "precision_edited": after[0],
+                "recall_edited": after[1],
+            }
+        )
+    columns = ["precision_original", "recall_original", "precision_edited", "recall_edited"]
+    return pd.DataFrame(rows, index=edited.index, columns=columns)
+
+
+def before_after_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean length and knowledge overlap of the edited responses, before and after editing."""
+    sizes = lengths(frame)
+    overlap = overlap_before_after(frame)
+    return pd.DataFrame(
+        {
+            "original WoW response": [
+                sizes["original"].mean(),
+                overlap["precision_original"].mean(),
+                overlap["recall_original"].mean(),
+            ],
+            "edited FaithDial response": [
+                sizes["edited"].mean(),
+                overlap["precision_edited"].mean(),
+                overlap["recall_edited"].mean(),
+            ],
+        },
+        index=["mean length (words)", "knowledge precision", "knowledge recall"],
+    )
+
+
+# -- the audit ---------------------------------------------------------------------------------
+
+
+def audit_rows(files: Mapping[str, Iterable[Dialogue]]) -> pd.DataFrame:
+    """One row per labelled response of the audit files: file, system, benchmark, labels, text."""
+    rows = []
+    for name, dialogues in files.items():
+        for dialogue in dialogues:
+            if dialogue.meta.get("status") != STATUS_LABELLED:
+                continue
+            wizard = next(turn for turn in dialogue.turns if turn.role == WIZARD)
+            rows.append(
+                {
+                    "file": name,
+                    "system": dialogue.meta["system"],
+                    "benchmark": dialogue.meta["benchmark"],
+                    "row": dialogue.meta["row"],
+                    "begin_class": dialogue.meta["begin_class"],
+                    "BEGIN": wizard.labels["BEGIN"],
+                    "VRM": wizard.labels["VRM"],
+                    "vrm_missing": bool(dialogue.meta.get("vrm_missing")),
+                    "response": wizard.text,
+                    "knowledge": " ".join(item.text for item in wizard.selected_evidence),
+                }
+            )
+    columns = [
+        "file",
+        "system",
+        "benchmark",
+        "row",
+        "begin_class",
+        "BEGIN",
+        "VRM",
+        "vrm_missing",
+        "response",
+        "knowledge",
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def audit_dropped(files: Mapping[str, Iterable[Dialogue]]) -> pd.DataFrame:
+    """:func:`utils.formats.faithdial_audit.audit_report` over several files: what was left out, why."""
+    return audit_report(dialogue for dialogues in files.values() for dialogue in dialogues)
+
+
+def audit_begin_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Share of each BEGIN class per audit file (rows: files; a column ``n`` of labelled responses).
+
+    Each response has one class (:func:`utils.formats.faithdial_audit.begin_class`), so a row sums
+    to one; ``hallucinated`` adds Hallucination and Partial Hallucination.
+    """
+    table = pd.crosstab(rows["file"], rows["begin_class"]).reindex(columns=list(BEGIN_CLASSES), fill_value=0)
+    n = table.sum(axis=1)
+    shares = table.div(n, axis=0)
+    shares["hallucinated"] = shares[list(HALLUCINATED)].sum(axis=1)
+    shares.insert(0, "n", n)
+    return shares.reindex([f for f in dict.fromkeys(rows["file"])])
+
+
+def audit_vrm_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Share of labelled responses (with a VRM label) carrying each VRM mode, per audit file."""
+    usable = rows[~rows["vrm_missing"]]
+    records = []
+    for name, group in usable.groupby("file", sort=False):
+        counts = Counter(label for labels in group["VRM"] for label in labels)
+        records.append({"file": name, "n": len(group), **{mode: counts[mode] / len(group) for mode in VRM_CLASSES}})
+    return pd.DataFrame(records).set_index("file")
+
+
+def hallucination_share(rows: pd.DataFrame, file: str) -> tuple[int, int, float]:
+    """``(hallucinated, labelled, share)`` for one audit file (Hallucination + Partial Hallucination)."""
+    group = rows[rows["file"] == file]
+    hallucinated = int(group["begin_class"].isin(HALLUCINATED).sum())
+    return hallucinated, len(group), hallucinated / len(group) if len(group) else 0.0
+
+
+def audit_reported_vs_reproduced(
+    files: Mapping[str, Sequence[Dialogue]], rows: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """The audit paper's ">60%" hallucinated WoW responses beside the share computed from the file.
+
+    The paper gives a lower bound, so the check is ``reproduced > reported``; ``asserted`` is True
+    only when the file loaded is the full official one.
+    """
+    rows = audit_rows(files) if rows is None else rows
+    records = []
+    for item in reported("faithdial_audit").itertuples():
+        if item.split not in files:
+            continue
+        hallucinated, labelled, share = hallucination_share(rows, item.split)
+        provenance = getattr(files[item.split], "provenance", None)
+        full = bool(provenance and provenance.is_full)
+        records.append(
+            {
+                "number": "share of responses labelled Hallucination or Partial Hallucination",
+                "file": item.split,
+                "reported": f"> {item.value:.0%}",
+                "reproduced": share,
+                "counts": f"{hallucinated} of {labelled}",
+                "check": "reproduced > reported",
+                "holds": share > item.value,
+                "asserted": full,
+                "source": item.source,
+            }
+        )
+    return pd.DataFrame(records)
+
+
+# -- figures -----------------------------------------------------------------------------------
+
+
+def plot_label_distribution(frame: pd.DataFrame, scheme: str = "BEGIN", title: str = "") -> plt.Axes:
+    """A bar chart of :func:`label_distribution`."""
+    table = label_distribution(frame, scheme)
+    _, ax = plt.subplots(figsize=(7, 3.2))
+    ax.bar(table.index, table["share"] * 100, color="#4c78a8")
+    ax.set_ylabel("% of responses")
+    ax.set_xlabel(f"{scheme} label")
+    ax.set_title(title or f"FaithDial: {scheme} labels (n = {len(frame):,} responses)")
+    ax.tick_params(axis="x", rotation=20)
+    plt.tight_layout()
+    return ax
+
+
+def plot_before_after(frame: pd.DataFrame, title: str = "") -> plt.Figure:
+    """Histograms of length and knowledge precision before and after editing (edited responses)."""
+    sizes = lengths(frame)
+    overlap = overlap_before_after(frame)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.4))
+    left.hist([sizes["original"], sizes["edited"]], bins=15, label=["original (WoW)", "edited (FaithDial)"])
+    left.set_xlabel("response length (words)")
+    left.set_ylabel("responses")
+    left.legend()
+    right.hist(
+        [overlap["precision_original"], overlap["precision_edited"]],
+        bins=[i / 10 for i in range(11)],
+        label=["original (WoW)", "edited (FaithDial)"],
+    )
+    right.set_xlabel("token precision against the knowledge")
+    right.set_ylabel("responses")
+    right.legend()
+    fig.suptitle(title or f"Before and after editing ({len(sizes):,} edited responses)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_audit_begin(table: pd.DataFrame, title: str = "Hallucination audit: BEGIN class per file") -> plt.Axes:
+    """Stacked bars of :func:`audit_begin_table` (one bar per audit file)."""
+    _, ax = plt.subplots(figsize=(9, 3.8))
+    bottom = pd.Series(0.0, index=table.index)
+    for label in BEGIN_CLASSES:
+        ax.bar(table.index, table[label] * 100, bottom=bottom * 100, label=label)
+        bottom += table[label]
+    bound = reported_value("faithdial_audit", "hallucination_share_lower_bound", "gold_wow").value
+    ax.axhline(bound * 100, color="black", linestyle="--", linewidth=1, label=f"reported for gold WoW: > {bound:.0%}")
+    ax.set_ylabel("% of labelled responses")
+    ax.set_xlabel("audit file (system_benchmark)")
+    ax.set_title(title)
+    ax.tick_params(axis="x", rotation=35)
+    ax.legend(fontsize=8, bbox_to_anchor=(1.01, 1), loc="upper left")
+    plt.tight_layout()
+    return ax
