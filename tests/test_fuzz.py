@@ -29,7 +29,7 @@ Profiles (environment variable ``HYPOTHESIS_PROFILE``):
 The properties found three faults in the shared JSON readers (``utils.formats._io``), kept below as
 regression tests: an integer of more than 4,300 digits raised ``ValueError``, an unpaired surrogate
 escape (``\\ud800``) reached the cache and crashed it with ``UnicodeEncodeError``, and deep nesting
-cost memory quadratic in depth (ijson) or crashed the cache with ``RecursionError``.
+cost memory quadratic in depth (the earlier ijson-based reader) or crashed the cache with ``RecursionError``.
 """
 
 from __future__ import annotations
@@ -447,7 +447,7 @@ def test_every_demo_file_parses(name: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", [n for n in NAMES if TARGETS[n].kind == "json-list"])
 def test_deep_nesting_in_a_json_list_is_refused_cheaply(name: str, tmp_path: Path) -> None:
-    """Regression: ijson's ``items`` needed memory quadratic in depth (1 GB for 40 KB of brackets)."""
+    """Regression: the earlier ijson reader needed memory quadratic in depth (1 GB for 40 KB of brackets)."""
     target = TARGETS[name]
     relative, split = target.seeds[0]
     payload = ("[" + RAW_TOKENS["@@DEEP_LIST@@"](40_000) + "]").encode()

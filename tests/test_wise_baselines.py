@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+import random
 
+import numpy as np
 import pytest
 
 import utils
 from utils.baselines import wise as bl
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
+from utils.text import char_ngrams, char_tokens
 
 approx = pytest.approx
 
@@ -171,3 +174,55 @@ def test_tables_on_the_demo_sample() -> None:
     for table in (classification, selection):
         assert table[["precision", "recall", "f1"]].stack().between(0, 1).all()
     assert generation[["bleu1", "rouge_l"]].stack().between(0, 1).all()
+
+
+# -- the fast paths give the library's and the plain path's results exactly ---------------------------
+
+
+def test_bigrams_match_char_tokens_and_char_ngrams() -> None:
+    rng = random.Random(0)
+    alphabet = "猫狗疫苗三针。，！？ a-b_\t\u3000\u00a0哈哈"
+    for _ in range(500):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        compact = "".join(char_tokens(text))
+        assert bl._bigrams(text) == (char_ngrams(compact, 2) or list(compact)), text
+
+
+def test_bm25_scores_equal_rank_bm25_bit_for_bit() -> None:
+    from rank_bm25 import BM25Plus
+
+    rng = random.Random(1)
+    alphabet = "猫狗疫苗三针每年加强一次哈。，"
+
+    def text() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 25)))
+
+    for _ in range(300):
+        corpus = [bl._bigrams(text()) or [""] for _ in range(rng.randint(1, 8))]
+        query = bl._bigrams(text())
+        assert bl._bm25plus_scores(query, corpus).tobytes() == BM25Plus(corpus).get_scores(query).tobytes()
+
+
+def test_examples_from_the_cached_tables_equal_those_from_dialogues() -> None:
+    for name in ("train", "test_seen"):
+        split = utils.load("wise", name)
+        assert bl.system_turn_examples(split) == bl.system_turn_examples(list(split))
+
+
+def test_merging_identical_columns_keeps_the_classifier_s_predictions() -> None:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    train = bl.system_turn_examples(utils.load("wise", "train"))
+    tests = [e.user_text for e in bl.system_turn_examples(utils.load("wise", "test"))]
+    texts, labels = [e.user_text for e in train], [e.intent for e in train]
+    vectorizer = TfidfVectorizer(analyzer="char", ngram_range=(1, 3), sublinear_tf=True)
+    features = vectorizer.fit_transform(texts)
+    merge = bl._merge_identical_columns(features)
+    assert merge.shape[1] < features.shape[1]  # short texts share many one-off n-grams
+    plain = LogisticRegression(max_iter=2000).fit(features, labels)
+    merged = LogisticRegression(max_iter=2000).fit(features @ merge, labels)
+    assert merged.n_iter_[0] == plain.n_iter_[0]
+    on_tests = vectorizer.transform(tests)
+    assert np.allclose(merged.predict_proba(on_tests @ merge), plain.predict_proba(on_tests), rtol=0, atol=1e-9)
+    assert bl.CharTfidfClassifier().fit(texts, labels).predict(tests) == list(plain.predict(on_tests))

@@ -662,7 +662,6 @@ def _cells(row: Row) -> list[str]:
 
 def environment() -> dict[str, str]:
     """What the numbers were measured on."""
-    import ijson
     import pyarrow
 
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
@@ -671,7 +670,6 @@ def environment() -> dict[str, str]:
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {memory:.0f} GB RAM, {platform.system()}",
         "python": platform.python_version(),
         "pyarrow": pyarrow.__version__,
-        "ijson backend": ijson.backend,
     }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
@@ -65,21 +66,24 @@ class WiseDocuments(Mapping[int, WiseDocument]):
 
     def passages_frame(self) -> pd.DataFrame:
         """One row per passage: id, document, passage, title, sentences, characters, text."""
-        rows = [
-            {
-                "id": format_passage_id(document.id, passage.id),
-                "document": document.id,
-                "passage": passage.id,
-                "title": document.title,
-                "sentences": len(passage.sentences),
-                "characters": len(passage.text),
-                "text": passage.text,
-            }
-            for document in self.documents.values()
-            for passage in document.passages
-        ]
-        columns = ["id", "document", "passage", "title", "sentences", "characters", "text"]
-        return pd.DataFrame(rows, columns=columns)
+        # Built once per collection (a chapter asks twice; 230k passages on full WISE), copied out
+        # so that callers may change their frame.
+        return self._passages_frame.copy()
+
+    @cached_property
+    def _passages_frame(self) -> pd.DataFrame:
+        pairs = [(document, passage) for document in self.documents.values() for passage in document.passages]
+        texts = [passage.text for _, passage in pairs]
+        columns = {
+            "id": [format_passage_id(document.id, passage.id) for document, passage in pairs],
+            "document": [document.id for document, _ in pairs],
+            "passage": [passage.id for _, passage in pairs],
+            "title": [document.title for document, _ in pairs],
+            "sentences": [len(passage.sentences) for _, passage in pairs],
+            "characters": [len(text) for text in texts],
+            "text": texts,
+        }
+        return pd.DataFrame(columns, columns=list(columns))
 
     def _repr_html_(self) -> str:
         return self.provenance._repr_html_()

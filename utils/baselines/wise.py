@@ -26,20 +26,28 @@ sentence BLEU and a ROUGE-L with beta 1.2, so per-example numbers differ slightl
 
 from __future__ import annotations
 
+import json
+import math
+import operator
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from statistics import median
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..formats.wise import SCORED_ACTION_GROUPS, published_label
+from ..loading import LoadedSplit
 from ..metrics import PRF, corpus_bleu, rouge_l, set_prf
 from ..records import SEEKER, WIZARD, Dialogue
-from ..text import char_ngrams, char_tokens
+from ..text import char_tokens
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 _MIN_NUM = 1e-8  # the authors' epsilon in F1 = 2pr / (p + r + eps)
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
@@ -79,35 +87,95 @@ class SystemTurnExample:
 
 
 def system_turn_examples(dialogues: Iterable[Dialogue]) -> list[SystemTurnExample]:
-    """One :class:`SystemTurnExample` per system utterance, as the authors' evaluation builds them."""
+    """One :class:`SystemTurnExample` per system utterance, as the authors' evaluation builds them.
+
+    A loaded split is read straight from its cached tables (the same rows its dialogues are rebuilt
+    from), which spares rebuilding a million :class:`~utils.records.Evidence` objects on full WISE.
+    """
+    if isinstance(dialogues, LoadedSplit):
+        return _examples_from_tables(dialogues)
+    # One string object per distinct passage id and text: a passage is a candidate at many turns,
+    # and keeping a copy per turn held gigabytes on full-size data.
+    shared: dict[str, str] = {}
     examples = []
     for dialogue in dialogues:
         context: list[str] = []
         user_text, intent = "", ""
         for turn in dialogue.turns:
             if turn.role == WIZARD:
-                action = turn.labels.get("action", [])
-                examples.append(
-                    SystemTurnExample(
-                        dialogue_id=dialogue.id,
-                        turn_index=turn.index,
-                        context=tuple(context),
-                        user_text=user_text,
-                        intent=intent,
-                        action=published_label(action),
-                        action_group=action[0] if action else "",
-                        state=tuple(turn.labels.get("state", [])),
-                        query_candidates=tuple(turn.labels.get("query_candidate", [])),
-                        selected_queries=tuple(turn.labels.get("selected_query", [])),
-                        passage_ids=tuple(item.id for item in turn.evidence),
-                        passage_texts={item.id: item.text for item in turn.evidence if item.text},
-                        selected_passages=tuple(turn.labels.get("selected_passage", [])),
-                        response=turn.text,
-                    )
-                )
+                ids = [shared.setdefault(item.id, item.id) for item in turn.evidence]
+                texts = {pid: shared.setdefault(item.text, item.text)
+                         for pid, item in zip(ids, turn.evidence, strict=True) if item.text}
+                examples.append(_example(dialogue.id, turn.index, context, user_text, intent, turn.labels,
+                                         ids, texts, turn.text))
             elif turn.role == SEEKER:
                 user_text, intent = turn.text, published_label(turn.labels.get("intent", []))
             context.append(turn.text)
+    return examples
+
+
+def _example(
+    dialogue_id: str,
+    turn_index: int,
+    context: list[str],
+    user_text: str,
+    intent: str,
+    labels: Mapping[str, list[str]],
+    passage_ids: list[str],
+    passage_texts: dict[str, str],
+    response: str,
+) -> SystemTurnExample:
+    action = labels.get("action", [])
+    return SystemTurnExample(
+        dialogue_id=dialogue_id,
+        turn_index=turn_index,
+        context=tuple(context),
+        user_text=user_text,
+        intent=intent,
+        action=published_label(action),
+        action_group=action[0] if action else "",
+        state=tuple(labels.get("state", [])),
+        query_candidates=tuple(labels.get("query_candidate", [])),
+        selected_queries=tuple(labels.get("selected_query", [])),
+        passage_ids=tuple(passage_ids),
+        passage_texts=passage_texts,
+        selected_passages=tuple(labels.get("selected_passage", [])),
+        response=response,
+    )
+
+
+def _interned(column: object, shared: dict[str, str]) -> list[str | None]:
+    # Dictionary-encoding a chunk turns its many repeats into one Python string per distinct value.
+    values: list[str | None] = []
+    for chunk in column.chunks:  # type: ignore[attr-defined]
+        encoded = chunk.dictionary_encode(null_encoding="encode")
+        words = [None if word is None else shared.setdefault(word, word) for word in encoded.dictionary.to_pylist()]
+        values.extend([words[index] for index in encoded.indices.to_pylist()])
+    return values
+
+
+def _examples_from_tables(split: LoadedSplit) -> list[SystemTurnExample]:
+    """:func:`system_turn_examples` of a loaded split, from the turns and evidence tables."""
+    turns, evidence = split.arrow("turns"), split.arrow("evidence")
+    shared: dict[str, str] = {}
+    e_ids = _interned(evidence.column("id"), shared)
+    e_texts = _interned(evidence.column("text"), shared)
+    columns = ("dialogue_index", "dialogue_id", "turn_index", "role", "text", "labels", "evidence_start",
+               "evidence_count")
+    rows = zip(*(turns.column(name).to_pylist() for name in columns), strict=True)
+    examples: list[SystemTurnExample] = []
+    current, context, user_text, intent = None, [], "", ""
+    for d_index, d_id, t_index, role, text, labels_json, start, count in rows:
+        if d_index != current:
+            current, context, user_text, intent = d_index, [], "", ""
+        labels = json.loads(labels_json)
+        if role == WIZARD:
+            ids = e_ids[start : start + count]
+            texts = {pid: item for pid, item in zip(ids, e_texts[start : start + count], strict=True) if item}
+            examples.append(_example(d_id, t_index, context, user_text, intent, labels, ids, texts, text))
+        elif role == SEEKER:
+            user_text, intent = text, published_label(labels.get("intent", []))
+        context.append(text)
     return examples
 
 
@@ -295,29 +363,69 @@ def majority_label(labels: Iterable[str]) -> str:
 
 
 class CharTfidfClassifier:
-    """Character 1-3-gram TF-IDF with logistic regression; the majority class if train has one class."""
+    """Character 1-3-gram TF-IDF with logistic regression; the majority class if train has one class.
+
+    Many n-grams occur in one training text only, once, so their TF-IDF columns are identical. The
+    L2-regularised fit gives identical columns equal weights from the start (their gradients are
+    equal), so the columns are merged: a group of ``k`` becomes one column, ``1/sqrt(k)`` times their
+    sum. That map is an isometry on the weights L-BFGS can reach (same loss, same gradient norms, same
+    steps, same predictions), and it shrinks the problem about fourfold on WISE (270k -> 63k
+    columns on full-size data), which is what made the fit take minutes and gigabytes.
+    """
 
     def __init__(self) -> None:
+        self._vectorizer = None
+        self._merge = None
         self._model = None
         self._constant = ""
 
     def fit(self, texts: Sequence[str], labels: Sequence[str]) -> CharTfidfClassifier:
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.linear_model import LogisticRegression
-        from sklearn.pipeline import make_pipeline
+        from threadpoolctl import threadpool_limits  # installed with scikit-learn, which uses it
 
         self._constant = majority_label(labels)
         if len(set(labels)) > 1:
-            self._model = make_pipeline(
-                TfidfVectorizer(analyzer="char", ngram_range=(1, 3), sublinear_tf=True),
-                LogisticRegression(max_iter=2000),
-            ).fit(list(texts), list(labels))
+            self._vectorizer = TfidfVectorizer(analyzer="char", ngram_range=(1, 3), sublinear_tf=True)
+            features = self._vectorizer.fit_transform(list(texts))
+            self._merge = _merge_identical_columns(features)
+            # L-BFGS's vector updates over millions of weights are memory-bound: a second BLAS
+            # thread doubled the CPU time and slowed the fit on a 2-core machine. (Thread count
+            # changes BLAS sums in the last bits, ~1e-12 on the weights, never a prediction.)
+            with threadpool_limits(limits=1, user_api="blas"):
+                self._model = LogisticRegression(max_iter=2000).fit(features @ self._merge, list(labels))
         return self
 
     def predict(self, texts: Sequence[str]) -> list[str]:
         if self._model is None:
             return [self._constant] * len(texts)
-        return [str(label) for label in self._model.predict(list(texts))]
+        features = self._vectorizer.transform(list(texts)) @ self._merge
+        return [str(label) for label in self._model.predict(features)]
+
+
+def _merge_identical_columns(matrix: sparse.spmatrix) -> sparse.csr_matrix:
+    """A sparse ``(columns, groups)`` matrix ``M`` with ``matrix @ M`` merging identical columns.
+
+    Column ``j`` of a group of ``k`` identical columns maps to the group's column with weight
+    ``1/sqrt(k)``, so ``M`` has orthonormal columns: weights ``v`` on the merged columns stand for
+    ``M @ v`` on the original ones, with the same norm and the same products with any row.
+    """
+    from scipy import sparse
+
+    columns = sparse.csc_matrix(matrix)
+    columns.sort_indices()
+    groups: dict[tuple[bytes, bytes], int] = {}
+    group_of = np.empty(columns.shape[1], dtype=np.int64)
+    pointers, indices, data = columns.indptr, columns.indices, columns.data
+    for j in range(columns.shape[1]):
+        start, stop = pointers[j], pointers[j + 1]
+        key = (indices[start:stop].tobytes(), data[start:stop].tobytes())
+        group_of[j] = groups.setdefault(key, len(groups))
+    sizes = np.bincount(group_of, minlength=len(groups))
+    weights = 1.0 / np.sqrt(sizes[group_of])
+    return sparse.csr_matrix(
+        (weights, (np.arange(columns.shape[1]), group_of)), shape=(columns.shape[1], len(groups))
+    )
 
 
 def classification_scores(
@@ -357,9 +465,61 @@ def _row(task: str, model: str, split: str, averaging: str, examples: int, score
 # -- lexical ranking for T4/T5 ----------------------------------------------------------------------------
 
 
+class _KeptCharacters(dict):
+    """A ``str.translate`` table deleting exactly the characters :func:`utils.text.char_tokens` drops.
+
+    Filled on first sight of each character from ``char_tokens`` itself, so the rule stays defined in
+    one place; translating in C is many times faster than testing a million passages char by char.
+    """
+
+    def __missing__(self, code: int) -> int | None:
+        kept = code if char_tokens(chr(code)) else None
+        self[code] = kept
+        return kept
+
+
+_KEPT_CHARACTERS = _KeptCharacters()
+
+
 def _bigrams(text: str) -> list[str]:
-    compact = "".join(char_tokens(text))
-    return char_ngrams(compact, 2) or list(compact)
+    compact = text.translate(_KEPT_CHARACTERS)  # == "".join(char_tokens(text)), whitespace included
+    # == char_ngrams(compact, 2): each bigram is a character and the next, paired in C
+    return list(map(operator.add, compact, compact[1:])) or list(compact)
+
+
+#: rank_bm25.BM25Plus's default parameters.
+_BM25_K1, _BM25_B, _BM25_DELTA = 1.5, 0.75, 1
+
+
+def _bm25plus_scores(query: Sequence[str], corpus: Sequence[Sequence[str]]) -> np.ndarray:
+    """``rank_bm25.BM25Plus(corpus).get_scores(query)``, bit for bit, for a non-empty ``corpus``.
+
+    The same floating-point operations on the same numbers, added in the same order (the tests
+    compare with the library), but only the query's words are counted and weighed, all candidates
+    at once: the library indexes every word of every candidate and loops over candidates in Python,
+    which, one index per turn over a hundred passages, took most of the selection baselines' time
+    on full-size WISE.
+    """
+    words = list(dict.fromkeys(query))
+    counts = [Counter(document) for document in corpus]
+    zeros = [0] * len(words)
+    # frequency[d, w]: how often query word w occurs in candidate d
+    frequency = np.array([list(map(count.get, words, zeros)) for count in counts], dtype=np.int64)
+    frequency = frequency.reshape(len(corpus), len(words))
+    doc_len = np.array([len(document) for document in corpus])
+    avgdl = sum(len(document) for document in corpus) / len(corpus)
+    norm = _BM25_K1 * (1 - _BM25_B + _BM25_B * doc_len / avgdl)
+    present = np.count_nonzero(frequency, axis=0)
+    # idf as the library computes it (math.log of a Python float); a word no candidate has has no
+    # idf there and adds exactly 0.0, so it is left out.
+    idf = np.array([math.log((len(corpus) + 1) / int(n)) if n else 0.0 for n in present])
+    terms = idf * (_BM25_DELTA + (frequency * (_BM25_K1 + 1)) / (norm[:, None] + frequency))
+    column = {word: index for index, word in enumerate(words) if present[index]}
+    scores = np.zeros(len(corpus))
+    for word in query:
+        if word in column:
+            scores += terms[:, column[word]]
+    return scores
 
 
 def rank_candidates(context: str, candidates: Sequence[str]) -> list[int]:
@@ -367,14 +527,12 @@ def rank_candidates(context: str, candidates: Sequence[str]) -> list[int]:
 
     BM25Plus keeps every idf positive, which matters for a turn's handful of candidates where a
     bigram shared by most candidates would get a negative idf under BM25Okapi. Ties keep the
-    original order.
+    original order. Scores are rank-bm25's (:func:`_bm25plus_scores`).
     """
-    from rank_bm25 import BM25Plus
-
     if not candidates:
         return []
     corpus = [_bigrams(candidate) or [""] for candidate in candidates]
-    scores = BM25Plus(corpus).get_scores(_bigrams(context))
+    scores = _bm25plus_scores(_bigrams(context), corpus)
     return sorted(range(len(candidates)), key=lambda index: (-scores[index], index))
 
 

@@ -1,7 +1,8 @@
 """Reading original files record by record, turning every fault into a :class:`DataError`.
 
-The parsers stream: a top-level JSON list is read one element at a time (``ijson``), a JSON Lines
-file one line at a time, so that a 1 GB split never sits in memory as one JSON tree.
+The parsers stream: a top-level JSON list is read one element at a time (each decoded by the C
+``json`` decoder from a window of the file), a JSON Lines file one line at a time, so that a 1 GB
+split never sits in memory as one JSON tree.
 """
 
 from __future__ import annotations
@@ -10,12 +11,11 @@ import codecs
 import csv
 import io
 import json
+import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
-
-import ijson
 
 from ..errors import DataError
 
@@ -29,123 +29,149 @@ _LONE_SURROGATE = re.compile(  # both branches start with the literal "\\u", so 
     r"\\u[dD](?:[89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     r"|[c-fC-F][0-9a-fA-F]{2}(?<!\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}))"
 )
-_LONE_SURROGATE_BYTES = re.compile(_LONE_SURROGATE.pattern.encode())
 
 
-class _Utf8CheckedReader(io.RawIOBase):
-    """A binary stream that strips a leading BOM and raises on invalid UTF-8 with its offset."""
+#: Bytes read at a time by :func:`iter_json_list`: a record cut by the end of the window is decoded
+#: again once the next chunk is in, so the window is many records long (WoW's are ~60 KB) to keep that
+#: rare, and a few megabytes so that memory stays flat.
+_CHUNK_BYTES = 1 << 22
+_WHITESPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace, no more (``\s`` would take more)
+#: A decode error this close to the end of the window may only mean that the record goes on past it
+#: (the longest token that can be cut without an "Unterminated string" error is ``-Infinity``).
+_CUT_MARGIN = 16
 
-    def __init__(self, raw: io.BufferedReader, path: Path) -> None:
-        self._raw = raw
+
+def _not_json(name: str) -> Any:
+    # ``NaN`` and ``Infinity`` are Python's extensions, not JSON: the file is malformed.
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # JSON has no infinity; the file's number overflows a float
+        raise ValueError(f"the number {_short(ValueError(text))} is too large for a float")
+    return value
+
+
+_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite_float)
+
+
+class _TextWindow:
+    """A file's text decoded a chunk at a time; ``text[pos:]`` is the part not consumed yet.
+
+    Invalid UTF-8 raises :class:`DataError` with its byte offset; a leading BOM is dropped.
+    """
+
+    def __init__(self, handle: io.BufferedReader, path: Path) -> None:
+        self._handle = handle
         self._path = path
         self._decoder = codecs.getincrementaldecoder("utf-8")()
-        self._offset = 0
-        self._first = True
-        self._tail = b""
-        #: Set once the stream has shown a possibly unpaired surrogate escape (see _LONE_SURROGATE).
-        self.saw_surrogate_escape = False
+        self._bytes_read = 0
+        self.text = ""
+        self.pos = 0
+        self.consumed = 0  # characters dropped before ``text``, for error positions
+        self.eof = False
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        chunk = self._raw.read(len(buffer))
-        if self._first:
-            self._first = False
-            if chunk.startswith(_UTF8_BOM):
-                chunk = chunk[len(_UTF8_BOM) :]
-                self._offset += len(_UTF8_BOM)
+    def more(self, size: int = _CHUNK_BYTES) -> bool:
+        """Drop the consumed text and append ``size`` more bytes' worth; False at the end of the file."""
+        if self.eof:
+            return False
+        chunk = self._handle.read(size)
+        pending = len(self._decoder.getstate()[0])  # bytes of a character cut by the last chunk
         try:
-            self._decoder.decode(chunk, final=not chunk)
+            text = self._decoder.decode(chunk, final=not chunk)
         except UnicodeDecodeError as exc:
             raise DataError(
-                f"invalid UTF-8 at byte {self._offset + exc.start}", path=self._path
+                f"invalid UTF-8 at byte {self._bytes_read - pending + exc.start}", path=self._path
             ) from None
-        self._offset += len(chunk)
-        if not self.saw_surrogate_escape and _LONE_SURROGATE_BYTES.search(self._tail + chunk):
-            self.saw_surrogate_escape = True
-        self._tail = chunk[-16:]
-        buffer[: len(chunk)] = chunk
-        return len(chunk)
+        if self._bytes_read == 0 and text.startswith("\ufeff"):
+            text = text[1:]
+        self._bytes_read += len(chunk)
+        self.eof = not chunk
+        self.consumed += self.pos
+        self.text = self.text[self.pos :] + text
+        self.pos = 0
+        return True
+
+    def next_char(self) -> str:
+        """Move past whitespace and return the next character ("" at the end of the file)."""
+        while True:
+            self.pos = _WHITESPACE.match(self.text, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.text) or not self.more():
+                return self.text[self.pos : self.pos + 1]
 
 
 def iter_json_list(path: Path) -> Iterator[tuple[int, Any]]:
     """Yield ``(index, element)`` for each element of a file holding one top-level JSON list.
 
-    Truncated or malformed JSON raises :class:`DataError` naming the element being read.
+    Each element is decoded on its own by the C ``json`` decoder from a window of a few megabytes,
+    so memory holds one record at a time. Truncated or malformed JSON raises :class:`DataError`
+    naming the element being read.
     """
-    index = -1
+    path = Path(path)
     with open(path, "rb") as handle:
-        checked = _Utf8CheckedReader(handle, path)
-        stream = io.BufferedReader(checked, buffer_size=1 << 20)
-        try:
-            for index, element in enumerate(_list_elements(stream, path)):
-                if checked.saw_surrogate_escape and _has_unpaired_surrogate(element):
-                    raise DataError(_SURROGATE_MESSAGE, path=path, record=index)
-                yield index, element
-        except DataError:
-            raise
-        except UnicodeDecodeError:  # ijson's C backend on some unpaired surrogate escapes
-            raise DataError(_SURROGATE_MESSAGE, path=path, record=index + 1) from None
-        except ijson.common.IncompleteJSONError as exc:
-            raise DataError(
-                f"malformed or truncated JSON ({_short(exc)})", path=path, record=index + 1
-            ) from None
-        except ijson.common.JSONError as exc:
-            raise DataError(f"malformed JSON ({_short(exc)})", path=path, record=index + 1) from None
-    if index == -1:
-        _require_list_document(path)
+        window = _TextWindow(handle, path)
+        if window.next_char() != "[":
+            raise DataError("expected a JSON list of records at the top level", path=path)
+        window.pos += 1
+        index = 0
+        if window.next_char() != "]":
+            while True:
+                yield index, _decode_element(window, path, index)
+                index += 1
+                separator = window.next_char()
+                if separator == "]":
+                    break
+                if separator != ",":
+                    what = f"found {separator!r}" if separator else "the file ends"
+                    raise DataError(
+                        f"malformed or truncated JSON (expected ',' or ']' after a record, {what})",
+                        path=path,
+                        record=index,
+                    )
+                window.pos += 1
+                window.next_char()
+        window.pos += 1
+        if window.next_char():
+            raise DataError("malformed JSON (more text after the top-level list)", path=path, record=index)
 
 
-#: Deeper nesting than any real file has (they stay under 10 levels). Beyond it ijson's C ``items``
-#: needs memory quadratic in depth (1 GB for 16 KB of brackets) and the cache's JSON encoder
-#: would hit Python's recursion limit, so a deeper record is a DataError.
+#: Deeper nesting than any real file has (they stay under 10 levels). Beyond it the cache's JSON
+#: encoder could hit Python's recursion limit, so a deeper record is a DataError. The depth counts
+#: the top-level list of a JSON list file as one level.
 MAX_JSON_DEPTH = 100
-_OPENERS = ("start_map", "start_array")
-_CLOSERS = ("end_map", "end_array")
 
 
-def _list_elements(stream: io.BufferedReader, path: Path) -> Iterator[Any]:
-    """The elements of a top-level JSON list, built from ijson's C events with a depth limit.
-
-    Same values as ``ijson.items(stream, "item")`` (which keeps a prefix string per open level)
-    at about the same speed.
-    """
-    depth = 0
-    element = 0  # index of the element being read, for error messages
-    builder: ijson.common.ObjectBuilder | None = None
-    for event, value in ijson.basic_parse(stream, use_float=True):
-        if depth == 0:
-            if event != "start_array":
-                raise DataError("expected a JSON list of records at the top level", path=path)
-            depth = 1
-        elif event in _OPENERS:
-            depth += 1
-            if depth > MAX_JSON_DEPTH:
-                raise DataError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep", path=path, record=element)
-            if depth == 2:
-                builder = ijson.common.ObjectBuilder()
-            builder.event(event, value)  # type: ignore[union-attr]
-        elif event in _CLOSERS:
-            depth -= 1
-            if depth >= 1:
-                builder.event(event, value)  # type: ignore[union-attr]
-                if depth == 1:
-                    yield builder.value  # type: ignore[union-attr]
-                    builder = None
-                    element += 1
-        elif depth == 1:
-            yield value  # a scalar element
-            element += 1
-        else:
-            builder.event(event, value)  # type: ignore[union-attr]
-
-
-def _require_list_document(path: Path) -> None:
-    """An empty result is fine only for a literal ``[]``; anything else is not a JSON list."""
-    text = read_text(path).strip()
-    if text != "[]" and not (text.startswith("[") and json.loads(text) == []):
-        raise DataError("expected a JSON list of records at the top level", path=path)
+def _decode_element(window: _TextWindow, path: Path, index: int) -> Any:
+    """Decode the element starting at ``window.pos``, reading on while it runs past the window."""
+    while True:
+        start, text = window.pos, window.text
+        try:
+            element, end = _DECODER.raw_decode(text, start)
+        except json.JSONDecodeError as exc:
+            cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(text) - _CUT_MARGIN
+            if cut and window.more(max(_CHUNK_BYTES, len(text) - start)):
+                continue
+            raise DataError(
+                f"malformed or truncated JSON ({exc.msg} at character {window.consumed + exc.pos})",
+                path=path,
+                record=index,
+            ) from None
+        except RecursionError:
+            raise DataError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep", path=path, record=index) from None
+        except ValueError as exc:  # an integer longer than Python converts (4,300 digits), or NaN
+            raise DataError(f"invalid JSON value ({_short(exc)})", path=path, record=index) from None
+        # A number that ends the window may go on in the next chunk.
+        if end < len(text) or not window.more():
+            break
+    window.pos = end
+    if _LONE_SURROGATE.search(text, start, end) and _has_unpaired_surrogate(element):
+        raise DataError(_SURROGATE_MESSAGE, path=path, record=index)
+    # Walking the record costs less than counting its brackets first (records of big files have more
+    # than a hundred containers anyway). The top-level list is a level too.
+    if _deeper_than(element, MAX_JSON_DEPTH - 1):
+        raise DataError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep", path=path, record=index)
+    return element
 
 
 def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
@@ -178,7 +204,7 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 ) from None
             if _LONE_SURROGATE.search(line) and _has_unpaired_surrogate(value):
                 raise DataError(_SURROGATE_MESSAGE, path=path, record=f"line {line_number}")
-            if line.count("[") + line.count("{") > MAX_JSON_DEPTH and _depth(value) > MAX_JSON_DEPTH:
+            if line.count("[") + line.count("{") > MAX_JSON_DEPTH and _deeper_than(value, MAX_JSON_DEPTH):
                 raise DataError(
                     f"JSON nested more than {MAX_JSON_DEPTH} levels deep", path=path, record=f"line {line_number}"
                 )
@@ -188,17 +214,24 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
 _SURROGATE_MESSAGE = "a string holds an unpaired surrogate escape (such as \\ud800), which is not valid Unicode"
 
 
-def _depth(value: Any) -> int:
-    """Nesting depth of a decoded JSON value (1 for a flat list or object), without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        node, level = stack.pop()
-        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
-        if children is None:
-            continue
-        deepest = max(deepest, level)
-        stack.extend((child, level + 1) for child in children if isinstance(child, dict | list))
-    return deepest
+_CONTAINERS = frozenset((dict, list))
+
+
+def _deeper_than(value: Any, levels: int) -> bool:
+    """True when a decoded JSON value nests more than ``levels`` deep (a flat list or object is 1).
+
+    Goes one level at a time, without recursion, and passes over lists that hold no container (most
+    lists of a dialogue file: sentences) at C speed, since every record of a big file is checked.
+    """
+    level = [value] if type(value) in _CONTAINERS else []
+    for _ in range(levels):
+        children: list[Any] = []
+        for node in level:
+            items = node.values() if type(node) is dict else node
+            if not _CONTAINERS.isdisjoint(map(type, items)):
+                children += [item for item in items if type(item) in _CONTAINERS]
+        level = children
+    return bool(level)
 
 
 def _has_unpaired_surrogate(value: Any) -> bool:
@@ -271,6 +304,10 @@ def require_items(
     values: list[Any], kind: type | tuple[type, ...], *, path: Path, record: str | int, field: str
 ) -> list[Any]:
     """Check every element of a list field, naming the field and the element's index."""
+    # Decoded JSON holds exact built-in types, so comparing the set of types settles most lists at C
+    # speed (bool is not a subclass match here); anything else is judged item by item below.
+    if set(map(type, values)).issubset(kind if isinstance(kind, tuple) else (kind,)):
+        return values
     for position, value in enumerate(values):
         if not _is_instance(value, kind):
             raise DataError(

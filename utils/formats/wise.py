@@ -19,7 +19,9 @@ file sits next to the conversation file (it does in the data directory and in th
 
 from __future__ import annotations
 
+import functools
 import re
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,10 +135,8 @@ def _document(obj: Any, path: Path, record: str) -> WiseDocument:
     for p_index, item in enumerate(require(obj, "passages", list, path=path, record=where)):
         p_where = f"{where}, passages[{p_index}]"
         p_id = require(item, "id", int, path=path, record=p_where)
-        sentences = []
-        for s_index, sentence in enumerate(require(item, "sentences", list, path=path, record=p_where)):
-            sentences.append(require(sentence, "text", str, path=path, record=f"{p_where}, sentences[{s_index}]"))
-        passages.append(WisePassage(p_id, sentences))
+        passages.append(WisePassage(p_id, _sentence_texts(require(item, "sentences", list, path=path, record=p_where),
+                                                          path, p_where)))
     known = {"id", "title", "abstract", "origin_link", "final_link", "passages"}
     return WiseDocument(
         id=doc_id,
@@ -147,6 +147,18 @@ def _document(obj: Any, path: Path, record: str) -> WiseDocument:
         passages=passages,
         extra={key: value for key, value in obj.items() if key not in known},
     )
+
+
+def _sentence_texts(items: list[Any], path: Path, record: str) -> list[str]:
+    # A million sentences on full WISE: check them all at once and name the bad one only on failure.
+    try:
+        texts = [item["text"] for item in items]
+    except (TypeError, KeyError):
+        texts = None
+    if texts is not None and all(type(text) is str for text in texts):
+        return texts
+    return [require(item, "text", str, path=path, record=f"{record}, sentences[{index}]")
+            for index, item in enumerate(items)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,29 +195,38 @@ def parse(path: Path, *, split: str) -> Iterator[Dialogue]:
     """Stream the conversations of one ``conversation_<split>_line.json`` file as dialogues.
 
     When ``document_line.json`` sits beside the file, passage candidates get their text and their
-    document's title from it (the file is read once, keeping only the passages this split names).
+    document's title from it (read once per process while the file is unchanged, see
+    :func:`_passage_index`).
     """
     path = Path(path)
     documents = path.with_name(DOCUMENTS_FILENAME)
     passages: dict[str, PassageInfo] | None = None
     if documents.is_file() and documents.resolve() != path.resolve():
-        passages = read_passages(documents, _referenced_passages(path))
+        passages = _passage_index(documents)
     for line_number, obj in iter_json_lines(path):
         yield _dialogue(obj, path, line_number, split, passages)
 
 
-def _referenced_passages(path: Path) -> set[str]:
-    wanted: set[str] = set()
-    for _, obj in iter_json_lines(path):
-        if not isinstance(obj, dict) or not isinstance(obj.get("conversations"), list):
-            continue  # reported with its position by the main pass
-        for utterance in obj["conversations"]:
-            if isinstance(utterance, dict):
-                for key in _SYSTEM_PASSAGE_LISTS:
-                    values = utterance.get(key)
-                    if isinstance(values, list):
-                        wanted.update(value for value in values if isinstance(value, str))
-    return wanted
+def _passage_index(path: Path) -> dict[str, PassageInfo]:
+    """Every passage of a document file, remembered for the file's current content.
+
+    The splits share one document file (93 MB on full WISE) and loading them all re-read it for
+    each. Size and modification time alone can miss an edit of the same length within the clock's
+    granularity, so a CRC of the bytes (a fraction of a second) completes the key.
+    """
+    resolved = path.resolve()
+    stat = resolved.stat()
+    checksum = 0
+    with open(resolved, "rb") as handle:
+        while chunk := handle.read(1 << 22):
+            checksum = zlib.crc32(chunk, checksum)
+    return _read_passage_index(str(resolved), stat.st_size, stat.st_mtime_ns, checksum)
+
+
+@functools.lru_cache(maxsize=1)
+def _read_passage_index(path: str, size: int, mtime_ns: int, checksum: int) -> dict[str, PassageInfo]:
+    # The key's other parts only tell files apart: one file's passages (~150 MB on full WISE) are kept.
+    return read_passages(Path(path))
 
 
 def split_search_intent(text: str) -> tuple[str, str]:
@@ -282,38 +303,42 @@ def _passages(
 ) -> tuple[list[Evidence], list[str], list[str]]:
     candidates = require(obj, "passage_candidate", list, path=path, record=record, optional=True, default=[])
     selected_raw = require(obj, "selected_passage", list, path=path, record=record, optional=True, default=[])
+    # id -> (document, passage), parsed once: a turn lists about a hundred candidates.
+    numbers: dict[str, tuple[int, int]] = {}
     for position, value in enumerate(candidates):
-        parse_passage_id(value, path=path, record=record, field=f"passage_candidate[{position}]")
+        numbers[value] = parse_passage_id(value, path=path, record=record, field=f"passage_candidate[{position}]")
     selected, unresolved = [], []
     for position, value in enumerate(selected_raw):
         if _is_unresolved_selection(value):
             unresolved.append(value)
             continue
-        parse_passage_id(value, path=path, record=record, field=f"selected_passage[{position}]")
+        numbers[value] = parse_passage_id(value, path=path, record=record, field=f"selected_passage[{position}]")
         selected.append(value)
     chosen = set(selected)
     # A selected passage missing from the candidates is still shown (the authors' loader adds it).
     ordered = list(dict.fromkeys([*candidates, *selected]))
     in_candidates = set(candidates)
-    return [_evidence(pid, pid in chosen, pid in in_candidates, passages) for pid in ordered], selected, unresolved
+    evidence = [
+        _evidence(pid, numbers[pid], pid in chosen, pid in in_candidates, passages) for pid in ordered
+    ]
+    return evidence, selected, unresolved
 
 
 def _evidence(
-    passage_id: str, selected: bool, in_candidates: bool, passages: dict[str, PassageInfo] | None
+    passage_id: str,
+    numbers: tuple[int, int],
+    selected: bool,
+    in_candidates: bool,
+    passages: dict[str, PassageInfo] | None,
 ) -> Evidence:
-    document, number = (int(part) for part in passage_id.split("-"))
     info = passages.get(passage_id) if passages is not None else None
-    meta: dict[str, Any] = {"document": document, "passage": number, "text_found": info is not None}
+    meta: dict[str, Any] = {"document": numbers[0], "passage": numbers[1], "text_found": info is not None}
     if not in_candidates:
         meta["in_candidates"] = False
-    return Evidence(
-        id=passage_id,
-        text=info.text if info else "",
-        title=info.title if info else None,
-        origin="passage",
-        selected=selected,
-        meta=meta,
-    )
+    # positional, in the field order of utils.records.Evidence: id, text, title, origin, selected, meta
+    if info is None:
+        return Evidence(passage_id, "", None, "passage", selected, meta)
+    return Evidence(passage_id, info.text, info.title, "passage", selected, meta)
 
 
 # -- labels as published ---------------------------------------------------------------------------
