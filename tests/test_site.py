@@ -178,6 +178,33 @@ def test_dataset_chapter_shows_dialogue_evidence_and_an_explorer(browser: Any, s
         page.context.close()
 
 
+@pytest.mark.parametrize("width_name", list(WIDTHS))
+def test_one_search_control_and_a_working_sidebar_toggle(browser: Any, site_url: str, width_name: str) -> None:
+    """Regression: newer pydata-sphinx-theme put a second search box in a header above every page.
+
+    One visible search control per width (the sidebar's field on a laptop, the header's icon on a
+    phone), and the navigation toggle moves the sidebar in or out.
+    """
+    page, errors = new_page(browser, width=WIDTHS[width_name])
+    try:
+        open_page(page, f"{site_url}/{DATASET_CHAPTERS[0]}")
+        visible_search = page.evaluate(
+            "() => [...document.querySelectorAll('.search-button-field, .search-button, .bd-search')]"
+            ".filter(element => element.offsetParent !== null).length"
+        )
+        assert visible_search == 1, f"{visible_search} search controls visible at {width_name} width"
+        sidebar = page.locator(".bd-sidebar-primary")
+        before = sidebar.bounding_box()
+        page.locator("button.primary-toggle").first.click()
+        page.wait_for_timeout(600)  # the theme slides the sidebar
+        after = sidebar.bounding_box()
+        assert before is not None and after is not None
+        assert before["x"] != after["x"], "the navigation toggle did not move the sidebar"
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()
+
+
 def check_explorer(page: Any, explorer: Any, where: str) -> None:
     """The explorer is wired up, pages forwards and back, jumps by index and searches."""
     assert explorer.get_attribute("data-atlas-ready") == "1", f"{where}: explorer.js did not set up an explorer"
