@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import utils
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from utils.render._html import SafeHTML, bullet_list, dialogue_frame, esc, turn_block
 from utils.render.explorer import explorer_label, explorer_search_text, json_for_script, static_explorer
@@ -202,3 +203,26 @@ def test_explorer_script_inserts_markup_only_from_the_renderers() -> None:
     for forbidden in ("eval(", "new Function", "document.write", "insertAdjacentHTML", "outerHTML", "http:", "https:"):
         assert forbidden not in code
     assert re.findall(r"\w*\.innerHTML\s*=\s*[^;]+", code) == ["view.innerHTML = item.html"]
+
+
+# -- live viewers degrade to a note where widget JavaScript cannot run -------------------------------
+
+
+def _viewers() -> dict[str, object]:
+    from utils.render import jwhr, wise
+    from utils.widgets import browse
+
+    return {
+        "browse": browse([make_dialogue(0), make_dialogue(1)]),
+        "wise.viewer": wise.viewer(utils.load("wise", "test")),
+        "jwhr.viewer": jwhr.viewer({"answered": utils.load("jwhr", "answered")}),
+    }
+
+
+@pytest.mark.parametrize("name", ["browse", "wise.viewer", "jwhr.viewer"])
+def test_every_viewer_shows_a_note_not_a_repr_in_a_static_page(name: str) -> None:
+    from utils.widgets import _STATIC_NOTE
+
+    bundle = _viewers()[name]._repr_mimebundle_()
+    assert bundle["text/plain"] == _STATIC_NOTE, f"{name} would print its repr in the book"
+    assert "application/vnd.jupyter.widget-view+json" in bundle

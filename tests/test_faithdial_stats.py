@@ -132,6 +132,18 @@ def test_critic_threshold_hand_checked() -> None:
     assert np.isnan(one_class.roc_auc) and one_class.accuracy == 1.0
 
 
+def test_critic_results_carry_the_trivial_baselines() -> None:
+    # 1 hallucinated of 4: always "faithful" is right 3/4 times; flagging all has P 1/4, R 1, F1 2/5
+    examples = pd.DataFrame(
+        {"response": ["x y", "p q", "p r", "q r"], "knowledge": ["p q r"] * 4, "hallucinated": [1, 0, 0, 0]}
+    )
+    result = baselines.LexicalCritic(threshold=0.5).evaluate(examples, "hand")
+    assert result.majority_accuracy == pytest.approx(0.75)
+    assert result.flag_all_f1 == pytest.approx(0.4)
+    row = result.row()
+    assert (row["majority-class accuracy"], row["F1 of flagging all"]) == (pytest.approx(0.75), pytest.approx(0.4))
+
+
 def test_critic_examples() -> None:
     frame = stats.utterances([_dialogue()])
     examples = baselines.critic_examples(frame)

@@ -78,6 +78,15 @@ def test_trail_and_answer_are_rendered_in_order(tmp_path: Path) -> None:
     assert "cited by answer sentence 1" in html
 
 
+def test_japanese_text_is_marked_as_japanese(tmp_path: Path) -> None:
+    html = str(renderer.render(_session(tmp_path, _record())))
+    for text in ("桜はいつ咲く？", "サクラ", "桜は春に咲く。", "冒頭を要約した", "桜は春に咲きます。"):
+        opening = html[: html.index(text)].rsplit("<", 1)[-1]
+        if opening.startswith("a "):  # a page title: its link sits inside the marked span
+            opening = html[: html.index(text)].rsplit("<span", 1)[-1]
+        assert 'lang="ja"' in opening, f"{text} is not marked lang=ja"
+
+
 def test_not_answered_session_shows_no_answer(tmp_path: Path) -> None:
     record = _record()
     record.pop("answer")

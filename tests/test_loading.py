@@ -20,6 +20,7 @@ from utils import _download, config, loading
 from utils.errors import DataUnavailableError, DownloadError, UnknownNameError
 from utils.loading import DemoDataWarning
 from utils.sources import SourceFile, get_split_files
+from utils.wise_documents import load_documents
 
 DEMO_JWHR = config.demo_dir() / "jwhr" / "answered.jsonl"
 
@@ -79,6 +80,20 @@ def test_offline_without_data_falls_back_to_the_demo_sample(data_dir: Path) -> N
     assert provenance.dialogues == len(split) > 0
     assert "Demo sample, not the dataset" in provenance._repr_html_()
     assert "demo sample" in str(provenance)
+    assert f"{len(split):,} sessions" in str(provenance)  # JWHR's own word for a record
+
+
+def test_provenance_names_each_dataset_s_records(data_dir: Path) -> None:
+    units = {("wow", "train"): "dialogues", ("wow_kilt", "dev"): "examples", ("wise", "test"): "conversations"}
+    for (dataset, split), unit in units.items():
+        with pytest.warns(utils.DemoDataWarning):
+            loaded = utils.load(dataset, split)
+        assert f"{len(loaded):,} {unit}, " in loaded.provenance.summary(), (dataset, loaded.provenance.summary())
+    with pytest.warns(utils.DemoDataWarning):
+        documents = load_documents()
+    # the document file is no file of records: its banner counts documents, not "0 dialogues"
+    assert "0 dialogues" not in documents.provenance.summary()
+    assert f"{len(documents):,} documents" in documents.provenance.summary()
 
 
 def test_every_shipped_demo_loads_as_a_demo(data_dir: Path) -> None:

@@ -92,6 +92,20 @@ def test_char_bleu1_and_rouge_l_by_hand() -> None:
     assert bl.char_bleu1("", "猫") == 0.0 and bl.char_rouge_l("。", "猫") == 0.0
 
 
+@pytest.mark.parametrize(
+    ("hypothesis", "reference", "expected"),
+    [
+        ("iphone价格", "iphone价钱", 7 / 8),  # Latin letters are characters too, not one word
+        ("2020年", "2021年", 4 / 5),  # and so are digits
+        ("我想。", "我想", 1.0),  # punctuation is not scored, as in ROUGE-L
+        ("我 想", "我想", 1.0),
+    ],
+)
+def test_char_bleu1_counts_every_character_as_rouge_l_does(hypothesis: str, reference: str, expected: float) -> None:
+    assert bl.char_bleu1(hypothesis, reference) == approx(expected, abs=1e-4)
+    assert bl.char_rouge_l(hypothesis, reference) == approx(expected)
+
+
 def test_generation_scores_average_per_action_plus_one() -> None:
     scores = bl.generation_scores(
         ["我想学跳舞", "猫咪疫苗", "你好"], ["我想学习跳舞", "猫咪价格", "再见"],

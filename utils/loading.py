@@ -63,10 +63,13 @@ class Provenance:
         return self.kind in (OFFICIAL, USER_COPY)
 
     def summary(self) -> str:
-        size = _human_size(self.size_bytes)
+        counts = ""
+        if self.dialogues or self.turns:  # a file of records, not a companion such as WISE's documents
+            unit = get_source(self.dataset).record_unit
+            counts = f"{self.dialogues:,} {unit}, {self.turns:,} turns, "
         text = (
-            f"{self.dataset}/{self.split}: {self.kind} ({self.checksum}), {self.dialogues:,} dialogues, "
-            f"{self.turns:,} turns, {size}, from {self.path}"
+            f"{self.dataset}/{self.split}: {self.kind} ({self.checksum}), {counts}"
+            f"{_human_size(self.size_bytes)}, from {self.path}"
         )
         return f"{text}. {self.detail}" if self.detail else text
 

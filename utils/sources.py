@@ -71,6 +71,8 @@ class DatasetSource:
     #: extra files that are not splits (for example WISE's document collection).
     extra_files: dict[str, SourceFile] = field(default_factory=dict)
     notes: str = ""
+    #: what one record of a split is called (a :class:`~utils.records.Dialogue` in the atlas).
+    record_unit: str = "dialogues"
 
 
 WOW_ARCHIVE = Archive(
@@ -160,6 +162,7 @@ SOURCES: dict[str, DatasetSource] = {
     ),
     "wow_kilt": DatasetSource(
         name="wow_kilt",
+        record_unit="examples",
         title="Wizard of Wikipedia (KILT version)",
         language="English",
         format="KILT JSON Lines (one example per line: input, output answers with provenance)",
@@ -216,6 +219,7 @@ SOURCES: dict[str, DatasetSource] = {
     ),
     "faithdial_audit": DatasetSource(
         name="faithdial_audit",
+        record_unit="labelled responses",
         title="FaithDial hallucination audit (BEGIN/VRM labels on WoW, CMU-DoG, TopicalChat)",
         language="English",
         format="CSV (one labelled response per row; column names differ between files)",
@@ -233,6 +237,7 @@ SOURCES: dict[str, DatasetSource] = {
     ),
     "wise": DatasetSource(
         name="wise",
+        record_unit="conversations",
         title="WISE (Wizard of Search Engine)",
         language="Chinese",
         format="JSON Lines (one conversation per line) plus a JSON Lines document collection",
@@ -253,6 +258,7 @@ SOURCES: dict[str, DatasetSource] = {
     ),
     "jwhr": DatasetSource(
         name="jwhr",
+        record_unit="sessions",
         title="Japanese Wikipedia Human Retrieval",
         language="Japanese",
         format="JSON Lines (one QA session per line)",

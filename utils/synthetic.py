@@ -59,7 +59,8 @@ WOW_SPLITS = {
 }
 #: Wizard turns of the held-out files carry this many ``candidate_responses``, the gold one among them.
 WOW_CANDIDATES = 100
-#: FaithDial turns per split (dataset card); dialogues split 5,649 in proportion (an assumption).
+#: FaithDial turns per split (dataset card: seeker and wizard turns, about nine a conversation, so
+#: about half are records of wizard responses); dialogues split 5,649 in proportion (an assumption).
 FAITHDIAL_SPLITS = {"train": (4_096, 36_809), "valid": (762, 6_851), "test": (791, 7_101)}
 #: WISE: about 1.9K conversations and 37K utterances (data description); the split is an assumption.
 WISE_SPLITS = {"train": (1_400, 27_300), "valid": (200, 3_900), "testseen": (150, 2_900), "testunseen": (150, 2_900)}
@@ -352,14 +353,20 @@ def write_wow(out: Path, *, scale: float = 1.0, seed: int = 0, files: Sequence[s
 
 
 def iter_faithdial(dialogues: int, turns: int, *, seed: int = 0) -> Iterator[dict]:
-    """Yield synthetic FaithDial dialogues: ``{"utterances": [...]}`` with one entry per wizard turn."""
+    """Yield synthetic FaithDial dialogues: ``{"utterances": [...]}`` with one entry per wizard turn.
+
+    ``turns`` counts both roles, as the dataset card does: a conversation of ``t`` turns is opened
+    by the seeker and holds ``t / 2`` wizard responses when ``t`` is even, and is opened by the
+    wizard with ``(t + 1) / 2`` responses when it is odd.
+    """
     rng = random.Random(seed)
     vocab = _vocabulary(rng, 20_000)
     wiki = _Wiki(vocab, min(8_000, max(100, 2 * dialogues)))
-    for count in _counts(rng, dialogues, turns, 1, 20):
-        history = [vocab.sentence(5, 18)] if rng.random() < 0.5 else []
+    for conversation_turns in _counts(rng, dialogues, turns, 2, 40):
+        seeker_opens = conversation_turns % 2 == 0
+        history = [vocab.sentence(5, 18)] if seeker_opens else []
         utterances = []
-        for _ in range(count):
+        for _ in range((conversation_turns + 1) // 2):
             page = rng.randrange(len(wiki.titles))
             knowledge = rng.choice(wiki.passages[page])
             words = knowledge.rstrip(".").split()
@@ -387,7 +394,7 @@ def write_faithdial(out: Path, *, scale: float = 1.0, seed: int = 0) -> list[Pat
     written = []
     for offset, (split, (dialogues, turns)) in enumerate(FAITHDIAL_SPLITS.items()):
         n_dialogues = _scaled(dialogues, scale)
-        records = iter_faithdial(n_dialogues, max(n_dialogues, _scaled(turns, scale)), seed=seed + 100 + offset)
+        records = iter_faithdial(n_dialogues, max(2 * n_dialogues, _scaled(turns, scale)), seed=seed + 100 + offset)
         written.append(write_json_list(out / "faithdial" / f"{split}.json", records))
     return written
 

@@ -21,7 +21,17 @@ _STATIC_NOTE = (
 )
 
 
-class DialogueBrowser(widgets.VBox):
+class ViewerBox(widgets.VBox):
+    """A VBox whose plain-text form, shown where widget JavaScript cannot run, is a note, not a repr."""
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle["text/plain"] = _STATIC_NOTE
+        return bundle
+
+
+class DialogueBrowser(ViewerBox):
     """A pager with a search box over a sequence of dialogues."""
 
     def __init__(
@@ -88,12 +98,6 @@ class DialogueBrowser(widgets.VBox):
         position = self._matches.index(self.index.value) + 1 if self.index.value in self._matches else 0
         self.status.value = f"{position} of {len(self._matches)} matching" if position else "not in the search result"
         self.view.value = stylesheet() + str(self._render(self._dialogues[self.index.value], **self._options))
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):
-            bundle["text/plain"] = _STATIC_NOTE
-        return bundle
 
 
 def _default_search_text(dialogue: Dialogue) -> str:

@@ -109,13 +109,25 @@ class CriticResult:
     fpr: np.ndarray
     tpr: np.ndarray
 
+    @property
+    def majority_accuracy(self) -> float:
+        """Accuracy of always answering the more frequent class: the floor for :attr:`accuracy`."""
+        return max(self.positives, self.n - self.positives) / self.n if self.n else float("nan")
+
+    @property
+    def flag_all_f1(self) -> float:
+        """F1 of calling every response hallucinated (precision = share of positives, recall 1)."""
+        return 2 * self.positives / (self.positives + self.n) if self.n else float("nan")
+
     def row(self) -> dict[str, float | int | str]:
         return {
             "evaluated on": self.name,
             "responses": self.n,
             "hallucinated": self.positives,
             "accuracy": self.accuracy,
+            "majority-class accuracy": self.majority_accuracy,
             "F1 (hallucinated)": self.f1,
+            "F1 of flagging all": self.flag_all_f1,
             "ROC AUC": self.roc_auc,
         }
 

@@ -16,12 +16,13 @@ conversation up to it, the *intent of the latest user utterance* (T1), the syste
 * **T2 keyphrases and T6 responses**, BLEU-1 and ROUGE-L per example on gold Clarify/Answer turns,
   averaged per gold action, divided by ``(number of actions + 1)``.
 
-Each function here reports both the authors' variant (``"original"``) and the standard one
+Each function here reports both the authors' averaging (``"original"``) and the standard one
 (``"standard"``: scikit-learn's macro average over the union of gold and predicted classes for
-T1/T3; the plain mean over scored examples for T4/T5; corpus BLEU-1 and mean ROUGE-L for T2/T6).
-BLEU-1 comes from sacrebleu (its ``zh`` tokeniser splits Chinese into characters) and ROUGE-L from
-rouge-score on characters, through :mod:`utils.metrics`; the authors used NLTK's smoothed
-sentence BLEU and a ROUGE-L with beta 1.2, so per-example numbers differ slightly.
+T1/T3; the plain mean over scored examples for T4/T5 and for T2; corpus BLEU-1 and mean ROUGE-L for
+T6). "Original" names the averaging, not the per-example metric: BLEU-1 comes from sacrebleu and
+ROUGE-L from rouge-score, both on the same characters (spaces and punctuation dropped), through
+:mod:`utils.metrics`, while the authors used NLTK's smoothed sentence BLEU and a ROUGE-L with
+beta 1.2, so per-example numbers differ slightly from theirs.
 """
 
 from __future__ import annotations
@@ -268,11 +269,19 @@ def standard_selection_prf(
 # -- T2/T6: BLEU-1 and ROUGE-L on characters ------------------------------------------------------------
 
 
+def _spaced_characters(text: str) -> str:
+    # sacrebleu's "zh" tokeniser keeps Latin and digit runs whole and counts punctuation; WISE is
+    # scored on characters, the same ones ROUGE-L sees, so BLEU gets them pre-split.
+    return " ".join(char_tokens(text))
+
+
 def char_bleu1(hypothesis: str, reference: str) -> float:
-    """Sentence BLEU-1 on characters, 0-1 (sacrebleu's ``zh`` tokeniser, with brevity penalty)."""
-    if not hypothesis.strip() or not reference.strip():
+    """Sentence BLEU-1 on characters (spaces and punctuation dropped, as for ROUGE-L), 0-1, with
+    brevity penalty."""
+    hypothesis, reference = _spaced_characters(hypothesis), _spaced_characters(reference)
+    if not hypothesis or not reference:
         return 0.0
-    return corpus_bleu([hypothesis], [reference], tokenize="zh", max_order=1) / 100.0
+    return corpus_bleu([hypothesis], [reference], tokenize="none", max_order=1) / 100.0
 
 
 def char_rouge_l(hypothesis: str, reference: str) -> float:
@@ -307,8 +316,10 @@ def generation_scores(
     return {
         "original_bleu1": _per_action_plus_one(bleu, [a for *_, a in kept]),
         "original_rouge_l": _per_action_plus_one(rouge, [a for *_, a in kept]),
-        "standard_bleu1": corpus_bleu([h for h, _, _ in kept], [r for _, r, _ in kept], tokenize="zh", max_order=1)
-        / 100.0,
+        "standard_bleu1": corpus_bleu(
+            [_spaced_characters(h) for h, _, _ in kept], [_spaced_characters(r) for _, r, _ in kept],
+            tokenize="none", max_order=1,
+        ) / 100.0,
         "standard_rouge_l": float(np.mean(rouge)),
         "examples": len(kept),
     }
@@ -584,10 +595,21 @@ def selection_scores(
 # -- extractive baselines for T2/T6 --------------------------------------------------------------------------
 
 
+def utterance_keyphrase(example: SystemTurnExample) -> list[str]:
+    """The latest user utterance without spaces and punctuation, as the one keyphrase.
+
+    Uses nothing the system turn was labelled with: the honest floor of keyphrase extraction.
+    """
+    text = "".join(char_tokens(example.user_text))
+    return [text] if text else []
+
+
 def extract_keyphrases(example: SystemTurnExample, min_length: int = 2) -> list[str]:
     """The longest substring the latest user utterance shares with any query candidate.
 
-    Falls back to the whole utterance without punctuation when nothing of ``min_length`` is shared.
+    The turn's query candidates were made from its gold keyphrases, so this baseline peeks at the
+    answer: an oracle reference, not a system. Falls back to :func:`utterance_keyphrase` when
+    nothing of ``min_length`` is shared.
     """
     text = "".join(char_tokens(example.user_text))
     best = ""
@@ -598,7 +620,7 @@ def extract_keyphrases(example: SystemTurnExample, min_length: int = 2) -> list[
             best = text[match.a : match.a + match.size]
     if len(best) >= min_length:
         return [best]
-    return [text] if text else []
+    return utterance_keyphrase(example)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -633,15 +655,19 @@ def extractive_response(example: SystemTurnExample) -> str:
 
 
 def generation_table(tests: Mapping[str, Sequence[SystemTurnExample]]) -> pd.DataFrame:
-    """T2 keyphrases (longest shared substring) and T6 responses (most similar passage sentence),
+    """T2 keyphrases (the user's utterance; the oracle longest substring shared with a query
+    candidate) and T6 responses (most similar sentence of the gold passages, also an oracle),
     BLEU-1 and ROUGE-L on characters, both averagings."""
     rows = []
     for split, examples in tests.items():
         actions = [e.action for e in examples]
+        states = [list(e.state) for e in examples]
         tasks = (
-            ("keyphrase extraction", "longest substring shared with a query candidate",
-             keyphrase_scores([extract_keyphrases(e) for e in examples], [list(e.state) for e in examples], actions)),
-            ("response generation", "most similar sentence of the selected passages",
+            ("keyphrase extraction", "the user's utterance",
+             keyphrase_scores([utterance_keyphrase(e) for e in examples], states, actions)),
+            ("keyphrase extraction", "oracle: longest substring shared with a query candidate",
+             keyphrase_scores([extract_keyphrases(e) for e in examples], states, actions)),
+            ("response generation", "oracle: most similar sentence of the selected passages",
              generation_scores([extractive_response(e) for e in examples], [e.response for e in examples], actions)),
         )
         for task, model, scores in tasks:

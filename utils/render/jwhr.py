@@ -4,7 +4,8 @@ The question, then the worker's retrieval trail as a numbered list (how each pag
 search keywords or "link from step N"; the page title linked to its URL; the quote or summary taken
 from it, or nothing), then the answer sentence by sentence with citation markers that jump to the
 references they cite. Labels carry short English glosses for readers who do not read Japanese.
-Every dataset string is escaped and only http(s) URLs become links.
+Every dataset string is escaped and only http(s) URLs become links; Japanese text is marked
+``lang="ja"`` so browsers pick Japanese glyph forms (the page itself is English).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 #: What the search box of :func:`utils.widgets.browse` matches, per session status.
 STATUS_TAGS = {True: "status:answered", False: "status:unanswered"}
+
+_JA = 'lang="ja"'
 
 _CONTENT_LABELS = {
     QUOTE: "quote (引用)",
@@ -43,7 +46,7 @@ def render(dialogue: Dialogue, *, note: str = "", show_method: bool = True) -> S
     steps = trail(dialogue)
     status = "answered (回答あり)" if answered(dialogue) else "not answered (回答なし)"
     body = [
-        turn_block(SEEKER, "question (質問)", esc(question(dialogue))),
+        turn_block(SEEKER, "question (質問)", f"<span {_JA}>{esc(question(dialogue))}</span>"),
         _trail_html(steps, prefix, show_method),
         _answer_html(dialogue, prefix),
     ]
@@ -67,7 +70,8 @@ def _trail_html(steps: Sequence[Step], prefix: str, show_method: bool) -> str:
 
 def _step_html(step: Step, prefix: str, show_method: bool) -> str:
     if step.origin == "search":
-        words = "".join(badge(word) for word in step.keywords) or badge("(no keywords)")
+        words = f'<span {_JA}>{"".join(badge(word) for word in step.keywords)}</span>' if step.keywords else ""
+        words = words or badge("(no keywords)")
         how = f"{badge('search (検索)', 'search')} keywords: {words}"
     else:
         target = f"#{prefix}-ref-{step.referrer}"
@@ -75,18 +79,18 @@ def _step_html(step: Step, prefix: str, show_method: bool) -> str:
         if not step.referrer_is_earlier:
             how += " (as recorded: not an earlier step)"
     if step.title is not None:
-        page = f"page: {link(step.title, step.url)}"
+        page = f"page: <span {_JA}>{link(step.title, step.url)}</span>"
     elif step.content == NOT_FOUND:
         page = link("search results page", step.url)
     else:
         page = ""
     content = badge(_CONTENT_LABELS.get(step.content, step.content), step.content)
     if step.content == QUOTE:
-        content += f'<blockquote class="atlas-quote">{esc(step.text)}</blockquote>'
+        content += f'<blockquote class="atlas-quote" {_JA}>{esc(step.text)}</blockquote>'
     elif step.content == SUMMARY:
-        content += f'<div class="atlas-summary">{esc(step.text)}</div>'
+        content += f'<div class="atlas-summary" {_JA}>{esc(step.text)}</div>'
         if show_method and step.summary_method:
-            content += details("how the worker summarised (要約の方法)", f"<div>{esc(step.summary_method)}</div>")
+            content += details("how the worker summarised (要約の方法)", f"<div {_JA}>{esc(step.summary_method)}</div>")
     cited = ""
     if step.cited:
         cited = " · cited by answer sentence " + ", ".join(str(i + 1) for i in step.cited_by)
@@ -109,8 +113,8 @@ def _answer_html(dialogue: Dialogue, prefix: str) -> str:
         )
         if not sentence.citations:
             markers = '<sup class="atlas-cite" title="this sentence cites no reference">[–]</sup>'
-        parts.append(f"<span>{esc(sentence.text)}</span>{markers}")
-    body = "".join(parts) or esc(dialogue.turns_by(WIZARD)[0].text)
+        parts.append(f"<span {_JA}>{esc(sentence.text)}</span>{markers}")
+    body = "".join(parts) or f"<span {_JA}>{esc(dialogue.turns_by(WIZARD)[0].text)}</span>"
     return turn_block(WIZARD, "answer (回答), with citations [step]", body)
 
 
@@ -132,11 +136,11 @@ def viewer(splits: dict[str, Sequence[Dialogue]]) -> ipywidgets.VBox:
     and an "all" view; paging and search come from :func:`utils.widgets.browse`."""
     import ipywidgets as widgets
 
-    from ..widgets import browse
+    from ..widgets import ViewerBox, browse
 
     choices = {"all": [d for split in splits.values() for d in split], **{k: list(v) for k, v in splits.items()}}
     switch = widgets.ToggleButtons(options=list(choices), description="Show")
-    box = widgets.VBox([switch, browse(choices["all"], render=render, search_text=search_text)])
+    box = ViewerBox([switch, browse(choices["all"], render=render, search_text=search_text)])
 
     def _change(change: dict[str, object]) -> None:
         box.children = (switch, browse(choices[str(change["new"])], render=render, search_text=search_text))
