@@ -401,7 +401,15 @@ def _gdrive_item() -> SourceFile:
 
 
 def _fake_download_folder(write: Callable[[Path], None]) -> Callable[..., list[str]]:
+    import inspect
+
+    import gdown
+
+    # The arguments must fit the installed gdown's own signature (``timeout`` came in gdown 6.3).
+    real = inspect.signature(gdown.download_folder)
+
     def download_folder(*, id: str, output: str, **kwargs: object) -> list[str]:
+        real.bind(id=id, output=output, **kwargs)
         write(Path(output))
         return [str(p) for p in Path(output).rglob("*") if p.is_file()]
 

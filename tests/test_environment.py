@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-
 import tomllib
+
 import yaml
 from conftest import REPO
 
@@ -51,3 +51,13 @@ def test_environment_installs_the_project_itself() -> None:
     environment = yaml.safe_load((REPO / "environment.yml").read_text(encoding="utf-8"))
     pip_section = next(item["pip"] for item in environment["dependencies"] if isinstance(item, dict))
     assert "-e ." in pip_section
+
+
+def test_every_file_names_the_same_python() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    minimum = project["project"]["requires-python"].removeprefix(">=")
+    environment = yaml.safe_load((REPO / "environment.yml").read_text(encoding="utf-8"))
+    assert f"python>={minimum}" in environment["dependencies"]
+    assert project["tool"]["ruff"]["target-version"] == "py" + minimum.replace(".", "")
+    assert f"Python ≥ {minimum}" in (REPO / "README.md").read_text(encoding="utf-8")
+    assert f"Python {minimum} or later" in (REPO / "book" / "teaching.md").read_text(encoding="utf-8")

@@ -467,6 +467,9 @@ def test_deep_nesting_in_a_json_list_is_refused_cheaply(name: str, tmp_path: Pat
         ('{"id": 1, "question": "\\ud83d\\ude00 ok then \\ude00"}\n', "unpaired surrogate"),
         ('{"id": 1, "\\udfff": "key"}\n', "unpaired surrogate"),
         ('{"id": ' + "[" * 150 + "]" * 150 + "}\n", "nested more than 100"),  # the cache could not store it
+        ('{"id": NaN}\n', "invalid JSON value"),  # Python's extensions are not JSON, as in JSON lists
+        ('{"id": -Infinity}\n', "invalid JSON value"),
+        ('{"id": 1e999}\n', "too large for a float"),
     ],
 )
 def test_json_lines_faults_are_data_errors(tmp_path: Path, text: str, problem: str) -> None:

@@ -15,6 +15,7 @@ from utils.formats import parse_file
 from utils.render import jwhr as renderer
 from utils.render import render_dialogue
 from utils.render._html import link, safe_href
+from utils.stats.jwhr import Step
 
 EVIL = '<script>alert(1)</script><img src=x onerror=alert(2)></div>'
 
@@ -162,3 +163,11 @@ def test_viewer_switches_between_splits() -> None:
     switch.value = "not answered"
     assert len(box.children[1].matches) == 3
     assert "回答なし" in box.children[1].view.value
+
+
+def test_numbers_of_a_hand_built_trail_are_escaped_too() -> None:
+    # The parser makes these ints; a session built by hand may carry anything.
+    hostile = '"><img src=x onerror=alert(1)>'
+    step = Step(index=hostile, origin="link", title="t", url=None, content="nothing", text="", referrer=hostile)
+    html = renderer._step_html(step, "jwhr-x", show_method=False)
+    assert "<img" not in html and "&lt;img" in html

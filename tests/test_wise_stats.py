@@ -41,6 +41,15 @@ def test_reported_vs_reproduced_is_not_asserted_on_demo(splits: dict) -> None:
     assert not table["asserted"].any() and table["matches"].isna().all()
 
 
+def test_turns_per_conversation_is_never_asserted(splits: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    values, _ = st._whole(splits)
+    monkeypatch.setattr(st, "_whole", lambda _: (values, True))  # as if the full files were loaded
+    table = st.reported_vs_reproduced(splits)
+    assert table.loc[["dialogues", "utterances"], "asserted"].all()
+    assert not table.loc["turns_per_dialogue", "asserted"]
+    assert "not published" in table.loc["turns_per_dialogue", "note"]
+
+
 def test_distributions(splits: dict) -> None:
     intents = st.intent_distribution(splits["train"])
     assert intents.loc["Reveal", "count"] == 8 and intents["published"].all()

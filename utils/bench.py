@@ -666,7 +666,7 @@ def environment() -> dict[str, str]:
 
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     return {
-        "date (UTC)": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M"),
+        "date (UTC)": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M"),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {memory:.0f} GB RAM, {platform.system()}",
         "python": platform.python_version(),
         "pyarrow": pyarrow.__version__,
@@ -676,7 +676,7 @@ def environment() -> dict[str, str]:
 def write_report(rows: Sequence[Row], out: Path, data_dir: Path, notes: Sequence[str] = ()) -> tuple[Path, Path]:
     """Write ``bench-<time>.md`` and ``.csv`` (and copies named ``latest``) under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     markdown, table = out / f"bench-{stamp}.md", out / f"bench-{stamp}.csv"
     raw = [{"file_mb": row.file_mb, **asdict(row.measurement)} for row in rows]
     (out / f"bench-{stamp}.json").write_text(json.dumps(raw, indent=1), encoding="utf-8")

@@ -189,7 +189,7 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
             if not line.strip():
                 continue
             try:
-                value = json.loads(line)
+                value = _DECODER.decode(line)  # as for JSON lists: no NaN, Infinity or overflowing floats
             except json.JSONDecodeError as exc:
                 raise DataError(
                     f"malformed or truncated JSON ({exc.msg} at column {exc.colno})",

@@ -74,8 +74,9 @@ def _step_html(step: Step, prefix: str, show_method: bool) -> str:
         words = words or badge("(no keywords)")
         how = f"{badge('search (検索)', 'search')} keywords: {words}"
     else:
-        target = f"#{prefix}-ref-{step.referrer}"
-        how = f'{badge("link (リンク)", "link")} from <a href="{target}">step {step.referrer}</a>'
+        # The parser makes referrers and citations ints; escaped anyway for hand-built sessions.
+        referrer = esc(str(step.referrer))
+        how = f'{badge("link (リンク)", "link")} from <a href="#{prefix}-ref-{referrer}">step {referrer}</a>'
         if not step.referrer_is_earlier:
             how += " (as recorded: not an earlier step)"
     if step.title is not None:
@@ -96,7 +97,8 @@ def _step_html(step: Step, prefix: str, show_method: bool) -> str:
         cited = " · cited by answer sentence " + ", ".join(str(i + 1) for i in step.cited_by)
     css = ' class="atlas-selected"' if step.cited else ""
     return (
-        f'<li id="{prefix}-ref-{step.index}"{css}><strong>[{step.index}]</strong> {how} {page}{esc(cited)}'
+        f'<li id="{prefix}-ref-{esc(str(step.index))}"{css}><strong>[{esc(str(step.index))}]</strong> '
+        f"{how} {page}{esc(cited)}"
         f"<div>{content}</div></li>"
     )
 
@@ -109,7 +111,7 @@ def _answer_html(dialogue: Dialogue, prefix: str) -> str:
     for sentence in sentences(dialogue):
         markers = "".join(
             f'<sup class="atlas-cite"><a href="#{prefix}-ref-{c}" title="reference {c}">[{c}]</a></sup>'
-            for c in sentence.citations
+            for c in map(esc, map(str, sentence.citations))
         )
         if not sentence.citations:
             markers = '<sup class="atlas-cite" title="this sentence cites no reference">[–]</sup>'
