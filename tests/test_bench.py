@@ -139,3 +139,16 @@ def test_targets_are_judged_on_cpu_time_and_peak_memory() -> None:
         "chapter stats": "NO",  # 70 s of CPU together
         "chapter baselines": "NO",
     }
+
+
+def test_wow_synthetic_gives_parlai_s_example_counts_and_topics(synth: Path) -> None:
+    from utils.stats import wow as wow_stats
+
+    load = {name: utils.load("wow", name, data_dir=synth) for name in ("train", "valid_seen", "test_seen")}
+    for name, file in (("train", "train.json"), ("valid_seen", "valid_random_split.json"),
+                       ("test_seen", "test_random_split.json")):
+        examples = wow_stats.summary(load[name])["wizard_examples_without_first_turn"]
+        assert examples == _expected(synthetic.WOW_PARLAI_EXAMPLES[file]), name
+    train_topics = wow_stats.topics(load["train"])
+    assert len(train_topics) == _expected(synthetic.WOW_SPLITS["train.json"][2])  # every topic used
+    assert len(wow_stats.topics(load["test_seen"]) & train_topics) == _expected(533)

@@ -358,7 +358,8 @@ def seeds(target: Target) -> st.SearchStrategy[tuple[str, str]]:
 
 # -- the properties --------------------------------------------------------------------------------
 
-pytestmark = pytest.mark.skipif(not TARGETS, reason="no parser with a demo file yet")
+def test_every_format_has_a_fuzz_target() -> None:
+    assert set(NAMES) >= {"wow", "wow_kilt", "faithdial", "faithdial_audit", "wise", "jwhr"}, sorted(NAMES)
 
 
 @pytest.fixture(scope="module", autouse=True)

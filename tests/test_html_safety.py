@@ -224,11 +224,7 @@ def _demo_dialogues(dataset: str) -> list[Dialogue]:
 
 
 def _renderer(dataset: str) -> Callable[..., str]:
-    try:
-        module = importlib.import_module(f"utils.render.{_RENDERERS[dataset]}")
-    except ModuleNotFoundError:
-        pytest.skip(f"no renderer utils.render.{_RENDERERS[dataset]} yet")
-    return module.render
+    return importlib.import_module(f"utils.render.{_RENDERERS[dataset]}").render
 
 
 def _option_sets(render: Callable[..., str]) -> Iterator[dict[str, Any]]:
@@ -251,8 +247,7 @@ DATASETS = [d for d in PARSER_MODULES if d in _RENDERERS]
 def test_renderers_keep_injected_text_inert(dataset: str) -> None:
     render = _renderer(dataset)
     dialogues = _demo_dialogues(dataset)
-    if not dialogues:
-        pytest.skip(f"no demo sample for {dataset}")
+    assert dialogues, f"no demo sample for {dataset}"
     checked = 0
     option_sets = list(_option_sets(render))
     for options in option_sets:
@@ -274,8 +269,7 @@ def test_browse_widget_keeps_injected_text_inert(dataset: str) -> None:
     from utils.widgets import browse
 
     dialogues = _demo_dialogues(dataset)[:2]
-    if not dialogues:
-        pytest.skip(f"no demo sample for {dataset}")
+    assert dialogues, f"no demo sample for {dataset}"
     for payload in INJECTIONS:
         browser = browse([hostile(d, payload, "append") for d in dialogues])
         audit(browser.view.value, f"browse {dataset} {payload!r}")
@@ -318,10 +312,9 @@ def test_dataset_viewers_keep_injected_text_inert(dataset: str) -> None:
 
 @pytest.mark.parametrize("dataset", DATASETS)
 def test_static_explorer_keeps_injected_text_inert(dataset: str) -> None:
-    explorer = pytest.importorskip("utils.render.explorer")
+    from utils.render import explorer
     dialogues = _demo_dialogues(dataset)[:3]
-    if not dialogues:
-        pytest.skip(f"no demo sample for {dataset}")
+    assert dialogues, f"no demo sample for {dataset}"
     for payload in INJECTIONS:
         html = explorer.static_explorer([hostile(d, payload, "append") for d in dialogues], title=payload, note=payload)
         parser = audit(str(html), f"explorer {dataset} {payload!r}")

@@ -114,7 +114,16 @@ def new_page(browser: Any, *, width: int = 1280, theme: str = "light") -> tuple[
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}\n{error.stack or ''}"))
     page.on("dialog", lambda dialog: (errors.append(f"dialog opened: {dialog.message}"), dialog.dismiss()))
+    page.on("response", lambda response: _missing_local_file(response, errors))
     return page, errors
+
+
+def _missing_local_file(response: Any, errors: list[str]) -> None:
+    """A stylesheet, script or image of the site's own that does not load is an error too."""
+    url = urlsplit(response.url)
+    # Chromium asks every site for a favicon; the book declares none.
+    if response.status >= 400 and url.hostname in ("127.0.0.1", "localhost") and url.path != "/favicon.ico":
+        errors.append(f"HTTP {response.status} for {response.url}")
 
 
 def own_errors(errors: list[str]) -> list[str]:

@@ -50,13 +50,17 @@ from pathlib import Path
 WOW_SPLITS = {
     "train.json": (18_430, 166_787, 1_247),
     # Held-out files (ParlAI counts for the seen splits; the unseen ones take the rest of the paper's
-    # 17,715 valid and 17,497 test utterances, over an assumed 968 dialogues each). Seen splits reuse
-    # train's topics (533 of them), unseen splits have 58 topics of their own, as published.
+    # 22,311 dialogues, 17,715 valid and 17,497 test utterances, 967 and 968 dialogues as in the
+    # paper's table). Seen splits reuse train's topics (533 of them), unseen splits have 58 topics of
+    # their own, as published.
     "valid_random_split.json": (981, 8_909, 533),
-    "valid_topic_split.json": (968, 8_806, 58),
+    "valid_topic_split.json": (967, 8_806, 58),
     "test_random_split.json": (965, 8_715, 533),
     "test_topic_split.json": (968, 8_782, 58),
 }
+#: ParlAI's wizard examples (the last wizard turn of a wizard-first dialogue left out): the generator
+#: picks which dialogues the wizard opens so that these come out exactly.
+WOW_PARLAI_EXAMPLES = {"train.json": 74_092, "valid_random_split.json": 3_939, "test_random_split.json": 3_865}
 #: Wizard turns of the held-out files carry this many ``candidate_responses``, the gold one among them.
 WOW_CANDIDATES = 100
 #: FaithDial turns per split (dataset card: seeker and wizard turns, about nine a conversation, so
@@ -181,9 +185,10 @@ def _passage_key(title: str) -> str:
     return re.sub(r"[^\w ]", "", title).replace(" ", "_")
 
 
-def _wow_dialogue(rng: random.Random, vocab: _Vocabulary, wiki: _Wiki, topic: int, utterances: int) -> dict:
+def _wow_dialogue(
+    rng: random.Random, vocab: _Vocabulary, wiki: _Wiki, topic: int, utterances: int, wizard_first: bool
+) -> dict:
     near = [*wiki.neighbourhood(rng, 40), topic]
-    wizard_first = rng.random() < 0.5
     roles = ("Wizard", "Apprentice") if wizard_first else ("Apprentice", "Wizard")
     topic_title = wiki.titles[topic]
     topic_passage = wiki.passages[topic][:10]
@@ -266,17 +271,22 @@ def iter_wow(
     vocab: _Vocabulary,
     seed: int = 0,
     candidates: bool = False,
+    parlai_examples: int | None = None,
 ) -> Iterator[dict]:
     """Yield synthetic WoW raw dialogues (dicts in the ParlAI layout) about the wiki pages ``topics``.
 
-    With ``candidates``, wizard turns get ``candidate_responses`` as in the valid and test files.
+    Every topic is used (when there are enough dialogues). With ``candidates``, wizard turns get
+    ``candidate_responses`` as in the valid and test files; with ``parlai_examples``, the wizard
+    opens just the dialogues that make ParlAI's count of wizard examples come out at that number.
     """
     rng = random.Random(seed)
     vocab.rng = rng
     low = 4 if utterances >= 4 * dialogues else 1
     pool = [vocab.sentence(6, 22) for _ in range(2 * WOW_CANDIDATES)] if candidates else []
-    for count in _counts(rng, dialogues, utterances, low, 23):
-        dialogue = _wow_dialogue(rng, vocab, wiki, rng.choice(topics), count)
+    counts = _counts(rng, dialogues, utterances, low, 23)
+    plan = zip(counts, _wizard_openers(rng, counts, parlai_examples), _covering(rng, topics, dialogues), strict=True)
+    for count, wizard_first, topic in plan:
+        dialogue = _wow_dialogue(rng, vocab, wiki, topic, count, wizard_first)
         if candidates:
             for turn in dialogue["dialog"]:
                 if "checked_sentence" not in turn:
@@ -286,6 +296,28 @@ def iter_wow(
                 turn["candidate_responses"] = options
                 pool[rng.randrange(len(pool))] = turn["text"]  # later turns see earlier responses
         yield dialogue
+
+
+def _wizard_openers(rng: random.Random, counts: Sequence[int], parlai_examples: int | None) -> list[bool]:
+    """Who opens each dialogue. ParlAI uses every wizard turn but the last of a wizard-first dialogue,
+    so a dialogue of ``c`` utterances gives ``c // 2`` examples, one fewer when ``c`` is even and the
+    wizard opens: that many even dialogues are given to the wizard (as near as the counts allow)."""
+    openers = [rng.random() < 0.5 for _ in counts]
+    if parlai_examples is None:
+        return openers
+    even = [index for index, count in enumerate(counts) if count % 2 == 0]
+    wizard_even = min(len(even), max(0, sum(count // 2 for count in counts) - parlai_examples))
+    chosen = set(rng.sample(even, wizard_even))
+    for index in even:
+        openers[index] = index in chosen
+    return openers
+
+
+def _covering(rng: random.Random, topics: Sequence[int], dialogues: int) -> list[int]:
+    """A topic per dialogue, every topic at least once when there are enough dialogues."""
+    order = list(topics)[:dialogues] + [rng.choice(topics) for _ in range(dialogues - len(topics))]
+    rng.shuffle(order)
+    return order
 
 
 def write_json_list(path: Path, records: Iterator[object], *, ensure_ascii: bool = True) -> Path:
@@ -344,6 +376,7 @@ def write_wow(out: Path, *, scale: float = 1.0, seed: int = 0, files: Sequence[s
             vocab=vocab,
             seed=seed + 1 + offset,
             candidates=name != "train.json",
+            parlai_examples=_scaled(WOW_PARLAI_EXAMPLES[name], scale) if name in WOW_PARLAI_EXAMPLES else None,
         )
         written.append(write_json_list(out / "wow" / "raw" / name, records))
     return written
