@@ -152,3 +152,12 @@ def test_wow_synthetic_gives_parlai_s_example_counts_and_topics(synth: Path) -> 
     train_topics = wow_stats.topics(load["train"])
     assert len(train_topics) == _expected(synthetic.WOW_SPLITS["train.json"][2])  # every topic used
     assert len(wow_stats.topics(load["test_seen"]) & train_topics) == _expected(533)
+
+
+def test_synthetic_files_are_never_taken_for_the_dataset(synth: Path) -> None:
+    for dataset, split in (("wow", "train"), ("faithdial", "train"), ("wise", "test")):
+        provenance = utils.load(dataset, split, data_dir=synth).provenance
+        assert provenance.kind == "synthetic" and not provenance.is_full, (dataset, provenance)
+        assert "Synthetic benchmark data, not the dataset" in provenance._repr_html_()
+    status = utils.data_status(synth).set_index(["dataset", "split"])["status"]
+    assert status[("wow", "train")] == "synthetic"

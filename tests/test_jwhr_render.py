@@ -171,3 +171,20 @@ def test_numbers_of_a_hand_built_trail_are_escaped_too() -> None:
     step = Step(index=hostile, origin="link", title="t", url=None, content="nothing", text="", referrer=hostile)
     html = renderer._step_html(step, "jwhr-x", show_method=False)
     assert "<img" not in html and "&lt;img" in html
+
+
+def test_glosses_show_under_the_text_they_translate(tmp_path: Path) -> None:
+    session = _session(tmp_path, _record())
+    question = "桜はいつ咲く？"
+    glosses = {renderer.gloss_key(question): "When do cherry trees <bloom>?", renderer.gloss_key("サクラ"): "cherry"}
+    html = str(renderer.render(session, glosses=glosses))
+    assert html.index(question) < html.index("When do cherry trees &lt;bloom&gt;?")  # escaped, under the text
+    assert "(cherry)" in html
+    assert "When do cherry" not in str(renderer.render(session))  # none without glosses
+
+
+def test_shipped_glosses_are_keys_not_dataset_text() -> None:
+    shipped = renderer.glosses()
+    assert len(shipped) > 10
+    assert all(re.fullmatch(r"[0-9a-f]{16}", key) for key in shipped)
+    assert renderer.gloss_key("富士山の高さはどのくらいですか？") in shipped  # the demo sample's question

@@ -18,6 +18,9 @@ from pathlib import Path
 import platformdirs
 
 APP_NAME = "grounded-dialogue-atlas"
+#: Written by :mod:`utils.synthetic` beside the files it generates: a file next to it is never taken
+#: for the dataset, even where an official file would sit.
+SYNTHETIC_MARKER = "SYNTHETIC.txt"
 DATA_DIR_ENV = "ATLAS_DATA_DIR"
 CACHE_DIR_ENV = "ATLAS_CACHE_DIR"
 OFFLINE_ENV = "ATLAS_OFFLINE"
@@ -36,8 +39,10 @@ def data_dir(override: str | Path | None = None) -> Path:
 def cache_dir() -> Path:
     """Where parsed splits are cached: ``$ATLAS_CACHE_DIR``, else ``parsed/`` in the per-user cache.
 
-    Never inside the data directory: that may be a shared, read-only copy (and permission bits do
-    not stop root), and the cache key already names the source file, so one cache serves them all.
+    Never inside a data directory that ``$ATLAS_DATA_DIR`` points at: that may be a shared,
+    read-only copy (and permission bits do not stop root), and the cache key already names the
+    source file, so one cache serves them all. (By default both live in the per-user cache, the
+    parsed splits in a folder of their own that no official file uses.)
     """
     configured = os.environ.get(CACHE_DIR_ENV)
     if configured:

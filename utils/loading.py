@@ -32,6 +32,8 @@ OFFICIAL = "official"
 USER_COPY = "user copy"
 PARTIAL = "partial"
 DEMO = "demo sample"
+#: Full-size random text from :mod:`utils.synthetic`, for benchmarks: never the dataset.
+SYNTHETIC = "synthetic"
 
 
 class DemoDataWarning(UserWarning):
@@ -77,12 +79,15 @@ class Provenance:
         return self.summary()
 
     def _repr_html_(self) -> str:
-        css = {OFFICIAL: "official", USER_COPY: "official", PARTIAL: "partial", DEMO: "demo"}[self.kind]
+        css = {OFFICIAL: "official", USER_COPY: "official", PARTIAL: "partial", DEMO: "demo", SYNTHETIC: "demo"}[
+            self.kind
+        ]
         label = {
             OFFICIAL: "Full official data",
             USER_COPY: "Full data (a local copy)",
             PARTIAL: "Partial data",
             DEMO: "Demo sample, not the dataset",
+            SYNTHETIC: "Synthetic benchmark data, not the dataset",
         }[self.kind]
         return (
             f'<div class="atlas-provenance atlas-provenance-{css}" role="note">'
@@ -106,6 +111,9 @@ def _resolve(dataset: str, split: str, data_directory: Path, download: bool) -> 
     partial = [item for item in files if item.partial]
     for item in complete:
         path = data_directory / item.path
+        if path.is_file() and (path.parent / config.SYNTHETIC_MARKER).is_file():
+            detail = "Random text written by utils.synthetic in the original format, for benchmarks."
+            return path, SYNTHETIC, "unverified", detail
         if path.is_file():
             status = _download.local_status(item, path, data_directory)
             # A file the atlas downloaded itself stays "official" on later loads even without a
@@ -164,6 +172,8 @@ def data_status(data_dir: str | Path | None = None) -> pd.DataFrame:
             found = next((item for item in files if (data_directory / item.path).is_file()), None)
             if found is None:
                 status = DEMO if (config.demo_dir() / files[0].path).is_file() else "missing"
+            elif (data_directory / found.path).parent.joinpath(config.SYNTHETIC_MARKER).is_file():
+                status = SYNTHETIC
             else:
                 status = PARTIAL if found.partial else "official file present"
             path = data_directory / (found or files[0]).path

@@ -19,7 +19,7 @@ from .errors import UnknownNameError
 
 _HF = "https://huggingface.co/datasets"
 _FAITHDIAL_GITHUB = "https://raw.githubusercontent.com/McGill-NLP/FaithDial/main/data-audit"
-_KILT = "http://dl.fbaipublicfiles.com/KILT"
+_KILT = "https://dl.fbaipublicfiles.com/KILT"
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .config import SYNTHETIC_MARKER
+
 #: WoW train as published (GEM data card): 18,430 dialogues, 166,787 utterances, 1,247 topics.
 WOW_SPLITS = {
     "train.json": (18_430, 166_787, 1_247),
@@ -557,11 +559,13 @@ def write_all(out: Path, *, scale: float = 1.0, seed: int = 0, datasets: Sequenc
     written: list[Path] = []
     for name in datasets:
         written.extend(WRITERS[name](Path(out), scale=scale, seed=seed))
-    (Path(out) / "SYNTHETIC.txt").write_text(
-        "SYNTHETIC files written by utils.synthetic (random text in the original formats) for "
-        f"benchmarks; not the datasets. scale={scale} seed={seed}\n",
-        encoding="utf-8",
-    )
+    # At the top for people, and beside every file for the loader, which then labels them synthetic.
+    for folder in {Path(out), *(path.parent for path in written)}:
+        (folder / SYNTHETIC_MARKER).write_text(
+            "SYNTHETIC files written by utils.synthetic (random text in the original formats) for "
+            f"benchmarks; not the datasets. scale={scale} seed={seed}\n",
+            encoding="utf-8",
+        )
     return written
 
 

@@ -171,7 +171,9 @@ def extractiveness(dialogues: Iterable[Dialogue], min_block: int = 4) -> pd.Data
     """One row per answer with at least one sentence citing a quote.
 
     ``covered_share``: characters of those sentences copied (blocks of at least ``min_block``) from
-    the quotes each sentence cites, over their total characters. ``longest_common``: the longest run
+    the quotes each sentence cites, over their total characters; sentences citing only summaries
+    are left out, and copying is found in order (``difflib``'s matching blocks), so reordered
+    copying counts less than it is. ``longest_common``: the longest run
     of characters a sentence shares with its cited quotes (the maximum over the answer's sentences).
     """
     rows = []
@@ -301,7 +303,7 @@ def plot_extractiveness(frame: pd.DataFrame) -> Any:
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
     axes[0].hist(frame["covered_share"], bins=[i / 20 for i in range(21)], color="#2e7d32")
-    axes[0].set_xlabel("share of the answer's characters copied from the quotes it cites")
+    axes[0].set_xlabel("share of characters copied from cited quotes (sentences citing a quote)")
     axes[0].set_ylabel("answers")
     axes[0].set_title("How extractive are the answers?")
     axes[1].hist(frame["longest_common"], bins=30, color="#1565c0")

@@ -3,15 +3,22 @@
 The question, then the worker's retrieval trail as a numbered list (how each page was reached:
 search keywords or "link from step N"; the page title linked to its URL; the quote or summary taken
 from it, or nothing), then the answer sentence by sentence with citation markers that jump to the
-references they cite. Labels carry short English glosses for readers who do not read Japanese.
+references they cite. Labels carry short English glosses for readers who do not read Japanese, and
+an optional ``glosses`` mapping (:func:`glosses`: the atlas's translations of the sessions its
+chapter shows) adds English under the question, the quotes, summaries and answer sentences and
+beside titles and keywords.
 Every dataset string is escaped and only http(s) URLs become links; Japanese text is marked
 ``lang="ja"`` so browsers pick Japanese glyph forms (the page itself is English).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..formats.jwhr import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY
@@ -26,6 +33,28 @@ if TYPE_CHECKING:
 STATUS_TAGS = {True: "status:answered", False: "status:unanswered"}
 
 _JA = 'lang="ja"'
+_GLOSSES = Path(__file__).with_name("jwhr_glosses_en.json")
+
+
+def gloss_key(text: str) -> str:
+    """The key of ``text`` in :func:`glosses`: a hash, so that no dataset text is stored with them,
+    and a gloss shows only under the very text it translates."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+@cache
+def glosses() -> Mapping[str, str]:
+    """The atlas's own English translations of the JWHR text its chapter shows, by :func:`gloss_key`."""
+    return json.loads(_GLOSSES.read_text(encoding="utf-8"))
+
+
+def _gloss(text: str | None, glosses: Mapping[str, str], *, inline: bool = False) -> str:
+    english = glosses.get(gloss_key(text)) if text else None
+    if not english:
+        return ""
+    if inline:
+        return f' <span class="atlas-gloss" lang="en">({esc(english)})</span>'
+    return f'<div class="atlas-gloss" lang="en">{esc(english)}</div>'
 
 _CONTENT_LABELS = {
     QUOTE: "quote (引用)",
@@ -36,19 +65,24 @@ _CONTENT_LABELS = {
 }
 
 
-def render(dialogue: Dialogue, *, note: str = "", show_method: bool = True) -> SafeHTML:
+def render(
+    dialogue: Dialogue, *, note: str = "", show_method: bool = True, glosses: Mapping[str, str] | None = None
+) -> SafeHTML:
     """One session as safe HTML: question, ordered trail, answer with citation markers.
 
     ``note`` is shown under the title (for example the split's provenance); ``show_method`` adds
-    the worker's note on how each summary was written, folded.
+    the worker's note on how each summary was written, folded; ``glosses`` (see :func:`glosses`)
+    adds English where it has a translation of the text.
     """
+    glosses = glosses or {}
     prefix = _anchor_prefix(dialogue)
     steps = trail(dialogue)
     status = "answered (回答あり)" if answered(dialogue) else "not answered (回答なし)"
+    asked = question(dialogue)
     body = [
-        turn_block(SEEKER, "question (質問)", f"<span {_JA}>{esc(question(dialogue))}</span>"),
-        _trail_html(steps, prefix, show_method),
-        _answer_html(dialogue, prefix),
+        turn_block(SEEKER, "question (質問)", f"<span {_JA}>{esc(asked)}</span>{_gloss(asked, glosses)}"),
+        _trail_html(steps, prefix, show_method, glosses),
+        _answer_html(dialogue, prefix, glosses),
     ]
     return dialogue_frame(f"JWHR session {dialogue.id}: {status}", "".join(body), note)
 
@@ -58,19 +92,21 @@ def _anchor_prefix(dialogue: Dialogue) -> str:
     return "jwhr-" + re.sub(r"[^A-Za-z0-9_-]+", "-", f"{dialogue.split}-{dialogue.id}")
 
 
-def _trail_html(steps: Sequence[Step], prefix: str, show_method: bool) -> str:
+def _trail_html(steps: Sequence[Step], prefix: str, show_method: bool, glosses: Mapping[str, str]) -> str:
     if not steps:
         return '<div class="atlas-note">Retrieval trail (検索の記録): no step was recorded.</div>'
-    items = [_step_html(step, prefix, show_method) for step in steps]
+    items = [_step_html(step, prefix, show_method, glosses) for step in steps]
     return (
         '<div class="atlas-note">Retrieval trail (検索の記録), in the order the worker recorded it:</div>'
         f'<ol class="atlas-evidence atlas-trail" start="0">{"".join(items)}</ol>'
     )
 
 
-def _step_html(step: Step, prefix: str, show_method: bool) -> str:
+def _step_html(step: Step, prefix: str, show_method: bool, glosses: Mapping[str, str] | None = None) -> str:
+    glosses = glosses or {}
     if step.origin == "search":
-        words = f'<span {_JA}>{"".join(badge(word) for word in step.keywords)}</span>' if step.keywords else ""
+        words = "".join(badge(word) + _gloss(word, glosses, inline=True) for word in step.keywords)
+        words = f"<span {_JA}>{words}</span>" if words else ""
         words = words or badge("(no keywords)")
         how = f"{badge('search (検索)', 'search')} keywords: {words}"
     else:
@@ -80,18 +116,19 @@ def _step_html(step: Step, prefix: str, show_method: bool) -> str:
         if not step.referrer_is_earlier:
             how += " (as recorded: not an earlier step)"
     if step.title is not None:
-        page = f"page: <span {_JA}>{link(step.title, step.url)}</span>"
+        page = f"page: <span {_JA}>{link(step.title, step.url)}</span>{_gloss(step.title, glosses, inline=True)}"
     elif step.content == NOT_FOUND:
         page = link("search results page", step.url)
     else:
         page = ""
     content = badge(_CONTENT_LABELS.get(step.content, step.content), step.content)
     if step.content == QUOTE:
-        content += f'<blockquote class="atlas-quote" {_JA}>{esc(step.text)}</blockquote>'
+        content += f'<blockquote class="atlas-quote" {_JA}>{esc(step.text)}</blockquote>{_gloss(step.text, glosses)}'
     elif step.content == SUMMARY:
-        content += f'<div class="atlas-summary" {_JA}>{esc(step.text)}</div>'
+        content += f'<div class="atlas-summary" {_JA}>{esc(step.text)}</div>{_gloss(step.text, glosses)}'
         if show_method and step.summary_method:
-            content += details("how the worker summarised (要約の方法)", f"<div {_JA}>{esc(step.summary_method)}</div>")
+            method = f"<div {_JA}>{esc(step.summary_method)}</div>{_gloss(step.summary_method, glosses)}"
+            content += details("how the worker summarised (要約の方法)", method)
     cited = ""
     if step.cited:
         cited = " · cited by answer sentence " + ", ".join(str(i + 1) for i in step.cited_by)
@@ -103,12 +140,14 @@ def _step_html(step: Step, prefix: str, show_method: bool) -> str:
     )
 
 
-def _answer_html(dialogue: Dialogue, prefix: str) -> str:
+def _answer_html(dialogue: Dialogue, prefix: str, glosses: Mapping[str, str]) -> str:
     if not answered(dialogue):
         text = "<em>No answer: the worker could not build one from these pages (回答なし).</em>"
         return turn_block(WIZARD, "answer (回答)", text)
-    parts = []
+    parts, english = [], []
     for sentence in sentences(dialogue):
+        if glosses.get(gloss_key(sentence.text)):
+            english.append(glosses[gloss_key(sentence.text)])
         markers = "".join(
             f'<sup class="atlas-cite"><a href="#{prefix}-ref-{c}" title="reference {c}">[{c}]</a></sup>'
             for c in map(esc, map(str, sentence.citations))
@@ -117,6 +156,8 @@ def _answer_html(dialogue: Dialogue, prefix: str) -> str:
             markers = '<sup class="atlas-cite" title="this sentence cites no reference">[–]</sup>'
         parts.append(f"<span {_JA}>{esc(sentence.text)}</span>{markers}")
     body = "".join(parts) or f"<span {_JA}>{esc(dialogue.turns_by(WIZARD)[0].text)}</span>"
+    if english:
+        body += f'<div class="atlas-gloss" lang="en">{esc(" ".join(english))}</div>'
     return turn_block(WIZARD, "answer (回答), with citations [step]", body)
 
 

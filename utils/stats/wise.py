@@ -261,7 +261,7 @@ def plot_search(split: LoadedSplit) -> Figure:
     for ax, (what, shown, chosen) in zip(axes[:2], pairs, strict=True):
         high = int(max(table[shown].max(), 1))
         # one bar per count while counts are small; 40 bins once real turns list 100+ passages
-        bins = range(0, high + 2) if high <= 40 else 40
+        bins = [count - 0.5 for count in range(0, high + 2)] if high <= 40 else 40  # bars centred on counts
         ax.hist([table[shown], table[chosen]], bins=bins, label=[shown, chosen])
         ax.set_title(f"{what} per system utterance")
         ax.set_xlabel("count")
