@@ -333,9 +333,30 @@ def hostile_render() -> Any:
 
 
 def test_hostile_explorer_runs_no_script(browser: Any) -> None:
-    from utils.render.explorer import explorer_label, static_explorer
+    from utils.render.explorer import explorer_label
 
-    explorer_html = static_explorer(hostile_dialogues(), render=hostile_render(), title=HOSTILE[0], note=HOSTILE[1])
+    dialogues = hostile_dialogues()
+    labels = _check_hostile_explorer(browser, dialogues, hostile_render(), HOSTILE[0], HOSTILE[1])
+    assert labels == [f"{i + 1}. {explorer_label(d)}" for i, d in enumerate(dialogues)], "labels must stay plain text"
+
+
+@pytest.mark.parametrize("dataset", ["wow", "faithdial", "wise", "jwhr"])
+def test_every_renderer_s_explorer_runs_no_script(browser: Any, dataset: str) -> None:
+    """The demo sample with attack strings in every field, through the dataset's own renderer."""
+    from test_html_safety import INJECTIONS, _demo_dialogues, _renderer, hostile
+
+    dialogues = [hostile(d, payload, "append") for payload in INJECTIONS for d in _demo_dialogues(dataset)[:2]]
+    labels = _check_hostile_explorer(browser, dialogues, _renderer(dataset), INJECTIONS[0], INJECTIONS[4])
+    assert len(labels) == len(dialogues)
+
+
+def _check_hostile_explorer(browser: Any, dialogues: list[Dialogue], render: Any, title: str, note: str) -> list[str]:
+    """Serve an explorer of ``dialogues`` with our script and stylesheet; page, search, and prove no
+    script from the data ran (no dialog, no ``__atlasPwned``, no element the data tried to add).
+    Returns the labels of the explorer's index, as the reader sees them."""
+    from utils.render.explorer import static_explorer
+
+    explorer_html = static_explorer(dialogues, n=len(dialogues), render=render, title=title, note=note)
     document = (
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>hostile fixture</title>"
         "<link rel='stylesheet' href='/explorer.css'></head><body>"
@@ -365,20 +386,19 @@ def test_hostile_explorer_runs_no_script(browser: Any) -> None:
         explorer = page.locator("[data-atlas-explorer]")
         assert page.locator("[data-atlas-explorer]").count() == 1, "a hostile string broke out of the explorer"
         check_explorer(page, explorer, "hostile fixture")
-        for _ in range(len(hostile_dialogues())):  # show every dialogue once
+        for _ in range(len(dialogues)):  # show every dialogue once
             explorer.locator(".atlas-explorer-next").click(force=True)
-        for text in HOSTILE:
+        for text in (title, note):
             explorer.locator(".atlas-explorer-search").fill(text)
         explorer.locator(".atlas-explorer-search").fill("")
         labels = page.locator(".atlas-explorer-index option").all_text_contents()
-        expected = [f"{i + 1}. {explorer_label(dialogue)}" for i, dialogue in enumerate(hostile_dialogues())]
-        assert labels == expected, "labels must stay plain text"
         page.wait_for_timeout(300)
         assert page.evaluate("() => window.__atlasPwned") is None, "a script from the data ran"
         assert page.locator(".atlas-explorer img, .atlas-explorer svg, .atlas-explorer iframe").count() == 0
-        assert errors == []
+        assert errors == [], errors
     finally:
         context.close()
+    return labels
 
 
 def test_static_assets_are_our_own() -> None:
