@@ -180,6 +180,8 @@ def check(target: Target, strategy: str, data: bytes, tmp_dir: Path | None, rela
         OUTCOMES[(target.name, "DataError")] += 1
         assert error.path is not None and Path(error.path).name == path.name, f"DataError without the file: {error}"
         assert path.name in str(error)
+        if strategy == "mutated":  # one record was changed: the error must say which
+            assert error.record is not None, f"DataError without the record: {error}"
     finally:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
