@@ -111,7 +111,7 @@ def _resolve(dataset: str, split: str, data_directory: Path, download: bool) -> 
     partial = [item for item in files if item.partial]
     for item in complete:
         path = data_directory / item.path
-        if path.is_file() and (path.parent / config.SYNTHETIC_MARKER).is_file():
+        if path.is_file() and _is_synthetic(path):
             detail = "Random text written by utils.synthetic in the original format, for benchmarks."
             return path, SYNTHETIC, "unverified", detail
         if path.is_file():
@@ -154,6 +154,11 @@ def _resolve(dataset: str, split: str, data_directory: Path, download: bool) -> 
     return demo, DEMO, "unverified", "A handful of records written by the atlas in the original format."
 
 
+def _is_synthetic(path: Path) -> bool:
+    """True for a file that :mod:`utils.synthetic` wrote (its marker file sits beside it)."""
+    return (path.parent / config.SYNTHETIC_MARKER).is_file()
+
+
 def _how_to_get(dataset: str, split: str, item: SourceFile, data_directory: Path, failure: str) -> str:
     where = item.url or (item.archive.url if item.archive else None) or f"Google Drive folder {item.gdrive_folder}"
     return (
@@ -172,7 +177,7 @@ def data_status(data_dir: str | Path | None = None) -> pd.DataFrame:
             found = next((item for item in files if (data_directory / item.path).is_file()), None)
             if found is None:
                 status = DEMO if (config.demo_dir() / files[0].path).is_file() else "missing"
-            elif (data_directory / found.path).parent.joinpath(config.SYNTHETIC_MARKER).is_file():
+            elif _is_synthetic(data_directory / found.path):
                 status = SYNTHETIC
             else:
                 status = PARTIAL if found.partial else "official file present"
