@@ -106,8 +106,7 @@ def _step_html(step: Step, prefix: str, show_method: bool, glosses: Mapping[str,
     glosses = glosses or {}
     if step.origin == "search":
         words = "".join(badge(word) + _gloss(word, glosses, inline=True) for word in step.keywords)
-        words = f"<span {_JA}>{words}</span>" if words else ""
-        words = words or badge("(no keywords)")
+        words = f"<span {_JA}>{words}</span>" if words else badge("(no keywords)")
         how = f"{badge('search (検索)', 'search')} keywords: {words}"
     else:
         # The parser makes referrers and citations ints; escaped anyway for hand-built sessions.
@@ -146,8 +145,8 @@ def _answer_html(dialogue: Dialogue, prefix: str, glosses: Mapping[str, str]) ->
         return turn_block(WIZARD, "answer (回答)", text)
     parts, english = [], []
     for sentence in sentences(dialogue):
-        if glosses.get(gloss_key(sentence.text)):
-            english.append(glosses[gloss_key(sentence.text)])
+        if translated := glosses.get(gloss_key(sentence.text)):
+            english.append(translated)
         markers = "".join(
             f'<sup class="atlas-cite"><a href="#{prefix}-ref-{c}" title="reference {c}">[{c}]</a></sup>'
             for c in map(esc, map(str, sentence.citations))
