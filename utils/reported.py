@@ -7,6 +7,8 @@ shown as reproduced. ``source`` is a short human-readable citation and ``citatio
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -120,3 +122,148 @@ def reported_value(dataset: str, name: str, split: str = "") -> Reported:
             return item
     known = sorted({f"{i.name}@{i.split or 'all'}" for i in REPORTED if i.dataset == dataset})
     raise UnknownNameError(f"reported number of {dataset!r}", f"{name}@{split or 'all'}", known)
+
+
+# -- the one reported-versus-reproduced comparison ---------------------------------------------------
+
+#: Status of a comparison row. Only ``HELD`` and ``FAILED`` are checks; the others say why not.
+HELD = "held"
+FAILED = "failed"
+NOT_CHECKED = "not checked"
+QUOTED_ONLY = "quoted only"
+
+#: Names of quantities as a reader reads them; anything absent reads as its name with spaces.
+QUANTITY_LABELS = {
+    "turns_per_dialogue": "turns per dialogue",
+    "topics_shared_with_train": "topics shared with train",
+    "new_topics": "topics not seen in train or valid",
+    "knowledge_chance": "knowledge selection by chance (know_chance)",
+    "end2end_knowledge_accuracy": "end-to-end generator: knowledge accuracy",
+    "end2end_f1": "end-to-end generator: unigram F1",
+    "end2end_ppl": "end-to-end generator: perplexity",
+    "random_r@1": "random candidate: R@1",
+    "ir_baseline_r@1": "IR baseline: R@1",
+    "bow_memnet_r@1": "BoW memory network: R@1",
+    "transformer_memnet_r@1": "Transformer memory network: R@1",
+    "hallucination_share_lower_bound": "hallucinated responses (lower bound)",
+}
+
+
+def quantity_label(name: str) -> str:
+    """``name`` as the tables show it (``turns_per_dialogue`` reads "turns per dialogue")."""
+    return QUANTITY_LABELS.get(name, name.replace("_", " "))
+
+
+@dataclass(frozen=True)
+class Reproduced:
+    """A value computed from loaded data, with what it was computed on.
+
+    ``kinds`` are the provenance kinds (:mod:`utils.loading`) of the splits the value needs; the row
+    is checked only when every one of them is a complete official split. ``value`` is ``None`` when
+    a split it needs was not loaded. ``note`` says why a row cannot be checked even on full data
+    (for example a definition the source does not publish).
+    """
+
+    value: float | None
+    kinds: tuple[str, ...]
+    tolerance: float = 0.0
+    note: str = ""
+
+
+_FULL_KINDS = ("official", "user copy")
+
+
+def _status(item: Reported, computed: Reproduced | None) -> str:
+    if computed is None:
+        return QUOTED_ONLY
+    if computed.value is None:
+        return f"{NOT_CHECKED}: split not loaded"
+    if computed.note:
+        return f"{NOT_CHECKED}: {computed.note}"
+    partial = sorted({kind for kind in computed.kinds if kind not in _FULL_KINDS})
+    if partial or not computed.kinds:
+        return f"{NOT_CHECKED}: {', '.join(partial) or 'no provenance'}"
+    return HELD if abs(computed.value - item.value) <= computed.tolerance else FAILED
+
+
+def _decimals(value: float) -> int:
+    """Decimals the source printed ``value`` with: 0 for a count, 3 for 0.262, 1 for 9.0."""
+    if isinstance(value, int):
+        return 0
+    text = repr(float(value))
+    return len(text.split(".")[1]) if "." in text and "e" not in text else 3
+
+
+def compare(
+    dataset: str | Sequence[str], computed: Mapping[tuple[str, str], Reproduced] | None = None
+) -> pd.DataFrame:
+    """Every number reported for ``dataset`` beside the value computed from data, in one schema.
+
+    ``computed`` maps ``(name, split)`` of a :data:`REPORTED` row (split ``""`` for the whole
+    dataset; a dataset given as a sequence takes ``(dataset, name, split)`` keys) to what the
+    chapter computed. A reported row with no computed value is *quoted only*; a computed value
+    with no reported row is an error, so that a typo cannot silently drop a check.
+
+    Columns: ``dataset``, ``split``, ``quantity`` (for readers), ``name`` (the key), ``reported``,
+    ``unit``, ``source``, ``citation_key``, ``reproduced``, ``tolerance``, ``status`` (``held``,
+    ``failed``, ``not checked: <why>`` or ``quoted only``) and ``decimals`` (the precision the
+    source printed the number with).
+    """
+    datasets = [dataset] if isinstance(dataset, str) else list(dataset)
+    known = {item.dataset for item in REPORTED}
+    for name in datasets:
+        if name not in known:
+            raise UnknownNameError("dataset with reported numbers", name, sorted(known))
+    computed = dict(computed or {})
+
+    def key(item: Reported) -> tuple[str, ...]:
+        return (item.name, item.split) if isinstance(dataset, str) else (item.dataset, item.name, item.split)
+
+    items = [item for item in REPORTED if item.dataset in datasets]
+    unmatched = set(computed) - {key(item) for item in items}
+    if unmatched:
+        raise KeyError(f"computed values with no reported number: {sorted(unmatched)}")
+    rows = []
+    for item in items:
+        value = computed.get(key(item))
+        rows.append(
+            {
+                "dataset": item.dataset,
+                "split": item.split or "all",
+                "quantity": quantity_label(item.name),
+                "name": item.name,
+                "reported": float(item.value),
+                "unit": item.unit,
+                "source": item.source,
+                "citation_key": item.citation_key,
+                "reproduced": math.nan if value is None or value.value is None else float(value.value),
+                "tolerance": math.nan if value is None else float(value.tolerance),
+                "status": _status(item, value),
+                "decimals": _decimals(item.value),
+            }
+        )
+    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+
+
+COMPARISON_COLUMNS = (
+    "dataset", "split", "quantity", "name", "reported", "unit", "source", "citation_key",
+    "reproduced", "tolerance", "status", "decimals",
+)
+
+
+def failures(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a :func:`compare` table whose check failed (empty when every check held)."""
+    return table[table["status"] == FAILED]
+
+
+def assert_held(table: pd.DataFrame) -> int:
+    """Raise :class:`AssertionError` naming every failed row; return how many checks held."""
+    failed = failures(table)
+    if not failed.empty:
+        lines = [
+            f"{row.dataset}/{row.split} {row.quantity}: reported {row.reported}, reproduced {row.reproduced}"
+            f" (tolerance {row.tolerance})"
+            for row in failed.itertuples()
+        ]
+        raise AssertionError("reported numbers not reproduced:\n" + "\n".join(lines))
+    return int((table["status"] == HELD).sum())

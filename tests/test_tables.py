@@ -1,0 +1,93 @@
+"""The presentation layer and the one reported-versus-reproduced comparison."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from utils import tables
+from utils.reported import REPORTED, Reproduced, assert_held, compare, failures, quantity_label
+
+
+def test_compare_statuses_follow_provenance_and_tolerance() -> None:
+    computed = {
+        ("sessions", "answered"): Reproduced(838, ("official",)),
+        ("sessions", "not_answered"): Reproduced(433, ("demo sample",)),
+    }
+    table = compare("jwhr", computed)
+    assert list(table["status"]) == ["held", "not checked: demo sample"]
+    off_by_one = compare("jwhr", {("sessions", "answered"): Reproduced(837, ("official",))})
+    assert list(off_by_one["status"]) == ["failed", "quoted only"]
+    assert len(failures(off_by_one)) == 1
+    with pytest.raises(AssertionError, match="answered sessions: reported 838"):
+        assert_held(off_by_one)
+    within = compare("jwhr", {("sessions", "answered"): Reproduced(837, ("official",), tolerance=1)})
+    assert within["status"].iloc[0] == "held"
+
+
+def test_compare_not_loaded_partial_and_noted_rows() -> None:
+    table = compare(
+        "jwhr",
+        {
+            ("sessions", "answered"): Reproduced(None, ()),
+            ("sessions", "not_answered"): Reproduced(5, ("partial", "official")),
+        },
+    )
+    assert list(table["status"]) == ["not checked: split not loaded", "not checked: partial"]
+    assert math.isnan(table["reproduced"].iloc[0])
+    noted = compare("jwhr", {("sessions", "answered"): Reproduced(838, ("official",), note="definition unpublished")})
+    assert noted["status"].iloc[0] == "not checked: definition unpublished"
+
+
+def test_compare_refuses_a_computed_value_with_no_reported_number() -> None:
+    with pytest.raises(KeyError, match="sesions"):
+        compare("jwhr", {("sesions", "answered"): Reproduced(1, ("official",))})
+
+
+def test_every_reported_number_has_a_reader_label_without_underscores() -> None:
+    for item in REPORTED:
+        assert "_" not in quantity_label(item.name).replace("know_chance", ""), item.name
+
+
+def test_table_formats_counts_shares_and_empty_cells() -> None:
+    frame = pd.DataFrame(
+        {"sessions": [838.0, 433.0], "share": [0.041667, np.nan], "name": ["<b>x</b>", "y"]},
+        index=["answered", "not_answered"],
+    )
+    html = tables.table(frame, index="split", integers=["sessions"], percents={"share": 1}).to_html()
+    assert ">838<" in html and "838.0" not in html
+    assert ">4.2<" in html and "share (%)" in html
+    assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>x</b>" not in html
+    assert "NaN" not in html and "nan" not in html
+    assert "– no value" in html
+
+
+def test_table_thousands_separator_and_booleans() -> None:
+    html = tables.table(pd.DataFrame({"n": [18430], "full": [False]}), integers=["n"]).to_html()
+    assert ">18,430<" in html and ">no<" in html
+
+
+def test_comparison_links_sources_and_uses_the_source_precision() -> None:
+    table = compare("wow", {("knowledge_chance", "valid_seen"): Reproduced(0.0262519, ("demo sample",), 2e-4)})
+    html = tables.comparison(table).to_html()
+    assert 'href="../book/bibliography.html#cite-dinan2019wizard"' in html
+    assert ">0.02625<" in html  # the reproduced value shown with the reported value's 5 decimals
+    assert "± 0.00020" in html
+    assert "18,430" in html and "18430.0" not in html
+    assert "quoted only" in html
+
+
+def test_checks_line_counts_held_and_unchecked() -> None:
+    held = compare("jwhr", {("sessions", "answered"): Reproduced(838, ("official",))})
+    demo = compare("jwhr", {("sessions", "not_answered"): Reproduced(3, ("demo sample",))})
+    assert tables.checks_line(held) == "1 check held on the full official files."
+    assert tables.checks_line(demo) == "1 number not checked (demo sample)."
+    assert tables.checks_line(held, demo) == (
+        "1 check held on the full official files; 1 number not checked (demo sample)."
+    )
+    failed = compare("jwhr", {("sessions", "answered"): Reproduced(1, ("official",))})
+    with pytest.raises(AssertionError):
+        tables.checks_line(failed)

@@ -1,0 +1,258 @@
+"""Tables as a reader reads them: the one presentation layer every chapter uses.
+
+Chapters compute with plain DataFrames and show them through :func:`table`, which formats with
+pandas' :class:`~pandas.io.formats.style.Styler`: counts as integers with thousands separators,
+shares as percentages with a stated precision, the unit in the column header, human labels for
+rows and columns, an empty cell as a dash explained in a note below the table, and never a Python
+repr. :func:`comparison` shows the one reported-versus-reproduced table
+(:func:`utils.reported.compare`) with each source linked to the book's bibliography, and
+:func:`checks_line` says in one sentence what the chapter's checks established.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import numbers
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from .reported import FAILED, HELD, NOT_CHECKED, QUOTED_ONLY
+
+#: Where the bibliography page lies relative to a chapter page (``notebooks/*.html``).
+BIBLIOGRAPHY_URL = "../book/bibliography.html"
+EMPTY = "–"
+_DEFAULT_EMPTY_NOTE = "– no value (not applicable or not computed)"
+
+
+@dataclass
+class Table:
+    """A formatted table: the Styler, plus the notes printed under it.
+
+    Shows as HTML in Jupyter and in the book; :attr:`data` keeps the numbers for code.
+    """
+
+    styler: Styler
+    notes: list[str] = field(default_factory=list)
+    caption: str = ""
+
+    @property
+    def data(self) -> pd.DataFrame:
+        return self.styler.data
+
+    def to_html(self) -> str:
+        notes = "".join(f"<li>{note}</li>" for note in self.notes)
+        notes_html = f'<ul class="atlas-table-notes">{notes}</ul>' if notes else ""
+        return f'<div class="atlas-table">{self.styler.to_html()}{notes_html}</div>'
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def __repr__(self) -> str:
+        return self.data.to_string()
+
+
+def integer(value: object) -> str:
+    """``18430`` or ``18430.0`` as ``18,430``; an empty value as a dash."""
+    if _empty(value):
+        return EMPTY
+    return f"{round(float(value)):,}"  # type: ignore[arg-type]
+
+
+def decimal(value: object, places: int = 2) -> str:
+    """A number with ``places`` decimals and thousands separators (``61.21``, ``1,234.5``)."""
+    if _empty(value):
+        return EMPTY
+    return f"{float(value):,.{places}f}"  # type: ignore[arg-type]
+
+
+def percent(value: object, places: int = 1) -> str:
+    """A share between 0 and 1 as a percentage without the sign (the header carries ``%``)."""
+    if _empty(value):
+        return EMPTY
+    return f"{100 * float(value):,.{places}f}"  # type: ignore[arg-type]
+
+
+def _empty(value: object) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isnan(float(value))
+
+
+def _text(value: object) -> str:
+    """Any other cell: text escaped, booleans as yes/no, numbers without a repr."""
+    if _empty(value):
+        return EMPTY
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, numbers.Integral):
+        return f"{int(value):,}"
+    if isinstance(value, numbers.Real):
+        return f"{float(value):,.3g}" if abs(float(value)) < 1000 else f"{float(value):,.0f}"
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return html.escape(", ".join(str(item) for item in value))
+    return html.escape(str(value))
+
+
+def table(
+    frame: pd.DataFrame | pd.Series,
+    *,
+    labels: Mapping[str, str] | None = None,
+    integers: Iterable[str] = (),
+    percents: Mapping[str, int] | Iterable[str] = (),
+    decimals: Mapping[str, int] | None = None,
+    row_labels: Mapping[object, str] | None = None,
+    index: bool | str = False,
+    caption: str = "",
+    notes: Sequence[str] = (),
+    empty_note: str = _DEFAULT_EMPTY_NOTE,
+) -> Table:
+    """Format ``frame`` for readers.
+
+    ``labels`` renames (and orders: columns not named are dropped when given) the columns;
+    ``integers`` are shown as whole numbers, ``percents`` (column -> decimals, default 1) as
+    percentages with ``(%)`` added to the header, ``decimals`` (column -> places) as fixed-point
+    numbers. ``row_labels`` renames index values. ``index`` keeps the index as the first column
+    (``True``, or a string naming it). A note explaining the dash is added when a cell is empty.
+    Text cells are HTML-escaped; ``notes`` and ``caption`` are trusted text written by the chapter
+    (escaped too).
+    """
+    data = frame.to_frame() if isinstance(frame, pd.Series) else frame.copy()
+    if index:
+        name = index if isinstance(index, str) else (data.index.name or "")
+        data.index = [row_labels.get(item, item) if row_labels else item for item in data.index]
+        data = data.reset_index(names=name or " ")
+    elif row_labels:
+        data.index = [row_labels.get(item, item) for item in data.index]
+    if labels:
+        keep = [column for column in data.columns if column in labels or (index and column == data.columns[0])]
+        data = data[keep]
+    percent_places = dict(percents) if isinstance(percents, Mapping) else dict.fromkeys(percents, 1)
+    decimal_places = dict(decimals or {})
+    integer_columns = set(integers)
+    formatters: dict[str, Callable[[object], str]] = {}
+    for column in data.columns:
+        if column in integer_columns:
+            formatters[column] = integer
+        elif column in percent_places:
+            formatters[column] = lambda value, places=percent_places[column]: percent(value, places)
+        elif column in decimal_places:
+            formatters[column] = lambda value, places=decimal_places[column]: decimal(value, places)
+        else:
+            formatters[column] = _text
+    headers = {}
+    for column in data.columns:
+        header = (labels or {}).get(column, str(column).replace("_", " "))
+        if column in percent_places and "%" not in header:
+            header = f"{header} (%)"
+        headers[column] = header
+    has_empty = bool(data.map(_empty).to_numpy().any()) if len(data.columns) else False
+    styler = data.style.format(formatters).hide(axis="index")
+    styler = styler.format_index(lambda name: html.escape(headers.get(name, str(name))), axis="columns")
+    styler = styler.set_table_attributes('class="atlas-pub-table"')
+    numeric = [c for c in data.columns if c in integer_columns or c in percent_places or c in decimal_places]
+    if numeric:
+        styler = styler.set_properties(subset=numeric, **{"text-align": "right"})
+    if caption:
+        styler = styler.set_caption(html.escape(caption))
+    all_notes = [html.escape(note) for note in notes]
+    if has_empty and empty_note:
+        all_notes.append(html.escape(empty_note))
+    return Table(styler, all_notes, caption)
+
+
+_STATUS_MARKS = {HELD: "✓ held", FAILED: "✗ failed", QUOTED_ONLY: "quoted only"}
+
+
+def _status_text(status: str) -> str:
+    return html.escape(_STATUS_MARKS.get(status, status))
+
+
+def _source_link(source: str, key: str) -> str:
+    return f'<a href="{BIBLIOGRAPHY_URL}#cite-{html.escape(key)}">{html.escape(source)}</a>'
+
+
+def _tolerance(tolerance: float, show: Callable[[float], str]) -> str:
+    if _empty(tolerance):
+        return EMPTY
+    return "exact" if tolerance == 0 else f"± {show(tolerance)}"
+
+
+def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool = False) -> Table:
+    """The reported-versus-reproduced table of :func:`utils.reported.compare`, for readers.
+
+    Values are printed with the precision their source used (counts as integers), the unit in the
+    value; the source links to its bibliography entry; the status reads ``✓ held``, ``✗ failed``,
+    ``not checked: <why>`` or ``quoted only``.
+    """
+    rows = []
+    for row in compared.itertuples(index=False):
+        places = int(row.decimals)
+        unit = f" {row.unit}" if row.unit and row.unit != "approx." else ""
+        approx = "≈ " if row.unit == "approx." else ""
+
+        def show(value: float, places: int = places, unit: str = unit) -> str:
+            return EMPTY if _empty(value) else f"{value:,.{places}f}{unit}"
+
+        rows.append(
+            {
+                "Dataset": row.dataset,
+                "Split": row.split,
+                "Quantity": row.quantity,
+                "Reported": approx + show(row.reported),
+                "Source": (row.source, row.citation_key),
+                "Reproduced": show(row.reproduced),
+                "Tolerance": _tolerance(row.tolerance, show),
+                "Status": row.status,
+            }
+        )
+    data = pd.DataFrame(rows, columns=["Dataset", "Split", "Quantity", "Reported", "Source", "Reproduced",
+                                       "Tolerance", "Status"])
+    if not show_dataset:
+        data = data.drop(columns="Dataset")
+    formatters: dict[str, Callable[[object], str]] = {
+        column: (lambda value: html.escape(str(value))) for column in data.columns
+    }
+    formatters["Source"] = lambda pair: _source_link(*pair)  # type: ignore[misc]
+    formatters["Status"] = lambda status: _status_text(str(status))
+    styler = data.style.format(formatters).hide(axis="index").set_table_attributes('class="atlas-pub-table"')
+    styler = styler.set_properties(subset=["Reported", "Reproduced", "Tolerance"], **{"text-align": "right"})
+    if caption:
+        styler = styler.set_caption(html.escape(caption))
+    notes = []
+    if (compared["status"] == QUOTED_ONLY).any():
+        notes.append("quoted only: a trained model's or the source's number, shown for reference, not reproduced")
+    if compared["status"].str.startswith(NOT_CHECKED).any():
+        notes.append("not checked: the value is computed and shown, but compared only on the full official files")
+    if (compared["unit"] == "approx.").any():
+        notes.append("≈: the source gives a rounded figure")
+    return Table(styler, [html.escape(note) for note in notes], caption)
+
+
+def checks_line(*tables: pd.DataFrame) -> str:
+    """One sentence on what the chapter's checks established, from its :func:`compare` tables.
+
+    For example "12 checks held on the full official files." or "Checks not run: demo sample (7
+    rows)." A failed check raises instead (:func:`utils.reported.assert_held`), so the book never
+    shows one.
+    """
+    from .reported import assert_held
+
+    held = sum(assert_held(frame) for frame in tables)
+    statuses = pd.concat([frame["status"] for frame in tables]) if tables else pd.Series(dtype=str)
+    unchecked = statuses[statuses.str.startswith(NOT_CHECKED)]
+    reasons = sorted({status.split(": ", 1)[1] for status in unchecked})
+    parts = []
+    if held:
+        parts.append(f"{held} check{'s' if held != 1 else ''} held on the full official files")
+    if len(unchecked):
+        parts.append(
+            f"{len(unchecked)} number{'s' if len(unchecked) != 1 else ''} not checked ({'; '.join(reasons)})"
+        )
+    if not parts:
+        return "No reported number is reproducible from the files loaded here."
+    sentence = "; ".join(parts)
+    return sentence[0].upper() + sentence[1:] + "."
