@@ -257,3 +257,26 @@ def test_download_false_never_fetches(data_dir: Path, monkeypatch: pytest.Monkey
 def test_data_dir_argument_overrides_the_environment(tmp_path: Path) -> None:
     placed = _place(tmp_path / "elsewhere", "wow/raw/train.json", config.demo_dir() / "wow/raw/train.json")
     assert utils.load("wow", "train", data_dir=tmp_path / "elsewhere").provenance.path == placed
+
+
+def test_provenance_shows_paths_relative_to_the_data_directory_or_package(data_dir) -> None:
+    from utils.config import demo_dir
+
+    demo = utils.load("jwhr", "not_answered").provenance.summary()
+    assert "from utils/demo_data/jwhr/not_answered.jsonl" in demo
+    assert str(demo_dir()) not in demo
+    target = data_dir / "jwhr" / "answered.jsonl"
+    target.parent.mkdir(parents=True)
+    shutil.copy(demo_dir() / "jwhr" / "answered.jsonl", target)
+    with pytest.warns(UserWarning, match="does not match the official checksum"):
+        copy = utils.load("jwhr", "answered").provenance.summary()
+    assert "from $ATLAS_DATA_DIR/jwhr/answered.jsonl" in copy
+    assert str(data_dir) not in copy
+
+
+def test_provenance_counts_are_singular_for_one() -> None:
+    from utils.loading import _counted
+
+    assert _counted(1, "sessions") == "1 session"
+    assert _counted(1, "labelled responses") == "1 labelled response"
+    assert _counted(1838, "turns") == "1,838 turns"

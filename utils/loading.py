@@ -68,10 +68,10 @@ class Provenance:
         counts = ""
         if self.dialogues or self.turns:  # a file of records, not a companion such as WISE's documents
             unit = get_source(self.dataset).record_unit
-            counts = f"{self.dialogues:,} {unit}, {self.turns:,} turns, "
+            counts = f"{_counted(self.dialogues, unit)}, {_counted(self.turns, 'turns')}, "
         text = (
             f"{self.dataset}/{self.split}: {self.kind} ({self.checksum}), {counts}"
-            f"{_human_size(self.size_bytes)}, from {self.path}"
+            f"{_human_size(self.size_bytes)}, from {config.display_path(self.path)}"
         )
         return f"{text}. {self.detail}" if self.detail else text
 
@@ -93,6 +93,11 @@ class Provenance:
             f'<div class="atlas-provenance atlas-provenance-{css}" role="note">'
             f"<strong>{html.escape(label)}</strong>: {html.escape(self.summary())}</div>"
         )
+
+
+def _counted(count: int, plural: str) -> str:
+    """``1 session``, ``2 sessions``; ``plural`` is the unit's plural form."""
+    return f"{count:,} {plural.removesuffix('s') if count == 1 else plural}"
 
 
 def _human_size(size: int) -> str:
