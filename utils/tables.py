@@ -256,3 +256,21 @@ def checks_line(*tables: pd.DataFrame) -> str:
         return "No reported number is reproducible from the files loaded here."
     sentence = "; ".join(parts)
     return sentence[0].upper() + sentence[1:] + "."
+
+
+@dataclass(frozen=True)
+class ChecksNote:
+    """:func:`checks_line` as a visible one-line note (HTML in the book, text in a terminal)."""
+
+    text: str
+
+    def _repr_html_(self) -> str:
+        return f'<p class="atlas-checks" role="note">{html.escape(self.text)}</p>'
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def checks_note(*tables: pd.DataFrame) -> ChecksNote:
+    """Assert every check of the chapter's :func:`~utils.reported.compare` tables and say what held."""
+    return ChecksNote(checks_line(*tables))
