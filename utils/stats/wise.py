@@ -144,6 +144,7 @@ def reported_vs_reproduced(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
                 "asserted": checked,
                 "note": _UNDEFINED.get(name, "checked" if checked else "not the full data: shown, not checked"),
                 "source": item.source,
+                "cite as": item.citation_key,
             }
         )
     return pd.DataFrame(rows).set_index("statistic")
