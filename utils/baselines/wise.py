@@ -83,7 +83,8 @@ class SystemTurnExample:
     context: tuple[str, ...]
     #: the latest user utterance before this system turn ("" when none)
     user_text: str
-    #: the published name of that user utterance's intent (the T1 target)
+    #: the published name of that user utterance's intent (the T1 target); "" when there is none,
+    #: where the authors' ``evaluate`` would silently reuse the previous example's intent
     intent: str
     #: the published name of the system action (the T3 target), and its group ("Answer", ...)
     action: str
