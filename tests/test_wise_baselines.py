@@ -21,6 +21,7 @@ PRED = ["A", "B", "B", "D"]
 
 
 def test_original_macro_t1_skips_unpredicted_classes_in_precision() -> None:
+    # evaluate_T1 (the authors' intent score): classes are the gold ones, A B C.
     # precision: A 1/1, B 1/2 (C never predicted: skipped) -> 1.5 / 2
     # recall: A 1/2, B 1/1, C 0 -> 1.5 / 3; F1: A 2/3, B 2/3, C 0 -> (4/3) / 3
     score = bl.original_macro_prf(GOLD, PRED, plus_one=False)
@@ -30,6 +31,8 @@ def test_original_macro_t1_skips_unpredicted_classes_in_precision() -> None:
 
 
 def test_original_macro_t3_divides_by_classes_plus_one() -> None:
+    # evaluate_T3: the same sums as above, each divided by one more than its number of classes:
+    # precision 1.5 / (2 + 1), recall 1.5 / (3 + 1), F1 (4/3) / (3 + 1)
     score = bl.original_macro_prf(GOLD, PRED, plus_one=True)
     assert score.precision == approx(1.5 / 3)
     assert score.recall == approx(1.5 / 4)
@@ -80,45 +83,106 @@ def test_original_selection_precision_skips_empty_predictions() -> None:
     assert score.recall == approx(0.25)
 
 
-def test_char_bleu1_and_rouge_l_by_hand() -> None:
-    # hypothesis 我想学跳舞 (5 chars) all in reference 我想学习跳舞 (6): precision 1,
-    # brevity penalty exp(1 - 6/5)
-    assert bl.char_bleu1("我想学跳舞", "我想学习跳舞") == approx(math.exp(-0.2), abs=1e-4)
-    # LCS 5: P 5/5, R 5/6, F1 10/11
-    assert bl.char_rouge_l("我想学跳舞", "我想学习跳舞") == approx(10 / 11)
-    # half the characters right, same length: BLEU-1 = 1/2, ROUGE-L = 1/2
-    assert bl.char_bleu1("猫咪疫苗", "猫咪价格") == approx(0.5, abs=1e-4)
+# -- BLEU-1 and ROUGE-L as CaSE_WISE computes them (NLTK 3.5 BLEU, Rouge.py with beta 1.2) ---------
+
+B2 = 1.2**2  # beta squared in Rouge.py's F = (1 + b2) P R / (R + b2 P)
+
+
+def test_authors_char_tokens() -> None:
+    # common/Utils.py char_tokenizer: lower-case, whitespace dropped, punctuation kept, a link one token
+    assert bl.authors_char_tokens("iPhone 价格。") == ["i", "p", "h", "o", "n", "e", "价", "格", "。"]
+    assert bl.authors_char_tokens("看##<link##3##link>##吧\u3000") == ["看", "[Link]", "吧"]
+    # a span the link pattern ([1-9] first) does not split but that holds both markers becomes one
+    # [Link] as a whole, neighbours included: the tokenizer tests the markers, not the pattern
+    assert bl.authors_char_tokens("看##<link##0##link>##吧") == ["[Link]"]
+
+
+def test_char_bleu1_by_hand() -> None:
+    # 我想学跳舞 in 我想学习跳舞: m = 5 matches, c = 5, r = 6 -> BP exp(1 - 6/5); (5+1)/(5+1) = 1
+    assert bl.char_bleu1("我想学跳舞", "我想学习跳舞") == approx(math.exp(-0.2))
+    # 猫咪疫苗 / 猫咪价格: m = 2, c = r = 4 -> BP 1; NLTK 3.5's method2 smooths unigrams: (2+1)/(4+1)
+    assert bl.char_bleu1("猫咪疫苗", "猫咪价格") == approx(3 / 5)
+    # abx / abc: (2+1)/(3+1) = 3/4, not the unsmoothed 2/3
+    assert bl.char_bleu1("abx", "abc") == approx(3 / 4)
+    # no matching character: 0, whatever the smoothing
+    assert bl.char_bleu1("猫", "狗") == 0.0 and bl.char_bleu1("", "猫") == 0.0
+    # punctuation and case count as the authors' tokens: iphone价格。 (9) vs iphone价格 (8):
+    # m = 8, c = 9 > r = 8 -> BP 1; (8+1)/(9+1)
+    assert bl.char_bleu1("iPhone 价格。", "iphone价格") == approx(9 / 10)
+
+
+def test_char_rouge_l_beta_1_2_by_hand() -> None:
+    # LCS 5: P = 5/5, R = 5/6; F = 2.44 * 1 * 5/6 / (5/6 + 1.44 * 1) = (61/30) / (341/150) = 305/341
+    assert bl.char_rouge_l("我想学跳舞", "我想学习跳舞") == approx(305 / 341)
+    # (beta 1, the plain F1, would give 2PR / (P + R) = 10/11)
+    assert bl.char_rouge_l("我想学跳舞", "我想学习跳舞") != approx(10 / 11)
+    # P = R = 1/2 -> F = 1/2 for any beta
     assert bl.char_rouge_l("猫咪疫苗", "猫咪价格") == approx(0.5)
-    assert bl.char_bleu1("", "猫") == 0.0 and bl.char_rouge_l("。", "猫") == 0.0
+    # iphone价格。 vs iphone价格: LCS 8, P = 8/9, R = 1; F = 2.44 * 8/9 / (1 + 1.44 * 8/9) = 19.52 / 20.52
+    assert bl.char_rouge_l("iPhone 价格。", "iphone价格") == approx(488 / 513)
+    assert bl.char_rouge_l("猫", "狗") == 0.0
+    assert bl.char_rouge_l("", "猫") == 0.0 and bl.char_rouge_l("猫", " ") == 0.0  # Rouge.py would crash
 
 
-@pytest.mark.parametrize(
-    ("hypothesis", "reference", "expected"),
-    [
-        ("iphone价格", "iphone价钱", 7 / 8),  # Latin letters are characters too, not one word
-        ("2020年", "2021年", 4 / 5),  # and so are digits
-        ("我想。", "我想", 1.0),  # punctuation is not scored, as in ROUGE-L
-        ("我 想", "我想", 1.0),
-    ],
-)
-def test_char_bleu1_counts_every_character_as_rouge_l_does(hypothesis: str, reference: str, expected: float) -> None:
-    assert bl.char_bleu1(hypothesis, reference) == approx(expected, abs=1e-4)
-    assert bl.char_rouge_l(hypothesis, reference) == approx(expected)
+def test_multi_reference_scores_by_hand() -> None:
+    # evaluate_T2 scores a predicted phrase against all gold phrases at once.
+    refs = [list("现代舞"), list("爵士舞")]
+    # 爵士舞蹈: clipped matches 爵 1 + 士 1 + 舞 1 + 蹈 0 = 3, c = 4, closest r = 3 < c -> BP 1; 4/5
+    assert bl.authors_bleu1(refs, list("爵士舞蹈")) == approx(4 / 5)
+    # LCS 1 and 3: P = max(1/4, 3/4), R = max(1/3, 3/3) = 1; F = 2.44 * .75 / (1 + 1.44 * .75) = 183/208
+    assert bl.authors_rouge_l(refs, list("爵士舞蹈")) == approx(183 / 208)
+    # P and R are maximised separately: ab gives R = 1 (P 1/2), abcdxyzw gives P = 1 (R 1/2): F = 1
+    assert bl.authors_rouge_l([list("ab"), list("abcdxyzw")], list("abcd")) == approx(1.0)
+    # BLEU: every hypothesis token is in abcdxyzw (m = 4, c = 4); closest length 2 < 4 -> BP 1; 5/5
+    assert bl.authors_bleu1([list("ab"), list("abcdxyzw")], list("abcd")) == approx(1.0)
+    assert bl.authors_rouge_l([list("ab")], list("ab"), beta=1.0) == approx(1.0)
+
+
+def test_authors_bleu1_equals_nltk_with_the_method2_of_nltk_3_5() -> None:
+    nltk_bleu = pytest.importorskip("nltk.translate.bleu_score")
+
+    def method2_as_in_nltk_3_5(p_n: list, *args: object, **kwargs: object) -> list[float]:
+        return [(p.numerator + 1) / (p.denominator + 1) for p in p_n]  # unigrams smoothed too
+
+    rng = random.Random(2)
+    alphabet = "猫狗疫苗三针ab。"
+    for _ in range(300):
+        references = [[rng.choice(alphabet) for _ in range(rng.randint(1, 8))] for _ in range(rng.randint(1, 3))]
+        hypothesis = [rng.choice(alphabet) for _ in range(rng.randint(1, 8))]
+        expected = nltk_bleu.sentence_bleu(references, hypothesis, weights=(1.0,),
+                                           smoothing_function=method2_as_in_nltk_3_5)
+        assert bl.authors_bleu1(references, hypothesis) == approx(expected, abs=1e-12)
 
 
 def test_generation_scores_average_per_action_plus_one() -> None:
     scores = bl.generation_scores(
-        ["我想学跳舞", "猫咪疫苗", "你好"], ["我想学习跳舞", "猫咪价格", "再见"],
-        ["Answer-fact-text", "Clarify-Open", "Chitchat"],
+        ["我想学跳舞", "猫", "猫咪疫苗", "你好"], ["我想学习跳舞", "狗", "猫咪价格", "再见"],
+        ["Answer-fact-text", "Answer-fact-text", "Clarify-Open", "Chitchat"],
     )
-    assert scores["examples"] == 2
-    assert scores["original_rouge_l"] == approx((10 / 11 + 0.5) / 3)
-    assert scores["standard_rouge_l"] == approx((10 / 11 + 0.5) / 2)
+    assert scores["examples"] == 3  # the Chitchat turn is not scored
+    # ROUGE-L per turn: 305/341, 0 (Answer-fact-text, mean 305/682) and 1/2 (Clarify-Open)
+    assert scores["authors_rouge_l"] == approx((305 / 682 + 0.5) / (2 + 1))
+    assert scores["plain_rouge_l"] == approx((305 / 341 + 0 + 0.5) / 3)
+    # BLEU-1 per turn: exp(-0.2), 0, 3/5
+    assert scores["authors_bleu1"] == approx((math.exp(-0.2) / 2 + 3 / 5) / 3)
+    assert scores["plain_bleu1"] == approx((math.exp(-0.2) + 3 / 5) / 3)
+    assert bl.generation_scores([], [], [])["examples"] == 0
 
 
-def test_keyphrase_scores_take_the_best_gold_phrase() -> None:
-    scores = bl.keyphrase_scores([["爵士舞"]], [["现代舞", "爵士舞"]], ["Answer-open-text"])
-    assert scores["standard_bleu1"] == approx(1.0) and scores["original_bleu1"] == approx(0.5)
+def test_keyphrase_scores_skip_turns_without_a_prediction() -> None:
+    scores = bl.keyphrase_scores(
+        [["爵士舞蹈"], [], ["猫"], ["猫", "狗"]],
+        [["现代舞", "爵士舞"], ["猫"], ["狗"], []],
+        ["Answer-open-text", "Answer-open-text", "Chitchat", "Answer-open-text"],
+    )
+    # scored: the first turn only (the second predicted nothing, the third is Chitchat, the fourth
+    # has no gold state). One action: BLEU 4/5 and ROUGE 183/208, divided by 1 + 1 the authors' way.
+    assert scores["examples"] == 1
+    assert scores["authors_bleu1"] == approx(4 / 5 / 2) and scores["plain_bleu1"] == approx(4 / 5)
+    assert scores["authors_rouge_l"] == approx(183 / 208 / 2)
+    # two predicted phrases are averaged: 猫 against 猫 is (1+1)/(1+1) = 1, 狗 is 0 -> 1/2
+    two = bl.keyphrase_scores([["猫", "狗"]], [["猫"]], ["Clarify-Choice"])
+    assert two["plain_bleu1"] == approx(0.5) and two["authors_bleu1"] == approx(0.25)
 
 
 # -- examples and baselines ---------------------------------------------------------------------------
@@ -181,13 +245,22 @@ def test_tables_on_the_demo_sample() -> None:
     examples = bl.examples_by_split(splits)
     train = examples.pop("train")
     classification = bl.classification_scores(train, examples)
-    assert set(classification["task"]) == {"intent", "action"}
-    assert len(classification) == 2 * 2 * 2 * 2
+    assert set(classification.index.get_level_values("task")) == {"intent", "action"}
+    assert len(classification) == 2 * 2 * 2  # tasks x models x test splits
+    assert list(classification.columns.get_level_values("averaging").unique()) == [bl.AUTHORS, bl.PLAIN_MACRO]
+    assert bl.AUTHORS == "as the authors score it (CaSE_WISE Evaluation.py)"
     selection = bl.selection_scores(train, examples)
     generation = bl.generation_table(examples)
+    for table, plain in ((selection, bl.PLAIN_MEAN), (generation, bl.PLAIN_MEAN)):
+        assert list(table.columns.get_level_values("averaging").unique()) == [bl.AUTHORS, plain]
     for table in (classification, selection):
-        assert table[["precision", "recall", "f1"]].stack().between(0, 1).all()
-    assert generation[["bleu1", "rouge_l"]].stack().between(0, 1).all()
+        assert list(table[bl.AUTHORS].columns) == ["precision", "recall", "f1"]
+    assert list(generation[bl.AUTHORS].columns) == ["bleu1", "rouge_l"]
+    for table in (classification, selection, generation):
+        assert table.stack(list(range(table.columns.nlevels)), future_stack=True).between(0, 1).all()
+    # the authors' T3 divides by classes + 1: never above the plain mean's ceiling of 1, and for
+    # selection and generation below the plain mean here
+    assert (selection[bl.AUTHORS]["f1"] <= selection[bl.PLAIN_MEAN]["f1"]).all()
 
 
 # -- the fast paths give the library's and the plain path's results exactly ---------------------------

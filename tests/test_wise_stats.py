@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 import utils
-from utils.formats.wise import ACTIONS, INTENTS, label_sets_frame, published_label, stored_form
+from utils.formats.wise import (
+    ACTIONS,
+    AUTHORS_ACTION_VOCAB,
+    AUTHORS_INTENT_VOCAB,
+    INTENTS,
+    UnknownLabelWarning,
+    label_sets_frame,
+    published_label,
+    stored_form,
+    vocab_entry,
+)
 from utils.stats import wise as st
 from utils.wise_documents import load_documents
 
@@ -25,6 +37,19 @@ def test_published_label_sets() -> None:
     assert len(label_sets_frame()) == 35
 
 
+def test_authors_vocab_is_the_published_sets_in_brackets() -> None:
+    # data/WISE/intent.txt and action.txt of CaSE_WISE, first and last lines
+    assert len(AUTHORS_INTENT_VOCAB) == 12 and len(AUTHORS_ACTION_VOCAB) == 23
+    assert (AUTHORS_INTENT_VOCAB[0], AUTHORS_INTENT_VOCAB[-1]) == ("[Request-Rephrase]", "[Request-Recommendation]")
+    assert (AUTHORS_ACTION_VOCAB[0], AUTHORS_ACTION_VOCAB[-1]) == ("[Clarify-Choice]", "[Revise]")
+    assert tuple(f"[{name}]" for name in INTENTS) == AUTHORS_INTENT_VOCAB
+    assert tuple(f"[{name}]" for name in ACTIONS) == AUTHORS_ACTION_VOCAB
+    # the JSON stores ["Clarify", "Choice"]; the authors' loader looks up "[" + "-".join(...) + "]"
+    assert vocab_entry(["Clarify", "Choice"]) == "[Clarify-Choice]"
+    assert vocab_entry(["Answer", "fact-text"]) in AUTHORS_ACTION_VOCAB
+    assert label_sets_frame().loc[0, "authors' vocab"] == "[Request-Rephrase]"
+
+
 def test_split_sizes(splits: dict) -> None:
     sizes = st.split_sizes(splits)
     assert sizes.loc["train", "conversations"] == 3
@@ -38,6 +63,8 @@ def test_reported_vs_reproduced_is_not_asserted_on_demo(splits: dict) -> None:
     assert list(table.index) == ["dialogues", "utterances", "turns_per_dialogue"]
     assert table.loc["dialogues", "reported"] == 1900
     assert table.loc["dialogues", "reproduced"] == 6  # train 3 + valid 1 + test 2
+    # all three numbers are stated in WISE.md, cited as its own bibliography entry
+    assert set(table["cite as"]) == {"ren2021wisedata"}
     assert not table["asserted"].any() and table["matches"].isna().all()
 
 
@@ -50,12 +77,32 @@ def test_turns_per_conversation_is_never_asserted(splits: dict, monkeypatch: pyt
     assert "not published" in table.loc["turns_per_dialogue", "note"]
 
 
-def test_distributions(splits: dict) -> None:
-    intents = st.intent_distribution(splits["train"])
+def test_distributions_list_every_label_of_the_vocab(splits: dict) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnknownLabelWarning)  # the demo sample uses published labels only
+        intents = st.intent_distribution(splits["train"])
+        actions = st.action_distribution(splits["train"])
+    assert list(intents.index) == list(INTENTS) and list(actions.index) == list(ACTIONS)
     assert intents.loc["Reveal", "count"] == 8 and intents["published"].all()
-    actions = st.action_distribution(splits["train"])
+    assert intents.loc["Request-Rephrase", "count"] == 0  # absent from the demo train split, still listed
+    assert intents.loc["Feedback-Good", "authors' vocab"] == "[Feedback-Good]"
     assert actions.loc["Answer-fact-text", "count"] == 4
+    assert actions.loc["Answer-opinion-link", "count"] == 0
     assert actions["share"].sum() == pytest.approx(1.0)
+    assert intents["count"].sum() == 16 and actions["count"].sum() == 16
+
+
+def test_an_unknown_label_is_reported_not_dropped() -> None:
+    labels = ["Reveal", "Confirm", "Reveal", "Confirm", "", "Reveal"]
+    with pytest.warns(UnknownLabelWarning, match=r"2 intent label\(s\).*'Confirm' \(2\), '\(none\)' \(1\)"):
+        table = st.label_distribution(labels, INTENTS, "intent")
+    assert len(table) == 12 + 2
+    assert list(table.index[-2:]) == ["Confirm", "(none)"]  # after the vocab, most frequent first
+    assert table.loc["Confirm", "count"] == 2 and not table.loc["Confirm", "published"]
+    assert table.loc["Confirm", "share"] == pytest.approx(2 / 6)
+    assert table.loc["Confirm", "authors' vocab"] == ""
+    assert table.loc["Reveal", "share"] == pytest.approx(3 / 6)
+    assert table["count"].sum() == len(labels)
 
 
 def test_candidates_and_citations(splits: dict) -> None:

@@ -1,28 +1,37 @@
 """Baselines for WISE's six sub-tasks, scored the way the authors' evaluation code scores them.
 
-The authors' ``evaluation/Evaluation.py`` turns every system utterance into one example: the
+The authors' ``evaluation/Evaluation.py`` (PengjieRen/CaSE_WISE, with ``evaluation/Rouge.py`` and the
+``char_tokenizer`` of ``common/Utils.py``) turns every system utterance into one example: the
 conversation up to it, the *intent of the latest user utterance* (T1), the system's keyphrase
 ``state`` (T2), its ``action`` (T3), the selected queries (T4) and passages (T5) and the response
-(T6). Labels are the stored lists joined with ``-``. Its averages differ from the textbook ones:
+(T6). Labels are the stored lists joined with ``-``. Its rules, each reproduced here:
 
-* **T1 intent**, macro P/R/F1 over the classes present in the gold labels; precision is averaged
+* **T1 intent**: macro P/R/F1 over the classes present in the gold labels; precision is averaged
   only over the gold classes the system predicted at least once (an unpredicted class has no
   precision and is skipped rather than counted as 0); classes only predicted never count.
-* **T3 action**, the same but every average is divided by ``(number of classes + 1)``, which
-  shrinks the score by a factor ``n / (n + 1)``.
-* **T4/T5 selection**, only gold ``Clarify-*``/``Answer-*`` turns with a non-empty gold selection:
-  set P/R/F1 per example (precision only when something was predicted), averaged per gold action,
+* **T3 action**: the same, but every sum is divided by ``(number of classes + 1)``, which shrinks
+  the score by a factor ``n / (n + 1)``.
+* **T4/T5 selection**: only gold ``Clarify``/``Answer`` turns with a non-empty gold selection; set
+  P/R/F1 per turn, precision recorded only when something was predicted; averaged per gold action,
   and the per-action averages summed and divided by ``(number of actions + 1)``.
-* **T2 keyphrases and T6 responses**, BLEU-1 and ROUGE-L per example on gold Clarify/Answer turns,
-  averaged per gold action, divided by ``(number of actions + 1)``.
+* **T2 keyphrases**: gold ``Clarify``/``Answer`` turns with a non-empty gold state; a turn with no
+  predicted keyphrase is skipped. Each predicted phrase gets BLEU-1 and ROUGE-L against *all* gold
+  phrases as references, averaged over the predicted phrases; then per gold action, + 1 as above.
+* **T6 responses**: BLEU-1 and ROUGE-L per gold ``Clarify``/``Answer`` turn, per gold action, + 1.
+* Text is cut into the authors' character tokens (:func:`authors_char_tokens`: lower-cased,
+  whitespace dropped, punctuation kept, a ``##<link##N##link>##`` placeholder one token).
+* **BLEU-1** is NLTK 3.5's ``sentence_bleu(refs, hyp, weights=(1.,),
+  smoothing_function=SmoothingFunction().method2)`` (3.5 is the version the authors pin): no
+  matching character gives 0, otherwise ``(matches + 1) / (length + 1)`` times the brevity penalty.
+  NLTK 3.6 and later stopped smoothing unigrams, so their code run today gives other numbers.
+* **ROUGE-L** is ``Rouge.py``'s ``sentence_rouge`` with ``beta = 1.2``: LCS precision and recall,
+  each the maximum over the references, combined as ``(1 + b^2) P R / (R + b^2 P)``.
 
-Each function here reports both the authors' averaging (``"original"``) and the standard one
-(``"standard"``: scikit-learn's macro average over the union of gold and predicted classes for
-T1/T3; the plain mean over scored examples for T4/T5 and for T2; corpus BLEU-1 and mean ROUGE-L for
-T6). "Original" names the averaging, not the per-example metric: BLEU-1 comes from sacrebleu and
-ROUGE-L from rouge-score, both on the same characters (spaces and punctuation dropped), through
-:mod:`utils.metrics`, while the authors used NLTK's smoothed sentence BLEU and a ROUGE-L with
-beta 1.2, so per-example numbers differ slightly from theirs.
+Each table has the authors' scoring as the column :data:`AUTHORS` and a plain average beside it:
+:data:`PLAIN_MACRO` (scikit-learn's macro average over the union of gold and predicted classes) for
+T1/T3, :data:`PLAIN_MEAN` (the mean over the same scored turns of the same per-turn scores) for
+T2, T4, T5 and T6. Where the authors' code would crash (an empty average, ``max`` of nothing in
+``Rouge.py``), the functions here return 0.
 """
 
 from __future__ import annotations
@@ -43,7 +52,7 @@ import pandas as pd
 
 from ..formats.wise import SCORED_ACTION_GROUPS, published_label
 from ..loading import LoadedSplit
-from ..metrics import PRF, corpus_bleu, rouge_l, set_prf
+from ..metrics import PRF, set_prf
 from ..records import SEEKER, WIZARD, Dialogue
 from ..text import char_tokens
 
@@ -52,6 +61,13 @@ if TYPE_CHECKING:
 
 _MIN_NUM = 1e-8  # the authors' epsilon in F1 = 2pr / (p + r + eps)
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])")
+
+#: The tables' column for the authors' scoring.
+AUTHORS = "as the authors score it (CaSE_WISE Evaluation.py)"
+#: Beside it for T1/T3: scikit-learn's macro average over every gold or predicted class.
+PLAIN_MACRO = "plain macro average (scikit-learn)"
+#: Beside it for T2, T4, T5 and T6: the plain mean of the same per-turn scores over the same turns.
+PLAIN_MEAN = "plain mean over the scored turns"
 
 
 # -- examples ---------------------------------------------------------------------------------------
@@ -67,7 +83,8 @@ class SystemTurnExample:
     context: tuple[str, ...]
     #: the latest user utterance before this system turn ("" when none)
     user_text: str
-    #: the published name of that user utterance's intent (the T1 target)
+    #: the published name of that user utterance's intent (the T1 target); "" when there is none,
+    #: where the authors' ``evaluate`` would silently reuse the previous example's intent
     intent: str
     #: the published name of the system action (the T3 target), and its group ("Answer", ...)
     action: str
@@ -234,7 +251,7 @@ def original_selection_prf(
     averaged per gold action, then summed and divided by (number of actions + 1)."""
     per_action: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"p": [], "r": [], "f": []})
     for gold_items, predicted_items, action in zip(gold, predicted, actions, strict=True):
-        if action.split("-")[0] not in SCORED_ACTION_GROUPS or not gold_items:
+        if not _scored(action) or not gold_items:
             continue
         hits = len(set(gold_items) & set(predicted_items))
         p = hits / len(predicted_items) if predicted_items else 0.0
@@ -259,98 +276,143 @@ def standard_selection_prf(
     scores = [
         set_prf(p, g)
         for g, p, action in zip(gold, predicted, actions, strict=True)
-        if action.split("-")[0] in SCORED_ACTION_GROUPS and g
+        if _scored(action) and g
     ]
     if not scores:
         return PRF(0.0, 0.0, 0.0)
     return PRF(*(float(np.mean([getattr(s, name) for s in scores])) for name in ("precision", "recall", "f1")))
 
 
-# -- T2/T6: BLEU-1 and ROUGE-L on characters ------------------------------------------------------------
+# -- T2/T6: BLEU-1 and ROUGE-L on the authors' character tokens -----------------------------------------
+
+_LINK_PLACEHOLDER = re.compile(r"(##<link##[1-9]\d*##link>##)")
 
 
-def _spaced_characters(text: str) -> str:
-    # sacrebleu's "zh" tokeniser keeps Latin and digit runs whole and counts punctuation; WISE is
-    # scored on characters, the same ones ROUGE-L sees, so BLEU gets them pre-split.
-    return " ".join(char_tokens(text))
+def authors_char_tokens(text: str) -> list[str]:
+    """The authors' ``char_tokenizer`` (CaSE_WISE ``common/Utils.py``): lower-case, one token per
+    character with whitespace dropped (punctuation kept), a link placeholder as the token ``[Link]``."""
+    tokens: list[str] = []
+    for span in _LINK_PLACEHOLDER.split(text.lower()):
+        if "##<link##" in span and "##link>##" in span:
+            tokens.append("[Link]")
+        else:
+            tokens.extend("".join(span.split()))
+    return tokens
+
+
+def authors_bleu1(references: Sequence[Sequence[str]], hypothesis: Sequence[str]) -> float:
+    """NLTK 3.5 ``sentence_bleu(references, hypothesis, weights=(1.,), smoothing_function=method2)``.
+
+    Clipped unigram matches ``m`` (each token counted at most as often as in the reference that has
+    it most), hypothesis length ``c``, and ``r`` the reference length closest to ``c`` (the shorter
+    on a tie): 0 when ``m == 0``, else ``(m + 1) / (c + 1) * BP`` with ``BP = 1`` when ``c > r``,
+    0 when ``c == 0`` and ``exp(1 - r / c)`` otherwise.
+    """
+    counts = Counter(hypothesis)
+    most: Counter[str] = Counter()
+    for reference in references:
+        most |= Counter(reference)  # per token, the largest count in any one reference
+    matches = sum(min(count, most[token]) for token, count in counts.items())
+    if matches == 0:
+        return 0.0
+    length = len(hypothesis)
+    closest = min((len(reference) for reference in references), key=lambda n: (abs(n - length), n))
+    penalty = 1.0 if length > closest else math.exp(1 - closest / length)
+    return penalty * (matches + 1) / (length + 1)
+
+
+def lcs_length(first: Sequence[str], second: Sequence[str]) -> int:
+    """The length of the longest common subsequence of two token sequences."""
+    previous = [0] * (len(second) + 1)
+    for token in first:
+        current = [0]
+        for j, other in enumerate(second, start=1):
+            current.append(previous[j - 1] + 1 if token == other else max(previous[j], current[j - 1]))
+        previous = current
+    return previous[-1]
+
+
+def authors_rouge_l(references: Sequence[Sequence[str]], candidate: Sequence[str], beta: float = 1.2) -> float:
+    """``Rouge.py``'s ``sentence_rouge``: with ``P`` the largest LCS / len(candidate) and ``R`` the
+    largest LCS / len(reference) over the references (taken separately, so from possibly different
+    references), ``(1 + beta^2) P R / (R + beta^2 P)``, or 0 when either is 0.
+
+    An empty candidate, or only empty references, gives 0 (``Rouge.py`` would fail on ``max([])``).
+    """
+    lcs = [lcs_length(reference, candidate) for reference in references]
+    precisions = [n / len(candidate) for n in lcs] if candidate else []
+    recalls = [n / len(reference) for n, reference in zip(lcs, references, strict=True) if reference]
+    if not precisions or not recalls:
+        return 0.0
+    p, r = max(precisions), max(recalls)
+    if p == 0 or r == 0:
+        return 0.0
+    return (1 + beta**2) * p * r / (r + beta**2 * p)
 
 
 def char_bleu1(hypothesis: str, reference: str) -> float:
-    """Sentence BLEU-1 on characters (spaces and punctuation dropped, as for ROUGE-L), 0-1, with
-    brevity penalty."""
-    hypothesis, reference = _spaced_characters(hypothesis), _spaced_characters(reference)
-    if not hypothesis or not reference:
-        return 0.0
-    return corpus_bleu([hypothesis], [reference], tokenize="none", max_order=1) / 100.0
+    """BLEU-1 of two strings as the authors compute it (:func:`authors_bleu1` on
+    :func:`authors_char_tokens`), 0-1."""
+    return authors_bleu1([authors_char_tokens(reference)], authors_char_tokens(hypothesis))
 
 
 def char_rouge_l(hypothesis: str, reference: str) -> float:
-    """ROUGE-L F1 on characters (punctuation and spaces dropped), 0-1."""
-    if not char_tokens(hypothesis) or not char_tokens(reference):
-        return 0.0
-    return rouge_l(hypothesis, reference, tokenize=char_tokens).f1
+    """ROUGE-L (beta 1.2) of two strings as the authors compute it (:func:`authors_rouge_l` on
+    :func:`authors_char_tokens`), 0-1."""
+    return authors_rouge_l([authors_char_tokens(reference)], authors_char_tokens(hypothesis))
 
 
-def _phrases_score(predicted: Sequence[str], gold: Sequence[str], metric: Callable[[str, str], float]) -> float:
-    # The authors score each predicted keyphrase against all gold ones and average over the
-    # predicted phrases; the best-matching gold phrase stands in for NLTK's multi-reference BLEU.
-    if not predicted:
-        return 0.0
-    return float(np.mean([max(metric(phrase, ref) for ref in gold) for phrase in predicted]))
+def _phrases_scores(predicted: Sequence[str], gold: Sequence[str]) -> tuple[float, float]:
+    # evaluate_T2: every predicted phrase against all gold phrases as references, then the mean
+    # over the predicted phrases.
+    references = [authors_char_tokens(phrase) for phrase in gold]
+    bleu = [authors_bleu1(references, authors_char_tokens(phrase)) for phrase in predicted]
+    rouge = [authors_rouge_l(references, authors_char_tokens(phrase)) for phrase in predicted]
+    return float(np.mean(bleu)), float(np.mean(rouge))
+
+
+def _scored(action: str) -> bool:
+    # evaluate_T2/T4/T5/T6 test the first part of the stored list, the action group
+    return action.split("-")[0] in SCORED_ACTION_GROUPS
 
 
 def generation_scores(
     hypotheses: Sequence[str], references: Sequence[str], actions: Sequence[str]
 ) -> dict[str, float]:
-    """BLEU-1 and ROUGE-L on characters (0-1) for responses, on gold Clarify/Answer turns.
+    """T6: BLEU-1 and ROUGE-L (0-1) of responses, as the authors compute them, on gold
+    Clarify/Answer turns.
 
-    ``original_*``: per-example scores averaged per gold action, summed, divided by (actions + 1).
-    ``standard_*``: corpus BLEU-1 and the mean ROUGE-L over the same examples.
+    ``authors_*``: per-turn scores averaged per gold action, summed, divided by (actions + 1).
+    ``plain_*``: the mean of the same per-turn scores over the same turns.
     """
-    kept = [(h, r, a) for h, r, a in zip(hypotheses, references, actions, strict=True)
-            if a.split("-")[0] in SCORED_ACTION_GROUPS]
-    if not kept:
-        return dict(_EMPTY_GENERATION)
+    kept = [(h, r, a) for h, r, a in zip(hypotheses, references, actions, strict=True) if _scored(a)]
     bleu = [char_bleu1(h, r) for h, r, _ in kept]
     rouge = [char_rouge_l(h, r) for h, r, _ in kept]
-    return {
-        "original_bleu1": _per_action_plus_one(bleu, [a for *_, a in kept]),
-        "original_rouge_l": _per_action_plus_one(rouge, [a for *_, a in kept]),
-        "standard_bleu1": corpus_bleu(
-            [_spaced_characters(h) for h, _, _ in kept], [_spaced_characters(r) for _, r, _ in kept],
-            tokenize="none", max_order=1,
-        ) / 100.0,
-        "standard_rouge_l": float(np.mean(rouge)),
-        "examples": len(kept),
-    }
-
-
-_EMPTY_GENERATION = {
-    "original_bleu1": 0.0, "original_rouge_l": 0.0, "standard_bleu1": 0.0, "standard_rouge_l": 0.0, "examples": 0
-}
+    return _generation_summary(bleu, rouge, [a for *_, a in kept])
 
 
 def keyphrase_scores(
     predicted: Sequence[Sequence[str]], gold: Sequence[Sequence[str]], actions: Sequence[str]
 ) -> dict[str, float]:
-    """BLEU-1 and ROUGE-L of predicted keyphrases, as the authors' T2: gold Clarify/Answer turns
-    with a non-empty gold state and at least one predicted phrase.
+    """T2: BLEU-1 and ROUGE-L (0-1) of predicted keyphrases, as the authors compute them: gold
+    Clarify/Answer turns with a non-empty gold state, skipping turns with no predicted phrase.
 
-    ``standard_*`` is the plain mean over those examples.
+    Averaged as :func:`generation_scores` averages (``authors_*`` and ``plain_*``).
     """
-    kept = [(p, g, a) for p, g, a in zip(predicted, gold, actions, strict=True)
-            if a.split("-")[0] in SCORED_ACTION_GROUPS and g and p]
-    if not kept:
-        return dict(_EMPTY_GENERATION)
-    bleu = [_phrases_score(p, g, char_bleu1) for p, g, _ in kept]
-    rouge = [_phrases_score(p, g, char_rouge_l) for p, g, _ in kept]
-    labels = [a for *_, a in kept]
+    kept = [(p, g, a) for p, g, a in zip(predicted, gold, actions, strict=True) if _scored(a) and g and p]
+    scores = [_phrases_scores(p, g) for p, g, _ in kept]
+    return _generation_summary([b for b, _ in scores], [r for _, r in scores], [a for *_, a in kept])
+
+
+def _generation_summary(bleu: Sequence[float], rouge: Sequence[float], actions: Sequence[str]) -> dict[str, float]:
+    if not actions:
+        return {"authors_bleu1": 0.0, "authors_rouge_l": 0.0, "plain_bleu1": 0.0, "plain_rouge_l": 0.0, "examples": 0}
     return {
-        "original_bleu1": _per_action_plus_one(bleu, labels),
-        "original_rouge_l": _per_action_plus_one(rouge, labels),
-        "standard_bleu1": float(np.mean(bleu)),
-        "standard_rouge_l": float(np.mean(rouge)),
-        "examples": len(kept),
+        "authors_bleu1": _per_action_plus_one(bleu, actions),
+        "authors_rouge_l": _per_action_plus_one(rouge, actions),
+        "plain_bleu1": float(np.mean(bleu)),
+        "plain_rouge_l": float(np.mean(rouge)),
+        "examples": len(actions),
     }
 
 
@@ -443,7 +505,7 @@ def classification_scores(
     train: Sequence[SystemTurnExample], tests: Mapping[str, Sequence[SystemTurnExample]]
 ) -> pd.DataFrame:
     """T1 intent and T3 action: majority class and char TF-IDF + logistic regression, trained on
-    ``train``, scored on each test set with both macro averages."""
+    ``train``, scored on each test set; P/R/F1 under :data:`AUTHORS` and :data:`PLAIN_MACRO`."""
     rows = []
     for task, target, plus_one in (("intent", "intent", False), ("action", "action", True)):
         train_labels = [getattr(example, target) for example in train]
@@ -458,19 +520,32 @@ def classification_scores(
             gold = [getattr(example, target) for example in examples]
             for model_name, predict in models.items():
                 predicted = predict(examples)
-                for averaging, score in (
-                    ("standard", standard_macro_prf(gold, predicted)),
-                    ("original", original_macro_prf(gold, predicted, plus_one=plus_one)),
-                ):
-                    rows.append(_row(task, model_name, split, averaging, len(examples), score))
-    return pd.DataFrame(rows)
+                rows.append(_row(task, model_name, split, len(examples), {
+                    AUTHORS: original_macro_prf(gold, predicted, plus_one=plus_one),
+                    PLAIN_MACRO: standard_macro_prf(gold, predicted),
+                }))
+    return _table(rows)
 
 
-def _row(task: str, model: str, split: str, averaging: str, examples: int, score: PRF) -> dict[str, object]:
-    return {
-        "task": task, "model": model, "split": split, "averaging": averaging, "examples": examples,
-        "precision": score.precision, "recall": score.recall, "f1": score.f1,
+def _row(task: str, model: str, split: str, examples: int, scores: Mapping[str, PRF]) -> dict[tuple[str, str], object]:
+    row: dict[tuple[str, str], object] = {
+        ("", "task"): task, ("", "model"): model, ("", "split"): split, ("", "turns scored"): examples,
     }
+    for averaging, score in scores.items():
+        row.update({(averaging, "precision"): score.precision, (averaging, "recall"): score.recall,
+                    (averaging, "f1"): score.f1})
+    return row
+
+
+def _table(rows: list[dict[tuple[str, str], object]]) -> pd.DataFrame:
+    # One row per task, model and split; the averagings side by side under their names.
+    frame = pd.DataFrame(rows)
+    frame.columns = pd.MultiIndex.from_tuples(frame.columns, names=["averaging", "metric"])
+    index = [column for column in frame.columns if column[0] == ""]
+    frame = frame.set_index(index)
+    frame.index.names = [name for _, name in index]
+    frame.columns = frame.columns.remove_unused_levels()
+    return frame
 
 
 # -- lexical ranking for T4/T5 ----------------------------------------------------------------------------
@@ -574,7 +649,8 @@ def select_passages(example: SystemTurnExample, k: int) -> list[str]:
 def selection_scores(
     train: Sequence[SystemTurnExample], tests: Mapping[str, Sequence[SystemTurnExample]]
 ) -> pd.DataFrame:
-    """T4 query and T5 passage selection by the BM25 ranker; ``k`` is learned from ``train``."""
+    """T4 query and T5 passage selection by the BM25 ranker (``k`` learned from ``train``); set
+    P/R/F1 under :data:`AUTHORS` and :data:`PLAIN_MEAN`."""
     rows = []
     for task, gold_of, select in (
         ("query selection", lambda e: e.selected_queries, select_queries),
@@ -585,11 +661,12 @@ def selection_scores(
             gold = [list(gold_of(e)) for e in examples]
             predicted = [select(e, k) for e in examples]
             actions = [e.action for e in examples]
-            scored = sum(1 for g, a in zip(gold, actions, strict=True) if g and a.split("-")[0] in SCORED_ACTION_GROUPS)
-            model = f"BM25 over character bigrams, top {k}"
-            rows.append(_row(task, model, split, "standard", scored, standard_selection_prf(gold, predicted, actions)))
-            rows.append(_row(task, model, split, "original", scored, original_selection_prf(gold, predicted, actions)))
-    return pd.DataFrame(rows)
+            scored = sum(1 for g, a in zip(gold, actions, strict=True) if g and _scored(a))
+            rows.append(_row(task, f"BM25 over character bigrams, top {k}", split, scored, {
+                AUTHORS: original_selection_prf(gold, predicted, actions),
+                PLAIN_MEAN: standard_selection_prf(gold, predicted, actions),
+            }))
+    return _table(rows)
 
 
 # -- extractive baselines for T2/T6 --------------------------------------------------------------------------
@@ -656,8 +733,8 @@ def extractive_response(example: SystemTurnExample) -> str:
 
 def generation_table(tests: Mapping[str, Sequence[SystemTurnExample]]) -> pd.DataFrame:
     """T2 keyphrases (the user's utterance; the oracle longest substring shared with a query
-    candidate) and T6 responses (most similar sentence of the gold passages, also an oracle),
-    BLEU-1 and ROUGE-L on characters, both averagings."""
+    candidate) and T6 responses (most similar sentence of the gold passages, also an oracle):
+    BLEU-1 and ROUGE-L as the authors compute them, under :data:`AUTHORS` and :data:`PLAIN_MEAN`."""
     rows = []
     for split, examples in tests.items():
         actions = [e.action for e in examples]
@@ -671,13 +748,15 @@ def generation_table(tests: Mapping[str, Sequence[SystemTurnExample]]) -> pd.Dat
              generation_scores([extractive_response(e) for e in examples], [e.response for e in examples], actions)),
         )
         for task, model, scores in tasks:
-            for averaging in ("standard", "original"):
-                rows.append({
-                    "task": task, "model": model, "split": split, "averaging": averaging,
-                    "examples": scores["examples"],
-                    "bleu1": scores[f"{averaging}_bleu1"], "rouge_l": scores[f"{averaging}_rouge_l"],
-                })
-    return pd.DataFrame(rows)
+            row: dict[tuple[str, str], object] = {
+                ("", "task"): task, ("", "model"): model, ("", "split"): split,
+                ("", "turns scored"): scores["examples"],
+            }
+            for averaging, prefix in ((AUTHORS, "authors"), (PLAIN_MEAN, "plain")):
+                row[(averaging, "bleu1")] = scores[f"{prefix}_bleu1"]
+                row[(averaging, "rouge_l")] = scores[f"{prefix}_rouge_l"]
+            rows.append(row)
+    return _table(rows)
 
 
 def examples_by_split(splits: Mapping[str, Iterable[Dialogue]]) -> dict[str, list[SystemTurnExample]]:

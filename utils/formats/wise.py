@@ -400,11 +400,40 @@ ACTIONS: dict[str, str] = {
 #: The action groups the authors score query/passage selection, keyphrases and responses on.
 SCORED_ACTION_GROUPS = ("Clarify", "Answer")
 
+#: The label inventories of the authors' models, as their vocab files spell them, in file order:
+#: ``data/WISE/intent.txt`` (12 user intents) and ``data/WISE/action.txt`` (23 system actions) of
+#: PengjieRen/CaSE_WISE. Their data loader looks a turn's label up as ``"[" + "-".join(parts) + "]"``,
+#: so ``["Clarify", "Choice"]`` in the JSON is ``[Clarify-Choice]`` here (:func:`vocab_entry`); a
+#: label outside these lists has no class in their models (the loader raises ``KeyError``).
+AUTHORS_INTENT_VOCAB: tuple[str, ...] = (
+    "[Request-Rephrase]", "[Chitchat]", "[Revise]", "[Reveal]", "[Interpret]", "[Feedback-Perfect]",
+    "[Feedback-Good]", "[Feedback-Fair]", "[Feedback-Bad]", "[Request-Summary]", "[Request-Link]",
+    "[Request-Recommendation]",
+)
+AUTHORS_ACTION_VOCAB: tuple[str, ...] = (
+    "[Clarify-Choice]", "[Clarify-Yes_no]", "[Clarify-Open]", "[Recommend]", "[Answer-Summary]",
+    "[Answer-Link]", "[Answer-NoAnswer]", "[Answer-fact-list]", "[Answer-fact-link]", "[Answer-fact-text]",
+    "[Answer-fact-steps]", "[Answer-open-list]", "[Answer-open-link]", "[Answer-open-text]",
+    "[Answer-open-steps]", "[Answer-opinion-text]", "[Answer-opinion-list]", "[Answer-opinion-link]",
+    "[Unknown]", "[Request-Feedback]", "[Request-Rephrase]", "[Chitchat]", "[Revise]",
+)
+
+
+def vocab_entry(parts: Iterable[str]) -> str:
+    """A stored label list as the authors' vocab spells it: ``["Clarify", "Choice"]`` -> ``"[Clarify-Choice]"``."""
+    return f"[{published_label(parts)}]"
+
+
+class UnknownLabelWarning(UserWarning):
+    """A label in the files that is not in the authors' intent or action vocab."""
+
 
 def label_sets_frame() -> pd.DataFrame:
-    """Both published label sets as one table: kind, published name, stored list, English gloss."""
+    """Both published label sets as one table: kind, published name, the authors' vocab entry, the
+    stored list, English gloss."""
     rows = [
-        {"kind": kind, "published name": name, "stored as": stored_form(name), "gloss": gloss}
+        {"kind": kind, "published name": name, "authors' vocab": vocab_entry(stored_form(name)),
+         "stored as": stored_form(name), "gloss": gloss}
         for kind, labels in (("user intent", INTENTS), ("system action", ACTIONS))
         for name, gloss in labels.items()
     ]

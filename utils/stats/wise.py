@@ -9,12 +9,22 @@ lengths are in characters, the natural unit for Chinese.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import warnings
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..formats.wise import ACTIONS, INTENTS, SCORED_ACTION_GROUPS, published_label
+from ..formats.wise import (
+    ACTIONS,
+    INTENTS,
+    SCORED_ACTION_GROUPS,
+    UnknownLabelWarning,
+    published_label,
+    stored_form,
+    vocab_entry,
+)
 from ..loading import LoadedSplit
 from ..records import SEEKER, WIZARD, Dialogue
 from ..reported import reported_value
@@ -134,31 +144,69 @@ def reported_vs_reproduced(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
                 "asserted": checked,
                 "note": _UNDEFINED.get(name, "checked" if checked else "not the full data: shown, not checked"),
                 "source": item.source,
+                "cite as": item.citation_key,
             }
         )
     return pd.DataFrame(rows).set_index("statistic")
 
 
 def intent_distribution(split: LoadedSplit) -> pd.DataFrame:
-    """Counts and shares of user intents (published names), marking names outside the label set."""
+    """Counts and shares of user intents: all 12 of the authors' vocab (zero counts included), then
+    one row per label outside it (``published`` False), which also raises an
+    :class:`~utils.formats.wise.UnknownLabelWarning` naming it."""
     frame = split.turns()
     labels = [published_label(row.get("intent", [])) for row in frame.loc[frame["role"] == SEEKER, "labels"]]
-    return _distribution(labels, INTENTS, "intent")
+    return label_distribution(labels, INTENTS, "intent", where=_where(split))
 
 
 def action_distribution(split: LoadedSplit) -> pd.DataFrame:
-    """Counts and shares of system actions (published names), marking names outside the label set."""
+    """Counts and shares of system actions: all 23 of the authors' vocab (zero counts included),
+    then one row per label outside it, reported as for :func:`intent_distribution`."""
     frame = split.turns()
     labels = [published_label(row.get("action", [])) for row in frame.loc[frame["role"] == WIZARD, "labels"]]
-    return _distribution(labels, ACTIONS, "action")
+    return label_distribution(labels, ACTIONS, "action", where=_where(split))
 
 
-def _distribution(labels: list[str], published: Mapping[str, str], name: str) -> pd.DataFrame:
-    counts = pd.Series(labels, dtype="object").replace("", "(none)").value_counts()
-    frame = counts.rename("count").to_frame()
-    frame.index.name = name
-    frame["share"] = frame["count"] / frame["count"].sum() if len(frame) else []
-    frame["published"] = [label in published for label in frame.index]
+def _where(split: LoadedSplit) -> str:
+    return f"WISE {split.split} ({split.provenance.kind})"
+
+
+#: How an empty label list is shown (the authors' vocab has no entry for it either).
+NO_LABEL = "(none)"
+
+
+def label_distribution(
+    labels: Iterable[str], published: Iterable[str], name: str, *, where: str = "the labels"
+) -> pd.DataFrame:
+    """One row per published label, in the published order, with its count (0 when absent), share,
+    ``published`` True and the authors' vocab entry; then one row per other label seen (an empty
+    label as ``(none)``), ``published`` False and no vocab entry, most frequent first.
+
+    Labels outside the published set are never dropped: they keep their rows and counts, and an
+    :class:`~utils.formats.wise.UnknownLabelWarning` names them with their counts.
+    """
+    counts = Counter(label or NO_LABEL for label in labels)
+    known = list(published)
+    unknown = sorted((label for label in counts if label not in known), key=lambda label: (-counts[label], label))
+    if unknown:
+        listed = ", ".join(f"{label!r} ({counts[label]})" for label in unknown)
+        warnings.warn(
+            f"{where}: {len(unknown)} {name} label(s) outside the authors' {len(known)}-label vocab, "
+            f"kept as rows with published=False: {listed}",
+            UnknownLabelWarning,
+            stacklevel=3,
+        )
+    order = known + unknown
+    total = sum(counts.values())
+    frame = pd.DataFrame(
+        {
+            "count": [counts[label] for label in order],
+            "share": [counts[label] / total if total else 0.0 for label in order],
+            "published": [label in known for label in order],
+            "authors' vocab": [vocab_entry(stored_form(label)) if label in known else "" for label in order],
+        },
+        index=pd.Index(order, name=name),
+    )
     return frame
 
 
@@ -236,14 +284,18 @@ def document_summary(documents: WiseDocuments) -> pd.DataFrame:
 
 
 def plot_labels(split: LoadedSplit) -> Figure:
-    """Two bar charts: user intents and system actions by published name, most frequent first."""
+    """Two bar charts: user intents and system actions, every label of the authors' vocab (zero
+    counts included) and any other label seen, most frequent first."""
     import matplotlib.pyplot as plt
 
-    intents, actions = intent_distribution(split), action_distribution(split)
+    intents, actions = (table.sort_values("count", ascending=False, kind="stable")
+                        for table in (intent_distribution(split), action_distribution(split)))
     fig, axes = plt.subplots(1, 2, figsize=(12, max(3.0, 0.28 * max(len(intents), len(actions)) + 1)))
     for ax, table, name in ((axes[0], intents, "user intent"), (axes[1], actions, "system action")):
         ordered = table.iloc[::-1]
-        ax.barh(ordered.index, ordered["count"], color="#4c78a8")
+        # a label outside the authors' vocab stands out in red
+        colours = ["#4c78a8" if known else "#e45756" for known in ordered["published"]]
+        ax.barh(ordered.index, ordered["count"], color=colours)
         ax.set_title(f"{name} ({split.split}, {split.provenance.kind})")
         ax.set_xlabel("utterances")
     fig.tight_layout()
