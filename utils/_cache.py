@@ -23,6 +23,7 @@ import gc
 import hashlib
 import json
 import os
+import secrets
 import shutil
 import sys
 import tempfile
@@ -146,6 +147,7 @@ def load_or_build(
         return cached
     source_errors: list[BaseException] = []
     unreadable: str | None = None
+    failure: str | None = None
     try:
         cache_root.mkdir(parents=True, exist_ok=True)
         with FileLock(str(cache_root / f"{key}.lock")):
@@ -160,9 +162,13 @@ def load_or_build(
     except OSError as exc:
         if any(exc is error for error in source_errors):
             raise
+        failure = describe_os_error(exc)
+    if failure is not None:
+        # Built outside the except block, whose traceback would keep the abandoned build (its open
+        # source file, its last batch of dialogues) alive meanwhile.
         warnings.warn(
-            f"{label}: the parsed-split cache in {cache_root} cannot be written ({describe_os_error(exc)}), so the "
-            f"split was parsed into memory instead; nothing was left in the cache. Free some space there, or set "
+            f"{label}: the parsed-split cache in {cache_root} cannot be written ({failure}), so the split was "
+            f"parsed into memory instead; nothing was left in the cache. Free some space there, or set "
             f"${_CACHE_DIR_ENV} to a writable directory with room, to make later loads fast again.",
             CacheWarning,
             stacklevel=_caller_level(),
@@ -307,10 +313,10 @@ def _build(target: Path, dialogues: Iterable[Dialogue]) -> None:
         }
         (staging / _MANIFEST).write_text(_dumps(manifest), encoding="utf-8")
         if target.exists():
-            # Moved aside (onto an empty directory, which rename may replace) rather than deleted in
-            # place, so that the entry is never seen half removed. The aside copy starts with the
-            # staging prefix: if we die before removing it, the next build of this key does.
-            aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+            # Moved aside rather than deleted in place, so that the entry is never seen half removed.
+            # The aside name has the staging prefix: if we die before removing it, the next build of
+            # this key does.
+            aside = target.with_name(f".{target.name}.old-{secrets.token_hex(6)}")
             os.replace(target, aside)
             os.replace(staging, target)
             shutil.rmtree(aside, ignore_errors=True)

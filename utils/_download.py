@@ -15,6 +15,10 @@ and, where a checksum or size is known, verified.
   then the expected files are moved into place; any failure explains how to place the files by
   hand.
 
+Before any transfer, the folder the file would go to is checked to be writable: a read-only data
+directory (a shared class folder, a read-only mount) still serves the files in it, and a download
+into it fails at once with a message saying where the file would go and why it cannot.
+
 A server that sends nothing for ``$ATLAS_DOWNLOAD_TIMEOUT`` seconds (default 60) is given up on.
 Every failure is a :class:`~utils.errors.DownloadError` (or
 :class:`~utils.errors.DataUnavailableError` when the file cannot be fetched at all) naming the URL
