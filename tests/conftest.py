@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -62,3 +64,75 @@ def require_real_file(data_dir: Path, relative: str) -> Path:
     if not path.is_file():
         pytest.skip(f"real file {relative} not in {data_dir}")
     return path
+
+
+# -- file systems that fail the way users' machines do ----------------------------------------------
+
+IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _unmount(directory: Path) -> None:
+    """Unmount ``directory``; a busy mount is detached lazily, so that no test leaves one behind."""
+    if subprocess.run(["umount", str(directory)], capture_output=True).returncode != 0:
+        subprocess.run(["umount", "-l", str(directory)], capture_output=True)
+
+
+@pytest.fixture
+def tiny_filesystem(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
+    """``make(size)``: a fresh tmpfs of ``size`` (``"2m"``) mounted in the test's directory.
+
+    Needs root (the test is skipped otherwise, or when mounting fails); unmounted after the test,
+    whatever its outcome.
+    """
+    mounted: list[Path] = []
+
+    def make(size: str) -> Path:
+        if not IS_ROOT:
+            pytest.skip("mounting a tmpfs needs root")
+        directory = tmp_path / f"tmpfs-{len(mounted)}"
+        directory.mkdir()
+        result = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(directory)], capture_output=True
+        )
+        if result.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs: {result.stderr.decode(errors='replace').strip()}")
+        mounted.append(directory)
+        return directory
+
+    try:
+        yield make
+    finally:
+        for directory in reversed(mounted):
+            _unmount(directory)
+
+
+@pytest.fixture
+def make_read_only() -> Iterator[Callable[[Path], str]]:
+    """``make(directory)``: make ``directory`` (and what is in it) unwritable; returns how.
+
+    As root, permission bits stop nothing, so the directory is bind-mounted read-only onto itself
+    (skipped when that fails); otherwise its permission bits are cleared. Undone after the test.
+    """
+    undo: list[Callable[[], None]] = []
+
+    def make(directory: Path) -> str:
+        if IS_ROOT:
+            bind = subprocess.run(["mount", "--bind", str(directory), str(directory)], capture_output=True)
+            if bind.returncode != 0:
+                pytest.skip(f"cannot bind-mount: {bind.stderr.decode(errors='replace').strip()}")
+            undo.append(lambda: _unmount(directory))
+            remount = subprocess.run(["mount", "-o", "remount,bind,ro", str(directory)], capture_output=True)
+            if remount.returncode != 0:
+                pytest.skip(f"cannot remount read-only: {remount.stderr.decode(errors='replace').strip()}")
+            return "read-only mount"
+        modes = {path: path.stat().st_mode for path in [directory, *directory.rglob("*")] if path.is_dir()}
+        for path in modes:
+            path.chmod(0o555)
+        undo.append(lambda: [path.chmod(mode) for path, mode in modes.items()])
+        return "permissions"
+
+    try:
+        yield make
+    finally:
+        for step in reversed(undo):
+            step()

@@ -469,3 +469,45 @@ def test_concurrent_fetches_download_once(server: LocalServer, tmp_path: Path) -
     assert set(paths) == {tmp_path / "ds/good.json"}
     assert server.hits["/good.json"] == 1
     assert leftovers(tmp_path) == ["_archives/manifest.json", "ds/good.json"]
+
+
+# -- directories that cannot be written -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["url", "archive"])
+def test_a_read_only_data_directory_says_where_the_file_would_go_and_why_not(
+    server: LocalServer, tmp_path: Path, make_read_only, kind: str
+) -> None:
+    data = tmp_path / "shared-class-folder"
+    (data / "ds").mkdir(parents=True)
+    (data / "ds/present.json").write_bytes(PAYLOAD)
+    how = make_read_only(data)
+    if kind == "url":
+        item = SourceFile(path="ds/missing.json", url=server.serve("missing.json", "ok", PAYLOAD))
+    else:
+        item = archive_item(server, GOOD_TAR, known_hash=True)
+    with pytest.raises(DataUnavailableError) as caught:
+        _download.fetch(item, data, timeout=TIMEOUT)
+    message = str(caught.value)
+    assert str(data / item.path) in message  # where it would go
+    assert ("read-only file system" if how == "read-only mount" else "permission denied") in message  # why not
+    assert "ATLAS_DATA_DIR" in message and "can still be used" in message
+    assert server.hits == {}  # refused before any transfer
+    assert (data / "ds/present.json").read_bytes() == PAYLOAD  # and what is there is still served
+
+
+def test_an_unwritable_cache_directory_does_not_stop_a_download(
+    server: LocalServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The locks and the remembered hashes live in the cache directory; a file in its place must not
+    # stop a download (the lock goes to the temporary directory, the hash is computed again).
+    blocker = tmp_path / "cache-is-a-file"
+    blocker.write_text("not a directory", encoding="utf-8")
+    monkeypatch.setenv("ATLAS_CACHE_DIR", str(blocker))
+    url = server.serve("good.json", "ok", PAYLOAD)
+    item = SourceFile(path="ds/good.json", url=url, sha256=sha(PAYLOAD), size=len(PAYLOAD))
+    data = tmp_path / "data"
+    path = _download.fetch(item, data, timeout=TIMEOUT)
+    assert path.read_bytes() == PAYLOAD
+    assert _download.local_status(item, path, data) == "verified"
+    assert blocker.read_text(encoding="utf-8") == "not a directory"

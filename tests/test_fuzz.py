@@ -508,6 +508,13 @@ def test_loading_a_file_with_an_unpaired_surrogate_names_it(tmp_path: Path, monk
     (tmp_path / "jwhr").mkdir()
     (tmp_path / "jwhr/answered.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     monkeypatch.setenv("ATLAS_DATA_DIR", str(tmp_path))
+    # A registry entry without the official size (a 3-session file would be refused as far too small)
+    # and with another checksum, so that the file still loads as a mismatching user copy.
+    from utils import loading
+    from utils.sources import SourceFile
+
+    entry = SourceFile(path="jwhr/answered.jsonl", sha256="0" * 64)
+    monkeypatch.setattr(loading, "get_split_files", lambda dataset, split: (entry,))
     with pytest.warns(UserWarning), pytest.raises(DataError, match="unpaired surrogate") as caught:
         utils.load("jwhr", "answered")
     assert caught.value.path == str(tmp_path / "jwhr/answered.jsonl") and caught.value.record == "line 1"

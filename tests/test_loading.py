@@ -9,6 +9,7 @@ case needs a file the repository does not have. Nothing touches the network.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import warnings
 from pathlib import Path
@@ -17,12 +18,13 @@ import pytest
 
 import utils
 from utils import _download, config, loading
-from utils.errors import DataUnavailableError, DownloadError, UnknownNameError
+from utils.errors import DataError, DataUnavailableError, DownloadError, UnknownNameError
 from utils.loading import DemoDataWarning
 from utils.sources import SourceFile, get_split_files
 from utils.wise_documents import load_documents
 
 DEMO_JWHR = config.demo_dir() / "jwhr" / "answered.jsonl"
+DEMO_WOW_TRAIN = config.demo_dir() / "wow" / "raw" / "train.json"
 
 
 @pytest.fixture
@@ -152,8 +154,11 @@ def test_a_copy_matching_the_checksum_is_official(data_dir: Path, monkeypatch: p
     assert "Full official data" in provenance._repr_html_()
 
 
-def test_a_checksum_mismatch_is_reported(data_dir: Path) -> None:
-    # The registry knows the official size and sha256 of answered.jsonl; the demo file matches neither.
+def test_a_checksum_mismatch_is_reported(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A registry entry a little larger than the demo file, with another checksum: a different
+    # version of the file, not a file that plainly is not the dataset (those are refused, below).
+    size = DEMO_JWHR.stat().st_size
+    _registry(monkeypatch, SourceFile(path="jwhr/answered.jsonl", sha256="0" * 64, size=size + size // 3))
     _place(data_dir, "jwhr/answered.jsonl")
     with pytest.warns(UserWarning, match="does not match the official checksum") as caught:
         split = utils.load("jwhr", "answered")
@@ -259,17 +264,17 @@ def test_data_dir_argument_overrides_the_environment(tmp_path: Path) -> None:
     assert utils.load("wow", "train", data_dir=tmp_path / "elsewhere").provenance.path == placed
 
 
-def test_provenance_shows_paths_relative_to_the_data_directory_or_package(data_dir) -> None:
+def test_provenance_shows_paths_relative_to_the_data_directory_or_package(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from utils.config import demo_dir
 
     demo = utils.load("jwhr", "not_answered").provenance.summary()
     assert "from utils/demo_data/jwhr/not_answered.jsonl" in demo
     assert str(demo_dir()) not in demo
-    target = data_dir / "jwhr" / "answered.jsonl"
-    target.parent.mkdir(parents=True)
-    shutil.copy(demo_dir() / "jwhr" / "answered.jsonl", target)
-    with pytest.warns(UserWarning, match="does not match the official checksum"):
-        copy = utils.load("jwhr", "answered").provenance.summary()
+    _registry(monkeypatch, SourceFile(path="jwhr/answered.jsonl"))
+    _place(data_dir, "jwhr/answered.jsonl")
+    copy = utils.load("jwhr", "answered").provenance.summary()
     assert "from $ATLAS_DATA_DIR/jwhr/answered.jsonl" in copy
     assert str(data_dir) not in copy
 
@@ -280,3 +285,144 @@ def test_provenance_counts_are_singular_for_one() -> None:
     assert _counted(1, "sessions") == "1 session"
     assert _counted(1, "labelled responses") == "1 labelled response"
     assert _counted(1838, "turns") == "1,838 turns"
+
+
+# -- files that are plainly not the dataset ----------------------------------------------------------
+
+
+def test_an_empty_file_is_refused_saying_what_was_expected(data_dir: Path) -> None:
+    (data_dir / "jwhr").mkdir()
+    (data_dir / "jwhr/answered.jsonl").write_bytes(b"")
+    with pytest.raises(DataError) as caught:
+        utils.load("jwhr", "answered")
+    message = str(caught.value)
+    assert caught.value.path == str(data_dir / "jwhr/answered.jsonl")
+    assert "it is empty" in message and "jwhr/answered" in message
+    # the registry's size and checksum of the official file, and where it comes from
+    assert "2,397,505 bytes" in message
+    assert "sha256 3934eb171ebb26be7f2d798655f79172b416fb3b3c5ec2882c3f452ea18c15ca" in message
+    assert "huggingface.co/datasets/baobab-trees/wikipedia-human-retrieval-ja" in message
+
+
+def test_a_file_of_blank_lines_is_refused_too(data_dir: Path) -> None:
+    (data_dir / "jwhr").mkdir()
+    (data_dir / "jwhr/not_answered.jsonl").write_text("\n\n  \n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"only whitespace.*336,992 bytes"):
+        utils.load("jwhr", "not_answered")
+
+
+def test_a_file_far_smaller_than_the_official_one_is_refused(data_dir: Path) -> None:
+    _place(data_dir, "jwhr/answered.jsonl")  # the 3-session demo file, 4,954 bytes, in the official's place
+    with pytest.raises(DataError, match=r"it has only 4,954 bytes, and the official file has 2,397,505 bytes"):
+        utils.load("jwhr", "answered")
+
+
+@pytest.mark.parametrize(("share", "refused"), [(0.45, True), (0.55, False)])
+def test_the_size_threshold_is_half_the_official_size(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, share: float, refused: bool
+) -> None:
+    size = DEMO_JWHR.stat().st_size
+    _registry(monkeypatch, SourceFile(path="jwhr/answered.jsonl", sha256="0" * 64, size=round(size / share)))
+    _place(data_dir, "jwhr/answered.jsonl")
+    if refused:
+        with pytest.raises(DataError, match="cannot be the official file"):
+            utils.load("jwhr", "answered")
+    else:
+        with pytest.warns(UserWarning, match="does not match the official checksum"):
+            assert utils.load("jwhr", "answered").provenance.kind == "user copy"
+
+
+def test_an_empty_file_without_a_recorded_size_is_refused(data_dir: Path) -> None:
+    # The WoW raw files have no published size or checksum: an empty one is still not the dataset.
+    (data_dir / "wow/raw").mkdir(parents=True)
+    (data_dir / "wow/raw/valid_random_split.json").write_bytes(b"")
+    with pytest.raises(DataError, match="it is empty, and the official file is not empty") as caught:
+        utils.load("wow", "valid_seen")
+    assert "parl.ai/downloads/wizard_of_wikipedia/wizard_of_wikipedia.tgz" in str(caught.value)
+
+
+def test_an_empty_partial_copy_and_an_empty_document_file_are_refused(data_dir: Path) -> None:
+    (data_dir / "wow/raw").mkdir(parents=True)
+    (data_dir / "wow/raw/train_sample.json").write_bytes(b"")
+    with pytest.raises(DataError, match="the published sample of wow/train: it is empty"):
+        utils.load("wow", "train")
+    (data_dir / "wise").mkdir()
+    (data_dir / "wise/document_line.json").write_bytes(b"")
+    with pytest.raises(DataError, match="wise/documents: it is empty"):
+        load_documents()
+
+
+# -- repeated record ids ------------------------------------------------------------------------------
+
+
+def _lines_with_a_repeat(source: Path, first: int, again_at: int) -> list[str]:
+    """The lines of ``source`` with line ``first`` (0-based) copied in again before position ``again_at``."""
+    lines = source.read_text(encoding="utf-8").splitlines()
+    return [*lines[:again_at], lines[first], *lines[again_at:]]
+
+
+def test_repeated_jwhr_session_ids_are_a_data_error_naming_ids_and_lines(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _registry(monkeypatch, SourceFile(path="jwhr/answered.jsonl"))  # no recorded size: only ids are at stake
+    lines = _lines_with_a_repeat(DEMO_JWHR, 0, 3)
+    first_id = json.loads(lines[0])["id"]
+    (data_dir / "jwhr").mkdir()
+    (data_dir / "jwhr/answered.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        utils.load("jwhr", "answered")
+    assert caught.value.field == "id" and caught.value.path == str(data_dir / "jwhr/answered.jsonl")
+    assert f"'{first_id}' on lines 1, 4" in str(caught.value)
+    # an unchanged file loads: the demo's own ids are distinct
+    (data_dir / "jwhr/answered.jsonl").write_bytes(DEMO_JWHR.read_bytes())
+    assert len(utils.load("jwhr", "answered")) == 3
+
+
+def test_repeated_wise_conversation_ids_are_a_data_error(data_dir: Path) -> None:
+    demo = config.demo_dir() / "wise/conversation_train_line.json"
+    lines = _lines_with_a_repeat(demo, 1, 3)
+    conversation = json.loads(lines[1])["conversation_id"]
+    (data_dir / "wise").mkdir()
+    (data_dir / "wise/conversation_train_line.json").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    expected = rf"1 repeated conversation_id value \('{conversation}' on lines 2, 4\)"
+    with pytest.raises(DataError, match=expected):
+        utils.load("wise", "train")
+
+
+def test_repeated_kilt_ids_are_kept_with_a_warning(data_dir: Path) -> None:
+    demo = config.demo_dir() / "wow/kilt/wow-train-kilt.jsonl"
+    lines = [*_lines_with_a_repeat(demo, 2, 5), demo.read_text(encoding="utf-8").splitlines()[2]]
+    repeated = json.loads(lines[2])["id"]
+    (data_dir / "wow/kilt").mkdir(parents=True)
+    (data_dir / "wow/kilt/wow-train-kilt.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.warns(UserWarning, match="known to repeat") as caught:
+        split = utils.load("wow_kilt", "train")
+    [warning] = [w for w in caught if "repeated id value" in str(w.message)]
+    assert f"'{repeated}' on lines 3, 6, {len(lines)}" in str(warning.message)
+    assert len(split) == len(lines)  # every copy kept
+    assert [d.id for d in split].count(repeated) == 3
+    with pytest.warns(UserWarning, match="known to repeat"):  # on every load, the cached one too
+        utils.load("wow_kilt", "train")
+
+
+# -- a data directory that cannot be written ----------------------------------------------------------
+
+
+def test_a_read_only_data_directory_serves_its_files_and_says_why_it_cannot_download(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, make_read_only, no_demo: Path
+) -> None:
+    placed = _place(data_dir, "wow/raw/train.json", DEMO_WOW_TRAIN)
+    how = make_read_only(data_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        split = utils.load("wow", "train")
+    assert split.provenance.path == placed and split.provenance.kind == "user copy" and len(split) > 0
+    # A file that is not there cannot be added: the loader says where it would go and why not.
+    monkeypatch.delenv("ATLAS_OFFLINE")
+    monkeypatch.setattr(_download, "_download_verified", lambda *a, **k: pytest.fail("no transfer should start"))
+    with pytest.raises(DataUnavailableError) as caught:
+        utils.load("jwhr", "answered")
+    message = str(caught.value)
+    assert str(data_dir / "jwhr/answered.jsonl") in message
+    assert ("read-only file system" if how == "read-only mount" else "permission denied") in message
+    assert config.DATA_DIR_ENV in message

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .config import data_dir
 from .errors import AtlasError, DataError, DataUnavailableError, DownloadError, UnknownNameError
-from .loading import DemoDataWarning, LoadedSplit, Provenance, data_status, load
+from .loading import CacheWarning, DemoDataWarning, LoadedSplit, Provenance, data_status, load
 from .records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from .reported import reported
 from .sources import dataset_names, get_source, split_names
@@ -26,6 +26,7 @@ __all__ = [
     "SEEKER",
     "WIZARD",
     "AtlasError",
+    "CacheWarning",
     "DataError",
     "DataUnavailableError",
     "DemoDataWarning",

@@ -6,17 +6,29 @@ cache key covers the source file (path, size, modification time), the parser ver
 module's format version, so a changed file or parser rebuilds the cache. A manifest, written last,
 records the byte size of every table: a cache cut short fails that check and is rebuilt. A file lock
 makes concurrent loads of the same split build it once.
+
+The cache is a convenience, never a condition: when it cannot be written (a full disk, a read-only
+or foreign directory, a file where the directory should be) the split is built in memory from its
+file, with one :class:`CacheWarning`, and whatever was half written is removed. A cached copy that
+cannot be read (damaged, cut short, another format version) is rebuilt, with a warning too. A build
+killed half-way leaves only a hidden staging directory, which no load takes for a cache and the next
+build of the same split removes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import gc
 import hashlib
 import json
 import os
+import secrets
 import shutil
+import sys
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,14 +89,19 @@ EVIDENCE_SCHEMA = pa.schema(
 _SCHEMAS = {"dialogues": DIALOGUE_SCHEMA, "turns": TURN_SCHEMA, "evidence": EVIDENCE_SCHEMA}
 
 
+class CacheWarning(UserWarning):
+    """The parsed-split cache could not be used as it stood; the split was loaded all the same."""
+
+
 @dataclass(frozen=True)
 class CachedTables:
-    """The three memory-mapped tables of one parsed split."""
+    """The three tables of one parsed split: memory-mapped from the cache, or held in memory."""
 
     dialogues: pa.Table
     turns: pa.Table
     evidence: pa.Table
-    directory: Path
+    #: The cache entry the tables are mapped from; ``None`` when the cache could not be written.
+    directory: Path | None
     rebuilt: bool
 
 
@@ -114,64 +131,218 @@ def load_or_build(
     cache_root: Path,
     key: str,
     build: Callable[[], Iterable[Dialogue]],
+    *,
+    label: str = "this split",
 ) -> CachedTables:
-    """Memory-map the cached tables for ``key``, building them from ``build()`` when absent or broken."""
+    """Memory-map the cached tables for ``key``, building them from ``build()`` when absent or broken.
+
+    When the cache cannot be written, the tables are built in memory instead (``build()`` is called
+    again) and a :class:`CacheWarning` names ``cache_root`` and the reason; ``label`` (for example
+    ``"wow_kilt/dev"``) says which split in that warning. Errors raised while reading the source
+    (``build()`` and the iterator it returns) are never taken for cache failures: they propagate.
+    """
     target = cache_root / key
-    cached = _open(target)
+    cached, _ = _open(target)
     if cached is not None:
         return cached
-    cache_root.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(cache_root / f"{key}.lock")):
-        cached = _open(target)  # another process may have built it while we waited
-        if cached is not None:
-            return cached
-        _build(target, build())
-        opened = _open(target, rebuilt=True)
+    source_errors: list[BaseException] = []
+    unreadable: str | None = None
+    failure: str | None = None
+    try:
+        cache_root.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(cache_root / f"{key}.lock")):
+            # Judged again under the lock: another process may have built it while we waited, and
+            # only now can a cache that fails to open be told from one being replaced.
+            cached, unreadable = _open(target)
+            if cached is not None:
+                return cached
+            _remove_stale_staging(cache_root, key)
+            _build(target, _watched(build, source_errors))
+            opened, problem = _open(target, rebuilt=True)
+    except OSError as exc:
+        if any(exc is error for error in source_errors):
+            raise
+        failure = describe_os_error(exc)
+    if failure is not None:
+        # Built outside the except block, whose traceback would keep the abandoned build (its open
+        # source file, its last batch of dialogues) alive meanwhile.
+        warnings.warn(
+            f"{label}: the parsed-split cache in {cache_root} cannot be written ({failure}), so the split was "
+            f"parsed into memory instead; nothing was left in the cache. Free some space there, or set "
+            f"${_CACHE_DIR_ENV} to a writable directory with room, to make later loads fast again.",
+            CacheWarning,
+            stacklevel=_caller_level(),
+        )
+        return build_in_memory(build())
     if opened is None:  # pragma: no cover - would mean the file system lost what we just wrote
-        raise OSError(f"the cache at {target} could not be read back after writing it")
+        raise OSError(f"the cache at {target} could not be read back after writing it ({problem})")
+    if unreadable is not None:
+        warnings.warn(
+            f"{label}: the cached copy in {target} could not be read ({unreadable}); it was rebuilt from the "
+            "original file.",
+            CacheWarning,
+            stacklevel=_caller_level(),
+        )
     return opened
 
 
-def _open(directory: Path, rebuilt: bool = False) -> CachedTables | None:
-    manifest_path = directory / "manifest.json"
+#: Named here rather than imported, so that this module stays independent of the configuration.
+_CACHE_DIR_ENV = "ATLAS_CACHE_DIR"
+
+_OS_REASONS = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EROFS: "it is on a read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.ENOTDIR: "a file stands where a directory is needed",
+    errno.EEXIST: "a file stands where a directory is needed",
+}
+
+
+def describe_os_error(exc: OSError) -> str:
+    """A short human reason for a file-system error, with its errno name for searching.
+
+    The file name is left out: callers name the directory concerned, and the file that failed is
+    usually a temporary one of no interest.
+    """
+    code = exc.errno
+    name = errno.errorcode.get(code, "") if code is not None else ""
+    reason = _OS_REASONS.get(code) if code is not None else None
+    if reason is None:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+    return f"{reason}, {name}" if name else reason
+
+
+def _caller_level() -> int:
+    """The warning's stack level: the first frame outside the atlas's own package."""
+    package = str(Path(__file__).resolve().parent)
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def _watched(build: Callable[[], Iterable[Dialogue]], errors: list[BaseException]) -> Iterator[Dialogue]:
+    """``build()``'s dialogues, noting any exception the source raises so it is not blamed on the cache."""
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        iterator = iter(build())
+        while True:
+            try:
+                dialogue = next(iterator)
+            except StopIteration:
+                return
+            yield dialogue
+    except BaseException as exc:
+        # ``yield`` raises GeneratorExit here when the writer gives up; that is not the source's fault.
+        if not isinstance(exc, GeneratorExit):
+            errors.append(exc)
+        raise
+
+
+def _remove_stale_staging(cache_root: Path, key: str) -> None:
+    """Remove the staging directories of builds of ``key`` that died (the caller holds the key's lock).
+
+    A live build holds the lock for its whole run, so any staging directory seen under the lock
+    belongs to a build that was killed.
+    """
+    for stale in cache_root.glob(f".{key}.*"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+_MANIFEST = "manifest.json"
+
+
+def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, str | None]:
+    """The cached tables in ``directory``, or ``(None, why)``; ``why`` is ``None`` when there is no entry."""
+    if not directory.exists():
+        return None, None
+    try:
+        try:
+            manifest = json.loads((directory / _MANIFEST).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None, "its manifest is missing"
+        except ValueError:
+            return None, "its manifest is not valid JSON"
+        if not isinstance(manifest, dict):
+            return None, "its manifest is not a JSON object"
+        version = manifest.get("format")
+        if version != CACHE_FORMAT_VERSION:
+            return None, f"it is in cache format {version!r}; this version of the atlas reads {CACHE_FORMAT_VERSION}"
         tables = {}
         for name in _TABLES:
             path = directory / f"{name}.arrow"
-            if path.stat().st_size != manifest["bytes"][name]:
-                return None
-            with pa.memory_map(str(path), "r") as source:
-                table = pa.ipc.open_file(source).read_all()
+            if not path.is_file():
+                return None, f"{path.name} is missing"
+            size = path.stat().st_size
+            if size != manifest["bytes"][name]:
+                return None, f"{path.name} has {size:,} bytes where its manifest says {manifest['bytes'][name]}"
+            try:
+                with pa.memory_map(str(path), "r") as source:
+                    table = pa.ipc.open_file(source).read_all()
+            except pa.ArrowException as exc:
+                return None, f"Arrow cannot read {path.name} ({_first_line(exc)})"
             if table.num_rows != manifest["rows"][name]:
-                return None
+                return None, f"{path.name} has {table.num_rows:,} rows where its manifest says {manifest['rows'][name]}"
             tables[name] = table
-    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
-        return None
-    return CachedTables(tables["dialogues"], tables["turns"], tables["evidence"], directory, rebuilt)
+    except (KeyError, TypeError):
+        return None, "its manifest does not list the sizes of the tables"
+    except OSError as exc:
+        return None, describe_os_error(exc)
+    cached = CachedTables(tables["dialogues"], tables["turns"], tables["evidence"], directory, rebuilt)
+    return cached, None
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0][:200] if lines else type(exc).__name__
 
 
 def _build(target: Path, dialogues: Iterable[Dialogue]) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
-        rows = _write_tables(staging, dialogues)
+        with contextlib.ExitStack() as files:
+            sinks = {name: files.enter_context(_open_sink(staging / f"{name}.arrow")) for name in _TABLES}
+            rows = _write_tables(sinks, dialogues)
         manifest = {
             "format": CACHE_FORMAT_VERSION,
             "rows": rows,
             "bytes": {name: (staging / f"{name}.arrow").stat().st_size for name in _TABLES},
         }
-        (staging / "manifest.json").write_text(_dumps(manifest), encoding="utf-8")
+        (staging / _MANIFEST).write_text(_dumps(manifest), encoding="utf-8")
         if target.exists():
-            shutil.rmtree(target)
-        os.replace(staging, target)
+            # Moved aside rather than deleted in place, so that the entry is never seen half removed.
+            # The aside name has the staging prefix: if we die before removing it, the next build of
+            # this key does.
+            aside = target.with_name(f".{target.name}.old-{secrets.token_hex(6)}")
+            os.replace(target, aside)
+            os.replace(staging, target)
+            shutil.rmtree(aside, ignore_errors=True)
+        else:
+            os.replace(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
 
 
-def _write_tables(directory: Path, dialogues: Iterable[Dialogue]) -> dict[str, int]:
-    sinks = {name: pa.OSFile(str(directory / f"{name}.arrow"), "wb") for name in _TABLES}
-    writers = {name: pa.ipc.new_file(sinks[name], _SCHEMAS[name]) for name in _TABLES}
+def _open_sink(path: Path) -> Any:
+    """A table file opened for writing (a seam: the tests put a full disk here)."""
+    return pa.OSFile(str(path), "wb")
+
+
+def build_in_memory(dialogues: Iterable[Dialogue]) -> CachedTables:
+    """The tables of ``dialogues`` held in memory (Arrow IPC buffers), for when no cache can be written."""
+    sinks = {name: pa.BufferOutputStream() for name in _TABLES}
+    _write_tables(sinks, dialogues)
+    tables = {name: pa.ipc.open_file(sinks[name].getvalue()).read_all() for name in _TABLES}
+    return CachedTables(tables["dialogues"], tables["turns"], tables["evidence"], None, True)
+
+
+def _write_tables(sinks: dict[str, Any], dialogues: Iterable[Dialogue]) -> dict[str, int]:
+    """Stream ``dialogues`` into one Arrow IPC file per table (``sinks``, left open); return row counts."""
+    writers: dict[str, pa.ipc.RecordBatchFileWriter] = {}
     counts = dict.fromkeys(_TABLES, 0)
     encode_meta = _MetaEncoder()
     # The parser's objects form no reference cycles, but millions of them make the cyclic collector
@@ -179,6 +350,8 @@ def _write_tables(directory: Path, dialogues: Iterable[Dialogue]) -> dict[str, i
     collecting = gc.isenabled()
     gc.disable()
     try:
+        for name in _TABLES:
+            writers[name] = pa.ipc.new_file(sinks[name], _SCHEMAS[name])
         batch: list[Dialogue] = []
         rows = 0
         for dialogue in dialogues:
@@ -190,12 +363,15 @@ def _write_tables(directory: Path, dialogues: Iterable[Dialogue]) -> dict[str, i
                 batch, rows = [], 0
         if batch:
             _write_batch(batch, counts, writers, encode_meta)
+        for name in _TABLES:
+            writers.pop(name).close()  # writes the footer: on a full disk, this is where it fails
     finally:
         if collecting:
             gc.enable()
-        for name in _TABLES:
-            writers[name].close()
-            sinks[name].close()
+        # Only after a failure: the first error is the one to report, not the next writer's.
+        for writer in writers.values():
+            with contextlib.suppress(Exception):
+                writer.close()
     return counts
 
 

@@ -15,6 +15,10 @@ and, where a checksum or size is known, verified.
   then the expected files are moved into place; any failure explains how to place the files by
   hand.
 
+Before any transfer, the folder the file would go to is checked to be writable: a read-only data
+directory (a shared class folder, a read-only mount) still serves the files in it, and a download
+into it fails at once with a message saying where the file would go and why it cannot.
+
 A server that sends nothing for ``$ATLAS_DOWNLOAD_TIMEOUT`` seconds (default 60) is given up on.
 Every failure is a :class:`~utils.errors.DownloadError` (or
 :class:`~utils.errors.DataUnavailableError` when the file cannot be fetched at all) naming the URL
@@ -45,6 +49,7 @@ from filelock import FileLock
 from tqdm.auto import tqdm
 
 from . import config
+from ._cache import describe_os_error
 from .errors import DataUnavailableError, DownloadError
 from .sources import SourceFile
 
@@ -139,12 +144,30 @@ def _write_json_atomic(path: Path, value: dict[str, Any]) -> None:
 
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
-    """An inter-process lock for ``path``, kept in the cache dir so the data dir holds only data."""
-    lock_dir = config.cache_dir() / "locks"
-    lock_dir.mkdir(parents=True, exist_ok=True)
+    """An inter-process lock for ``path``, kept in the cache dir so the data dir holds only data.
+
+    When the cache dir cannot be written (read-only, full, a file), the lock goes to the system's
+    temporary directory instead: a download must not fail for want of a place for its lock.
+    """
     name = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:24]
-    with FileLock(str(lock_dir / f"{name}.lock")):
+    try:
+        lock_dir = config.cache_dir() / "locks"
+        lock_dir.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(lock_dir / f"{name}.lock"))
+        lock.acquire()
+    except OSError:
+        fallback = Path(tempfile.gettempdir()) / f"grounded-dialogue-atlas-locks-{_user_id()}"
+        fallback.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(fallback / f"{name}.lock"))
+        lock.acquire()
+    try:
         yield
+    finally:
+        lock.release()
+
+
+def _user_id() -> str:
+    return str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
 
 
 # -- the manifest of fetched files ----------------------------------------------------------------
@@ -207,6 +230,7 @@ def fetch(item: SourceFile, data_directory: Path, *, timeout: float | None = Non
     """
     data_directory = Path(data_directory)
     wait = download_timeout() if timeout is None else float(timeout)
+    _require_writable(item, data_directory)
     if item.url is not None:
         return _fetch_url(item, data_directory, wait)
     if item.archive is not None:
@@ -216,6 +240,31 @@ def fetch(item: SourceFile, data_directory: Path, *, timeout: float | None = Non
     raise DataUnavailableError(
         f"{item.path} has no automatic download; place the file at {data_directory / item.path} by hand"
     )
+
+
+def _require_writable(item: SourceFile, data_directory: Path) -> None:
+    """Refuse, before any transfer, a download whose target folder cannot be written.
+
+    A read-only data directory (a shared class folder, a read-only mount) still serves the files in
+    it; only a missing file cannot be added, and the message says where it would go and why not.
+    """
+    target = data_directory / item.path
+    folders = [target.parent]
+    if item.archive is not None:
+        folders.append(data_directory / ARCHIVES_DIR)
+    for folder in folders:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            descriptor, probe = tempfile.mkstemp(dir=folder, prefix=".atlas-write-test-")
+            os.close(descriptor)
+            os.unlink(probe)
+        except OSError as exc:
+            raise DataUnavailableError(
+                f"cannot download {PurePosixPath(item.path).name}: it would go to {target}, but {folder} cannot "
+                f"be written ({describe_os_error(exc)}). The files already in {data_directory} can still be used. "
+                f"Place this one there by hand (or ask whoever manages the folder to), or set "
+                f"${config.DATA_DIR_ENV} to a writable directory that holds (or links to) the files you have."
+            ) from exc
 
 
 def _refuse_when_offline(url: str) -> None:

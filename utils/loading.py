@@ -3,6 +3,11 @@
 For each split the loader uses, in this order: a complete official file in the data directory; a
 download of it (unless offline); a known partial copy in the data directory; the project's demo
 sample, with a loud warning. Every result carries a :class:`Provenance`.
+
+Files that are plainly not the dataset are refused with a :class:`~utils.errors.DataError` rather
+than loaded as a copy of it: an empty file, or one far smaller than the official file's recorded
+size. Repeated record ids are checked against :data:`utils.formats.RECORD_IDS`. A cache that cannot
+be written never stops a load (see :mod:`utils._cache`).
 """
 
 from __future__ import annotations
@@ -17,10 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 import pandas as pd
+import pyarrow.compute as pc
 
 from . import _cache, _download, config
-from .errors import DataUnavailableError, DownloadError
-from .formats import companion_files, parser_for
+from ._cache import CacheWarning as CacheWarning  # re-exported: utils.CacheWarning
+from .errors import DataError, DataUnavailableError, DownloadError
+from .formats import RECORD_IDS, companion_files, parser_for
+from .formats._io import lines_of_ids
 from .records import Dialogue
 from .sources import SourceFile, dataset_names, get_source, get_split_files
 
@@ -120,6 +128,7 @@ def _resolve(dataset: str, split: str, data_directory: Path, download: bool) -> 
             detail = "Random text written by utils.synthetic in the original format, for benchmarks."
             return path, SYNTHETIC, "unverified", detail
         if path.is_file():
+            refuse_if_not_the_dataset(dataset, split, item, path)
             status = _download.local_status(item, path, data_directory)
             # A file the atlas downloaded itself stays "official" on later loads even without a
             # published checksum; anything else unverified is the user's copy.
@@ -145,6 +154,7 @@ def _resolve(dataset: str, split: str, data_directory: Path, download: bool) -> 
     for item in partial:
         path = data_directory / item.path
         if path.is_file():
+            refuse_if_not_the_dataset(dataset, split, item, path)
             return path, PARTIAL, _download.local_status(item, path, data_directory), item.description
     demo = config.demo_dir() / complete[0].path
     if not demo.is_file():
@@ -162,6 +172,84 @@ def _resolve(dataset: str, split: str, data_directory: Path, download: bool) -> 
 def _is_synthetic(path: Path) -> bool:
     """True for a file that :mod:`utils.synthetic` wrote (its marker file sits beside it)."""
     return (path.parent / config.SYNTHETIC_MARKER).is_file()
+
+
+#: A file under this share of the official file's recorded size is refused: not a different version
+#: of the split (those differ by a few per cent) but a failed copy, a placeholder or another file.
+FAR_SMALLER = 0.5
+#: A file this small is read whole to see whether it holds anything but whitespace.
+_SMALL = 4096
+
+
+def refuse_if_not_the_dataset(dataset: str, split: str, item: SourceFile, path: Path) -> None:
+    """Raise :class:`DataError` when ``path`` cannot be the file ``item`` describes.
+
+    Refused: an empty file (or one of only whitespace) and, where the registry records the official
+    size, a file under :data:`FAR_SMALLER` of it. The message says what was expected and where the
+    official file comes from.
+    """
+    size = path.stat().st_size
+    empty = size == 0 or (size <= _SMALL and not path.read_bytes().strip())
+    if not empty and (item.size is None or size >= item.size * FAR_SMALLER):
+        return
+    found = "it is empty" if size == 0 else "it holds only whitespace" if empty else f"it has only {size:,} bytes"
+    expected = []
+    if item.size is not None:
+        expected.append(f"{item.size:,} bytes")
+    if item.sha256 is not None:
+        expected.append(f"sha256 {item.sha256}")
+    official = f"the official file has {' and '.join(expected)}" if expected else "the official file is not empty"
+    what = "the published sample of" if item.partial else "the official file of"
+    raise DataError(
+        f"this cannot be {what} {dataset}/{split}: {found}, and {official}. Replace it with the file from "
+        f"{_official_source(item)}, or delete it so that the atlas downloads it (downloads need "
+        f"${config.OFFLINE_ENV} unset); book/data.md lists every official file.",
+        path=path,
+    )
+
+
+def _official_source(item: SourceFile) -> str:
+    if item.url:
+        return item.url
+    if item.archive:
+        return f"the archive {item.archive.url}"
+    if item.gdrive_folder:
+        return f"the Google Drive folder https://drive.google.com/drive/folders/{item.gdrive_folder}"
+    return "its publisher"
+
+
+def _check_record_ids(dataset: str, split: str, path: Path, tables: _cache.CachedTables) -> None:
+    """Report ids that occur more than once in a split: a DataError or a warning (see ``RECORD_IDS``)."""
+    rule = RECORD_IDS.get(dataset)
+    if rule is None or tables.dialogues.num_rows < 2:
+        return
+    counts = pc.value_counts(tables.dialogues.column("id"))
+    repeated = [
+        value
+        for value, count in zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True)
+        if count > 1
+    ]
+    if not repeated:
+        return
+    lines = lines_of_ids(path, rule.field, set(repeated))
+    shown = [f"{value!r} on lines {', '.join(map(str, lines.get(value, [])))}" for value in repeated[:10]]
+    more = f" and {len(repeated) - 10:,} more" if len(repeated) > 10 else ""
+    listing = "; ".join(shown) + more
+    repeats = f"{len(repeated):,} repeated {rule.field} value{'s' if len(repeated) > 1 else ''} ({listing})"
+    unit = get_source(dataset).record_unit
+    if rule.unique:
+        raise DataError(
+            f"{repeats}; each of {dataset}'s {unit} has an id of its own, so this is not a faithful copy of "
+            f"{dataset}/{split}. Replace it with the official file (book/data.md says where to get it).",
+            path=path,
+            field=rule.field,
+        )
+    warnings.warn(
+        f"{path}: {repeats}; {dataset}'s original files are known to repeat {unit}, so every copy is kept. "
+        "Count them by position, not by id.",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 def _how_to_get(dataset: str, split: str, item: SourceFile, data_directory: Path, failure: str) -> str:
@@ -208,8 +296,9 @@ def load(
     parse, version = parser_for(dataset)
     key = _cache.cache_key(path, dataset, split, version, companion_files(dataset, path))
     tables = _cache.load_or_build(
-        config.cache_dir(), key, lambda: parse(path, split=split)
+        config.cache_dir(), key, lambda: parse(path, split=split), label=f"{dataset}/{split} ({path})"
     )
+    _check_record_ids(dataset, split, path, tables)
     provenance = Provenance(
         dataset=dataset,
         split=split,

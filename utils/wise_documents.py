@@ -26,7 +26,7 @@ from .formats.wise import (
     iter_documents,
     parse_passage_id,
 )
-from .loading import DEMO, OFFICIAL, USER_COPY, DemoDataWarning, Provenance, _how_to_get
+from .loading import DEMO, OFFICIAL, USER_COPY, DemoDataWarning, Provenance, _how_to_get, refuse_if_not_the_dataset
 from .sources import get_source
 
 __all__ = ["DOCUMENTS_FILENAME", "WiseDocuments", "load_documents", "parse_passage_id"]
@@ -98,6 +98,7 @@ def documents_path(*, data_dir: str | Path | None = None, download: bool = True)
     data_directory = config.data_dir(data_dir)
     path = data_directory / item.path
     if path.is_file():
+        refuse_if_not_the_dataset("wise", "documents", item, path)
         # The same rule as utils.loading: a file the atlas fetched itself stays official.
         status = _download.local_status(item, path, data_directory)
         official = status == "verified" or (

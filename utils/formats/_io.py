@@ -211,6 +211,19 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
             yield line_number, value
 
 
+def lines_of_ids(path: Path, field: str, wanted: set[str]) -> dict[str, list[int]]:
+    """The line numbers (1-based) of the records of a JSON Lines file whose ``field`` is one of ``wanted``.
+
+    Ids are compared as text, as :class:`~utils.records.Dialogue` holds them. For reporting repeated
+    ids: the file is read again, once, only when the loader has found some.
+    """
+    found: dict[str, list[int]] = {}
+    for line_number, record in iter_json_lines(path):
+        if isinstance(record, dict) and field in record and str(record[field]) in wanted:
+            found.setdefault(str(record[field]), []).append(line_number)
+    return found
+
+
 _SURROGATE_MESSAGE = "a string holds an unpaired surrogate escape (such as \\ud800), which is not valid Unicode"
 
 
