@@ -20,7 +20,7 @@ def test_figure_html_has_alt_caption_and_physical_width() -> None:
     assert 'alt="Two bars: a is 1, b is 2."' in html
     assert "<figcaption>Counts &lt;per&gt; &quot;label&quot;.</figcaption>" in html
     assert 3.5 < shown.width_inches <= 5.2  # the tight box trims the margins only
-    assert not plt.get_fignums()  # closed: nothing is drawn twice
+    assert fig.number not in plt.get_fignums()  # closed: nothing is drawn twice
 
 
 def test_figure_on_demo_data_says_so_in_the_caption() -> None:
