@@ -207,7 +207,8 @@ def test_search_text_finds_the_labelled_original(tmp_path: Path) -> None:
 
 
 def test_demo_sample_holds_the_real_edge_cases() -> None:
-    turns = [turn for split in ("train", "valid", "test") for d in utils.load("faithdial", split) for turn in _wizard(d)]
+    splits = [utils.load("faithdial", split) for split in ("train", "valid", "test")]
+    turns = [turn for split in splits for dialogue in split for turn in _wizard(dialogue)]
     written = [turn.raw.get("labels_as_written", {}) for turn in turns]
     assert any(turn.labels["BEGIN"] == ["Hallucination", "Entailment"] for turn in turns)  # partial, as a list
     assert any(" Edification" in lists.get("VRM", []) for lists in written)  # a stray space
