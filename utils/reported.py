@@ -35,7 +35,11 @@ _PARLAI_E2E_SEEN = ("ParlAI project page, end-to-end generator eval (random spli
 _PARLAI_E2E_UNSEEN = ("ParlAI project page, end-to-end generator eval (topic split)", "dinan2019wizard")
 _LEADERBOARD = ("ParlAI project page, retrieval leaderboard (Dinan et al. 2019)", "dinan2019wizard")
 _FAITHDIAL_CARD = ("FaithDial dataset card", "dziri2022faithdial")
-_AUDIT_PAPER = ("Dziri et al. (2022), 'On the Origin of Hallucinations', audit of WoW", "dziri2022origin")
+_AUDIT_PAPER = (
+    "Dziri et al. (2022), 'On the Origin of Hallucinations', abstract: the standard benchmarks (WoW among them) "
+    "consist of >60% hallucinated responses",
+    "dziri2022origin",
+)
 _WISE_README = ("WISE data description", "ren2021wizard")
 _JWHR_CARD = ("Japanese Wikipedia Human Retrieval dataset card", "oda2023jwhr")
 
