@@ -219,6 +219,9 @@ def test_demo_sample_holds_the_real_edge_cases() -> None:
         for turn in turns
     )
     assert all(value == value.strip() and value for turn in turns for value in turn.labels["VRM"])
+    # the labels fit the text they describe: a Question mode only where that text asks one
+    asking = [turn for turn in turns if "Question" in turn.labels["VRM"]]
+    assert asking and all("?" in faithdial.labelled_text(turn) for turn in asking)
 
 
 # -- the critic ------------------------------------------------------------------------------------------
