@@ -49,6 +49,8 @@ def test_turns_rebuilt_from_history(tmp_path: Path) -> None:
     first = parsed.turns[1]
     assert first.labels == {"BEGIN": ["Hallucination", "Entailment"], "VRM": ["Edification"]}
     assert first.raw["original_response"] == "orig1"
+    assert first.raw["labels_describe"] == "original_response"  # the labels are about "orig1", not "w1"
+    assert parsed.turns[3].raw["labels_describe"] == "response"  # kept: the labels are about "w2"
     assert first.selected_evidence[0].text == "Knowledge for w1"
     assert parsed.turns[3].labels["VRM"] == ["Disclosure", "Question"]
     assert parsed.turns[0].speaker == faithdial.SEEKER_SPEAKER
@@ -75,6 +77,7 @@ def test_optional_fields_may_be_absent(tmp_path: Path) -> None:
     (parsed,) = faithdial.parse(_write(tmp_path, [{"utterances": [record]}]), split="train")
     assert parsed.turns[-1].labels == {"BEGIN": [], "VRM": []}
     assert parsed.turns[-1].raw["original_response"] is None
+    assert parsed.turns[-1].raw["labels_describe"] == "response"
 
 
 def test_truncated_json(tmp_path: Path) -> None:
@@ -157,8 +160,15 @@ def test_demo_covers_the_edge_cases() -> None:
     turns = [t for d in utils.load("faithdial", "train") for t in d.turns if "BEGIN" in t.labels]
     turns += [t for d in utils.load("faithdial", "valid") for t in d.turns if "BEGIN" in t.labels]
     turns += [t for d in utils.load("faithdial", "test") for t in d.turns if "BEGIN" in t.labels]
-    begin = {label for t in turns for label in t.labels["BEGIN"]}
-    assert begin == {"Hallucination", "Partial Hallucination", "Entailment", "Generic", "Uncooperative"}
+    classes = {faithdial.begin_class(t.labels["BEGIN"]) for t in turns}
+    assert classes == {"Hallucination", "Partial Hallucination", "Entailment", "Generic", "Uncooperative"}
+    # the files write Partial Hallucination as a list, and so does the demo sample
+    assert {label for t in turns for label in t.labels["BEGIN"]} == {
+        "Hallucination",
+        "Entailment",
+        "Generic",
+        "Uncooperative",
+    }
     assert any(t.raw["original_response"] == "" for t in turns)
     assert any(len(t.labels["BEGIN"]) > 1 for t in turns)
     assert any(len(t.labels["VRM"]) > 1 for t in turns)

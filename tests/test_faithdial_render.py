@@ -87,12 +87,15 @@ def test_edited_turn_shows_both_responses_diff_and_badges() -> None:
     dialogue = _faithdial("text")
     dialogue.turns[1].raw["original_response"] = "I went there twice"
     dialogue.turns[1].text = "I have not been there"
+    dialogue.turns[1].labels = {"BEGIN": ["Hallucination"], "VRM": ["text"]}
     html = render(dialogue)
-    assert "original WoW response" in html and "edited FaithDial response" in html
+    assert "original WoW response (labelled)" in html and "the faithful rewrite (FaithDial response)" in html
     assert '<del class="atlas-diff-del">went</del>' in html
     assert '<ins class="atlas-diff-ins">have not been</ins>' in html
-    assert 'atlas-badge-begin-hallucination">BEGIN: Hallucination<' in html
-    assert "VRM: text" in html
+    labelled, rewrite = html.split("the faithful rewrite", 1)
+    assert 'atlas-badge-begin-hallucination">BEGIN: Hallucination<' in labelled  # with the original...
+    assert "VRM: text" in labelled and "I went there twice" in labelled
+    assert "atlas-badge" not in rewrite  # ...not with the rewrite
 
 
 def test_unedited_turn_says_kept() -> None:
@@ -100,6 +103,7 @@ def test_unedited_turn_says_kept() -> None:
     dialogue.turns[1].raw["original_response"] = ""
     html = render(dialogue)
     assert "kept from WoW" in html and "atlas-sidebyside" not in html
+    assert "labels of this response:" in html
 
 
 def test_demo_splits_render() -> None:

@@ -81,6 +81,39 @@ def test_utterances_and_counts() -> None:
     assert begin.loc["Hallucination", "responses"] == 1 and begin.loc["Entailment", "share"] == 0.5
     vrm = stats.label_distribution(frame, "VRM")
     assert vrm.loc["Edification", "share"] == 1.0 and vrm.loc["Question", "responses"] == 1
+    # the labels describe the original of the edited turn and the response of the kept one
+    assert list(frame["labels_describe"]) == ["original_response", "response"]
+    assert list(frame["labelled_response"]) == ["I own ten cats!", "Cats sleep a lot."]
+    assert list(frame["begin_class"]) == ["Hallucination", "Entailment"]
+
+
+def test_begin_distribution_counts_one_class_per_response() -> None:
+    turns = [
+        _wizard(1, "a", "k", "x", ["Hallucination", "Entailment"]),
+        _wizard(3, "b", "k", "", ["Entailment"]),
+        _wizard(5, "c", "k", "y", ["Hallucination"]),
+        _wizard(7, "d", "k", "", []),
+    ]
+    frame = stats.utterances([Dialogue(id="d", dataset="faithdial", split="train", turns=turns)])
+    begin = stats.label_distribution(frame, "BEGIN")
+    # ["Hallucination", "Entailment"] is one Partial Hallucination: Hallucination 1 and Entailment 1, not 2
+    assert begin["responses"].to_dict() == {"Hallucination": 1, "Partial Hallucination": 1, "Entailment": 1}
+    assert begin["share"].sum() == pytest.approx(3 / 4)  # the unlabelled response counts in no class
+    lists = stats.begin_lists(frame)
+    assert lists.loc["Hallucination + Entailment", "BEGIN class"] == "Partial Hallucination"
+    assert lists.loc["(none)", "BEGIN class"] == "-"
+    assert lists["responses"].sum() == 4
+
+
+def test_precision_by_begin_class_hand_checked() -> None:
+    frame = stats.utterances([_dialogue()])
+    table = stats.precision_by_begin_class(frame)
+    # only the edited row counts: "I own ten cats!" shares no word with "A cat sat on the rug." (cats != cat);
+    # its rewrite "The cat sat on a mat." -> [cat, sat, on, mat], 3 of 4 in the knowledge
+    assert list(table.index) == ["Hallucination"]
+    assert table.loc["Hallucination", "edited responses"] == 1
+    assert table.loc["Hallucination", "precision of the labelled original"] == 0.0
+    assert table.loc["Hallucination", "precision of the faithful rewrite"] == 0.75
 
 
 def test_lengths_and_before_after() -> None:
@@ -147,8 +180,30 @@ def test_critic_results_carry_the_trivial_baselines() -> None:
 def test_critic_examples() -> None:
     frame = stats.utterances([_dialogue()])
     examples = baselines.critic_examples(frame)
-    assert list(examples["hallucinated"]) == [1, 0, 0]
-    assert examples.iloc[0]["response"] == "I own ten cats!"
+    # one example per labelled record, paired with the text its label describes
+    assert list(examples["response"]) == ["I own ten cats!", "Cats sleep a lot."]
+    assert list(examples["hallucinated"]) == [1, 0]
+    training = baselines.critic_examples(frame, with_rewrites=True)
+    assert list(training["response"]) == ["I own ten cats!", "Cats sleep a lot.", "The cat sat on a mat."]
+    assert list(training["hallucinated"]) == [1, 0, 0]
+
+
+@pytest.mark.parametrize(
+    ("begin", "expected"),
+    [
+        (["Hallucination"], 1),
+        (["Hallucination", "Entailment"], 1),
+        (["Partial Hallucination"], 1),
+        (["Generic", "Hallucination"], 1),
+        (["Entailment"], 0),
+        (["Entailment", "Uncooperative"], 0),
+        (["Generic"], None),
+        (["Uncooperative"], None),
+        ([], None),
+    ],
+)
+def test_critic_label_as_the_authors_convert(begin: list[str], expected: int | None) -> None:
+    assert baselines.critic_label(begin) == expected
 
 
 def test_demo_reported_vs_reproduced_not_asserted() -> None:

@@ -5,10 +5,12 @@
    with BLEU (sacrebleu), ROUGE-L (rouge-score) and unigram F1, plus knowledge precision (share of
    the response's words found in the knowledge) as a crude faithfulness proxy.
 2. :class:`LexicalCritic` calls a response hallucinated when its token precision against the
-   knowledge falls below a threshold chosen on training data. Training examples are the original
-   WoW responses that annotators edited because they hallucinated (positives) and the faithful
-   responses (negatives). It is evaluated with accuracy, F1 and ROC (scikit-learn) on the test
-   split and on the audit files against the human BEGIN labels.
+   knowledge falls below a threshold chosen on training data. Its examples are built as the
+   authors build their critic's (McGill-NLP/FaithDial, ``models/critic_data.py``): each BEGIN label
+   goes with the text it describes, ``original_response or response`` (:func:`critic_examples`),
+   and on the training split the faithful rewrites are added as negatives. It is evaluated with
+   accuracy, F1 and ROC (scikit-learn) on the test split's labelled responses and on the audit
+   files against the human BEGIN labels.
 """
 
 from __future__ import annotations
@@ -81,19 +83,55 @@ def response_baselines(frame: pd.DataFrame, *, edited_only: bool = True) -> pd.D
 # -- the lexical critic ------------------------------------------------------------------------
 
 
-def critic_examples(frame: pd.DataFrame) -> pd.DataFrame:
-    """Labelled examples for the critic from a FaithDial split.
+#: ``critic_examples``' ``source`` values: a text the BEGIN label describes, or a faithful rewrite.
+LABELLED = "labelled"
+REWRITE = "faithful rewrite"
 
-    Positives (``hallucinated = 1``): original WoW responses that annotators edited and whose BEGIN
-    labels include Hallucination or Partial Hallucination. Negatives (``0``): every faithful
-    FaithDial response. Columns ``response``, ``knowledge``, ``hallucinated``.
+
+def critic_label(begin: Sequence[str]) -> int | None:
+    """The critic's class of one BEGIN list, as the authors' ``FaithCriticProcessor`` converts it:
+    1 (hallucinated) when it holds Hallucination (so Partial Hallucination, written
+    ``["Hallucination", "Entailment"]``, is 1) or Partial Hallucination, else 0 when it holds
+    Entailment, else ``None`` (Generic, Uncooperative, no label: left out)."""
+    if any(label in HALLUCINATED for label in begin):
+        return 1
+    if "Entailment" in begin:
+        return 0
+    return None
+
+
+def critic_examples(frame: pd.DataFrame, *, with_rewrites: bool = False) -> pd.DataFrame:
+    """Labelled examples for the critic from a FaithDial split (rows of
+    :func:`utils.stats.faithdial.utterances`).
+
+    One example per labelled utterance record: the text its BEGIN label describes
+    (``labelled_response``: the WoW original when the turn was edited, else the kept response) with
+    :func:`critic_label` as ``hallucinated``. So every positive is a response the annotators judged
+    hallucinated, never the rewrite that replaced it. With ``with_rewrites`` (for training, as the
+    authors do on their train fold) each edited record whose label converts also gives its faithful
+    rewrite as a negative. Unlike the authors' condition, which also repeats an unedited response as
+    a second negative, a rewrite is added only where ``original_response`` holds text.
+
+    Columns ``response``, ``knowledge``, ``hallucinated``, ``source`` (:data:`LABELLED` or
+    :data:`REWRITE`).
     """
-    edited = frame[frame["edited"] & frame["BEGIN"].map(lambda labels: any(x in HALLUCINATED for x in labels))]
-    positives = pd.DataFrame(
-        {"response": edited["original_response"], "knowledge": edited["knowledge"], "hallucinated": 1}
+    classes = frame["BEGIN"].map(critic_label)
+    usable = frame[classes.notna()]
+    labelled = pd.DataFrame(
+        {
+            "response": usable["labelled_response"],
+            "knowledge": usable["knowledge"],
+            "hallucinated": classes[classes.notna()].astype(int),
+            "source": LABELLED,
+        }
     )
-    negatives = pd.DataFrame({"response": frame["response"], "knowledge": frame["knowledge"], "hallucinated": 0})
-    return pd.concat([positives, negatives], ignore_index=True)
+    if not with_rewrites:
+        return labelled.reset_index(drop=True)
+    edited = usable[usable["edited"]]
+    rewrites = pd.DataFrame(
+        {"response": edited["response"], "knowledge": edited["knowledge"], "hallucinated": 0, "source": REWRITE}
+    )
+    return pd.concat([labelled, rewrites], ignore_index=True)
 
 
 @dataclass(frozen=True)

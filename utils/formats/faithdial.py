@@ -19,12 +19,27 @@ turns; their roles are assigned from the end backwards, because the last history
 the seeker message the wizard answers (``history[-1]`` seeker, ``history[-2]`` wizard, ...). Then
 the wizard turn of utterance ``k`` follows, with
 
-- ``text`` = ``response`` (the faithful, possibly edited response), ``speaker`` = ``speaker``;
+- ``text`` = ``response`` (the faithful, possibly edited response: the one the conversation goes
+  on with, since later histories hold it), ``speaker`` = ``speaker``;
 - one :class:`~utils.records.Evidence` ``(id="knowledge", origin="knowledge", selected=True)``
   holding ``knowledge``;
-- ``labels`` = ``{"BEGIN": [...], "VRM": [...]}`` exactly as in the file;
-- ``raw`` = ``{"utterance": k, "original_response": ..., "history_length": len(history)}`` plus
-  any field the card does not name.
+- ``labels`` = ``{"BEGIN": [...], "VRM": [...]}``, cleaned by :func:`normalise_labels`;
+- ``raw`` = ``{"utterance": k, "original_response": ..., "labels_describe": ...,
+  "history_length": len(history)}`` plus any field the card does not name, and
+  ``raw["labels_as_written"]`` (the lists exactly as in the file) when cleaning changed them.
+
+What the labels describe
+------------------------
+``BEGIN`` and ``VRM`` label the WoW response the annotators *judged*, which is ``original_response``
+when there is one, not the edited ``response``. The authors' own critic pairs every label with
+``original_response or response`` (McGill-NLP/FaithDial, ``models/critic_data.py``), and the card's
+example only makes sense that way: its VRM ``Question`` fits the original, which ends "Can you
+imagine being on the road that long?", and its partial hallucination too, while the rewrite asks
+nothing and says only what the knowledge says. An empty or missing ``original_response`` means the WoW
+response was kept as it was, so the labels then describe ``response`` (the same text). Each wizard
+turn says which in ``raw["labels_describe"]`` (``"original_response"`` or ``"response"``), and
+:func:`labelled_text` returns that text. Pairing the labels with ``Turn.text`` would be wrong for
+every edited turn.
 
 Turns taken from ``history`` have ``raw["from_history"] = True``; a wizard turn found only in
 history (no utterance record of its own) carries no knowledge and no labels. Seeker turns get the
@@ -41,19 +56,70 @@ about 9 per conversation in the paper) counts. :mod:`utils.stats.faithdial` comp
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
 from ..records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from ._io import iter_json_list, require, require_items
+from .faithdial_audit import begin_class as _begin_class
 
-PARSER_VERSION = 1
+# 2: labels cleaned (normalise_labels), raw["labels_describe"] and raw["labels_as_written"] added
+PARSER_VERSION = 2
 
 #: Fields of an utterance record that the common Turn fields cover.
 _KNOWN_FIELDS = {"history", "speaker", "knowledge", "original_response", "response", "BEGIN", "VRM"}
 SEEKER_SPEAKER = "Seeker"
+
+#: ``raw["labels_describe"]`` values: which field of the utterance record the labels describe.
+DESCRIBES_ORIGINAL = "original_response"
+DESCRIBES_RESPONSE = "response"
+
+
+def normalise_labels(values: Sequence[str]) -> list[str]:
+    """One BEGIN or VRM list as the annotators meant it.
+
+    The files carry stray spaces and empty strings (``[" Edification"]``, ``[""]``): every value is
+    stripped, empty values are dropped (``[""]`` means no label), and a value repeated after
+    stripping is kept once, in its first position. Nothing else changes: the spelling is the file's.
+
+    A BEGIN list is *one* judgement, not several: the files write Partial Hallucination as the
+    list ``["Hallucination", "Entailment"]`` (the card's example), so the list is kept whole and
+    never counted label by label as if the response were both hallucinated and entailed.
+    :func:`begin_class` reads it as one of the five BEGIN classes.
+    """
+    cleaned: list[str] = []
+    for value in values:
+        value = value.strip()
+        if value and value not in cleaned:
+            cleaned.append(value)
+    return cleaned
+
+
+def begin_class(labels: Iterable[str]) -> str | None:
+    """The BEGIN class of one cleaned BEGIN list (``None`` when there is no label).
+
+    ``["Hallucination", "Entailment"]`` (or an explicit ``"Partial Hallucination"``) is Partial
+    Hallucination; otherwise the first of Hallucination, Uncooperative, Generic, Entailment found.
+    The same reading as the audit files' (:func:`utils.formats.faithdial_audit.begin_class`).
+    """
+    return _begin_class(labels)
+
+
+def labels_describe(original_response: str | None) -> str:
+    """Which field the BEGIN and VRM labels describe: ``"original_response"`` when it holds text,
+    else ``"response"`` (the WoW response was kept unedited). The authors' rule,
+    ``original_response or response``; a blank original has no words to label, so it counts as empty."""
+    return DESCRIBES_ORIGINAL if (original_response or "").strip() else DESCRIBES_RESPONSE
+
+
+def labelled_text(turn: Turn) -> str:
+    """The text a FaithDial wizard turn's BEGIN and VRM labels describe: its ``original_response``
+    when there is one, else the turn's own text (see "What the labels describe" above)."""
+    original = turn.raw.get("original_response")
+    original = original if isinstance(original, str) else ""
+    return original if labels_describe(original) == DESCRIBES_ORIGINAL else turn.text
 
 
 def parse(path: Path, *, split: str) -> Iterator[Dialogue]:
@@ -79,12 +145,23 @@ def _dialogue(record: Any, index: int, path: Path, split: str) -> Dialogue:
         response = require(utterance, "response", str, path=path, record=at)
         original = require(utterance, "original_response", (str, type(None)), path=path, record=at, optional=True)
         labels: dict[str, list[str]] = {}
+        as_written: dict[str, list[str]] = {}
         for scheme in ("BEGIN", "VRM"):
             values = require(utterance, scheme, list, path=path, record=at, optional=True, default=[])
-            labels[scheme] = list(require_items(values, str, path=path, record=at, field=scheme))
+            written = require_items(values, str, path=path, record=at, field=scheme)
+            labels[scheme] = normalise_labels(written)
+            if labels[scheme] != written:
+                as_written[scheme] = list(written)
 
         known = [turn.text for turn in turns]
-        raw: dict[str, Any] = {"utterance": position, "original_response": original, "history_length": len(history)}
+        raw: dict[str, Any] = {
+            "utterance": position,
+            "original_response": original,
+            "labels_describe": labels_describe(original),
+            "history_length": len(history),
+        }
+        if as_written:
+            raw["labels_as_written"] = as_written
         if history[: len(known)] != known:
             # Keep the history as given: it cannot be rebuilt from the turns before this one.
             raw["history"] = list(history)

@@ -1,16 +1,19 @@
 """HTML rendering of FaithDial dialogues and of rows of the hallucination audit.
 
 A FaithDial dialogue shows the conversation in order; each wizard response carries its knowledge
-(words shared with the response marked), its BEGIN and VRM labels as badges and, when annotators
-edited it, the original WoW response and the edited one side by side with a word-level diff. An
-audit row shows the history, the knowledge, the labelled response and what normalising its labels
-changed. Every dataset string is escaped.
+(words shared with the response marked) and its BEGIN and VRM labels as badges. The labels sit with
+the text they describe (:func:`utils.formats.faithdial.labelled_text`): for an edited turn that is
+the original WoW response, shown beside "the faithful rewrite" (the FaithDial ``response``, which
+the conversation goes on with) and followed by a word-level diff; for a kept turn, the response
+itself. An audit row shows the history, the knowledge, the labelled response and what normalising
+its labels changed. Every dataset string is escaped.
 """
 
 from __future__ import annotations
 
 import re
 
+from ..formats.faithdial import DESCRIBES_ORIGINAL, begin_class, labels_describe
 from ..records import WIZARD, Dialogue, Turn
 from ..text import word_diff
 from ._html import SafeHTML, badge, bullet_list, details, dialogue_frame, diff_html, esc, highlight_words, turn_block
@@ -27,7 +30,7 @@ def render(dialogue: Dialogue, *, note: str = "", highlight: bool = True, max_tu
     if dialogue.dataset == "faithdial_audit":
         return _render_audit(dialogue, note=note, highlight=highlight)
     turns = dialogue.turns if max_turns is None else dialogue.turns[:max_turns]
-    edited = sum(1 for t in dialogue.turns if t.role == WIZARD and (t.raw.get("original_response") or "").strip())
+    edited = sum(1 for t in dialogue.turns if t.role == WIZARD and _original(t))
     body = "".join(_turn_html(turn, highlight) for turn in turns)
     if max_turns is not None and len(dialogue.turns) > max_turns:
         body += f'<div class="atlas-note">… {len(dialogue.turns) - max_turns} more turns not shown.</div>'
@@ -39,13 +42,32 @@ def _knowledge_words(turn: Turn) -> set[str]:
     return {word.lower() for item in turn.selected_evidence for word in _WORD.findall(item.text)}
 
 
-def _labels_html(turn: Turn) -> str:
+def _original(turn: Turn) -> str:
+    """The turn's ``original_response`` when it holds text (the labels then describe it), else ``""``."""
+    original = turn.raw.get("original_response")
+    original = original if isinstance(original, str) else ""
+    return original if labels_describe(original) == DESCRIBES_ORIGINAL else ""
+
+
+def _labels_html(turn: Turn, lead: str = "", *, one_class: bool = False) -> str:
+    """BEGIN and VRM badges. With ``one_class`` (FaithDial records) the BEGIN list is read as the one
+    class it means: ``["Hallucination", "Entailment"]`` shows as a Partial Hallucination badge, with
+    the list as written beside it."""
     parts = []
-    for label in turn.labels.get("BEGIN", []):
+    begin = list(turn.labels.get("BEGIN", []))
+    found = begin_class(begin) if one_class else None
+    if found is not None and [found] != begin:
+        parts.append(badge(f"BEGIN: {found}", f"begin-{found}"))
+        parts.append(f"<small>(written {esc(' + '.join(begin))})</small> ")
+        begin = []
+    for label in begin:
         parts.append(badge(f"BEGIN: {label}", f"begin-{label}"))
     for label in turn.labels.get("VRM", []):
         parts.append(badge(f"VRM: {label}", "vrm"))
-    return f'<div class="atlas-labels">{"".join(parts)}</div>' if parts else ""
+    if not parts:
+        return ""
+    lead_html = f"<small>{esc(lead)}</small> " if lead else ""
+    return f'<div class="atlas-labels">{lead_html}{"".join(parts)}</div>'
 
 
 def _knowledge_html(turn: Turn, words: set[str], highlight: bool) -> str:
@@ -57,30 +79,38 @@ def _knowledge_html(turn: Turn, words: set[str], highlight: bool) -> str:
     return bullet_list(items) if items else ""
 
 
-def _edit_html(original: str, response: str) -> str:
+def _edited_html(turn: Turn, original: str, knowledge_words: set[str], highlight: bool) -> str:
+    """The labelled original (with its badges) beside the faithful rewrite, then the word diff."""
+
+    def text(value: str) -> str:
+        return highlight_words(value, knowledge_words) if highlight else esc(value)
+
+    labels = _labels_html(turn, "labels of this original:", one_class=True)
     side = (
         '<div class="atlas-sidebyside">'
-        f'<div><div class="atlas-speaker">original WoW response</div>{esc(original)}</div>'
-        f'<div><div class="atlas-speaker">edited FaithDial response</div>{esc(response)}</div>'
+        '<div><div class="atlas-speaker">original WoW response (labelled)</div>'
+        f"{text(original)}{labels}</div>"
+        f'<div><div class="atlas-speaker">the faithful rewrite (FaithDial response)</div>{text(turn.text)}</div>'
         "</div>"
     )
-    diff = f'<div class="atlas-diff">word diff: {diff_html(word_diff(original, response))}</div>'
+    diff = f'<div class="atlas-diff">word diff: {diff_html(word_diff(original, turn.text))}</div>'
     return side + diff
 
 
 def _turn_html(turn: Turn, highlight: bool) -> str:
     if turn.role != WIZARD or not turn.evidence:
         return turn_block(turn.role, turn.speaker, esc(turn.text))
-    response_words = {word.lower() for word in _WORD.findall(turn.text)}
     knowledge_words = _knowledge_words(turn)
+    original = _original(turn)
+    shown = {word.lower() for text in (original, turn.text) for word in _WORD.findall(text)}
+    knowledge = _knowledge_html(turn, shown, highlight)
+    if original:
+        return turn_block(turn.role, turn.speaker, _edited_html(turn, original, knowledge_words, highlight), knowledge)
     body = highlight_words(turn.text, knowledge_words) if highlight else esc(turn.text)
-    extra = _knowledge_html(turn, response_words, highlight) + _labels_html(turn)
-    original = turn.raw.get("original_response") or ""
-    if original.strip():
-        extra += _edit_html(original, turn.text)
-    else:
-        extra += '<div class="atlas-note">kept from WoW (no original_response: judged faithful)</div>'
-    return turn_block(turn.role, turn.speaker, body, extra)
+    labels = _labels_html(turn, "labels of this response:", one_class=True)
+    kept = "kept from WoW (empty original_response: judged faithful)"
+    note = f'<div class="atlas-note">{kept}{"; the labels describe this response" if labels else ""}</div>'
+    return turn_block(turn.role, turn.speaker, body, labels + note + knowledge)
 
 
 def _render_audit(dialogue: Dialogue, *, note: str, highlight: bool) -> SafeHTML:
@@ -110,3 +140,10 @@ def _render_audit(dialogue: Dialogue, *, note: str, highlight: bool) -> SafeHTML
         )
         parts.append(turn_block(turn.role, turn.speaker, body, extra))
     return dialogue_frame(title, "".join(parts), note)
+
+
+def search_text(dialogue: Dialogue) -> str:
+    """What the static explorer's search box matches for a FaithDial dialogue: every turn's text and
+    every labelled original WoW response, so a search finds the text the labels describe too."""
+    originals = [_original(turn) for turn in dialogue.turns if turn.role == WIZARD]
+    return " ".join(text for text in [*(turn.text for turn in dialogue.turns), *originals] if text)

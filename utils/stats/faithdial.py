@@ -4,6 +4,11 @@ Everything is computed from loaded dialogues (:func:`utils.load`) at run time. A
 is first flattened by :func:`utterances` into one row per utterance record of the original file
 (one wizard response with its knowledge, its WoW original and its labels); the audit files are
 summarised from the dialogues of :mod:`utils.formats.faithdial_audit` (one per CSV row).
+
+FaithDial's BEGIN and VRM labels describe the WoW response the annotators judged: the
+``original_response`` when there is one, else the kept ``response`` (see
+:mod:`utils.formats.faithdial`). Every statistic about labels here is therefore about the
+``labelled_response`` column, never about the edited ``response`` of an edited turn.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from ..formats.faithdial import DESCRIBES_ORIGINAL, begin_class, labelled_text
+from ..formats.faithdial import labels_describe as _labels_describe
 from ..formats.faithdial_audit import BEGIN_CLASSES, STATUS_LABELLED, VRM_CLASSES, audit_report
 from ..metrics import token_prf
 from ..records import SEEKER, WIZARD, Dialogue
@@ -29,14 +36,19 @@ def utterances(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
 
     Columns: ``dialogue_id``, ``turn_index``, ``history_length``, ``knowledge``, ``response`` (the
     faithful response), ``original_response`` (``""`` when the WoW response was kept), ``edited``
-    (``original_response`` is non-empty), ``BEGIN`` and ``VRM`` (lists).
+    (``original_response`` is non-empty), ``labels_describe`` (``"original_response"`` or
+    ``"response"``), ``labelled_response`` (the text the labels describe: the original when edited,
+    else the response), ``BEGIN`` and ``VRM`` (cleaned lists) and ``begin_class`` (the one BEGIN
+    class the list means, ``None`` when unlabelled).
     """
     rows = []
     for dialogue in dialogues:
         for turn in dialogue.turns:
             if turn.role != WIZARD or turn.raw.get("from_history"):
                 continue
-            original = turn.raw.get("original_response") or ""
+            original = turn.raw.get("original_response")
+            original = original if isinstance(original, str) else ""
+            begin = list(turn.labels.get("BEGIN", []))
             rows.append(
                 {
                     "dialogue_id": dialogue.id,
@@ -45,13 +57,17 @@ def utterances(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
                     "knowledge": " ".join(item.text for item in turn.selected_evidence),
                     "response": turn.text,
                     "original_response": original,
-                    "edited": bool(original.strip()),
-                    "BEGIN": list(turn.labels.get("BEGIN", [])),
+                    "edited": _labels_describe(original) == DESCRIBES_ORIGINAL,
+                    "labels_describe": _labels_describe(original),
+                    "labelled_response": labelled_text(turn),
+                    "BEGIN": begin,
                     "VRM": list(turn.labels.get("VRM", [])),
+                    "begin_class": begin_class(begin),
                 }
             )
-    columns = ["dialogue_id", "turn_index", "history_length", "knowledge", "response", "original_response"]
-    return pd.DataFrame(rows, columns=[*columns, "edited", "BEGIN", "VRM"])
+    columns = ["dialogue_id", "turn_index", "history_length", "knowledge", "response", "original_response", "edited"]
+    labels = ["labels_describe", "labelled_response", "BEGIN", "VRM", "begin_class"]
+    return pd.DataFrame(rows, columns=[*columns, *labels])
 
 
 def count_turns(dialogues: Iterable[Dialogue]) -> dict[str, int]:
@@ -121,17 +137,76 @@ def edited_share(frame: pd.DataFrame) -> float:
 
 
 def label_distribution(frame: pd.DataFrame, scheme: str = "BEGIN") -> pd.DataFrame:
-    """Responses carrying each label of ``scheme`` (``"BEGIN"`` or ``"VRM"``) and their share.
+    """Labelled responses per BEGIN class or per VRM mode, and their share of all responses.
 
-    Labels are multi-valued, so shares add up to more than one; ``share`` is of all responses.
+    The labels describe ``labelled_response`` (the WoW original of an edited turn). For ``"BEGIN"``
+    each response counts once, in its class (:func:`utils.formats.faithdial.begin_class`: the list
+    ``["Hallucination", "Entailment"]`` is one Partial Hallucination, not two labels), so the
+    shares add up to the share of labelled responses. VRM modes are multi-valued: a response counts
+    once under each of its modes, and the shares add up to more than one. ``share`` is of all rows.
     """
-    counts = Counter(label for labels in frame[scheme] for label in dict.fromkeys(labels))
-    known = BEGIN_CLASSES if scheme == "BEGIN" else VRM_CLASSES
+    if scheme == "BEGIN":
+        counts = Counter(label for label in frame["begin_class"] if pd.notna(label))
+        known = BEGIN_CLASSES
+    else:
+        counts = Counter(label for labels in frame[scheme] for label in dict.fromkeys(labels))
+        known = VRM_CLASSES
     order = [label for label in known if label in counts] + sorted(set(counts) - set(known))
     total = len(frame)
     return pd.DataFrame(
         {"label": order, "responses": [counts[x] for x in order], "share": [counts[x] / total for x in order]}
     ).set_index("label")
+
+
+def begin_lists(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every BEGIN list as the files write it, the class it means, and how many responses carry it.
+
+    Shows that ``["Hallucination", "Entailment"]`` is how the files spell Partial Hallucination.
+    Sorted by count (then by the list), an empty list shown as ``(none)``.
+    """
+    written = [" + ".join(labels) or "(none)" for labels in frame["BEGIN"]]
+    counts = Counter(written)
+    classes = dict(zip(written, frame["begin_class"], strict=True))
+    order = sorted(counts, key=lambda key: (-counts[key], key))
+    return pd.DataFrame(
+        {
+            "BEGIN as written": order,
+            "BEGIN class": [classes[key] if pd.notna(classes[key]) else "-" for key in order],
+            "responses": [counts[key] for key in order],
+        }
+    ).set_index("BEGIN as written")
+
+
+def precision_by_begin_class(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean knowledge precision per BEGIN class over the edited rows (where the two texts differ).
+
+    ``precision of the labelled original`` scores the text the class describes;
+    ``precision of the faithful rewrite`` scores the edited ``response``, which is what code that
+    pairs the labels with ``response`` would put under the same class. Only the first column is
+    about the text the annotators judged.
+    """
+    edited = frame[frame["edited"] & frame["begin_class"].notna()]
+    rows = []
+    for label in [cls for cls in BEGIN_CLASSES if cls in set(edited["begin_class"])]:
+        group = edited[edited["begin_class"] == label]
+        knowledge = list(group["knowledge"])
+        labelled = [knowledge_overlap(r, k)[0] for r, k in zip(group["labelled_response"], knowledge, strict=True)]
+        rewrite = [knowledge_overlap(r, k)[0] for r, k in zip(group["response"], knowledge, strict=True)]
+        rows.append(
+            {
+                "BEGIN class": label,
+                "edited responses": len(group),
+                "precision of the labelled original": sum(labelled) / len(labelled),
+                "precision of the faithful rewrite": sum(rewrite) / len(rewrite),
+            }
+        )
+    columns = [
+        "BEGIN class",
+        "edited responses",
+        "precision of the labelled original",
+        "precision of the faithful rewrite",
+    ]
+    return pd.DataFrame(rows, columns=columns).set_index("BEGIN class")
 
 
 def lengths(frame: pd.DataFrame) -> pd.DataFrame:
@@ -314,8 +389,8 @@ def plot_label_distribution(frame: pd.DataFrame, scheme: str = "BEGIN", title: s
     _, ax = plt.subplots(figsize=(7, 3.2))
     ax.bar(table.index, table["share"] * 100, color="#4c78a8")
     ax.set_ylabel("% of responses")
-    ax.set_xlabel(f"{scheme} label")
-    ax.set_title(title or f"FaithDial: {scheme} labels (n = {len(frame):,} responses)")
+    ax.set_xlabel("BEGIN class" if scheme == "BEGIN" else f"{scheme} mode")
+    ax.set_title(title or f"FaithDial: {scheme} of the labelled (original) responses (n = {len(frame):,})")
     ax.tick_params(axis="x", rotation=20)
     plt.tight_layout()
     return ax
