@@ -110,12 +110,13 @@ def _hf(
     )
 
 
-#: The JWHR hub repository's commit the atlas downloads from: the head of ``main`` since 2024-03-19
-#: (commit history of baobab-trees/wikipedia-human-retrieval-ja). ``data/answered.jsonl`` was last
-#: replaced on 2024-03-18 (commit ea01ae9e2c74856c9369670a99190ea837ed504e, which fixed reference
-#: titles and URLs); ``data/not_answered.jsonl`` is the one of the first upload. The checksums below
-#: are those of the copies the atlas was checked on (the hub's own LFS hashes were not at hand to
-#: compare): a download that differs from them fails the checksum loudly instead of being parsed.
+#: The JWHR hub repository's commit the atlas downloads from: the head of ``main`` in the commit
+#: history of baobab-trees/wikipedia-human-retrieval-ja (its last commit, 2024-03-19, edits the
+#: README). ``data/answered.jsonl`` was last replaced on 2024-03-18 (commit
+#: ea01ae9e2c74856c9369670a99190ea837ed504e, "Upload answered.jsonl"); ``data/not_answered.jsonl``
+#: is the file of the first upload (2024-01-15). ``main`` may move on, a commit does not. The
+#: checksums below are those of the copies the atlas was checked on (the hub's own LFS hashes were
+#: not at hand to compare): a download that differs from them fails loudly instead of being parsed.
 JWHR_REVISION = "02e85c83a64f345aee62fba3a35af99c075a331f"
 
 
@@ -304,7 +305,7 @@ SOURCES: dict[str, DatasetSource] = {
             ),
         },
         notes=f"Downloaded from commit {JWHR_REVISION[:7]} of the hub repository, not from `main`: "
-        "the authors fixed reference titles and URLs of answered.jsonl in March 2024.",
+        "the authors replaced answered.jsonl in March 2024, and `main` may change again.",
     ),
 }
 
