@@ -44,7 +44,7 @@ def test_parlai_counts_name_real_teachers() -> None:
         assert set(teachers_of(item)) <= set(PARLAI_TEACHER_RULES), item
     wizard = reported_value("wow", "wizard_examples", "train")
     assert teachers_of(wizard) == ["generator", "wizard_dialog_knowledge", "basic_wizard_dialog"]
-    assert wizard.value == 74092 and wizard.citation_key == "parlai2020wowfixtures"
+    assert wizard.value == 74092 and wizard.citation_key == "parlai2021wowfixtures"
     assert reported_value("wow", "apprentice_examples", "valid_seen").value == 3989
     assert reported_value("wow", "basicdialog_examples", "test_seen").value == 4336
     assert "teacher" in reported("wow").columns

@@ -65,7 +65,7 @@ def test_reported_table_never_asserts_demo() -> None:
     table = stats.reported_vs_reproduced(splits)
     # 10 statistics of the card, 2 ParlAI episode counts, 4 teachers x 3 splits, 1 KILT count
     assert len(table) == 25
-    assert set(table["cite as"]) == {"gem2021wowcard", "parlai2020wowfixtures", "kilt2020repo"}
+    assert set(table["cite as"]) == {"gem2021wowcard", "parlai2021wowfixtures", "kilt2020repo"}
     teachers = table.set_index(["statistic", "split"])["teacher"]
     assert teachers[("apprentice_examples", "valid_seen")] == "basic_apprentice_dialog"
     assert teachers[("utterances", "train")] == ""

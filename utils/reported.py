@@ -43,7 +43,7 @@ _GEM_COLLECTION = (
 _PARLAI_FIXTURES = (
     "ParlAI test fixtures parlai/tasks/wizard_of_wikipedia/test/wizard_of_wikipedia_<teacher>_<split>.yml "
     "(num_episodes / num_examples; valid and test are the random_split files)",
-    "parlai2020wowfixtures",
+    "parlai2021wowfixtures",
 )
 # ParlAI's eval_model defaults to --datatype valid, so these are valid-split numbers.
 _PARLAI_E2E_SEEN = (
