@@ -147,8 +147,16 @@ def test_wow_synthetic_gives_parlai_s_example_counts_and_topics(synth: Path) -> 
     load = {name: utils.load("wow", name, data_dir=synth) for name in ("train", "valid_seen", "test_seen")}
     for name, file in (("train", "train.json"), ("valid_seen", "valid_random_split.json"),
                        ("test_seen", "test_random_split.json")):
-        examples = wow_stats.summary(load[name])["wizard_examples_without_first_turn"]
-        assert examples == _expected(synthetic.WOW_PARLAI_EXAMPLES[file]), name
+        examples = wow_stats.parlai_examples(load[name])
+        assert examples["generator"] == _expected(synthetic.WOW_PARLAI_EXAMPLES[file]), name
+        assert examples["basic_wizard_dialog"] == examples["wizard_dialog_knowledge"] == examples["generator"]
+        # every dialogue's turns but one are a wizard or an apprentice example
+        turns, dialogues = examples["wizard_of_wikipedia"], len(load[name])
+        assert examples["basic_apprentice_dialog"] == turns - dialogues - examples["generator"], name
+    # where the scaled counts allow it (test_seen's 2 dialogues of 17 turns cannot give 9 pairs)
+    for name, file in (("train", "train.json"), ("valid_seen", "valid_random_split.json")):
+        pairs = wow_stats.parlai_examples(load[name])["basicdialog"]
+        assert pairs == _expected(synthetic.WOW_PARLAI_BASICDIALOG_EXAMPLES[file]), name
     train_topics = wow_stats.topics(load["train"])
     assert len(train_topics) == _expected(synthetic.WOW_SPLITS["train.json"][2])  # every topic used
     assert len(wow_stats.topics(load["test_seen"]) & train_topics) == _expected(533)
@@ -161,3 +169,36 @@ def test_synthetic_files_are_never_taken_for_the_dataset(synth: Path) -> None:
         assert "Synthetic benchmark data, not the dataset" in provenance._repr_html_()
     status = utils.data_status(synth).set_index(["dataset", "split"])["status"]
     assert status[("wow", "train")] == "synthetic"
+
+
+def test_full_size_wow_targets_are_consistent_and_cited() -> None:
+    """At scale 1 every ParlAI count is hit exactly when these hold: the apprentice's count follows
+    from the others, the odd-length dialogues fit in the file, and so do the wizard-opened even ones.
+    (A full-size run, ``write_wow(out)`` then ``utils.stats.wow.parlai_examples``, gave all of them
+    exactly.)"""
+    from utils.reported import reported_value
+
+    seen = {"train.json": "train", "valid_random_split.json": "valid_seen", "test_random_split.json": "test_seen"}
+    for file, split in seen.items():
+        dialogues, utterances, _ = synthetic.WOW_SPLITS[file]
+        wizard = synthetic.WOW_PARLAI_EXAMPLES[file]
+        apprentice = synthetic.WOW_PARLAI_APPRENTICE_EXAMPLES[file]
+        pairs = synthetic.WOW_PARLAI_BASICDIALOG_EXAMPLES[file]
+        assert wizard + apprentice == utterances - dialogues, file
+        odd = utterances - 2 * pairs
+        assert 0 <= odd <= dialogues and pairs - wizard <= dialogues - odd, file
+        for name, value in (("all_turn_examples", utterances), ("wizard_examples", wizard),
+                            ("apprentice_examples", apprentice), ("basicdialog_examples", pairs)):
+            assert reported_value("wow", name, split).value == value, (name, split)
+
+
+def test_odd_counts_are_moved_without_changing_the_total() -> None:
+    import random
+
+    counts = [4, 6, 8, 5, 7, 10, 12, 9]  # 3 odd
+    for odd in (1, 5, 7):
+        moved = synthetic._with_odd_counts(random.Random(odd), counts, odd, 4, 12)
+        assert sum(moved) == sum(counts) and sum(c % 2 for c in moved) == odd
+        assert all(4 <= c <= 12 for c in moved)
+    with pytest.raises(ValueError, match="cannot make 2 of 8"):
+        synthetic._with_odd_counts(random.Random(0), counts, 2, 4, 12)  # the total is odd

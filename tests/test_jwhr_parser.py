@@ -76,6 +76,21 @@ def test_references_become_evidence_with_origin_content_and_citations(tmp_path: 
     assert summary.meta["cited_by"] == [0] and summary.selected
     assert not_found.meta["content"] == NOT_FOUND and not_found.title is None and not not_found.selected
     assert bare_link.meta["content"] == "no page" and bare_link.meta["referrer_is_earlier"] is True
+    # a reference with neither page nor not_found is kept in its place, and flagged
+    assert bare_link.meta["page_missing"] is True and bare_link.title is None and bare_link.text == ""
+    assert not any(e.meta.get("page_missing") for e in (quote, summary, not_found))
+
+
+def test_titles_lose_surrounding_whitespace_and_keep_what_was_written(tmp_path: Path) -> None:
+    record = _session()
+    record["references"][0]["page"]["title"] = "ネコ\n"
+    record["references"][1]["page"]["title"] = " 喉鳴らし "
+    (dialogue,) = _parse(_write(tmp_path, record))
+    cat, purr = dialogue.turns[1].evidence[:2]
+    assert (cat.title, cat.meta["title_as_written"]) == ("ネコ", "ネコ\n")
+    assert (purr.title, purr.meta["title_as_written"]) == ("喉鳴らし", " 喉鳴らし ")
+    (clean,) = _parse(_write(tmp_path, _session()))
+    assert "title_as_written" not in clean.turns[1].evidence[0].meta
 
 
 def test_page_without_quote_or_summary_has_nothing(tmp_path: Path) -> None:
@@ -224,3 +239,37 @@ def test_real_files_parse_completely(real_data_dir: Path, split: str, count: int
     assert all(d.meta["answered"] is (split == "answered") for d in loaded)
     evidence = loaded.evidence()
     assert set(evidence["origin"]) == {"search", "link"}
+
+
+@pytest.mark.realdata
+def test_real_titles_with_whitespace_are_stripped(real_data_dir: Path) -> None:
+    # Counted with a plain json.loads over both files: 1 title in answered.jsonl ("da Vinci ",
+    # session 273) and 7 in not_answered.jsonl (a line break before or after the title).
+    stripped = {}
+    for split in ("answered", "not_answered"):
+        require_real_file(real_data_dir, f"jwhr/{split}.jsonl")
+        evidence = [e for d in utils.load("jwhr", split) for e in d.turns[1].evidence]
+        written = [e for e in evidence if "title_as_written" in e.meta]
+        stripped[split] = written
+        assert all(e.title == e.meta["title_as_written"].strip() != e.meta["title_as_written"] for e in written)
+        assert all(e.title == e.title.strip() for e in evidence if e.title is not None)
+    assert (len(stripped["answered"]), len(stripped["not_answered"])) == (1, 7)
+    assert stripped["answered"][0].title == "da Vinci"
+
+
+@pytest.mark.realdata
+def test_real_reference_without_page_or_not_found_is_kept_and_flagged(real_data_dir: Path) -> None:
+    require_real_file(real_data_dir, "jwhr/answered.jsonl")
+    require_real_file(real_data_dir, "jwhr/not_answered.jsonl")
+    missing = [
+        (d.id, e.id, e)
+        for split in ("answered", "not_answered")
+        for d in utils.load("jwhr", split)
+        for e in d.turns[1].evidence
+        if e.meta.get("page_missing")
+    ]
+    # the one such reference in the real files: session 23 of answered.jsonl, step 4, a bare link
+    assert [(session, step) for session, step, _ in missing] == [("23", "4")]
+    (_, _, step) = missing[0]
+    assert step.origin == "link" and step.meta["referrer"] == 0 and step.meta["content"] == "no page"
+    assert step.title is None and step.text == "" and not step.selected

@@ -73,7 +73,8 @@ def test_table_thousands_separator_and_booleans() -> None:
 def test_comparison_links_sources_and_uses_the_source_precision() -> None:
     table = compare("wow", {("knowledge_chance", "valid_seen"): Reproduced(0.0262519, ("demo sample",), 2e-4)})
     html = tables.comparison(table).to_html()
-    assert 'href="../book/bibliography.html#cite-dinan2019wizard"' in html
+    key = table.set_index(["name", "split"]).loc[("knowledge_chance", "valid_seen"), "citation_key"]
+    assert f'href="../book/bibliography.html#cite-{key}"' in html
     assert ">0.02625<" in html  # the reproduced value shown with the reported value's 5 decimals
     assert "± 0.00020" in html
     assert "18,430" in html and "18430.0" not in html
@@ -91,3 +92,11 @@ def test_checks_line_counts_held_and_unchecked() -> None:
     failed = compare("jwhr", {("sessions", "answered"): Reproduced(1, ("official",))})
     with pytest.raises(AssertionError):
         tables.checks_line(failed)
+
+
+def test_comparison_names_parlai_teachers_and_notes_only_when_present() -> None:
+    wow = tables.comparison(compare("wow")).to_html()
+    assert "ParlAI teacher" in wow and "basic_apprentice_dialog" in wow
+    assert "knowledge selection by chance (know_chance): " in wow  # the row's note, under the table
+    jwhr = tables.comparison(compare("jwhr")).to_html()
+    assert "ParlAI teacher" not in jwhr

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from conftest import require_real_file
 
 import utils
+from utils.errors import UnknownNameError
 from utils.stats import wow as stats
 
 
@@ -21,7 +23,11 @@ def test_summary_of_demo_train_hand_counted() -> None:
     assert values["turns_per_dialogue"] == pytest.approx(16 / 3)
     assert values["wizard_turns"] == 8 and values["apprentice_turns"] == 8
     assert values["wizard_first_dialogues"] == 1
-    assert values["wizard_examples_without_first_turn"] == 7
+    # ParlAI's teachers: Lighthouse opened by "0_Wizard" gives (6-1)//2 = 2 wizard examples and
+    # 6//2 = 3 apprentice ones; Sourdough (6, apprentice first) 3 and (6-1)//2 = 2; Beekeeping 2 and 1.
+    assert values["wizard_examples"] == 2 + 3 + 2
+    assert values["apprentice_examples"] == 3 + 2 + 1
+    assert values["basicdialog_examples"] == 3 + 3 + 2
     assert values["no_passage_share"] == pytest.approx(1 / 8)
     assert values["checked_not_in_knowledge"] == 0
     # Lighthouse: 5 topic sentences at turn 0; +3 Fresnel +2 Shipwreck +3 keeper at turn 2 (the
@@ -57,7 +63,12 @@ def test_reported_table_never_asserts_demo() -> None:
     splits = {name: utils.load("wow", name) for name in stats.RAW_SPLITS}
     splits["kilt_dev"] = utils.load("wow_kilt", "dev")
     table = stats.reported_vs_reproduced(splits)
-    assert len(table) == 18
+    # 10 statistics of the card, 2 ParlAI episode counts, 4 teachers x 3 splits, 1 KILT count
+    assert len(table) == 25
+    assert set(table["cite as"]) == {"gem2021wowcard", "parlai2021wowfixtures", "kilt2020repo"}
+    teachers = table.set_index(["statistic", "split"])["teacher"]
+    assert teachers[("apprentice_examples", "valid_seen")] == "basic_apprentice_dialog"
+    assert teachers[("utterances", "train")] == ""
     assert not table["asserted"].any()
     assert stats.failed_checks(table).empty
     assert table["status"].str.contains("demo sample").all()
@@ -98,3 +109,140 @@ def test_word_counts_match_whitespace_split() -> None:
     split = utils.load("wow", "valid_unseen")
     expected = [len(text.split()) for text in split.turns()["text"]]
     assert stats.word_counts(split).tolist() == expected
+
+
+# -- ParlAI's teachers ----------------------------------------------------------------------------
+
+
+def _turn(speaker: str, text: str, passages: list | None = None) -> dict:
+    turn: dict = {"speaker": speaker, "text": text, "retrieved_passages": passages or []}
+    if "izard" in speaker:
+        turn["checked_sentence"] = {"no_passages_used": "no_passages_used"}
+        turn["checked_passage"] = {"no_passages_used": "no_passages_used"}
+    return turn
+
+
+def _dialogue(topic: str, speakers: list[str], passage: list[str] | None = None) -> dict:
+    return {
+        "chosen_topic": topic,
+        "persona": "",
+        "wizard_eval": 4,
+        "chosen_topic_passage": passage or [f"{topic} is a thing."],
+        "dialog": [_turn(speaker, f"{topic} turn {i}") for i, speaker in enumerate(speakers)],
+    }
+
+
+def _load(tmp_path: Path, dialogues: list[dict]) -> utils.LoadedSplit:
+    path = tmp_path / "wow" / "raw" / "train.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(dialogues), encoding="utf-8")
+    return utils.load("wow", "train", data_dir=tmp_path)
+
+
+W, A = ("0_Wizard", "1_Apprentice"), ("0_Apprentice", "1_Wizard")
+
+
+def test_each_teacher_counts_with_its_own_rule(tmp_path: Path) -> None:
+    split = _load(
+        tmp_path,
+        [
+            _dialogue("Odd wizard", [W[0], W[1]] * 2 + [W[0]]),  # 5 turns, wizard first
+            _dialogue("Even apprentice", [A[0], A[1]] * 3),  # 6 turns, apprentice first
+            _dialogue("Odd apprentice", [A[0], A[1]] * 3 + [A[0]]),  # 7 turns, apprentice first
+            # lower-case speakers: the generator's test is case-sensitive ('Wizard' in speaker),
+            # the basic dialogue teachers lower-case the speaker first
+            _dialogue("Lower case", ["wizard", "apprentice"] * 2),  # 4 turns, wizard first
+        ],
+    )
+    episodes = stats.parlai_episodes(split)
+    assert episodes["turns"].tolist() == [5, 6, 7, 4]
+    assert episodes["wizard_of_wikipedia"].tolist() == [5, 6, 7, 4]
+    assert episodes["generator"].tolist() == [2, 3, 3, 2]  # (5-1)//2; 6//2; 7//2; 4//2 (no 'Wizard')
+    assert episodes["wizard_dialog_knowledge"].tolist() == [2, 3, 3, 2]
+    assert episodes["basic_wizard_dialog"].tolist() == [2, 3, 3, 1]  # the last: (4-1)//2
+    assert episodes["basic_apprentice_dialog"].tolist() == [2, 2, 3, 2]  # (6-1)//2, (7-1)//2
+    assert episodes["basicdialog"].tolist() == [2, 3, 3, 2]
+    assert stats.parlai_examples(split) == {
+        "wizard_of_wikipedia": 22,
+        "generator": 10,
+        "wizard_dialog_knowledge": 10,
+        "basic_wizard_dialog": 9,
+        "basic_apprentice_dialog": 9,
+        "basicdialog": 10,
+    }
+
+
+def test_example_turns_follow_parlai_positions(tmp_path: Path) -> None:
+    split = _load(tmp_path, [_dialogue("Odd wizard", [W[0], W[1]] * 2 + [W[0]]), _dialogue("Even", [A[0], A[1]] * 2)])
+
+    def labels(teacher: str) -> list[tuple[int, int, bool]]:
+        frame = stats.parlai_example_turns(split, teacher)
+        return list(zip(frame["dialogue_index"], frame["label_turn"], frame["episode_done"], strict=True))
+
+    # the generator labels wizard turns 0 and 2 of the first dialogue (not its last wizard turn, 4)
+    assert labels("generator") == [(0, 0, False), (0, 2, True), (1, 1, False), (1, 3, True)]
+    # basic_wizard_dialog answers apprentice turns: labels 2 and 4 of the first dialogue
+    assert labels("basic_wizard_dialog") == [(0, 2, False), (0, 4, True), (1, 1, False), (1, 3, True)]
+    assert labels("basic_apprentice_dialog") == [(0, 1, False), (0, 3, True), (1, 2, True)]
+    assert labels("basicdialog") == [(0, 1, False), (0, 3, True), (1, 1, False), (1, 3, True)]
+    wizard = stats.wizard_turns(split)
+    assert wizard[wizard["parlai_example"]]["turn_index"].tolist() == [0, 2, 1, 3]
+    with pytest.raises(UnknownNameError, match="basicdialog"):
+        stats.parlai_example_turns(split, "basic_dialog")
+
+
+def test_knowledge_lines_count_the_pieces_of_a_sentence_with_a_line_break(tmp_path: Path) -> None:
+    # ParlAI joins "<title> __knowledge__ <sentence>" lines with newlines, splits them again and
+    # drops empty lines: "A.\nB." is two lines, "C.\n " one.
+    dialogue = _dialogue("Tea", [A[0], A[1]], passage=["A.\nB.", "C.\n ", "D."])
+    wizard = stats.wizard_turns(_load(tmp_path, [dialogue]))
+    assert wizard["candidates"].tolist() == [4]  # three sentences and "no passage used"
+    assert wizard["knowledge_lines"].tolist() == [5]
+
+
+@pytest.mark.realdata
+def test_real_train_sample_matches_parlai_fixtures(real_data_dir: Path) -> None:
+    """ParlAI's own fixtures record the first examples of each teacher on train.json; the published
+    5-dialogue sample is the start of that file, so the rules must give the same examples."""
+    yaml = pytest.importorskip("yaml")
+    require_real_file(real_data_dir, "wow/raw/train_sample.json")
+    train = utils.load("wow", "train")
+    texts = train.turns().set_index(["dialogue_index", "turn_index"])["text"]
+    fixtures = 0
+    for teacher in stats.PARLAI_TEACHER_RULES:
+        path = real_data_dir / "wow" / "parlai" / f"wizard_of_wikipedia_{teacher}_train.yml"
+        if not path.is_file():
+            continue
+        fixtures += 1
+        acts = [act[0] for act in yaml.safe_load(path.read_text(encoding="utf-8"))["acts"]]
+        examples = stats.parlai_example_turns(train, teacher).head(len(acts))
+        rows = examples[["dialogue_index", "label_turn", "episode_done"]].itertuples(index=False)
+        ours = [(texts[(dialogue, turn)], done) for dialogue, turn, done in rows]
+        # the default teacher passes each turn's text through; the others put it in the label
+        theirs = [(act["labels"][0] if "labels" in act else act["text"], act["episode_done"]) for act in acts]
+        assert ours == theirs, teacher
+    assert fixtures == len(stats.PARLAI_TEACHER_RULES)
+    # hand-read from the fixtures: the sample's first dialogue ("0_Wizard", 10 turns) gives the
+    # generator 4 examples and basic_apprentice_dialog 5; the others open with the apprentice
+    assert stats.parlai_examples(train) == {
+        "wizard_of_wikipedia": 48,
+        "generator": 4 + 4 + 5 + 5 + 5,
+        "wizard_dialog_knowledge": 23,
+        "basic_wizard_dialog": 23,
+        "basic_apprentice_dialog": 5 + 3 + 4 + 4 + 4,
+        "basicdialog": 24,
+    }
+
+
+@pytest.mark.realdata
+def test_real_knowledge_lines_match_the_generator_fixture(real_data_dir: Path) -> None:
+    yaml = pytest.importorskip("yaml")
+    require_real_file(real_data_dir, "wow/raw/train_sample.json")
+    path = require_real_file(real_data_dir, "wow/parlai/wizard_of_wikipedia_generator_train.yml")
+    acts = [act[0] for act in yaml.safe_load(path.read_text(encoding="utf-8"))["acts"]]
+    # ParlAI's EndToEndAgent._parse_knowledge: strip each line, drop empty ones
+    theirs = [sum(1 for line in act["knowledge"].split("\n") if line.strip()) for act in acts]
+    assert theirs == [8, 49, 57, 55, 31]  # read off the fixture
+    wizard = stats.wizard_turns(utils.load("wow", "train"))
+    ours = wizard[wizard["parlai_example"]]["knowledge_lines"].head(len(acts)).tolist()
+    assert ours == theirs

@@ -1,8 +1,10 @@
 """Numbers the datasets' authors reported, each with its source. The one place they live.
 
 Chapters set these beside the numbers they compute from data at run time; nothing here is ever
-shown as reproduced. ``source`` is a short human-readable citation and ``citation_key`` a key of
-``book/references.bib``.
+shown as reproduced. ``source`` is a short human-readable citation that says where on the cited
+page the number stands, and ``citation_key`` a key of ``book/references.bib`` for that page. Only
+numbers a readable source states are listed: where a paper's table could not be read, its numbers
+are left out (the chapters say so) rather than filled in from memory.
 """
 
 from __future__ import annotations
@@ -28,15 +30,40 @@ class Reported:
     #: the split or subset the number describes (``""`` for the whole dataset)
     split: str = ""
     unit: str = ""
+    #: the ParlAI teacher(s) whose recorded count this is, comma-separated (``""`` when not a ParlAI count)
+    teacher: str = ""
+    #: what the number measures, where its name does not say it
+    note: str = ""
 
 
-_GEM = ("GEM data card for Wizard of Wikipedia, train statistics", "dinan2019wizard")
-_WOW_PAPER = ("Dinan et al. (2019), section 3", "dinan2019wizard")
-_PARLAI_COUNTS = ("ParlAI wizard_of_wikipedia task, recorded example counts", "miller2017parlai")
-_PARLAI_E2E_SEEN = ("ParlAI project page, end-to-end generator eval (random split)", "dinan2019wizard")
-_PARLAI_E2E_UNSEEN = ("ParlAI project page, end-to-end generator eval (topic split)", "dinan2019wizard")
-_LEADERBOARD = ("ParlAI project page, retrieval leaderboard (Dinan et al. 2019)", "dinan2019wizard")
-_FAITHDIAL_CARD = ("FaithDial dataset card", "dziri2022faithdial")
+_GEM = ("GEM data card for Wizard of Wikipedia, 'Data Statistics' (train split)", "gem2021wowcard")
+_GEM_COLLECTION = (
+    "GEM data card for Wizard of Wikipedia, 'Initial Data Collection and Normalization' "
+    "(the paper's totals, quoted by the card)",
+    "gem2021wowcard",
+)
+_PARLAI_FIXTURES = (
+    "ParlAI test fixtures parlai/tasks/wizard_of_wikipedia/test/wizard_of_wikipedia_<teacher>_<split>.yml "
+    "(num_episodes / num_examples; valid and test are the random_split files)",
+    "parlai2021wowfixtures",
+)
+# ParlAI's eval_model defaults to --datatype valid, so these are valid-split numbers.
+_PARLAI_E2E_SEEN = (
+    "ParlAI Wizard of Wikipedia project page, 'End-to-End generative': eval_model on "
+    "generator:random_split (datatype valid)",
+    "parlai2019wowproject",
+)
+_PARLAI_E2E_UNSEEN = (
+    "ParlAI Wizard of Wikipedia project page, 'End-to-End generative': eval_model on "
+    "generator:topic_split (datatype valid)",
+    "parlai2019wowproject",
+)
+_LEADERBOARD = (
+    "ParlAI Wizard of Wikipedia project page, leaderboard 'Retrieval Models' (from Dinan et al. 2019)",
+    "parlai2019wowproject",
+)
+_KILT_README = ("KILT repository README, 'KILT data catalogue': wow-dev-kilt.jsonl", "kilt2020repo")
+_FAITHDIAL_CARD = ("FaithDial dataset card", "faithdial2022card")
 _AUDIT_PAPER = (
     "Dziri et al. (2022), 'On the Origin of Hallucinations', abstract: the standard benchmarks (WoW among them) "
     "consist of >60% hallucinated responses",
@@ -48,9 +75,26 @@ _AUDIT_PAPER = (
 _WISE_README = ("WISE data description (WISE.md in the authors' repository)", "ren2021wisedata")
 _JWHR_CARD = ("Japanese Wikipedia Human Retrieval dataset card", "oda2023jwhr")
 
+#: ParlAI's teachers of the wizard's turns: three teachers, one recorded count.
+_WIZARD_TEACHERS = "generator, wizard_dialog_knowledge, basic_wizard_dialog"
+#: ``know_chance`` as ParlAI's end-to-end generator computes it (``projects/wizard_of_wikipedia/generator``).
+_KNOW_CHANCE = (
+    "mean over the generator teacher's wizard examples of 1 / (knowledge lines), the lines being the "
+    "'no_passages_used' option plus every sentence shown"
+)
 
-def _r(dataset: str, name: str, value: float, src: tuple[str, str], split: str = "", unit: str = "") -> Reported:
-    return Reported(dataset, name, value, src[0], src[1], split, unit)
+
+def _r(
+    dataset: str,
+    name: str,
+    value: float,
+    src: tuple[str, str],
+    split: str = "",
+    unit: str = "",
+    teacher: str = "",
+    note: str = "",
+) -> Reported:
+    return Reported(dataset, name, value, src[0], src[1], split, unit, teacher, note)
 
 
 REPORTED: tuple[Reported, ...] = (
@@ -59,29 +103,37 @@ REPORTED: tuple[Reported, ...] = (
     _r("wow", "utterances", 166787, _GEM, "train"),
     _r("wow", "topics", 1247, _GEM, "train"),
     _r("wow", "turns_per_dialogue", 9.0, _GEM, "train"),
-    _r("wow", "dialogues", 22311, _WOW_PAPER),
-    _r("wow", "utterances", 201999, _WOW_PAPER),
-    _r("wow", "utterances", 17715, _WOW_PAPER, "valid"),
-    _r("wow", "utterances", 17497, _WOW_PAPER, "test"),
-    _r("wow", "topics_shared_with_train", 533, _WOW_PAPER, "test_seen"),
-    _r("wow", "new_topics", 58, _WOW_PAPER, "test_unseen"),
-    _r("wow", "dialogues", 981, _PARLAI_COUNTS, "valid_seen"),
-    _r("wow", "utterances", 8909, _PARLAI_COUNTS, "valid_seen"),
-    _r("wow", "dialogues", 965, _PARLAI_COUNTS, "test_seen"),
-    _r("wow", "utterances", 8715, _PARLAI_COUNTS, "test_seen"),
-    _r("wow", "wizard_examples_without_first_turn", 74092, _PARLAI_COUNTS, "train"),
-    _r("wow", "wizard_examples_without_first_turn", 3939, _PARLAI_COUNTS, "valid_seen"),
-    _r("wow", "wizard_examples_without_first_turn", 3865, _PARLAI_COUNTS, "test_seen"),
-    _r("wow_kilt", "examples", 3054, ("KILT benchmark, WoW dev split", "petroni2021kilt"), "dev"),
+    _r("wow", "dialogues", 22311, _GEM_COLLECTION),
+    _r("wow", "utterances", 201999, _GEM_COLLECTION),
+    _r("wow", "utterances", 17715, _GEM_COLLECTION, "valid"),
+    _r("wow", "utterances", 17497, _GEM_COLLECTION, "test"),
+    _r("wow", "topics_shared_with_train", 533, _GEM_COLLECTION, "test_seen"),
+    _r("wow", "new_topics", 58, _GEM_COLLECTION, "test_unseen"),
+    # ParlAI's recorded counts: num_episodes, then num_examples teacher by teacher
+    _r("wow", "dialogues", 981, _PARLAI_FIXTURES, "valid_seen", teacher="wizard_of_wikipedia"),
+    _r("wow", "dialogues", 965, _PARLAI_FIXTURES, "test_seen", teacher="wizard_of_wikipedia"),
+    _r("wow", "all_turn_examples", 166787, _PARLAI_FIXTURES, "train", teacher="wizard_of_wikipedia"),
+    _r("wow", "all_turn_examples", 8909, _PARLAI_FIXTURES, "valid_seen", teacher="wizard_of_wikipedia"),
+    _r("wow", "all_turn_examples", 8715, _PARLAI_FIXTURES, "test_seen", teacher="wizard_of_wikipedia"),
+    _r("wow", "wizard_examples", 74092, _PARLAI_FIXTURES, "train", teacher=_WIZARD_TEACHERS),
+    _r("wow", "wizard_examples", 3939, _PARLAI_FIXTURES, "valid_seen", teacher=_WIZARD_TEACHERS),
+    _r("wow", "wizard_examples", 3865, _PARLAI_FIXTURES, "test_seen", teacher=_WIZARD_TEACHERS),
+    _r("wow", "apprentice_examples", 74265, _PARLAI_FIXTURES, "train", teacher="basic_apprentice_dialog"),
+    _r("wow", "apprentice_examples", 3989, _PARLAI_FIXTURES, "valid_seen", teacher="basic_apprentice_dialog"),
+    _r("wow", "apprentice_examples", 3885, _PARLAI_FIXTURES, "test_seen", teacher="basic_apprentice_dialog"),
+    _r("wow", "basicdialog_examples", 82965, _PARLAI_FIXTURES, "train", teacher="basicdialog"),
+    _r("wow", "basicdialog_examples", 4434, _PARLAI_FIXTURES, "valid_seen", teacher="basicdialog"),
+    _r("wow", "basicdialog_examples", 4336, _PARLAI_FIXTURES, "test_seen", teacher="basicdialog"),
+    _r("wow_kilt", "examples", 3054, _KILT_README, "dev"),
     # Wizard of Wikipedia: baselines
-    _r("wow", "knowledge_chance", 0.02625, _PARLAI_E2E_SEEN, "valid_seen"),
-    _r("wow", "knowledge_chance", 0.02496, _PARLAI_E2E_UNSEEN, "valid_unseen"),
-    _r("wow", "end2end_knowledge_accuracy", 0.2201, _PARLAI_E2E_SEEN, "valid_seen"),
-    _r("wow", "end2end_knowledge_accuracy", 0.1123, _PARLAI_E2E_UNSEEN, "valid_unseen"),
-    _r("wow", "end2end_f1", 0.1717, _PARLAI_E2E_SEEN, "valid_seen"),
-    _r("wow", "end2end_f1", 0.1498, _PARLAI_E2E_UNSEEN, "valid_unseen"),
-    _r("wow", "end2end_ppl", 61.21, _PARLAI_E2E_SEEN, "valid_seen"),
-    _r("wow", "end2end_ppl", 103.1, _PARLAI_E2E_UNSEEN, "valid_unseen"),
+    _r("wow", "knowledge_chance", 0.02625, _PARLAI_E2E_SEEN, "valid_seen", teacher="generator", note=_KNOW_CHANCE),
+    _r("wow", "knowledge_chance", 0.02496, _PARLAI_E2E_UNSEEN, "valid_unseen", teacher="generator", note=_KNOW_CHANCE),
+    _r("wow", "end2end_knowledge_accuracy", 0.2201, _PARLAI_E2E_SEEN, "valid_seen", teacher="generator"),
+    _r("wow", "end2end_knowledge_accuracy", 0.1123, _PARLAI_E2E_UNSEEN, "valid_unseen", teacher="generator"),
+    _r("wow", "end2end_f1", 0.1717, _PARLAI_E2E_SEEN, "valid_seen", teacher="generator"),
+    _r("wow", "end2end_f1", 0.1498, _PARLAI_E2E_UNSEEN, "valid_unseen", teacher="generator"),
+    _r("wow", "end2end_ppl", 61.21, _PARLAI_E2E_SEEN, "valid_seen", teacher="generator"),
+    _r("wow", "end2end_ppl", 103.1, _PARLAI_E2E_UNSEEN, "valid_unseen", teacher="generator"),
     _r("wow", "random_r@1", 1.0, _LEADERBOARD, "test_seen", "%"),
     _r("wow", "random_r@1", 1.0, _LEADERBOARD, "test_unseen", "%"),
     _r("wow", "ir_baseline_r@1", 17.8, _LEADERBOARD, "test_seen", "%"),
@@ -213,8 +265,9 @@ def compare(
 
     Columns: ``dataset``, ``split``, ``quantity`` (for readers), ``name`` (the key), ``reported``,
     ``unit``, ``source``, ``citation_key``, ``reproduced``, ``tolerance``, ``status`` (``held``,
-    ``failed``, ``not checked: <why>`` or ``quoted only``) and ``decimals`` (the precision the
-    source printed the number with).
+    ``failed``, ``not checked: <why>`` or ``quoted only``), ``decimals`` (the precision the
+    source printed the number with), ``teacher`` (the ParlAI teacher a count belongs to, or ``""``)
+    and ``note`` (what the number measures, where its name does not say it).
     """
     datasets = [dataset] if isinstance(dataset, str) else list(dataset)
     known = {item.dataset for item in REPORTED}
@@ -247,6 +300,8 @@ def compare(
                 "tolerance": math.nan if value is None else float(value.tolerance),
                 "status": _status(item, value),
                 "decimals": _decimals(item.value),
+                "teacher": item.teacher,
+                "note": item.note,
             }
         )
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
@@ -254,7 +309,7 @@ def compare(
 
 COMPARISON_COLUMNS = (
     "dataset", "split", "quantity", "name", "reported", "unit", "source", "citation_key",
-    "reproduced", "tolerance", "status", "decimals",
+    "reproduced", "tolerance", "status", "decimals", "teacher", "note",
 )
 
 

@@ -97,10 +97,27 @@ def _wow_raw(member: str) -> SourceFile:
     return SourceFile(path=f"wow/raw/{member}", archive=WOW_ARCHIVE)
 
 
-def _hf(repo: str, repo_path: str, local: str, sha256: str | None = None, size: int | None = None) -> SourceFile:
+def _hf(
+    repo: str,
+    repo_path: str,
+    local: str,
+    sha256: str | None = None,
+    size: int | None = None,
+    revision: str = "main",
+) -> SourceFile:
     return SourceFile(
-        path=local, url=f"{_HF}/{repo}/resolve/main/{repo_path}", sha256=sha256, size=size
+        path=local, url=f"{_HF}/{repo}/resolve/{revision}/{repo_path}", sha256=sha256, size=size
     )
+
+
+#: The JWHR hub repository's commit the atlas downloads from: the head of ``main`` in the commit
+#: history of baobab-trees/wikipedia-human-retrieval-ja (its last commit, 2024-03-19, edits the
+#: README). ``data/answered.jsonl`` was last replaced on 2024-03-18 (commit
+#: ea01ae9e2c74856c9369670a99190ea837ed504e, "Upload answered.jsonl"); ``data/not_answered.jsonl``
+#: is the file of the first upload (2024-01-15). ``main`` may move on, a commit does not. The
+#: checksums below are those of the copies the atlas was checked on (the hub's own LFS hashes were
+#: not at hand to compare): a download that differs from them fails loudly instead of being parsed.
+JWHR_REVISION = "02e85c83a64f345aee62fba3a35af99c075a331f"
 
 
 _AUDIT_FILES = {
@@ -273,6 +290,7 @@ SOURCES: dict[str, DatasetSource] = {
                     "jwhr/answered.jsonl",
                     "3934eb171ebb26be7f2d798655f79172b416fb3b3c5ec2882c3f452ea18c15ca",
                     2397505,
+                    revision=JWHR_REVISION,
                 ),
             ),
             "not_answered": (
@@ -282,9 +300,12 @@ SOURCES: dict[str, DatasetSource] = {
                     "jwhr/not_answered.jsonl",
                     "3c42639197a192f57deee70ca229bae2f6cbcdf69c393fe2f93aacda4e671e7e",
                     336992,
+                    revision=JWHR_REVISION,
                 ),
             ),
         },
+        notes=f"Downloaded from commit {JWHR_REVISION[:7]} of the hub repository, not from `main`: "
+        "the authors replaced answered.jsonl in March 2024, and `main` may change again.",
     ),
 }
 

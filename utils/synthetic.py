@@ -60,9 +60,24 @@ WOW_SPLITS = {
     "test_random_split.json": (965, 8_715, 533),
     "test_topic_split.json": (968, 8_782, 58),
 }
-#: ParlAI's wizard examples (the last wizard turn of a wizard-first dialogue left out): the generator
-#: picks which dialogues the wizard opens so that these come out exactly.
+#: ParlAI's recorded example counts (its test fixtures), teacher by teacher. A dialogue of ``n``
+#: utterances gives ``basicdialog`` ``n // 2`` turn pairs, so the number of odd-length dialogues is
+#: fixed: utterances - 2 * pairs. The wizard's teachers (``generator``, ``wizard_dialog_knowledge``,
+#: ``basic_wizard_dialog``) take ``n // 2`` examples, one fewer when the wizard opens an even-length
+#: dialogue, so the number of such dialogues is fixed too: pairs - wizard examples. The apprentice's
+#: (``basic_apprentice_dialog``) then follow, since wizard + apprentice examples = utterances - dialogues.
+#: The generator draws the lengths and the openers so that all of them come out exactly.
 WOW_PARLAI_EXAMPLES = {"train.json": 74_092, "valid_random_split.json": 3_939, "test_random_split.json": 3_865}
+WOW_PARLAI_BASICDIALOG_EXAMPLES = {
+    "train.json": 82_965,
+    "valid_random_split.json": 4_434,
+    "test_random_split.json": 4_336,
+}
+WOW_PARLAI_APPRENTICE_EXAMPLES = {
+    "train.json": 74_265,
+    "valid_random_split.json": 3_989,
+    "test_random_split.json": 3_885,
+}
 #: Wizard turns of the held-out files carry this many ``candidate_responses``, the gold one among them.
 WOW_CANDIDATES = 100
 #: FaithDial turns per split (dataset card: seeker and wizard turns, about nine a conversation, so
@@ -274,18 +289,23 @@ def iter_wow(
     seed: int = 0,
     candidates: bool = False,
     parlai_examples: int | None = None,
+    basicdialog_examples: int | None = None,
 ) -> Iterator[dict]:
     """Yield synthetic WoW raw dialogues (dicts in the ParlAI layout) about the wiki pages ``topics``.
 
     Every topic is used (when there are enough dialogues). With ``candidates``, wizard turns get
-    ``candidate_responses`` as in the valid and test files; with ``parlai_examples``, the wizard
-    opens just the dialogues that make ParlAI's count of wizard examples come out at that number.
+    ``candidate_responses`` as in the valid and test files. With ``basicdialog_examples``, just
+    enough dialogues have an odd number of utterances for ParlAI's ``basicdialog`` count (``n // 2``
+    per dialogue) to come out at that number; with ``parlai_examples``, the wizard opens just the
+    dialogues that make ParlAI's count of wizard examples come out at that number.
     """
     rng = random.Random(seed)
     vocab.rng = rng
     low = 4 if utterances >= 4 * dialogues else 1
     pool = [vocab.sentence(6, 22) for _ in range(2 * WOW_CANDIDATES)] if candidates else []
     counts = _counts(rng, dialogues, utterances, low, 23)
+    if basicdialog_examples is not None:
+        counts = _with_odd_counts(rng, counts, utterances - 2 * basicdialog_examples, low, 23)
     plan = zip(counts, _wizard_openers(rng, counts, parlai_examples), _covering(rng, topics, dialogues), strict=True)
     for count, wizard_first, topic in plan:
         dialogue = _wow_dialogue(rng, vocab, wiki, topic, count, wizard_first)
@@ -298,6 +318,34 @@ def iter_wow(
                 turn["candidate_responses"] = options
                 pool[rng.randrange(len(pool))] = turn["text"]  # later turns see earlier responses
         yield dialogue
+
+
+def _with_odd_counts(rng: random.Random, counts: Sequence[int], odd: int, low: int, high: int) -> list[int]:
+    """``counts`` with one utterance moved at a time between two dialogues (the total unchanged, both
+    parities flipped) until exactly ``odd`` of them are odd, every count kept in ``[low, high]``."""
+    counts = list(counts)
+    pools = {parity: [i for i, count in enumerate(counts) if count % 2 == parity] for parity in (0, 1)}
+    if not 0 <= odd <= len(counts) or (odd - len(pools[1])) % 2:
+        raise ValueError(f"cannot make {odd} of {len(counts)} dialogues odd with {sum(counts)} utterances")
+    tries = 0
+    while len(pools[1]) != odd:
+        source = pools[1] if len(pools[1]) > odd else pools[0]  # flip two odd ones, or two even ones
+        if len(source) < 2 or tries > 100 * len(counts):
+            raise ValueError(f"cannot make {odd} of {len(counts)} dialogues odd within {low}..{high} utterances")
+        tries += 1
+        a, b = rng.sample(range(len(source)), 2)
+        i, j = source[a], source[b]
+        if counts[i] < high and counts[j] > low:
+            counts[i], counts[j] = counts[i] + 1, counts[j] - 1
+        elif counts[i] > low and counts[j] < high:
+            counts[i], counts[j] = counts[i] - 1, counts[j] + 1
+        else:
+            continue
+        for position in sorted((a, b), reverse=True):  # swap-remove, then file both under their new parity
+            source[position] = source[-1]
+            source.pop()
+        pools[counts[i] % 2] += [i, j]
+    return counts
 
 
 def _wizard_openers(rng: random.Random, counts: Sequence[int], parlai_examples: int | None) -> list[bool]:
@@ -379,9 +427,20 @@ def write_wow(out: Path, *, scale: float = 1.0, seed: int = 0, files: Sequence[s
             seed=seed + 1 + offset,
             candidates=name != "train.json",
             parlai_examples=_scaled(WOW_PARLAI_EXAMPLES[name], scale) if name in WOW_PARLAI_EXAMPLES else None,
+            basicdialog_examples=_basicdialog_target(name, scale, n_dialogues, n_utterances),
         )
         written.append(write_json_list(out / "wow" / "raw" / name, records))
     return written
+
+
+def _basicdialog_target(name: str, scale: float, dialogues: int, utterances: int) -> int | None:
+    """ParlAI's ``basicdialog`` count for ``name`` at ``scale``, moved (at small scales only) to the
+    nearest count that ``dialogues`` and ``utterances`` allow."""
+    if name not in WOW_PARLAI_BASICDIALOG_EXAMPLES:
+        return None
+    target = _scaled(WOW_PARLAI_BASICDIALOG_EXAMPLES[name], scale)
+    # 0 <= utterances - 2 * target <= dialogues: the number of odd-length dialogues
+    return min(utterances // 2, max(target, (utterances - dialogues + 1) // 2))
 
 
 # -- FaithDial -------------------------------------------------------------------------------------

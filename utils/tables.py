@@ -186,7 +186,8 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
 
     Values are printed with the precision their source used (counts as integers), the unit in the
     value; the source links to its bibliography entry; the status reads ``✓ held``, ``✗ failed``,
-    ``not checked: <why>`` or ``quoted only``.
+    ``not checked: <why>`` or ``quoted only``. A ``ParlAI teacher`` column appears when any row
+    is a ParlAI count, and each row's ``note`` (what the number measures) is listed under the table.
     """
     rows = []
     for row in compared.itertuples(index=False):
@@ -202,6 +203,7 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
                 "Dataset": row.dataset,
                 "Split": row.split,
                 "Quantity": row.quantity,
+                "ParlAI teacher": row.teacher,
                 "Reported": approx + show(row.reported),
                 "Source": (row.source, row.citation_key),
                 "Reproduced": show(row.reproduced),
@@ -209,10 +211,12 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
                 "Status": row.status,
             }
         )
-    data = pd.DataFrame(rows, columns=["Dataset", "Split", "Quantity", "Reported", "Source", "Reproduced",
-                                       "Tolerance", "Status"])
+    data = pd.DataFrame(rows, columns=["Dataset", "Split", "Quantity", "ParlAI teacher", "Reported", "Source",
+                                       "Reproduced", "Tolerance", "Status"])
     if not show_dataset:
         data = data.drop(columns="Dataset")
+    if not compared["teacher"].astype(bool).any():
+        data = data.drop(columns="ParlAI teacher")
     formatters: dict[str, Callable[[object], str]] = {
         column: (lambda value: html.escape(str(value))) for column in data.columns
     }
@@ -227,6 +231,9 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
         notes.append("quoted only: a trained model's or the source's number, shown for reference, not reproduced")
     if compared["status"].str.startswith(NOT_CHECKED).any():
         notes.append("not checked: the value is computed and shown, but compared only on the full official files")
+    for quantity, note in dict(zip(compared["quantity"], compared["note"], strict=True)).items():
+        if note:
+            notes.append(f"{quantity}: {note}")
     if (compared["unit"] == "approx.").any():
         notes.append("≈: the source gives a rounded figure")
     return Table(styler, [html.escape(note) for note in notes], caption)

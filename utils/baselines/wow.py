@@ -3,8 +3,10 @@
 1. **Knowledge selection.** At each wizard turn ParlAI offers every sentence shown (the chosen
    topic's passage and the passages retrieved for the last two turns, see
    :mod:`utils.formats.wow_raw`) plus a "no passage used" candidate. :func:`knowledge_selection`
-   scores chance (the mean of ``1/|candidates|``, ParlAI's ``know_chance``) and a TF-IDF ranker
-   (scikit-learn) that picks the candidate closest to the dialogue context.
+   scores chance and a TF-IDF ranker (scikit-learn) that picks the candidate closest to the
+   dialogue context. Chance is ParlAI's ``know_chance``: the mean over the generator teacher's
+   wizard examples of ``1 / (knowledge lines)``, the lines being the "no passage used" option plus
+   every sentence shown (``knowledge_lines`` of :func:`utils.stats.wow.wizard_turns`).
 2. **Response retrieval.** Valid and test wizard turns carry 100 ``candidate_responses``.
    :func:`response_retrieval` gives R@1 of random choice and of ParlAI's IR baseline
    (:func:`ir_scores`, a re-implementation of ``parlai/agents/ir_baseline``).
@@ -149,7 +151,7 @@ def knowledge_selection(split: LoadedSplit) -> tuple[dict[str, float], pd.DataFr
     n = len(examples)
     scores_out = {
         "examples": n,
-        "knowledge_chance": float((1.0 / examples["candidates"]).mean()) if n else math.nan,
+        "knowledge_chance": float((1.0 / examples["knowledge_lines"]).mean()) if n else math.nan,
         "tfidf_accuracy": float(correct.mean()) if n else math.nan,
         "no_passage_share": float(gold_none.mean()) if n else math.nan,
         "always_topic_first_sentence": float(_first_sentence_accuracy(examples, evidence)) if n else math.nan,

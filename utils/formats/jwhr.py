@@ -20,11 +20,20 @@ Mapping onto :mod:`utils.records`:
   sentences verbatim. A session without an answer keeps its wizard turn with empty text, so the
   trail stays attached to the worker who walked it; ``meta["answered"]`` tells the two apart.
 
-Two variants that the dataset card does not document occur in the real files and are kept:
-a reference with ``not_found`` (``{"url": ...}`` of a search-result page that gave no article)
-instead of ``page``, and a ``link`` reference without ``page``. A link ``referrer`` must index an
-existing reference; one that does not point at an *earlier* step (it happens in the real data) is
-kept and flagged with ``meta["referrer_is_earlier"] = False``.
+Variants that the dataset card does not document occur in the real files and are kept:
+
+* a reference with ``not_found`` (``{"url": ...}`` of a search-result page that gave no article)
+  instead of ``page``;
+* a reference with neither ``page`` nor ``not_found``: one ``link`` step in the real files (session 23
+  of ``answered.jsonl``, reference 4). It is kept, with ``meta["content"] == "no page"`` and the flag
+  ``meta["page_missing"] = True``, so that the trail keeps its length and later referrers still point
+  at the right step;
+* page titles with surrounding whitespace (8 in the real files: 1 in ``answered.jsonl``, 7 in
+  ``not_answered.jsonl``, mostly a trailing line break). The title is stripped; the title as written
+  stays in ``meta["title_as_written"]``;
+* a link ``referrer`` that does not point at an *earlier* step (it happens in the real data): kept and
+  flagged with ``meta["referrer_is_earlier"] = False``. A referrer must still index an existing
+  reference of the session.
 """
 
 from __future__ import annotations
@@ -37,7 +46,7 @@ from ..errors import DataError
 from ..records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from ._io import iter_json_lines, require, require_items
 
-PARSER_VERSION = 1
+PARSER_VERSION = 2
 
 #: Reference-level keys the card documents (plus ``not_found``, which the real files use).
 _REFERENCE_KEYS = {"search", "link", "page", "not_found"}
@@ -153,7 +162,10 @@ def _reference(
     page = _field(item, "page", dict, path=path, record=record, prefix=field, optional=True)
     not_found = _field(item, "not_found", dict, path=path, record=record, prefix=field, optional=True)
     if page is not None:
-        title = _field(page, "title", str, path=path, record=record, prefix=f"{field}.page")
+        written = _field(page, "title", str, path=path, record=record, prefix=f"{field}.page")
+        title = written.strip()
+        if title != written:
+            meta["title_as_written"] = written
         meta["url"] = _field(page, "url", str, path=path, record=record, prefix=f"{field}.page")
         quote = _field(page, "quote", dict, path=path, record=record, prefix=f"{field}.page", optional=True)
         summary = _field(page, "summary", dict, path=path, record=record, prefix=f"{field}.page", optional=True)
@@ -180,6 +192,7 @@ def _reference(
         _keep_extra(meta, "not_found_extra", not_found, {"url"})
     else:
         meta["content"] = NO_PAGE
+        meta["page_missing"] = True
     meta["cited_by"] = cited_by
     _keep_extra(meta, "extra", item, _REFERENCE_KEYS)
     return Evidence(id=str(index), text=text, title=title, origin=origin, selected=bool(cited_by), meta=meta)

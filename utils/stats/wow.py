@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..errors import UnknownNameError
 from ..formats.wow_raw import NO_PASSAGES_USED
 from ..loading import LoadedSplit
 from ..records import SEEKER, WIZARD
@@ -25,27 +26,150 @@ from ..reported import REPORTED, Reported
 RAW_SPLITS = ("train", "valid_seen", "valid_unseen", "test_seen", "test_unseen")
 
 
+#: ParlAI's Wizard of Wikipedia teachers whose example counts the atlas reproduces, each with the rule
+#: its ``len_episode`` applies to one dialogue (``parlai/tasks/wizard_of_wikipedia/agents.py``, default
+#: ``--add-missing-turns none``). A dialogue of ``n`` turns gives ``(n - 1) // 2`` examples when its
+#: first speaker matches the teacher's test, else ``n // 2``; ``basicdialog`` always gives ``n // 2``
+#: (pairs of consecutive turns) and the default teacher ``n`` (every turn).
+PARLAI_TEACHER_RULES = {
+    "wizard_of_wikipedia": "every turn",
+    "generator": "wizard turns; (n-1)//2 when 'Wizard' is in the first speaker (case-sensitive), else n//2",
+    "wizard_dialog_knowledge": "as generator (GeneratorTeacher subclasses WizardDialogKnowledgeTeacher)",
+    "basic_wizard_dialog": "wizard replies; (n-1)//2 when 'wizard' is in the lower-cased first speaker, else n//2",
+    "basic_apprentice_dialog": "apprentice replies; (n-1)//2 when 'apprentice' is in the lower-cased first "
+    "speaker, else n//2",
+    "basicdialog": "pairs of consecutive turns, n//2",
+}
+
+#: ParlAI's separator between a knowledge line's title and its sentence (``TOKEN_KNOWLEDGE``).
+_KNOWLEDGE_TOKEN = "__knowledge__"
+
+
+def parlai_episodes(split: LoadedSplit) -> pd.DataFrame:
+    """One row per dialogue: ``turns``, ``first_speaker`` and the examples each ParlAI teacher makes of it.
+
+    One column per teacher of :data:`PARLAI_TEACHER_RULES`, each computed with that teacher's own
+    test on the raw speaker string (``0_Wizard``, ``1_Apprentice``, ...), as ParlAI does: the
+    generator asks whether ``"Wizard"`` is in it, the basic dialogue teachers look for the lower-cased
+    role name. Summing a column gives the teacher's ``num_examples``.
+    """
+    turns = split.turns()[["dialogue_index", "speaker"]]
+    grouped = turns.groupby("dialogue_index", sort=True)["speaker"]
+    n = grouped.size()
+    first = grouped.first()
+    lowered = first.str.lower()
+    frame = pd.DataFrame({"turns": n, "first_speaker": first})
+
+    def opened_by(matches: pd.Series) -> np.ndarray:
+        return np.where(matches.to_numpy(), (n.to_numpy() - 1) // 2, n.to_numpy() // 2)
+
+    frame["wizard_of_wikipedia"] = n
+    frame["generator"] = opened_by(first.str.contains("Wizard", regex=False))
+    frame["wizard_dialog_knowledge"] = frame["generator"]
+    frame["basic_wizard_dialog"] = opened_by(lowered.str.contains("wizard", regex=False))
+    frame["basic_apprentice_dialog"] = opened_by(lowered.str.contains("apprentice", regex=False))
+    frame["basicdialog"] = n // 2
+    return frame
+
+
+def parlai_examples(split: LoadedSplit) -> dict[str, int]:
+    """Each ParlAI teacher's ``num_examples`` for this split (see :func:`parlai_episodes`)."""
+    episodes = parlai_episodes(split)
+    return {teacher: int(episodes[teacher].sum()) for teacher in PARLAI_TEACHER_RULES}
+
+
+def parlai_example_turns(split: LoadedSplit, teacher: str) -> pd.DataFrame:
+    """One row per example of a ParlAI teacher: ``dialogue_index``, ``example`` (ParlAI's
+    ``entry_idx``), ``label_turn`` (the turn whose text is the label), ``episode_done``.
+
+    ParlAI picks turns by position, not by role: the generator's label is turn ``2e`` of a dialogue
+    its test says the wizard opened and ``2e + 1`` otherwise; a basic dialogue teacher's label is
+    turn ``2e + 2`` when the first speaker is the role it trains and ``2e + 1`` otherwise (its text is
+    the turn before); ``basicdialog`` labels turn ``2e + 1``; the default teacher every turn.
+    """
+    if teacher not in PARLAI_TEACHER_RULES:
+        raise UnknownNameError("ParlAI teacher", teacher, list(PARLAI_TEACHER_RULES))
+    episodes = parlai_episodes(split)
+    counts = episodes[teacher].to_numpy()
+    dialogue = np.repeat(episodes.index.to_numpy(), counts)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    example = np.arange(counts.sum()) - starts
+    if teacher == "wizard_of_wikipedia":
+        label = example
+    elif teacher == "basicdialog":
+        label = 2 * example + 1
+    else:
+        speaker = episodes["first_speaker"]
+        if teacher in ("generator", "wizard_dialog_knowledge"):
+            opened = speaker.str.contains("Wizard", regex=False)
+        else:  # basic_wizard_dialog, basic_apprentice_dialog
+            opened = speaker.str.lower().str.contains(teacher.split("_")[1], regex=False)
+        offset = np.repeat(opened.to_numpy(), counts)
+        if teacher in ("generator", "wizard_dialog_knowledge"):
+            label = 2 * example + np.where(offset, 0, 1)
+        else:
+            label = 2 * example + np.where(offset, 2, 1)
+    return pd.DataFrame(
+        {
+            "dialogue_index": dialogue,
+            "example": example,
+            "label_turn": label,
+            "episode_done": example == np.repeat(counts, counts) - 1,
+        }
+    )
+
+
 def wizard_turns(split: LoadedSplit) -> pd.DataFrame:
     """One row per wizard turn with ParlAI's view of it.
 
     Columns beyond ``turns()``: ``wizard_first`` (the dialogue opens with the wizard),
-    ``parlai_example`` (ParlAI's ``WizardDialogKnowledgeTeacher`` uses the turn: with its default
-    ``--add-missing-turns none`` it leaves out the *last* wizard turn of each wizard-first
-    dialogue), ``checked_source`` (``chosen``/``self``/``partner``/``no_passages_used``),
-    ``knowledge`` (``found``/``not_found``/``no_passages_used``) and ``candidates`` (the knowledge
-    candidates ParlAI's generator sees: every sentence shown plus the "no passage used" one).
+    ``parlai_example`` (the turn is one of the ``generator`` / ``wizard_dialog_knowledge`` teacher's
+    examples: ParlAI takes turns ``0, 2, 4, ...`` of a dialogue whose first speaker contains
+    ``"Wizard"`` and ``1, 3, 5, ...`` of any other, ``len_episode`` of them, so with its default
+    ``--add-missing-turns none`` the *last* wizard turn of each wizard-first dialogue is left out),
+    ``checked_source`` (``chosen``/``self``/``partner``/``no_passages_used``), ``knowledge``
+    (``found``/``not_found``/``no_passages_used``), ``candidates`` (every sentence shown plus the
+    "no passage used" option) and ``knowledge_lines`` (the lines of knowledge ParlAI's end-to-end
+    generator counts for ``know_chance``: the "no passage used" line plus one line per sentence
+    shown, more when a sentence holds a line break; equal to ``candidates`` in the real files).
     """
     turns = split.turns()
     first_role = turns.groupby("dialogue_index", sort=False)["role"].transform("first")
     turns["wizard_first"] = first_role.to_numpy() == WIZARD
+    examples = parlai_example_turns(split, "generator")
+    chosen = pd.MultiIndex.from_arrays([examples["dialogue_index"], examples["label_turn"]])
+    turns["parlai_example"] = pd.MultiIndex.from_arrays([turns["dialogue_index"], turns["turn_index"]]).isin(chosen)
     wizard = turns[turns["role"] == WIZARD].copy()
-    last = wizard.groupby("dialogue_index", sort=False)["turn_index"].transform("max")
-    wizard["parlai_example"] = ~(wizard["wizard_first"] & (wizard["turn_index"] == last))
     labels = wizard["labels"]
     wizard["checked_source"] = labels.str.get("checked_source").str.get(0).fillna("")
     wizard["knowledge"] = labels.str.get("knowledge").str.get(0).fillna("")
     wizard["candidates"] = wizard["evidence_count"] + 1
+    wizard["knowledge_lines"] = wizard["candidates"] + _extra_knowledge_lines(split, wizard)
     return wizard
+
+
+def _extra_knowledge_lines(split: LoadedSplit, wizard: pd.DataFrame) -> np.ndarray:
+    """Lines beyond one per sentence that ParlAI's ``_parse_knowledge`` makes at each wizard turn.
+
+    ParlAI joins ``"<title> __knowledge__ <sentence>"`` lines with newlines and splits them again,
+    dropping empty lines, so a sentence holding a line break counts once per non-empty piece.
+    """
+    import pyarrow.compute as pc
+
+    extra = np.zeros(len(wizard), dtype=np.int64)
+    table = split.arrow("evidence")
+    broken = pc.or_kleene(*(pc.match_substring(table.column(name), "\n") for name in ("text", "title")))
+    if not pc.any(broken).as_py():
+        return extra
+    rows = table.filter(broken).select(["dialogue_index", "turn_index", "title", "text"]).to_pylist()
+    position = {key: i for i, key in enumerate(zip(wizard["dialogue_index"], wizard["turn_index"], strict=True))}
+    for row in rows:
+        line = f"{row['title'] or ''} {_KNOWLEDGE_TOKEN} {row['text']}"
+        pieces = sum(1 for piece in line.split("\n") if piece.strip())
+        where = position.get((row["dialogue_index"], row["turn_index"]))
+        if where is not None:
+            extra[where] += pieces - 1
+    return extra
 
 
 def word_counts(split: LoadedSplit) -> pd.Series:
@@ -64,6 +188,7 @@ def summary(split: LoadedSplit) -> dict[str, float]:
     words = word_counts(split)
     is_wizard = (turns["role"] == WIZARD).to_numpy()
     first = turns.groupby("dialogue_index", sort=False)["role"].first()
+    examples = parlai_examples(split)
     return {
         "dialogues": dialogues,
         "utterances": len(turns),
@@ -72,7 +197,9 @@ def summary(split: LoadedSplit) -> dict[str, float]:
         "wizard_turns": int(is_wizard.sum()),
         "apprentice_turns": int((turns["role"] == SEEKER).sum()),
         "wizard_first_dialogues": int((first == WIZARD).sum()),
-        "wizard_examples_without_first_turn": int(wizard["parlai_example"].sum()),
+        "wizard_examples": examples["generator"],
+        "apprentice_examples": examples["basic_apprentice_dialog"],
+        "basicdialog_examples": examples["basicdialog"],
         "no_passage_share": float((wizard["checked_source"] == NO_PASSAGES_USED).mean()) if len(wizard) else math.nan,
         "checked_not_in_knowledge": int((wizard["knowledge"] == "not_found").sum()),
         "candidates_per_wizard_turn": float(wizard["candidates"].mean()) if len(wizard) else math.nan,
@@ -119,7 +246,9 @@ SUMMARY_LABELS = {
     "wizard_turns": "wizard turns",
     "apprentice_turns": "apprentice turns",
     "wizard_first_dialogues": "dialogues opened by the wizard",
-    "wizard_examples_without_first_turn": "ParlAI wizard examples",
+    "wizard_examples": "ParlAI wizard examples (generator, wizard_dialog_knowledge, basic_wizard_dialog)",
+    "apprentice_examples": "ParlAI apprentice examples (basic_apprentice_dialog)",
+    "basicdialog_examples": "ParlAI turn pairs (basicdialog)",
     "no_passage_share": "wizard turns with no passage used (share)",
     "checked_not_in_knowledge": "checked sentence not among the sentences shown",
     "candidates_per_wizard_turn": "knowledge candidates per wizard turn (mean)",
@@ -199,14 +328,19 @@ _CHECKS = {
     ("wow", "topics_shared_with_train", "test_seen"): _Check(("train", "test_seen")),
     ("wow", "new_topics", "test_unseen"): _Check(("train", "valid_seen", "valid_unseen", "test_unseen")),
     ("wow", "dialogues", "valid_seen"): _Check(("valid_seen",)),
-    ("wow", "utterances", "valid_seen"): _Check(("valid_seen",)),
     ("wow", "dialogues", "test_seen"): _Check(("test_seen",)),
-    ("wow", "utterances", "test_seen"): _Check(("test_seen",)),
-    ("wow", "wizard_examples_without_first_turn", "train"): _Check(("train",)),
-    ("wow", "wizard_examples_without_first_turn", "valid_seen"): _Check(("valid_seen",)),
-    ("wow", "wizard_examples_without_first_turn", "test_seen"): _Check(("test_seen",)),
+    **{
+        ("wow", name, split): _Check((split,))
+        for name in ("all_turn_examples", "wizard_examples", "apprentice_examples", "basicdialog_examples")
+        for split in ("train", "valid_seen", "test_seen")
+    },
     ("wow_kilt", "examples", "dev"): _Check(("kilt_dev",)),
 }
+
+
+def teachers_of(item: Reported) -> list[str]:
+    """The ParlAI teachers a reported count names (several teachers may record one count)."""
+    return [name.strip() for name in item.teacher.split(",") if name.strip()]
 
 
 def _reproduce(item: Reported, splits: Mapping[str, LoadedSplit], cache: dict[str, dict[str, float]]) -> float:
@@ -223,6 +357,15 @@ def _reproduce(item: Reported, splits: Mapping[str, LoadedSplit], cache: dict[st
     if item.name == "new_topics":
         seen = set().union(*(topics(splits[name]) for name in check.needs[:-1]))
         return len(topics(splits["test_unseen"]) - seen)
+    if item.name.endswith("_examples") and item.teacher:
+        # Each named teacher counts with its own rule; one count is reproduced only when they agree.
+        counts = set()
+        for teacher in teachers_of(item):
+            for name in check.needs:
+                if f"parlai:{name}" not in cache:
+                    cache[f"parlai:{name}"] = parlai_examples(splits[name])
+            counts.add(sum(cache[f"parlai:{name}"][teacher] for name in check.needs))
+        return counts.pop() if len(counts) == 1 else math.nan
     key = item.name
     return sum(stat(name, key) for name in check.needs)
 
@@ -257,6 +400,7 @@ def reported_vs_reproduced(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
             {
                 "dataset": item.dataset,
                 "split": item.split or "all",
+                "teacher": item.teacher,
                 "statistic": item.name,
                 "reported": item.value,
                 "reproduced": reproduced,
@@ -265,6 +409,7 @@ def reported_vs_reproduced(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
                 "matches": matches,
                 "status": status,
                 "source": item.source,
+                "cite as": item.citation_key,
             }
         )
     return pd.DataFrame(rows)
