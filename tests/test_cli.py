@@ -275,9 +275,14 @@ def test_export_parquet_of_the_demo_sample(capsys: pytest.CaptureFixture[str], t
     evidence = first["turns"][1]["evidence"]
     assert [item["title"] for item in evidence] == ["富士山", "宝永大噴火", "日本の山一覧 (高さ順)"]
     assert [item["selected"] for item in evidence] == [True, True, False]
+    # the answer's four sentences cite [0], [0], [0, 1] and nothing
+    assert first["turns"][1]["labels"] == [{"name": "citations", "values": ["0", "0", "0,1", ""]}]
     assert json.loads(first["meta"])["answered"] is True
     assert first["provenance"]["kind"] == "demo sample" and first["provenance"]["dialogues"] == 3
     assert [p.name for p in tmp_path.iterdir()] == ["jwhr.parquet"]  # no temporary file left
+    import datasets  # the schema uses only types that `datasets` has
+
+    assert datasets.Dataset.from_parquet(str(out_path), cache_dir=str(tmp_path / "hf")).num_rows == 3
 
 
 def test_export_jsonl_keeps_objects_and_labels(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ turn ``index``            int32                    position of the turn in the d
 turn ``role``             string                   ``seeker`` or ``wizard`` (normalised role)
 turn ``speaker``          string                   the speaker as the original file names it
 turn ``text``             string                   the utterance
-turn ``labels``           map string -> [string]   the dataset's labels of the turn
+turn ``labels``           scheme -> [string]       the dataset's labels of the turn, by scheme
 turn ``evidence``         list of evidence         knowledge shown to the speaker at this turn
 evidence ``id``           string                   stable id within the dialogue
 evidence ``title``        string or null           page or passage title
@@ -58,9 +58,11 @@ provenance ``turns``      int64                    turns in the split
 ========================  =======================  ==============================================
 
 In JSON Lines (``--to jsonl``, UTF-8, one record per line) ``meta`` fields are JSON objects and
-``labels`` an object of lists. Parquet (``--to parquet``) has the same fields with the Arrow types
-above (:data:`EXPORT_SCHEMA`); ``meta`` fields are JSON text there, because their keys differ from
-record to record. The output is written to a temporary file beside the target and moved into place
+``labels`` an object of lists (``{"BEGIN": ["Hallucination"]}``). Parquet (``--to parquet``) has the
+same fields with the Arrow types above (:data:`EXPORT_SCHEMA`); there ``meta`` fields are JSON text,
+because their keys differ from record to record, and ``labels`` is a list of ``{name, values}``
+(``[{"name": "BEGIN", "values": ["Hallucination"]}]``), which pandas, pyarrow and ``datasets`` all
+read (``datasets`` has no map type). The output is written to a temporary file beside the target and moved into place
 only when complete, so an interrupted export never leaves a partial file under the target's name.
 """
 
@@ -112,7 +114,7 @@ _TURN = pa.struct(
         ("role", pa.string()),
         ("speaker", pa.string()),
         ("text", pa.string()),
-        ("labels", pa.map_(pa.string(), pa.list_(pa.string()))),
+        ("labels", pa.list_(pa.struct([("name", pa.string()), ("values", pa.list_(pa.string()))]))),
         (
             "evidence",
             pa.list_(
@@ -607,8 +609,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
 # -- export ---------------------------------------------------------------------------------------------
 
 
-def export_records(split: LoadedSplit, *, meta_as_text: bool = False) -> Iterator[dict[str, Any]]:
-    """The split's dialogues as records of the export schema (see the module docstring)."""
+def export_records(split: LoadedSplit, *, parquet: bool = False) -> Iterator[dict[str, Any]]:
+    """The split's dialogues as records of the export schema (see the module docstring); with
+    ``parquet``, ``meta`` fields as JSON text and labels as a list of ``{name, values}``."""
     provenance = split.provenance
     source = {
         "kind": provenance.kind,
@@ -620,7 +623,12 @@ def export_records(split: LoadedSplit, *, meta_as_text: bool = False) -> Iterato
     }
 
     def meta(value: dict[str, Any]) -> Any:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True) if meta_as_text else value
+        return json.dumps(value, ensure_ascii=False, sort_keys=True) if parquet else value
+
+    def labels(value: dict[str, list[str]]) -> Any:
+        if parquet:
+            return [{"name": key, "values": list(values)} for key, values in value.items()]
+        return {key: list(values) for key, values in value.items()}
 
     for index, dialogue in enumerate(split):
         yield {
@@ -636,7 +644,7 @@ def export_records(split: LoadedSplit, *, meta_as_text: bool = False) -> Iterato
                     "role": turn.role,
                     "speaker": turn.speaker,
                     "text": turn.text,
-                    "labels": {key: list(values) for key, values in turn.labels.items()},
+                    "labels": labels(turn.labels),
                     "evidence": [
                         {
                             "id": item.id,
@@ -699,7 +707,7 @@ def write_export(split: LoadedSplit, out: Path, fmt: str) -> int:
 
             os.close(descriptor)
             with pq.ParquetWriter(temporary, EXPORT_SCHEMA, compression="zstd") as writer:
-                for batch in _batches(export_records(split, meta_as_text=True), _EXPORT_BATCH):
+                for batch in _batches(export_records(split, parquet=True), _EXPORT_BATCH):
                     writer.write_table(pa.Table.from_pylist(batch, schema=EXPORT_SCHEMA))
                     count += len(batch)
                 if not count:  # an empty split still gives a readable file with the schema
