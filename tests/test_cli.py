@@ -179,19 +179,23 @@ def test_show_an_index_out_of_range_exits_2(capsys: pytest.CaptureFixture[str]) 
     status, _, err = run(capsys, "show", "jwhr", "answered", "3")
     assert status == 2
     assert "index 3 is out of range" in err and "3 sessions (0-2)" in err
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["show", "jwhr", "answered", "--random", "0"])
+    assert stop.value.code == 2
 
 
 def test_show_never_sends_control_characters_to_the_terminal(
     capsys: pytest.CaptureFixture[str], data_dir: Path
 ) -> None:
     record = json.loads(DEMO_JWHR.read_text(encoding="utf-8").splitlines()[0])
-    record["question"] = "\x1b[2J\x1b]0;pwned\x07消えた？\u202eevil"
+    record["question"] = "\x1b[2J\x1b]0;pwned\x07消えた？\u202eevil [bold]not markup[/bold]"
     (data_dir / "jwhr").mkdir()
     (data_dir / "jwhr" / "answered.jsonl").write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
     status, out, _ = run(capsys, "show", "jwhr", "answered", "0")
     assert status == 0
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
     assert "消えた？" in out
+    assert "[bold]not markup[/bold]" in out  # dataset text is never read as rich markup
 
 
 # -- stats -----------------------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pyarrow as pa
 
@@ -175,17 +175,12 @@ class UsageError(AtlasError):
 # -- output helpers -----------------------------------------------------------------------------------
 
 
-def _console(file: IO[str] | None = None) -> Any:
+def _console() -> Any:
     from rich.console import Console
 
-    # highlight=False: rich would otherwise colour numbers and quotes inside dataset text.
-    return Console(file=file, highlight=False, emoji=False)
-
-
-def _err_console() -> Any:
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False, emoji=False)
+    # highlight=False: rich would otherwise colour numbers and quotes inside dataset text; emoji=False:
+    # ":smile:" in a dialogue stays as typed.
+    return Console(highlight=False, emoji=False)
 
 
 def clean(text: object) -> str:
@@ -450,6 +445,16 @@ def _evidence_limit(value: str) -> int | None:
         raise argparse.ArgumentTypeError(f"expected a number or 'all', not {value!r}") from None
     if number < 0:
         raise argparse.ArgumentTypeError("expected a number >= 0 or 'all'")
+    return number
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, not {number}")
     return number
 
 
@@ -800,9 +805,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_names(show)
     which = show.add_mutually_exclusive_group()
     which.add_argument("index", metavar="INDEX", type=int, nargs="?", help="position in the split (0-based)")
-    which.add_argument("--random", metavar="N", type=int, help="N dialogues chosen at random")
+    which.add_argument("--random", metavar="N", type=_positive, help="N dialogues chosen at random")
     which.add_argument("--search", metavar="TEXT", help="dialogues whose text contains TEXT (case-insensitive)")
-    show.add_argument("--limit", type=int, default=5, help="most dialogues --search prints (default 5)")
+    show.add_argument(
+        "--limit", metavar="N", type=_positive, default=5, help="most dialogues --search prints (default 5)"
+    )
     show.add_argument("--seed", type=int, help="random seed for --random (the same seed, the same dialogues)")
     show.add_argument(
         "--evidence",
