@@ -169,7 +169,8 @@ _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 class UsageError(AtlasError):
-    """A command line that names something that does not exist (exit status 2)."""
+    """A command line that cannot be carried out as given: conflicting options, an index out of range
+    (exit status 2, like argparse's own errors)."""
 
 
 # -- output helpers -----------------------------------------------------------------------------------
