@@ -1,12 +1,13 @@
-# Grounded Dialogue Atlas. `make book` builds the site, `make test` runs the tests; both create the
-# virtual environment in .venv from pyproject.toml on first use.
+# Grounded Dialogue Atlas. `make book` builds the site, `make test` runs the tests, `make lab` opens
+# the chapters in JupyterLab; each creates the virtual environment in .venv from pyproject.toml on
+# first use.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
 
-.PHONY: env book test lint fuzz bench learner clean system-deps
+.PHONY: env book test lab lint fuzz bench learner clean system-deps
 
 env: $(STAMP)
 
@@ -25,6 +26,11 @@ book: env
 ## and the browser test of the built site (skipped when _build/html or Chromium is missing).
 test: env
 	ATLAS_OFFLINE=1 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --nbval-lax tests notebooks
+
+## Open the chapters in JupyterLab, running in .venv. LAB_ARGS passes options to `jupyter lab`,
+## for example LAB_ARGS="--no-browser --ip 127.0.0.1 --port 8899".
+lab: env
+	$(BIN)/jupyter lab notebooks/ $(LAB_ARGS)
 
 lint: env
 	$(BIN)/ruff check utils tests notebooks

@@ -1,0 +1,232 @@
+"""The live viewers in a real JupyterLab: page through and search every dataset in a browser.
+
+The test starts JupyterLab on 127.0.0.1 (a free port, a token, a root directory and Jupyter
+directories of its own), writes a small notebook with one viewer per dataset (the calls the
+chapters make: ``browse(...)``, ``wise_render.viewer(...)``, ``jwhr_render.viewer(...)``), opens it
+in Debian's Chromium through Playwright, runs it, and in every viewer clicks "next" and then searches for
+a word of one other dialogue only, checking that the rendered dialogue changes each time and that the page raises no
+error. The kernel reads the demo samples (``$ATLAS_OFFLINE``, an empty data directory). Screenshots
+go to the test's temporary directory and to ``/tmp/jlab-screenshot-*.png`` for a human to look at.
+
+Skipped when Chromium, Playwright or JupyterLab is missing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import nbformat
+import pytest
+from conftest import REPO
+from lab_server import QUIET_OPTIONS, LabServer, free_port, jupyter_env, new_token, start
+
+import utils
+from utils.records import Dialogue
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path("/tmp")
+#: Seconds for the kernel to start and every viewer to appear.
+READY_TIMEOUT_MS = 60_000
+#: Seconds for a viewer to answer a click or a search.
+STEP_TIMEOUT_MS = 15_000
+
+playwright_sync = pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
+if not CHROMIUM.exists():
+    pytest.skip(f"{CHROMIUM} is missing (apt-get install -y chromium)", allow_module_level=True)
+if importlib.util.find_spec("jupyterlab") is None:
+    pytest.skip("JupyterLab is not installed (pip install -e '.[lab]')", allow_module_level=True)
+
+SETUP = """\
+import warnings
+
+import utils
+from utils.render import jwhr as jwhr_render
+from utils.render import wise as wise_render
+from utils.widgets import browse
+
+warnings.simplefilter("ignore", utils.DemoDataWarning)"""
+
+#: One viewer per dataset, called as the chapters call them: dataset -> the cell that shows it.
+VIEWERS: dict[str, str] = {
+    "wow": 'browse(utils.load("wow", "valid_seen"))',
+    "wow_kilt": 'browse(utils.load("wow_kilt", "train"))',
+    "faithdial": 'browse(utils.load("faithdial", "train"))',
+    "faithdial_audit": 'browse(utils.load("faithdial_audit", "gold_wow"))',
+    "wise": 'wise_render.viewer(utils.load("wise", "train"), glosses=wise_render.demo_glosses())',
+    "jwhr": 'jwhr_render.viewer({"answered": utils.load("jwhr", "answered"), '
+    '"not_answered": utils.load("jwhr", "not_answered")})',
+}
+
+
+def _dialogues(name: str) -> list[Dialogue]:
+    """The dialogues the viewer ``name`` starts on (the JWHR viewer starts on "all" sessions)."""
+    if name == "jwhr":
+        return [*utils.load("jwhr", "answered"), *utils.load("jwhr", "not_answered")]
+    split = {"wow": "valid_seen", "wow_kilt": "train", "faithdial": "train", "faithdial_audit": "gold_wow"}
+    return list(utils.load(name, split.get(name, "train")))
+
+
+def _search_text(name: str) -> Callable[[Dialogue], str]:
+    from utils.render import jwhr, wise
+    from utils.widgets import _default_search_text
+
+    return {"jwhr": jwhr.search_text, "wise": wise.search_text}.get(name, _default_search_text)
+
+
+def distinctive_term(dialogues: Sequence[Dialogue], search_text: Callable[[Dialogue], str]) -> tuple[int, str]:
+    """A dialogue other than the second (where "next" leaves the viewer) and a word of one of its
+    utterances that the viewer's search finds in that dialogue only."""
+    for index in [i for i in range(len(dialogues)) if i != 1]:
+        for turn in dialogues[index].turns:
+            words = re.findall(r"[A-Za-z]{5,}", turn.text)
+            for candidate in words or [turn.text[i : i + 3] for i in range(len(turn.text) - 2)]:
+                if [i for i, d in enumerate(dialogues) if candidate.lower() in search_text(d).lower()] == [index]:
+                    return index, candidate
+    raise AssertionError("no word singles out one dialogue")
+
+
+# -- fixtures -------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    scratch = tmp_path_factory.mktemp("jupyterlab")
+    root = scratch / "root"
+    root.mkdir()
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.cells = [nbformat.v4.new_code_cell(SETUP)] + [nbformat.v4.new_code_cell(src) for src in VIEWERS.values()]
+    nbformat.write(notebook, root / "viewers.ipynb")
+    # Every cell stays in the page (no windowing), so each viewer can be found and clicked; and no
+    # question about Jupyter's news covers the page.
+    for plugin, values in {
+        "notebook-extension/tracker": {"windowingMode": "none"},
+        "apputils-extension/notification": {"fetchNews": "false"},
+    }.items():
+        settings = scratch / "settings" / "@jupyterlab" / f"{plugin}.jupyterlab-settings"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps(values), encoding="utf-8")
+    (scratch / "data").mkdir()
+    env = jupyter_env(
+        scratch,
+        PYTHONPATH=str(REPO),
+        JUPYTERLAB_SETTINGS_DIR=str(scratch / "settings"),
+        ATLAS_OFFLINE="1",
+        ATLAS_DATA_DIR=str(scratch / "data"),
+        ATLAS_CACHE_DIR=str(scratch / "cache"),
+    )
+    port, token = free_port(), new_token()
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        *QUIET_OPTIONS,
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.expose_app_in_browser=True",
+    ]
+    server = start(command, port=port, token=token, cwd=root, env=env, log=scratch / "jupyterlab.log")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _local_only(route: Any) -> None:
+    host = urlsplit(route.request.url).hostname
+    if host in ("127.0.0.1", "localhost") or route.request.url.startswith(("data:", "blob:")):
+        route.continue_()
+    else:
+        route.abort()
+
+
+@pytest.fixture(scope="module")
+def notebook_page(lab: LabServer) -> Iterator[tuple[Any, list[str]]]:
+    """The notebook open in Chromium with every cell run, and the page errors seen so far."""
+    with playwright_sync.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
+            context.route("**/*", _local_only)
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
+            page.goto(f"{lab.url}/lab/tree/viewers.ipynb?token={lab.token}")
+            page.wait_for_function(
+                "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                " && window.jupyterapp.shell.currentWidget.sessionContext"
+                " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+                " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
+                timeout=READY_TIMEOUT_MS,
+            )
+            page.evaluate(
+                "async () => { const panel = window.jupyterapp.shell.currentWidget;"
+                " await panel.sessionContext.ready;"
+                " await window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
+            )
+            search_boxes = page.locator("input[placeholder='search topic or text']")
+            playwright_sync.expect(search_boxes).to_have_count(len(VIEWERS), timeout=READY_TIMEOUT_MS)
+            yield page, errors
+        finally:
+            browser.close()
+
+
+# -- the test -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(VIEWERS))
+def test_viewer_pages_and_searches_in_jupyterlab(
+    name: str, notebook_page: tuple[Any, list[str]], tmp_path: Path
+) -> None:
+    page, errors = notebook_page
+    expect = playwright_sync.expect
+    cell = page.locator(".jp-Notebook .jp-CodeCell").nth(1 + list(VIEWERS).index(name))
+    cell.scroll_into_view_if_needed()
+    dialogues = _dialogues(name)
+    status = cell.locator(".widget-html-content").first
+    view = cell.locator(".widget-html-content").last
+    expect(status).to_contain_text(f"1 of {len(dialogues)} matching", timeout=STEP_TIMEOUT_MS)
+    first = view.inner_text()
+    assert first.strip(), "the viewer rendered nothing"
+
+    cell.locator("button[title='next']").click()
+    expect(status).to_contain_text(f"2 of {len(dialogues)} matching", timeout=STEP_TIMEOUT_MS)
+    expect(view).not_to_have_text(first, timeout=STEP_TIMEOUT_MS)
+    second = view.inner_text()
+
+    _, term = distinctive_term(dialogues, _search_text(name))
+    search = cell.locator("input[placeholder='search topic or text']")
+    search.fill(term)
+    search.press("Enter")  # the box sends its value on Enter (continuous_update=False)
+    expect(status).to_contain_text("1 of 1 matching", timeout=STEP_TIMEOUT_MS)
+    expect(view).to_contain_text(term, timeout=STEP_TIMEOUT_MS)
+    # the search leaves the second dialogue for the only one that matches
+    expect(view).not_to_have_text(second, timeout=STEP_TIMEOUT_MS)
+
+    shot = tmp_path / f"jupyterlab-{name}.png"
+    cell.screenshot(path=str(shot))
+    shutil.copyfile(shot, SCREENSHOTS / f"jlab-screenshot-{name}.png")
+    if name == list(VIEWERS)[-1]:
+        page.screenshot(path=str(tmp_path / "jupyterlab-page.png"))
+        shutil.copyfile(tmp_path / "jupyterlab-page.png", SCREENSHOTS / "jlab-screenshot-page.png")
+    assert errors == [], f"page errors: {errors}"

@@ -1,0 +1,874 @@
+"""The ``atlas`` command (also ``python -m utils``): the public API from the shell.
+
+::
+
+    atlas status                                  # what each split would be built on now
+    atlas fetch jwhr answered                     # download and verify official files (or: --all)
+    atlas show jwhr answered 0                    # a dialogue with its evidence and labels
+    atlas show wow valid_seen --search marathon   # or: --random 3
+    atlas stats jwhr answered                     # utterances, tokens, unique tokens, labels
+    atlas export jwhr answered --to parquet       # the common records, one documented schema
+
+Every command has ``--help``. Exit status: 0 success; 1 a failure while running (a download that
+failed, a file that is missing offline, an output path that cannot be written, a malformed data
+file); 2 a wrong command line (an unknown dataset or split, whose message lists the valid names,
+or an index out of range).
+
+The command is thin: it calls :func:`utils.load`, :func:`utils.data_status`, the download layer
+(:mod:`utils._download`, verified and atomic, with progress bars) and the registry
+(:mod:`utils.sources`), and prints with `rich <https://rich.readthedocs.io>`_, which measures
+Chinese and Japanese characters as two columns so that text stays aligned. Dataset text is
+untrusted: control characters are replaced before it reaches the terminal.
+
+Export schema
+-------------
+``atlas export`` writes one record per dialogue (a WoW conversation, a FaithDial dialogue, an audit
+row, a WISE conversation, a JWHR session), the common records of :mod:`utils.records`:
+
+========================  =======================  ==============================================
+field                     type                     meaning
+========================  =======================  ==============================================
+``dataset``               string                   dataset name (``atlas status`` lists them)
+``split``                 string                   split name
+``index``                 int64                    position of the dialogue in the split (0-based)
+``id``                    string                   the dialogue's id in the original file
+``topic``                 string or null           the dialogue's topic, where the dataset has one
+``meta``                  object (JSON text)       the dialogue's other original fields
+``turns``                 list of turn             the turns in order
+turn ``index``            int32                    position of the turn in the dialogue
+turn ``role``             string                   ``seeker`` or ``wizard`` (normalised role)
+turn ``speaker``          string                   the speaker as the original file names it
+turn ``text``             string                   the utterance
+turn ``labels``           scheme -> [string]       the dataset's labels of the turn, by scheme
+turn ``evidence``         list of evidence         knowledge shown to the speaker at this turn
+evidence ``id``           string                   stable id within the dialogue
+evidence ``title``        string or null           page or passage title
+evidence ``origin``       string                   the channel it came through (``topic``, ...)
+evidence ``text``         string                   the sentence, passage, quote or summary
+evidence ``selected``     bool                     chosen or cited by the speaker
+evidence ``meta``         object (JSON text)       the evidence's other original fields
+``provenance``            struct                   where the split came from (same in every row)
+provenance ``kind``       string                   ``official``, ``user copy``, ``partial``,
+                                                   ``demo sample`` or ``synthetic``
+provenance ``checksum``   string                   ``verified``, ``unverified`` or ``mismatch``
+provenance ``source``     string                   the file that was parsed
+provenance ``size_bytes`` int64                    its size
+provenance ``dialogues``  int64                    records in the split
+provenance ``turns``      int64                    turns in the split
+========================  =======================  ==============================================
+
+In JSON Lines (``--to jsonl``, UTF-8, one record per line) ``meta`` fields are JSON objects and
+``labels`` an object of lists (``{"BEGIN": ["Hallucination"]}``). Parquet (``--to parquet``) has the
+same fields with the Arrow types above (:data:`EXPORT_SCHEMA`); there ``meta`` fields are JSON text,
+because their keys differ from record to record, and ``labels`` is a list of ``{name, values}``
+(``[{"name": "BEGIN", "values": ["Hallucination"]}]``), which pandas, pyarrow and ``datasets`` all
+read (``datasets`` has no map type). The output is written to a temporary file beside the target and moved into place
+only when complete, so an interrupted export never leaves a partial file under the target's name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import re
+import sys
+import tempfile
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from . import __version__, _download, config
+from .errors import AtlasError, DataUnavailableError, DownloadError, UnknownNameError
+from .loading import DEMO, PARTIAL, SYNTHETIC, LoadedSplit, data_status, load
+from .records import ROLES, Dialogue, Turn
+from .sources import SourceFile, dataset_names, get_source, get_split_files
+
+PROG = "atlas"
+#: Dialogues per Parquet row group (and per batch converted to Arrow) when exporting.
+_EXPORT_BATCH = 512
+
+#: Turn labels that are categories, counted by ``atlas stats``. Free-text labels (WoW's checked
+#: sentence, WISE's queries, JWHR's citation lists) are left out: each value would be its own row.
+LABEL_KEYS: dict[str, tuple[str, ...]] = {
+    "wow": ("checked_source", "knowledge"),
+    "wow_kilt": ("target",),
+    "faithdial": ("BEGIN", "VRM"),
+    "faithdial_audit": ("BEGIN", "VRM"),
+    "wise": ("intent", "action"),
+    "jwhr": (),
+}
+#: Labels stored as a list of parts of one name (WISE's ``["Answer", "open-text"]`` is the action
+#: ``Answer-open-text``); every other label list holds separate labels.
+_JOINED_LABELS = {("wise", "intent"), ("wise", "action")}
+
+_TURN = pa.struct(
+    [
+        ("index", pa.int32()),
+        ("role", pa.string()),
+        ("speaker", pa.string()),
+        ("text", pa.string()),
+        ("labels", pa.list_(pa.struct([("name", pa.string()), ("values", pa.list_(pa.string()))]))),
+        (
+            "evidence",
+            pa.list_(
+                pa.struct(
+                    [
+                        ("id", pa.string()),
+                        ("title", pa.string()),
+                        ("origin", pa.string()),
+                        ("text", pa.string()),
+                        ("selected", pa.bool_()),
+                        ("meta", pa.string()),
+                    ]
+                )
+            ),
+        ),
+    ]
+)
+#: The Arrow schema of ``atlas export --to parquet`` (documented in this module's docstring).
+EXPORT_SCHEMA = pa.schema(
+    [
+        ("dataset", pa.string()),
+        ("split", pa.string()),
+        ("index", pa.int64()),
+        ("id", pa.string()),
+        ("topic", pa.string()),
+        ("meta", pa.string()),
+        ("turns", pa.list_(_TURN)),
+        (
+            "provenance",
+            pa.struct(
+                [
+                    ("kind", pa.string()),
+                    ("checksum", pa.string()),
+                    ("source", pa.string()),
+                    ("size_bytes", pa.int64()),
+                    ("dialogues", pa.int64()),
+                    ("turns", pa.int64()),
+                ]
+            ),
+        ),
+    ]
+)
+
+_BANNERS = {
+    DEMO: "DEMO SAMPLE, not the dataset",
+    PARTIAL: "PARTIAL data",
+    SYNTHETIC: "SYNTHETIC benchmark data, not the dataset",
+}
+# C0/C1 control characters (an escape sequence could rewrite the terminal) and the bidirectional
+# overrides (they reorder what is shown); newlines and tabs stay.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+class UsageError(AtlasError):
+    """A command line that cannot be carried out as given: conflicting options, an index out of range
+    (exit status 2, like argparse's own errors)."""
+
+
+# -- output helpers -----------------------------------------------------------------------------------
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    # highlight=False: rich would otherwise colour numbers and quotes inside dataset text; emoji=False:
+    # ":smile:" in a dialogue stays as typed.
+    return Console(highlight=False, emoji=False)
+
+
+def clean(text: object) -> str:
+    """``text`` with control characters and bidirectional overrides replaced, safe for a terminal."""
+    return _UNSAFE.sub("\N{REPLACEMENT CHARACTER}", "" if text is None else str(text))
+
+
+def _text(value: object, style: str = "") -> Any:
+    from rich.text import Text
+
+    return Text(clean(value), style=style)
+
+
+def _load(dataset: str, split: str) -> LoadedSplit:
+    """:func:`utils.load` with names checked first and the demo-data warning said in one line."""
+    get_split_files(dataset, split)  # an UnknownNameError (exit 2) before anything is touched
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the provenance line below says it for every kind
+        return load(dataset, split)
+
+
+def _provenance_line(split: LoadedSplit) -> Any:
+    from rich.text import Text
+
+    banner = _BANNERS.get(split.provenance.kind)
+    line = Text()
+    if banner:
+        line.append(f"{banner}: ", style="bold reverse")
+    line.append(clean(split.provenance.summary()), style="dim" if not banner else "")
+    return line
+
+
+# -- status ---------------------------------------------------------------------------------------------
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    frame = data_status()
+    data_directory = config.data_dir()
+    if args.json:
+        print(json.dumps({"data_dir": str(data_directory), "splits": frame.to_dict("records")}, ensure_ascii=False))
+        return 0
+    from rich import box
+    from rich.table import Table
+
+    console = _console()
+    downloads = f"off (${config.OFFLINE_ENV} is set)" if config.offline() else "allowed"
+    console.print(_text(f"data directory: {data_directory}   downloads: {downloads}"))
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in ("dataset", "split", "status"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("file in the data directory", overflow="fold")
+    for row in frame.itertuples(index=False):
+        path = Path(row.path)
+        with contextlib.suppress(ValueError):
+            path = path.relative_to(data_directory)
+        style = {"official file present": "green", PARTIAL: "yellow", DEMO: "red", "missing": "red"}.get(row.status, "")
+        table.add_row(_text(row.dataset), _text(row.split), _text(row.status, style), _text(path.as_posix()))
+    console.print(table)
+    console.print(
+        _text(
+            "official file present: a file is in place (checked when a split is loaded); demo sample: "
+            "no file, a split would use the atlas's demo sample. `atlas fetch DATASET` downloads."
+        )
+    )
+    return 0
+
+
+# -- fetch ----------------------------------------------------------------------------------------------
+
+
+def _fetch_targets(args: argparse.Namespace) -> list[tuple[str, SourceFile]]:
+    """``(label, file)`` for every complete official file the command line names, without repeats."""
+    if args.all:
+        if args.dataset:
+            raise UsageError("give either --all or a DATASET, not both")
+        wanted = [(name, list(get_source(name).splits), True) for name in dataset_names()]
+    elif not args.dataset:
+        raise UsageError(f"name a DATASET (one of: {', '.join(dataset_names())}) or give --all")
+    else:
+        source = get_source(args.dataset)
+        splits = args.splits or list(source.splits)
+        for split in splits:
+            get_split_files(args.dataset, split)
+        wanted = [(args.dataset, splits, not args.splits)]
+    targets: dict[str, tuple[str, SourceFile]] = {}
+    for dataset, splits, with_extras in wanted:
+        for split in splits:
+            for item in get_split_files(dataset, split):
+                if not item.partial:  # published samples have no source to fetch
+                    targets.setdefault(item.path, (f"{dataset}/{split}", item))
+        if with_extras:
+            for name, item in get_source(dataset).extra_files.items():
+                targets.setdefault(item.path, (f"{dataset} ({name})", item))
+    return list(targets.values())
+
+
+def how_to_get(item: SourceFile, data_directory: Path) -> str:
+    """How to place one official file by hand, from the registry (URL, archive member or Drive folder)."""
+    target = data_directory / item.path
+    if item.url:
+        check = f" Its sha256 is {item.sha256}." if item.sha256 else ""
+        return f"download {item.url} and save it as {target}.{check}"
+    if item.archive:
+        archive = item.archive
+        check = f" (sha256 {archive.sha256})" if archive.sha256 else ""
+        return (
+            f"download {archive.url}{check}, unpack it, and place its file {Path(item.path).name} at {target} "
+            f"(the other files of the archive go beside it)."
+        )
+    if item.gdrive_folder:
+        return (
+            f"open https://drive.google.com/drive/folders/{item.gdrive_folder} in a browser, download "
+            f"{Path(item.path).name} and place it at {target}. {_download._BAIDU_NOTE}"
+        )
+    return f"place the file at {target} by hand."
+
+
+def cmd_fetch(args: argparse.Namespace) -> int:
+    targets = _fetch_targets(args)
+    data_directory = config.data_dir()
+    console = _console()
+
+    def say(line: str, style: str = "") -> None:
+        console.print(_text(line, style), soft_wrap=True)  # never break a URL or a path in two
+
+    explained: set[str] = set()
+
+    def by_hand(item: SourceFile) -> None:
+        if item.archive is not None and item.archive.url in explained:
+            say(f"          By hand: it is in the archive {item.archive.filename} (see above).")
+            return
+        if item.archive is not None:
+            explained.add(item.archive.url)
+        say(f"          By hand: {how_to_get(item, data_directory)}")
+
+    say(f"data directory: {data_directory}")
+    problems = 0
+    for label, item in targets:
+        target = data_directory / item.path
+        if target.is_file():
+            status = _download.local_status(item, target, data_directory)
+            note = " (it differs from the official file: delete it to download again)" if status == "mismatch" else ""
+            say(f"present   {label}: {item.path} ({status}){note}", "red" if note else "green")
+            continue
+        if not config.offline():
+            say(f"fetching  {label}: {item.path}")
+        try:
+            # Offline, the download layer refuses every host but this machine's (the tests' servers).
+            path = _download.fetch(item, data_directory)
+        except (DownloadError, DataUnavailableError) as exc:
+            problems += 1
+            if config.offline() and isinstance(exc, DataUnavailableError):
+                say(f"missing   {label}: {item.path}; downloads are off (${config.OFFLINE_ENV} is set).", "red")
+            else:
+                say(f"failed    {label}: {exc}", "red")
+            by_hand(item)
+            continue
+        say(f"fetched   {label}: {item.path} ({_download.local_status(item, path, data_directory)})", "green")
+    done = len(targets) - problems
+    say(f"{done} of {len(targets)} files in place" + (f"; {problems} missing" if problems else ""))
+    return 1 if problems else 0
+
+
+# -- show -----------------------------------------------------------------------------------------------
+
+
+def _search_text_for(dataset: str) -> Callable[[Dialogue], str]:
+    """What ``--search`` matches: the same text as the dataset's viewer in Jupyter searches."""
+    if dataset == "jwhr":
+        from .render.jwhr import search_text
+
+        return search_text
+    if dataset == "wise":
+        from .render.wise import search_text
+
+        return search_text
+    from .render.explorer import explorer_search_text
+
+    return explorer_search_text
+
+
+def _label_values(dataset: str, key: str, values: Sequence[str]) -> list[str]:
+    if (dataset, key) in _JOINED_LABELS:
+        return ["-".join(values)] if values else []
+    return list(values)
+
+
+def _turn_renderables(dataset: str, turn: Turn, evidence_limit: int | None) -> list[Any]:
+    from rich.padding import Padding
+    from rich.text import Text
+
+    header = Text()
+    header.append(f"{turn.index:>3} ", style="dim")
+    header.append(clean(turn.role), style="bold cyan" if turn.role == ROLES[0] else "bold magenta")
+    header.append(f" · {clean(turn.speaker)}", style="dim")
+    parts: list[Any] = [header, Padding(_text(turn.text or "(empty)"), (0, 0, 0, 4), expand=False)]
+    for key, values in turn.labels.items():
+        shown = ", ".join(clean(v) for v in _label_values(dataset, key, values))
+        parts.append(
+            Padding(Text.assemble(("label ", "dim"), (clean(key), "bold"), f" = {shown}"), (0, 0, 0, 4), expand=False)
+        )
+    if turn.evidence:
+        selected = sum(item.selected for item in turn.evidence)
+        parts.append(
+            Padding(
+                _text(f"evidence: {len(turn.evidence)} shown to the speaker, {selected} selected", "underline"),
+                (0, 0, 0, 4),
+                expand=False,
+            )
+        )
+        unselected_left = evidence_limit
+        hidden = 0
+        for item in turn.evidence:
+            if not item.selected:
+                if unselected_left is not None and unselected_left <= 0:
+                    hidden += 1
+                    continue
+                if unselected_left is not None:
+                    unselected_left -= 1
+            # Selection is said in a symbol and a word, never by colour alone.
+            mark = Text("✔ SELECTED ", style="bold green") if item.selected else Text("· ", style="dim")
+            where = " · ".join(clean(x) for x in (item.origin, item.title) if x)
+            mark.append(f"[{clean(item.id)}] {where}", style="bold" if item.selected else "")
+            parts.append(Padding(mark, (0, 0, 0, 6), expand=False))
+            parts.append(Padding(_text(item.text), (0, 0, 0, 8), expand=False))
+        if hidden:
+            parts.append(
+                Padding(
+                    _text(f"… {hidden} more not selected (show them with --evidence all)", "dim"),
+                    (0, 0, 0, 6),
+                    expand=False,
+                )
+            )
+    return parts
+
+
+def dialogue_renderable(dialogue: Dialogue, index: int, total: int, *, evidence_limit: int | None = 3) -> Any:
+    """A rich renderable of one dialogue: header, turns, labels and evidence, selected ones marked."""
+    from rich.console import Group
+    from rich.rule import Rule
+    from rich.text import Text
+
+    title = f"{dialogue.dataset}/{dialogue.split} · {index} of {total} (0-based) · id {dialogue.id}"
+    items: list[Any] = [Rule(_text(title), align="left")]
+    if dialogue.topic:
+        items.append(Text.assemble(("topic ", "dim"), (clean(dialogue.topic), "bold")))
+    scalars = {k: v for k, v in dialogue.meta.items() if isinstance(v, str | int | float | bool) and v != ""}
+    if scalars:
+        shown = "; ".join(f"{clean(k)}: {clean(v)[:60]}" for k, v in scalars.items())
+        items.append(_text(f"meta {shown}", "dim"))
+    for turn in dialogue.turns:
+        items.extend(_turn_renderables(dialogue.dataset, turn, evidence_limit))
+    return Group(*items)
+
+
+def _evidence_limit(value: str) -> int | None:
+    if value == "all":
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'all', not {value!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError("expected a number >= 0 or 'all'")
+    return number
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, not {number}")
+    return number
+
+
+def _pick(split: LoadedSplit, args: argparse.Namespace) -> tuple[list[int], str]:
+    """The indices to show and a line saying how they were chosen."""
+    total = len(split)
+    unit = get_source(split.dataset).record_unit
+    if args.search is not None:
+        query = args.search.strip().lower()
+        search_text = _search_text_for(split.dataset)
+        matches = [i for i, dialogue in enumerate(split) if query in search_text(dialogue).lower()]
+        shown = matches[: args.limit]
+        return shown, f"{len(matches)} of {total} {unit} match {args.search!r}; showing {len(shown)}"
+    if args.random is not None:
+        count = min(args.random, total)
+        chosen = random.Random(args.seed).sample(range(total), count)
+        return chosen, f"{count} random {unit} of {total}"
+    index = args.index if args.index is not None else 0
+    if not -total <= index < total:
+        raise UsageError(
+            f"index {index} is out of range: {split.dataset}/{split.split} has {total} {unit} (0-{total - 1})"
+        )
+    return [index % total], f"{total} {unit} in the split"
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    split = _load(args.dataset, args.split)
+    indices, how = _pick(split, args)
+    console = _console()
+    console.print(_provenance_line(split))
+    console.print(_text(how, "dim"))
+    for index in indices:
+        console.print(dialogue_renderable(split[index], index, len(split), evidence_limit=args.evidence))
+    return 0
+
+
+# -- stats ----------------------------------------------------------------------------------------------
+
+
+def _language(dataset: str) -> str:
+    from .stats.cross_dataset import language_of
+
+    return language_of(dataset)
+
+
+def role_stats(split: LoadedSplit) -> list[dict[str, Any]]:
+    """``parlai data_stats``' counts per role and for all turns.
+
+    Tokens are words for English (ParlAI's normalisation, :func:`utils.text.word_tokens`) and
+    characters for Chinese and Japanese (:func:`utils.text.char_tokens`, punctuation left out).
+    """
+    from .text import tokenizer_for
+
+    tokenize = tokenizer_for(_language(split.dataset))
+    frame = split.turns()
+    rows = []
+    for role in (*ROLES, "all"):
+        texts = frame["text"] if role == "all" else frame.loc[frame["role"] == role, "text"]
+        tokens = [token for text in texts for token in tokenize(text)]
+        count = len(texts)
+        rows.append(
+            {
+                "role": role,
+                "utterances": count,
+                "tokens": len(tokens),
+                "unique tokens": len(set(tokens)),
+                "unique utterances": int(texts.nunique()),
+                "average length": round(len(tokens) / count, 2) if count else 0.0,
+            }
+        )
+    return rows
+
+
+def label_counts(split: LoadedSplit) -> list[dict[str, Any]]:
+    """Turns carrying each label of the dataset's categorical label schemes (:data:`LABEL_KEYS`),
+    a turn counted once per label; for JWHR, references per kind of content (quote, summary, ...)."""
+    rows: list[dict[str, Any]] = []
+    keys = LABEL_KEYS.get(split.dataset, ())
+    counters: dict[str, Counter[str]] = {key: Counter() for key in keys}
+    for labels in split.turns()["labels"]:
+        for key in keys:
+            if key in labels:
+                counters[key].update(set(_label_values(split.dataset, key, labels[key])))
+    for key in keys:
+        rows += [
+            {"scheme": key, "label": label, "count": n, "unit": "turns"} for label, n in counters[key].most_common()
+        ]
+    if split.dataset == "jwhr":
+        from .stats.jwhr import reference_frame
+
+        references = reference_frame(split)
+        if len(references):
+            for content, n in references["content"].value_counts().items():
+                rows.append(
+                    {"scheme": "reference content", "label": str(content), "count": int(n), "unit": "references"}
+                )
+    return rows
+
+
+def evidence_counts(split: LoadedSplit) -> list[dict[str, Any]]:
+    """Evidence pieces shown and selected, per origin (the channel they came through)."""
+    frame = split.evidence(["origin", "selected"])
+    if not len(frame):
+        return []
+    grouped = frame.groupby("origin", sort=True)["selected"].agg(["size", "sum"])
+    return [{"origin": str(o), "shown": int(r["size"]), "selected": int(r["sum"])} for o, r in grouped.iterrows()]
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    split = _load(args.dataset, args.split)
+    source = get_source(split.dataset)
+    unit = "words" if _language(split.dataset) == "en" else "characters"
+    roles, labels, evidence = role_stats(split), label_counts(split), evidence_counts(split)
+    if args.json:
+        result = {
+            "dataset": split.dataset,
+            "split": split.split,
+            "provenance": {"kind": split.provenance.kind, "summary": split.provenance.summary()},
+            "dialogues": len(split),
+            "token_unit": unit,
+            "roles": roles,
+            "labels": labels,
+            "evidence": evidence,
+        }
+        print(json.dumps(result, ensure_ascii=False))
+        return 0
+    from rich.table import Table
+
+    console = _console()
+    console.print(_provenance_line(split))
+    console.print(_text(f"{len(split):,} {source.record_unit}; tokens are {unit} ({source.language})"))
+    table = Table(title="Utterances per role", title_justify="left")
+    for column in roles[0]:
+        table.add_column(column, justify="left" if column == "role" else "right")
+    for row in roles:
+        table.add_row(
+            *(f"{v:,.2f}" if isinstance(v, float) else f"{v:,}" if isinstance(v, int) else v for v in row.values())
+        )
+    console.print(table)
+    if labels:
+        table = Table(title="The dataset's labels", title_justify="left")
+        for column in ("scheme", "label", "count", "of"):
+            table.add_column(column, justify="right" if column == "count" else "left")
+        for row in labels:
+            table.add_row(_text(row["scheme"]), _text(row["label"]), f"{row['count']:,}", row["unit"])
+        console.print(table)
+    if evidence:
+        table = Table(title="Evidence per origin", title_justify="left")
+        for column in ("origin", "shown", "selected"):
+            table.add_column(column, justify="left" if column == "origin" else "right")
+        for row in evidence:
+            table.add_row(_text(row["origin"]), f"{row['shown']:,}", f"{row['selected']:,}")
+        console.print(table)
+    return 0
+
+
+# -- export ---------------------------------------------------------------------------------------------
+
+
+def export_records(split: LoadedSplit, *, parquet: bool = False) -> Iterator[dict[str, Any]]:
+    """The split's dialogues as records of the export schema (see the module docstring); with
+    ``parquet``, ``meta`` fields as JSON text and labels as a list of ``{name, values}``."""
+    provenance = split.provenance
+    source = {
+        "kind": provenance.kind,
+        "checksum": provenance.checksum,
+        "source": str(provenance.path),
+        "size_bytes": provenance.size_bytes,
+        "dialogues": provenance.dialogues,
+        "turns": provenance.turns,
+    }
+
+    def meta(value: dict[str, Any]) -> Any:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True) if parquet else value
+
+    def labels(value: dict[str, list[str]]) -> Any:
+        if parquet:
+            return [{"name": key, "values": list(values)} for key, values in value.items()]
+        return {key: list(values) for key, values in value.items()}
+
+    for index, dialogue in enumerate(split):
+        yield {
+            "dataset": split.dataset,
+            "split": split.split,
+            "index": index,
+            "id": str(dialogue.id),
+            "topic": dialogue.topic,
+            "meta": meta(dialogue.meta),
+            "turns": [
+                {
+                    "index": turn.index,
+                    "role": turn.role,
+                    "speaker": turn.speaker,
+                    "text": turn.text,
+                    "labels": labels(turn.labels),
+                    "evidence": [
+                        {
+                            "id": item.id,
+                            "title": item.title,
+                            "origin": item.origin,
+                            "text": item.text,
+                            "selected": item.selected,
+                            "meta": meta(item.meta),
+                        }
+                        for item in turn.evidence
+                    ],
+                }
+                for turn in dialogue.turns
+            ],
+            "provenance": source,
+        }
+
+
+def _batches(records: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    batch: list[dict[str, Any]] = []
+    for record in records:
+        batch.append(record)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def check_output_path(out: Path) -> None:
+    """Raise :class:`OSError` with a clear message when ``out`` cannot be written as a file."""
+    if out.is_dir():
+        raise OSError(f"cannot write {out}: it is a directory (give a file name with --out)")
+    if out.parent.exists() and not out.parent.is_dir():
+        raise OSError(f"cannot write {out}: {out.parent} is not a directory")
+    if not out.parent.is_dir():
+        raise OSError(f"cannot write {out}: the directory {out.parent} does not exist")
+    if not os.access(out.parent, os.W_OK):
+        raise OSError(f"cannot write {out}: no permission to write in {out.parent}")
+
+
+def write_export(split: LoadedSplit, out: Path, fmt: str) -> int:
+    """Write the split to ``out`` as ``jsonl`` or ``parquet`` through a temporary file; return the records."""
+    out = Path(out)
+    check_output_path(out)
+    try:
+        descriptor, name = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".part")
+    except OSError as exc:
+        raise OSError(f"cannot write {out}: {exc.strerror or exc}") from exc
+    temporary = Path(name)
+    count = 0
+    try:
+        if fmt == "jsonl":
+            with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
+                for record in export_records(split):
+                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                    count += 1
+        else:
+            import pyarrow.parquet as pq
+
+            os.close(descriptor)
+            with pq.ParquetWriter(temporary, EXPORT_SCHEMA, compression="zstd") as writer:
+                for batch in _batches(export_records(split, parquet=True), _EXPORT_BATCH):
+                    writer.write_table(pa.Table.from_pylist(batch, schema=EXPORT_SCHEMA))
+                    count += len(batch)
+                if not count:  # an empty split still gives a readable file with the schema
+                    writer.write_table(EXPORT_SCHEMA.empty_table())
+        # mkstemp makes the file private; give it the permissions a newly created file would have.
+        umask = os.umask(0)
+        os.umask(umask)
+        temporary.chmod(0o666 & ~umask)
+        os.replace(temporary, out)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return count
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    get_split_files(args.dataset, args.split)
+    out = Path(args.out) if args.out else Path(f"{args.dataset}-{args.split}.{args.to}")
+    check_output_path(out)  # before loading: a large split is not parsed for nothing
+    split = _load(args.dataset, args.split)
+    count = write_export(split, out, args.to)
+    console = _console()
+    console.print(_provenance_line(split))
+    console.print(_text(f"wrote {count:,} records to {out} ({args.to})"))
+    return 0
+
+
+# -- the parser -----------------------------------------------------------------------------------------
+
+
+def _add_names(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dataset", metavar="DATASET", help=f"one of: {', '.join(dataset_names())}")
+    parser.add_argument("split", metavar="SPLIT", help="a split of DATASET (`atlas status` lists them)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``atlas`` argument parser (one sub-command per task, each with ``--help``)."""
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Read, measure and export the Grounded Dialogue Atlas datasets from the shell.",
+        epilog=(
+            "examples:\n  atlas status\n  atlas fetch jwhr\n  atlas show jwhr answered 0\n"
+            "  atlas stats jwhr answered\n  atlas export jwhr answered --to parquet\n\n"
+            f"environment: ${config.DATA_DIR_ENV} (data directory), ${config.CACHE_DIR_ENV} (parsed splits), "
+            f"${config.OFFLINE_ENV}=1 (no downloads).\nexit status: 0 done, 1 failed while running, "
+            "2 wrong command line."
+        ),
+        formatter_class=formatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    status = commands.add_parser(
+        "status",
+        help="what each split would be built on now",
+        description="What each split would be built on right now (official file, partial copy or demo "
+        "sample), without downloading or hashing anything.",
+    )
+    status.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    status.set_defaults(handler=cmd_status)
+
+    fetch = commands.add_parser(
+        "fetch",
+        help="download and verify official files",
+        description="Download the official files of a dataset (all its splits, or the SPLITs named) or "
+        "of every dataset (--all) into the data directory. Each file is checked against its "
+        "checksum and size where they are known and moved into place only when complete; files "
+        "already present are kept, so running the command again fetches only what is missing. "
+        f"Offline (${config.OFFLINE_ENV}=1) or when a download fails, it says where to get each "
+        "file by hand and where to put it.",
+        epilog="examples:\n  atlas fetch jwhr\n  atlas fetch wow valid_seen valid_unseen\n  atlas fetch --all",
+        formatter_class=formatter,
+    )
+    fetch.add_argument("dataset", metavar="DATASET", nargs="?", help=f"one of: {', '.join(dataset_names())}")
+    fetch.add_argument("splits", metavar="SPLIT", nargs="*", help="splits of DATASET (default: all of them)")
+    fetch.add_argument("--all", action="store_true", help="every file of every dataset")
+    fetch.set_defaults(handler=cmd_fetch)
+
+    show = commands.add_parser(
+        "show",
+        help="dialogues with their evidence and labels",
+        description="Print dialogues of a split with the evidence each speaker was shown and the "
+        "dataset's labels; selected evidence is marked ✔ SELECTED. Without INDEX, --random or "
+        "--search, the first dialogue.",
+        epilog="examples:\n  atlas show jwhr answered 0\n  atlas show wow valid_seen --random 2 --seed 1\n"
+        "  atlas show faithdial train --search lighthouse --evidence all",
+        formatter_class=formatter,
+    )
+    _add_names(show)
+    which = show.add_mutually_exclusive_group()
+    which.add_argument("index", metavar="INDEX", type=int, nargs="?", help="position in the split (0-based)")
+    which.add_argument("--random", metavar="N", type=_positive, help="N dialogues chosen at random")
+    which.add_argument("--search", metavar="TEXT", help="dialogues whose text contains TEXT (case-insensitive)")
+    show.add_argument(
+        "--limit", metavar="N", type=_positive, default=5, help="most dialogues --search prints (default 5)"
+    )
+    show.add_argument("--seed", type=int, help="random seed for --random (the same seed, the same dialogues)")
+    show.add_argument(
+        "--evidence",
+        metavar="N|all",
+        type=_evidence_limit,
+        default=3,
+        help="unselected evidence pieces printed per turn (default 3; selected ones always are)",
+    )
+    show.set_defaults(handler=cmd_show)
+
+    stats = commands.add_parser(
+        "stats",
+        help="utterances, tokens, unique tokens, lengths and labels",
+        description="Counts in the manner of `parlai data_stats`: utterances, tokens, unique tokens, "
+        "unique utterances and average length, per role (seeker, wizard) and for all turns; then "
+        "the dataset's own label counts and the evidence shown and selected per origin. Tokens are "
+        "words for English and characters for Chinese and Japanese.",
+    )
+    _add_names(stats)
+    stats.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    stats.set_defaults(handler=cmd_stats)
+
+    export = commands.add_parser(
+        "export",
+        help="write the common records as JSON Lines or Parquet",
+        description="Write a split's dialogues (turns, evidence, labels, provenance) in the atlas's "
+        "export schema (documented in the book's command-line page and in utils/cli.py). The file "
+        "is written to a temporary name and moved into place when complete.",
+        epilog="example:\n  atlas export jwhr answered --to parquet --out jwhr-answered.parquet",
+        formatter_class=formatter,
+    )
+    _add_names(export)
+    export.add_argument("--to", choices=("jsonl", "parquet"), required=True, help="output format")
+    export.add_argument("--out", metavar="PATH", help="output file (default: DATASET-SPLIT.jsonl or .parquet)")
+    export.set_defaults(handler=cmd_export)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``atlas`` command; return its exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help(sys.stderr)
+        return 2
+    prefix = f"{PROG} {args.command}: error:"
+    try:
+        return int(args.handler(args))
+    except (UnknownNameError, UsageError) as exc:
+        print(f"{prefix} {exc}", file=sys.stderr)
+        return 2
+    except (AtlasError, OSError) as exc:
+        print(f"{prefix} {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{prefix} interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
