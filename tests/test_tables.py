@@ -100,3 +100,13 @@ def test_comparison_names_parlai_teachers_and_notes_only_when_present() -> None:
     assert "knowledge selection by chance (know_chance): " in wow  # the row's note, under the table
     jwhr = tables.comparison(compare("jwhr")).to_html()
     assert "ParlAI teacher" not in jwhr
+
+
+def test_table_links_only_web_urls_and_escapes_the_text() -> None:
+    frame = pd.DataFrame(
+        {"title": ["<i>A</i>", "B"], "homepage": ["https://example.org/a?b=1&c=2", "javascript:alert(1)"]}
+    )
+    html = tables.table(frame, labels={"title": "Dataset"}, links={"title": "homepage"}).to_html()
+    assert '<a href="https://example.org/a?b=1&amp;c=2"' in html and "&lt;i&gt;A&lt;/i&gt;" in html
+    assert "javascript:" not in html and ">B<" in html
+    assert "homepage" not in html  # the URL column is shown only when labelled

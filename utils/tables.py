@@ -109,6 +109,7 @@ def table(
     caption: str = "",
     notes: Sequence[str] = (),
     empty_note: str = _DEFAULT_EMPTY_NOTE,
+    links: Mapping[str, str] | None = None,
 ) -> Table:
     """Format ``frame`` for readers.
 
@@ -117,8 +118,9 @@ def table(
     percentages with ``(%)`` added to the header, ``decimals`` (column -> places) as fixed-point
     numbers. ``row_labels`` renames index values. ``index`` keeps the index as the first column
     (``True``, or a string naming it). A note explaining the dash is added when a cell is empty.
-    Text cells are HTML-escaped; ``notes`` and ``caption`` are trusted text written by the chapter
-    (escaped too).
+    ``links`` maps a column to the column holding its URL: the cell becomes a link (only
+    ``http(s)`` URLs; the URL column is shown only if ``labels`` names it). Text cells are
+    HTML-escaped; ``notes`` and ``caption`` are trusted text written by the chapter (escaped too).
     """
     data = frame.to_frame() if isinstance(frame, pd.Series) else frame.copy()
     if index:
@@ -127,6 +129,9 @@ def table(
         data = data.reset_index(names=name or " ")
     elif row_labels:
         data.index = [row_labels.get(item, item) for item in data.index]
+    url_columns = dict(links or {})
+    for column, url_column in url_columns.items():
+        data[column] = [(text, url) for text, url in zip(data[column], data[url_column], strict=True)]
     if labels:
         keep = [column for column in data.columns if column in labels or (index and column == data.columns[0])]
         data = data[keep]
@@ -135,7 +140,9 @@ def table(
     integer_columns = set(integers)
     formatters: dict[str, Callable[[object], str]] = {}
     for column in data.columns:
-        if column in integer_columns:
+        if column in url_columns:
+            formatters[column] = _link_cell
+        elif column in integer_columns:
             formatters[column] = integer
         elif column in percent_places:
             formatters[column] = lambda value, places=percent_places[column]: percent(value, places)
@@ -162,6 +169,13 @@ def table(
     if has_empty and empty_note:
         all_notes.append(html.escape(empty_note))
     return Table(styler, all_notes, caption)
+
+
+def _link_cell(pair: object) -> str:
+    from .render._html import link
+
+    text, url = pair  # type: ignore[misc]
+    return link(str(text), url)
 
 
 _STATUS_MARKS = {HELD: "✓ held", FAILED: "✗ failed", QUOTED_ONLY: "quoted only"}
