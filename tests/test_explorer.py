@@ -226,3 +226,17 @@ def test_every_viewer_shows_a_note_not_a_repr_in_a_static_page(name: str) -> Non
     bundle = _viewers()[name]._repr_mimebundle_()
     assert bundle["text/plain"] == _STATIC_NOTE, f"{name} would print its repr in the book"
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_safe_html_is_markup_and_esc_always_escapes() -> None:
+    from markupsafe import Markup
+
+    frame = dialogue_frame("t", "<p>body</p>")
+    assert isinstance(frame, Markup)
+    # Markup's rule: plain text joined to safe HTML is escaped, safe HTML is not.
+    assert frame + "<b>" == str(frame) + "&lt;b&gt;"
+    assert SafeHTML("<i>") + SafeHTML("<b>") == "<i><b>"
+    # esc escapes a value even when it claims to be HTML (dataset values are text), and maps None to "".
+    assert esc(SafeHTML("<b>x</b>")) == "&lt;b&gt;x&lt;/b&gt;"
+    assert esc(None) == "" and esc(3) == "3"
+    assert esc("'\"&") == "&#39;&#34;&amp;" and type(esc("a")) is str

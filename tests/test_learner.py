@@ -169,3 +169,21 @@ def test_chapter_learner_copy_opens_and_runs(chapter, tmp_path):
         assert placeholders >= exercises, "every exercise has a placeholder for the student's code"
     head, _ = _up_to_first_placeholder(copy)
     _execute(head, out)
+
+
+def test_loose_solution_is_named_after_its_own_exercise_and_tagged_markdown_goes_too():
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    solution, explanation = code("first = 1"), md("Because one comes first.")
+    solution.metadata["tags"] = ["solution"]
+    explanation.metadata["tags"] = ["solution"]
+    notebook = _notebook(
+        md("```{exercise} One\n:label: z-ex-1\n```"),
+        solution,
+        md("```{exercise} Two\n:label: z-ex-2\n```"),
+        explanation,
+    )
+    copy, report = learner.learner_notebook(notebook)
+    placeholders = [c.source for c in copy.cells if learner.PLACEHOLDER_TAG in _tags(c)]
+    assert len(placeholders) == 1 and "exercise z-ex-1" in placeholders[0] and "z-ex-2" not in placeholders[0]
+    assert not any("one comes first" in c.source for c in copy.cells)
+    assert report.removed_cells == 2 and report.exercises == ["z-ex-1", "z-ex-2"]

@@ -275,7 +275,26 @@ def test_bigrams_match_char_tokens_and_char_ngrams() -> None:
         assert bl._bigrams(text) == (char_ngrams(compact, 2) or list(compact)), text
 
 
-def test_bm25_scores_equal_rank_bm25_bit_for_bit() -> None:
+def test_bm25plus_ranking_worked_by_hand() -> None:
+    # Query bigram 甲乙; candidates of 4, 1 and 1 bigrams, so avgdl = 2; 甲乙 is in 2 of N = 3,
+    # idf = ln((3 + 1) / 2) = ln 2 (BM25Okapi's would be ln(1.5 / 2.5) < 0, floored, and the order lost).
+    # score = idf * (delta + tf * (k1 + 1) / (k1 * (1 - b + b * len / avgdl) + tf)), k1 1.5, b 0.75, delta 1:
+    #   "甲乙丙丁戊": ln2 * (1 + 2.5 / (1.5 * 1.75 + 1))   = ln2 * 1.690 = 1.171
+    #   "甲乙":       ln2 * (1 + 2.5 / (1.5 * 0.625 + 1))  = ln2 * 2.290 = 1.588
+    #   "丙丁":       ln2 * (1 + 0)                         = 0.693 (delta: a missing word still counts)
+    assert bl.rank_candidates("甲乙", ["甲乙丙丁戊", "甲乙", "丙丁"]) == [1, 0, 2]
+
+
+def test_bm25_ties_keep_the_original_order() -> None:
+    assert bl.rank_candidates("猫狗", ["鱼鸟", "虫蛇", "猫狗", "鸟鱼"]) == [2, 0, 1, 3]
+    assert bl.rank_candidates("猫狗", ["猫狗", "猫狗"]) == [0, 1]
+    # a candidate with no bigram (punctuation only) is still ranked, not dropped
+    assert bl.rank_candidates("猫狗", ["。", "猫狗"]) == [1, 0]
+
+
+def test_ranking_equals_rank_bm25_s_on_the_whole_query() -> None:
+    # rank_candidates leaves out query words no candidate has; the library's own scores on the
+    # whole query must order the candidates the same way.
     from rank_bm25 import BM25Plus
 
     rng = random.Random(1)
@@ -285,9 +304,11 @@ def test_bm25_scores_equal_rank_bm25_bit_for_bit() -> None:
         return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 25)))
 
     for _ in range(300):
-        corpus = [bl._bigrams(text()) or [""] for _ in range(rng.randint(1, 8))]
-        query = bl._bigrams(text())
-        assert bl._bm25plus_scores(query, corpus).tobytes() == BM25Plus(corpus).get_scores(query).tobytes()
+        candidates = [text() for _ in range(rng.randint(1, 8))]
+        context = text() + "鱼鸟虫"  # words no candidate has
+        scores = BM25Plus([bl._bigrams(c) or [""] for c in candidates]).get_scores(bl._bigrams(context))
+        expected = sorted(range(len(candidates)), key=lambda index: (-scores[index], index))
+        assert bl.rank_candidates(context, candidates) == expected
 
 
 def test_examples_from_the_cached_tables_equal_those_from_dialogues() -> None:

@@ -66,9 +66,9 @@ def test_system_turn_shows_the_search() -> None:
     assert '<li class="atlas-selected" lang="zh-Hans">✓ 现代舞蹈的特点</li>' in html
     assert "✓ <code>3251-1</code>" in html and "爵士舞起源于二十世纪初的美国" in html
     assert "Clarify-Choice" in html and "asks the user to choose between options" in html
-    assert "stored as [&quot;Answer&quot;, &quot;open-text&quot;]" in html
+    assert "stored as [&#34;Answer&#34;, &#34;open-text&#34;]" in html
     assert "请问您是想了解现代舞蹈的特点" in html
-    assert "I&#x27;d like to learn about some modern dances." in html  # English gloss
+    assert "I&#39;d like to learn about some modern dances." in html  # English gloss
     assert "text not in the document file" in html  # candidate document 3299 is missing
 
 

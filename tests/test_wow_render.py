@@ -44,7 +44,7 @@ def test_render_marks_checked_sentence_and_shared_words() -> None:
     html = render(_dialogue())
     assert html.count('<mark class="atlas-shared">Oolong</mark>') >= 2  # response and checked sentence
     assert '<span class="atlas-selected">' in html
-    assert "retrieved for the apprentice&#x27;s last turn" in html
+    assert "retrieved for the apprentice&#39;s last turn" in html
     assert "no passage used" in html
     assert "Knowledge shown (2 sentences)" in html
     assert "0_Apprentice" in html and "1_Wizard" in html

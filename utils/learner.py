@@ -15,6 +15,9 @@ Every notebook in ``notebooks/`` gets a copy in ``learner/`` in which
 * the ``{exercise}`` cells and the cells tagged ``check`` stay, so a student can check their answer;
 * every output and execution count is cleared.
 
+The solutions are found here; removing them and clearing the outputs is nbconvert's work
+(``TagRemovePreprocessor`` on the ``solution`` tag, ``ClearOutputPreprocessor``).
+
 The chapters themselves follow this convention (see ``book/teaching.md``)::
 
     ```{exercise} <title>          (markdown cell)
@@ -40,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
 
 SOLUTION_TAG = "solution"
 CHECK_TAG = "check"
@@ -131,87 +135,117 @@ def placeholder_cell(
 def learner_notebook(
     notebook: nbformat.NotebookNode, *, name: str = "notebook"
 ) -> tuple[nbformat.NotebookNode, LearnerReport]:
-    """A learner copy of ``notebook`` (not modified) and a report of what changed."""
+    """A learner copy of ``notebook`` (not modified) and a report of what changed.
+
+    Every cell of a solution is tagged ``solution`` and a placeholder put after it; nbconvert's
+    ``TagRemovePreprocessor`` then removes the tagged cells and ``ClearOutputPreprocessor`` the
+    outputs. Placeholders are written last, once the check cell that follows each one is known.
+    """
     report = LearnerReport(source=Path(name), target=Path(name))
-    cells: list[nbformat.NotebookNode] = []
-    open_label: str | None = None
-    open_sources: list[str] = []
-    pending: list[str] = []  # solution code outside a gated block, merged into one placeholder
+    copy = nbformat.from_dict(notebook)  # a deep copy: the chapter stays as it is
+    copy.cells, placeholders = _tag_solutions(copy.cells, name, report)
+    resources: dict = {}
+    TagRemovePreprocessor(remove_cell_tags={SOLUTION_TAG}).preprocess(copy, resources)
+    ClearOutputPreprocessor().preprocess(copy, resources)
 
-    # Placeholders are built at the end, once the check cell that follows each one is known.
-    placeholders: dict[int, tuple[str | None, list[str]]] = {}
-
-    def add_placeholder(label: str | None, sources: list[str]) -> None:
-        placeholders[len(cells)] = (label, list(sources))
-        cells.append(nbformat.v4.new_code_cell(""))
-        report.placeholders += 1
-
-    def flush_pending(label: str | None) -> None:
-        if pending:
-            add_placeholder(label, pending)
-            pending.clear()
-
-    last_exercise: str | None = None
-    for position, original in enumerate(notebook.cells):
-        cell = nbformat.from_dict(original)  # a deep copy: the chapter stays as it is
-        source = cell.source
-        tags = _tags(cell)
-        if open_label is not None:
-            if cell.cell_type == "markdown" and _SOLUTION_END.search(source):
-                add_placeholder(open_label, open_sources)
-                report.removed_cells += 1
-                open_label, open_sources = None, []
-            else:
-                if cell.cell_type == "code":
-                    open_sources.append(source)
-                report.removed_cells += 1
-            continue
-        if cell.cell_type == "markdown":
-            start = _SOLUTION_START.search(source)
-            if start:
-                flush_pending(last_exercise)
-                open_label = start.group("label")
-                report.removed_cells += 1
-                continue
-            if _SOLUTION_END.search(source):
-                raise LearnerCopyError(f"{name}: cell {position} closes a solution that was never opened")
-            if _SOLUTION_SINGLE.search(source):
-                report.removed_cells += 1
-                continue
-            for match in _EXERCISE.finditer(source):
-                last_exercise = match.group("label")
-                report.exercises.append(last_exercise)
-        if cell.cell_type == "code" and SOLUTION_TAG in tags:
-            pending.append(source)
-            report.removed_cells += 1
-            continue
-        flush_pending(last_exercise)
-        if cell.cell_type == "code":
-            cell.outputs = []
-            cell.execution_count = None
-            if CHECK_TAG in tags:
-                report.checks += 1
-        cells.append(cell)
-    if open_label is not None:
-        raise LearnerCopyError(f"{name}: the solution of {open_label} has no {{solution-end}} cell")
-    flush_pending(last_exercise)
-    for index, (label, sources) in placeholders.items():
-        check = next((c.source for c in cells[index + 1 :] if c.cell_type == "code" and CHECK_TAG in _tags(c)), "")
-        cells[index] = placeholder_cell(label, sources, check)
+    position = {id(cell): index for index, cell in enumerate(copy.cells)}
+    for empty, label, sources in placeholders:
+        index = position[id(empty)]
+        check = next(
+            (c.source for c in copy.cells[index + 1 :] if c.cell_type == "code" and CHECK_TAG in _tags(c)), ""
+        )
+        copy.cells[index] = placeholder_cell(label, sources, check)
 
     note = nbformat.v4.new_markdown_cell(_NOTE)
     note.metadata["tags"] = ["learner-note"]
     # After the title cell, so the copy still opens with the chapter's title.
+    cells = copy.cells
     insert_at = 1 if cells and cells[0].cell_type == "markdown" and cells[0].source.lstrip().startswith("# ") else 0
     cells.insert(insert_at, note)
 
-    copy = nbformat.from_dict(notebook)
-    copy.cells = cells
     if copy.nbformat_minor < 5:  # the placeholders carry cell ids, which need nbformat 4.5
         copy.nbformat_minor = 5
     for cell in copy.cells:
         cell.setdefault("id", nbformat.corpus.words.generate_corpus_id())
     return copy, report
+
+
+_Placeholder = tuple[nbformat.NotebookNode, str | None, list[str]]
+
+
+def _tag_solutions(
+    cells: list[nbformat.NotebookNode], name: str, report: LearnerReport
+) -> tuple[list[nbformat.NotebookNode], list[_Placeholder]]:
+    """``cells`` with every solution cell tagged :data:`SOLUTION_TAG` and an empty placeholder cell
+    after each solution, and the placeholders with the exercise label and solution code of each.
+
+    A solution is a ``{solution-start}``/``{solution-end}`` block (both markdown cells and all
+    between), a one-cell ``{solution}`` directive, or a run of cells the chapter tagged ``solution``.
+    Counts exercises, checks and removed cells into ``report``.
+    """
+    tagged: list[nbformat.NotebookNode] = []
+    placeholders: list[_Placeholder] = []
+    block_label: str | None = None  # set while inside a solution-start/end block
+    block_code: list[str] = []
+    loose_code: list[str] = []  # solution-tagged code outside a block, merged into one placeholder
+    last_exercise: str | None = None
+
+    def remove(cell: nbformat.NotebookNode) -> None:
+        if SOLUTION_TAG not in _tags(cell):
+            cell.metadata["tags"] = [*_tags(cell), SOLUTION_TAG]
+        tagged.append(cell)
+        report.removed_cells += 1
+
+    def add_placeholder(label: str | None, sources: list[str]) -> None:
+        empty = nbformat.v4.new_code_cell("")
+        empty.metadata["tags"] = [PLACEHOLDER_TAG]
+        tagged.append(empty)
+        placeholders.append((empty, label, list(sources)))
+        report.placeholders += 1
+
+    def close_loose() -> None:
+        if loose_code:
+            add_placeholder(last_exercise, loose_code)
+            loose_code.clear()
+
+    for position, cell in enumerate(cells):
+        source, markdown = cell.source, cell.cell_type == "markdown"
+        if block_label is not None:
+            remove(cell)
+            if markdown and _SOLUTION_END.search(source):
+                add_placeholder(block_label, block_code)
+                block_label, block_code = None, []
+            elif cell.cell_type == "code":
+                block_code.append(source)
+            continue
+        if markdown and (start := _SOLUTION_START.search(source)):
+            close_loose()
+            block_label = start.group("label")
+            remove(cell)
+            continue
+        if markdown and _SOLUTION_END.search(source):
+            raise LearnerCopyError(f"{name}: cell {position} closes a solution that was never opened")
+        if markdown and _SOLUTION_SINGLE.search(source):
+            remove(cell)
+            continue
+        if SOLUTION_TAG in _tags(cell):
+            if cell.cell_type == "code":
+                loose_code.append(source)
+            remove(cell)
+            continue
+        # Before reading this cell's exercise label: the loose solution belongs to the one before.
+        close_loose()
+        if markdown:
+            for match in _EXERCISE.finditer(source):
+                last_exercise = match.group("label")
+                report.exercises.append(last_exercise)
+        elif cell.cell_type == "code" and CHECK_TAG in _tags(cell):
+            report.checks += 1
+        tagged.append(cell)
+    if block_label is not None:
+        raise LearnerCopyError(f"{name}: the solution of {block_label} has no {{solution-end}} cell")
+    close_loose()
+    return tagged, placeholders
 
 
 def write_learner_copies(source_dir: Path, out_dir: Path, names: Sequence[str] = ()) -> list[LearnerReport]:

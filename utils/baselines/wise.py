@@ -37,18 +37,19 @@ T2, T4, T5 and T6. Where the authors' code would crash (an empty average, ``max`
 from __future__ import annotations
 
 import json
-import math
 import operator
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from functools import lru_cache
 from statistics import median
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from rank_bm25 import BM25Plus
 
 from ..formats.wise import SCORED_ACTION_GROUPS, published_label
 from ..loading import LoadedSplit
@@ -573,53 +574,28 @@ def _bigrams(text: str) -> list[str]:
     return list(map(operator.add, compact, compact[1:])) or list(compact)
 
 
-#: rank_bm25.BM25Plus's default parameters.
-_BM25_K1, _BM25_B, _BM25_DELTA = 1.5, 0.75, 1
-
-
-def _bm25plus_scores(query: Sequence[str], corpus: Sequence[Sequence[str]]) -> np.ndarray:
-    """``rank_bm25.BM25Plus(corpus).get_scores(query)``, bit for bit, for a non-empty ``corpus``.
-
-    The same floating-point operations on the same numbers, added in the same order (the tests
-    compare with the library), but only the query's words are counted and weighed, all candidates
-    at once: the library indexes every word of every candidate and loops over candidates in Python,
-    which, one index per turn over a hundred passages, took most of the selection baselines' time
-    on full-size WISE.
-    """
-    words = list(dict.fromkeys(query))
-    counts = [Counter(document) for document in corpus]
-    zeros = [0] * len(words)
-    # frequency[d, w]: how often query word w occurs in candidate d
-    frequency = np.array([list(map(count.get, words, zeros)) for count in counts], dtype=np.int64)
-    frequency = frequency.reshape(len(corpus), len(words))
-    doc_len = np.array([len(document) for document in corpus])
-    avgdl = sum(len(document) for document in corpus) / len(corpus)
-    norm = _BM25_K1 * (1 - _BM25_B + _BM25_B * doc_len / avgdl)
-    present = np.count_nonzero(frequency, axis=0)
-    # idf as the library computes it (math.log of a Python float); a word no candidate has has no
-    # idf there and adds exactly 0.0, so it is left out.
-    idf = np.array([math.log((len(corpus) + 1) / int(n)) if n else 0.0 for n in present])
-    terms = idf * (_BM25_DELTA + (frequency * (_BM25_K1 + 1)) / (norm[:, None] + frequency))
-    column = {word: index for index, word in enumerate(words) if present[index]}
-    scores = np.zeros(len(corpus))
-    for word in query:
-        if word in column:
-            scores += terms[:, column[word]]
-    return scores
-
-
 def rank_candidates(context: str, candidates: Sequence[str]) -> list[int]:
     """Indices of ``candidates`` best first by BM25 (BM25Plus, character bigrams) against ``context``.
 
     BM25Plus keeps every idf positive, which matters for a turn's handful of candidates where a
     bigram shared by most candidates would get a negative idf under BM25Okapi. Ties keep the
-    original order. Scores are rank-bm25's (:func:`_bm25plus_scores`).
+    original order. Scores are rank-bm25's, with its default parameters (k1 1.5, b 0.75, delta 1).
     """
+    return list(_bm25_order(context, tuple(candidates)))
+
+
+# The extractive response baseline ranks again the passages T5 selection has just ranked, against
+# the same context; the library rebuilds its index on every call, so the last rankings are kept.
+@lru_cache(maxsize=8192)
+def _bm25_order(context: str, candidates: tuple[str, ...]) -> tuple[int, ...]:
     if not candidates:
-        return []
-    corpus = [_bigrams(candidate) or [""] for candidate in candidates]
-    scores = _bm25plus_scores(_bigrams(context), corpus)
-    return sorted(range(len(candidates)), key=lambda index: (-scores[index], index))
+        return ()
+    # A candidate with no bigram stays in the index as one empty word, so it still gets a score.
+    index = BM25Plus([_bigrams(candidate) or [""] for candidate in candidates])
+    # The library adds exactly 0.0 for a query word no candidate has, at the cost of a pass over
+    # every candidate: leaving those words out gives the same scores, bit for bit, much sooner.
+    scores = index.get_scores([word for word in _bigrams(context) if word in index.idf])
+    return tuple(sorted(range(len(candidates)), key=lambda position: (-scores[position], position)))
 
 
 def selection_context(example: SystemTurnExample, window: int = 3) -> str:

@@ -2,21 +2,32 @@
 
 Dataset text is untrusted: every string taken from a dataset goes through :func:`esc` (or a helper
 that calls it) before it becomes HTML. Helpers here take plain text and return safe HTML; the only
-raw HTML they accept is HTML built by other helpers in this package.
+raw HTML they accept is HTML built by other helpers in this package. Escaping is markupsafe's (the
+library Jinja and Sphinx escape with) and JSON for a ``<script>`` element is Jinja's
+``htmlsafe_json_dumps``.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable, Iterable
 from importlib import resources
+from typing import Any
+
+from jinja2.utils import htmlsafe_json_dumps
+from markupsafe import Markup, escape
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-class SafeHTML(str):
-    """HTML produced by this package (already escaped); shows as HTML in Jupyter."""
+class SafeHTML(Markup):
+    """HTML produced by this package (already escaped); shows as HTML in Jupyter.
+
+    A :class:`markupsafe.Markup`: plain text added to it (``+``, ``%``, ``.format``) is escaped,
+    and templates that know markupsafe insert it as it is.
+    """
+
+    __slots__ = ()
 
     def _repr_html_(self) -> str:
         # Shown on its own (a notebook output or a book page): bring the stylesheet along.
@@ -24,8 +35,23 @@ class SafeHTML(str):
 
 
 def esc(text: object) -> str:
-    """Escape any value for use in HTML text or a quoted attribute."""
-    return html.escape("" if text is None else str(text), quote=True)
+    """Escape any value for use in HTML text or a quoted attribute (``None`` gives ``""``).
+
+    Always escapes, even a value that says it is HTML (has ``__html__``): a dataset value is text.
+    Returns a plain ``str``, so the helpers' string building stays plain concatenation.
+    """
+    return "" if text is None else str(escape(str(text)))
+
+
+def json_for_script(value: Any) -> str:
+    """``value`` as JSON that is safe to place inside an HTML ``<script>`` element.
+
+    Jinja's ``htmlsafe_json_dumps`` writes ``<``, ``>``, ``&`` and ``'`` as ``\\u003c``-style escapes
+    (valid JSON, decoded by ``JSON.parse``), so no string can close the element; U+2028/2029 are
+    escaped as well because older JavaScript parsers treat them as line ends.
+    """
+    text = str(htmlsafe_json_dumps(value, ensure_ascii=False, separators=(",", ":")))
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 def stylesheet() -> str:
@@ -36,26 +62,29 @@ def stylesheet() -> str:
 
 def highlight_words(text: str, words: set[str], normalise: Callable[[str], str] = str.lower) -> str:
     """Escape ``text`` and wrap each word whose normalised form is in ``words`` in ``<mark>``."""
-    pieces, last = [], 0
+    # The text between marked words is escaped in one call, not word by word: escaping is per
+    # character, so the result is the same, and a call costs more than the characters it escapes.
+    pieces, plain_from = [], 0
     for match in _WORD.finditer(text):
-        pieces.append(esc(text[last : match.start()]))
         word = match.group(0)
         if normalise(word) in words:
+            pieces.append(esc(text[plain_from : match.start()]))
             pieces.append(f'<mark class="atlas-shared">{esc(word)}</mark>')
-        else:
-            pieces.append(esc(word))
-        last = match.end()
-    pieces.append(esc(text[last:]))
+            plain_from = match.end()
+    pieces.append(esc(text[plain_from:]))
     return "".join(pieces)
 
 
 def highlight_chars(text: str, chars: set[str]) -> str:
     """Escape ``text`` and mark each character found in ``chars`` (for Chinese and Japanese)."""
-    out = []
-    for char in text:
-        safe = esc(char)
-        out.append(f'<mark class="atlas-shared">{safe}</mark>' if char in chars and not char.isspace() else safe)
-    return "".join(out)
+    pieces, plain_from = [], 0  # unmarked runs escaped in one call, as in highlight_words
+    for position, char in enumerate(text):
+        if char in chars and not char.isspace():
+            pieces.append(esc(text[plain_from:position]))
+            pieces.append(f'<mark class="atlas-shared">{esc(char)}</mark>')
+            plain_from = position + 1
+    pieces.append(esc(text[plain_from:]))
+    return "".join(pieces)
 
 
 def badge(label: str, kind: str = "") -> str:

@@ -12,29 +12,12 @@ escapes (valid JSON, decoded by ``JSON.parse``) and no dataset string can close 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..records import Dialogue
 from . import render_dialogue
-from ._html import SafeHTML, esc, stylesheet
-
-#: Characters that must never appear literally inside an HTML ``<script>`` element; U+2028/2029
-#: are escaped too because older JavaScript parsers treat them as line ends.
-_SCRIPT_ESCAPES = {
-    "<": "\\u003c",
-    ">": "\\u003e",
-    "&": "\\u0026",
-    "\u2028": "\\u2028",
-    "\u2029": "\\u2029",
-}
-
-
-def json_for_script(value: Any) -> str:
-    """``value`` as JSON that is safe to place inside an HTML ``<script>`` element."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return "".join(_SCRIPT_ESCAPES.get(char, char) for char in text)
+from ._html import SafeHTML, esc, json_for_script, stylesheet
 
 
 def explorer_search_text(dialogue: Dialogue) -> str:
