@@ -37,6 +37,7 @@ T2, T4, T5 and T6. Where the authors' code would crash (an empty average, ``max`
 from __future__ import annotations
 
 import json
+import math
 import operator
 import re
 from collections import Counter, defaultdict
