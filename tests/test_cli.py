@@ -185,8 +185,13 @@ def test_show_an_index_out_of_range_exits_2(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_show_never_sends_control_characters_to_the_terminal(
-    capsys: pytest.CaptureFixture[str], data_dir: Path
+    capsys: pytest.CaptureFixture[str], data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from utils import loading
+    from utils.sources import SourceFile
+
+    # one hostile session is far smaller than the official file: take it as a user's copy of unknown size
+    monkeypatch.setattr(loading, "get_split_files", lambda dataset, split: (SourceFile(path="jwhr/answered.jsonl"),))
     record = json.loads(DEMO_JWHR.read_text(encoding="utf-8").splitlines()[0])
     record["question"] = "\x1b[2J\x1b]0;pwned\x07消えた？\u202eevil [bold]not markup[/bold]"
     (data_dir / "jwhr").mkdir()
@@ -407,7 +412,9 @@ def test_an_unknown_split_exits_2_listing_the_splits(
 def test_fetch_offline_says_how_to_get_each_file_by_hand(capsys: pytest.CaptureFixture[str], data_dir: Path) -> None:
     status, out, _ = run(capsys, "fetch", "jwhr", "answered")
     assert status == 1
-    url = "https://huggingface.co/datasets/baobab-trees/wikipedia-human-retrieval-ja/resolve/main/data/answered.jsonl"
+    from utils.sources import get_split_files
+
+    url = get_split_files("jwhr", "answered")[0].url
     assert url in out  # on one line: never broken for the width of the terminal
     assert str(data_dir / "jwhr" / "answered.jsonl") in out
     assert "3934eb171ebb26be7f2d798655f79172b416fb3b3c5ec2882c3f452ea18c15ca" in out

@@ -18,7 +18,7 @@ def test_figure_html_has_alt_caption_and_physical_width() -> None:
     shown = figure(fig, caption='Counts <per> "label".', alt="Two bars: a is 1, b is 2.")
     html = shown.to_html()
     assert 'alt="Two bars: a is 1, b is 2."' in html
-    assert "<figcaption>Counts &lt;per&gt; &quot;label&quot;.</figcaption>" in html
+    assert "<figcaption>Counts &lt;per&gt; &#34;label&#34;.</figcaption>" in html
     assert 3.5 < shown.width_inches <= 5.2  # the tight box trims the margins only
     assert fig.number not in plt.get_fignums()  # closed: nothing is drawn twice
 

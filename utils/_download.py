@@ -253,9 +253,10 @@ def _require_writable(item: SourceFile, data_directory: Path) -> None:
     if item.archive is not None:
         folders.append(data_directory / ARCHIVES_DIR)
     for folder in folders:
+        # probe the nearest folder that exists: a check that fails (offline, say) creates nothing
+        existing = next((parent for parent in (folder, *folder.parents) if parent.is_dir()), folder)
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            descriptor, probe = tempfile.mkstemp(dir=folder, prefix=".atlas-write-test-")
+            descriptor, probe = tempfile.mkstemp(dir=existing, prefix=".atlas-write-test-")
             os.close(descriptor)
             os.unlink(probe)
         except OSError as exc:
