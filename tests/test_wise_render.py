@@ -5,10 +5,10 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import utils
+from utils.formats.wise_documents import load_documents
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from utils.render import render_dialogue
 from utils.render import wise as rw
-from utils.wise_documents import load_documents
 
 EVIL = '<script>alert(1)</script><img src=x onerror="alert(2)"></div>'
 

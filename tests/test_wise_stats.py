@@ -6,8 +6,8 @@ import pytest
 
 import utils
 from utils.formats.wise import ACTIONS, INTENTS, label_sets_frame, published_label, stored_form
+from utils.formats.wise_documents import load_documents
 from utils.stats import wise as st
-from utils.wise_documents import load_documents
 
 
 @pytest.fixture

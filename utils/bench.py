@@ -361,8 +361,8 @@ def _jwhr_baselines(load: Callable[..., Any]) -> str:
 
 
 def _wise_stats(load: Callable[..., Any]) -> str:
+    from utils.formats.wise_documents import load_documents
     from utils.stats import wise
-    from utils.wise_documents import load_documents
 
     plt = _quiet_plots()
     splits = {"train": load(), **{name: load(name) for name in OTHER_SPLITS["wise"]}}

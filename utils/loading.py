@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, overload
 import pandas as pd
 
 from . import _cache, _download, config
-from .errors import DataUnavailableError, DownloadError
+from .errors import DataUnavailableError, DownloadError, UnknownNameError
 from .formats import companion_files, parser_for
 from .records import Dialogue
 from .sources import SourceFile, dataset_names, get_source, get_split_files
@@ -109,9 +109,21 @@ def _human_size(size: int) -> str:
     return f"{size} B"  # pragma: no cover
 
 
-def _resolve(dataset: str, split: str, data_directory: Path, download: bool) -> tuple[Path, str, str, str]:
-    """``(path, kind, checksum status, detail)`` of the file to parse for one split."""
-    files = get_split_files(dataset, split)
+def _resolve(
+    dataset: str,
+    split: str,
+    data_directory: Path,
+    download: bool,
+    files: Sequence[SourceFile] | None = None,
+    *,
+    stacklevel: int = 3,
+) -> tuple[Path, str, str, str]:
+    """``(path, kind, checksum status, detail)`` of the file to parse for one split.
+
+    ``files`` are the split's official files unless given (:func:`resolve_file` passes an extra
+    file); ``stacklevel`` makes warnings point at the code that asked for the data.
+    """
+    files = get_split_files(dataset, split) if files is None else files
     complete = [item for item in files if not item.partial]
     partial = [item for item in files if item.partial]
     for item in complete:
@@ -129,7 +141,9 @@ def _resolve(dataset: str, split: str, data_directory: Path, download: bool) -> 
             kind = OFFICIAL if official else USER_COPY
             detail = "" if status != "mismatch" else "Its checksum differs from the official file's."
             if status == "mismatch":
-                warnings.warn(f"{path} does not match the official checksum; using it as a user copy", stacklevel=3)
+                warnings.warn(
+                    f"{path} does not match the official checksum; using it as a user copy", stacklevel=stacklevel
+                )
             return path, kind, status, detail
     failure = ""
     if download and not config.offline():
@@ -154,9 +168,27 @@ def _resolve(dataset: str, split: str, data_directory: Path, download: bool) -> 
         f"{' (' + failure + ')' if failure else ''}; using the project's DEMO SAMPLE, which is not the "
         "dataset. See book/data.md to get the real data.",
         DemoDataWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
     return demo, DEMO, "unverified", "A handful of records written by the atlas in the original format."
+
+
+def resolve_file(
+    dataset: str, name: str, *, data_dir: str | Path | None = None, download: bool = True
+) -> tuple[Path, str, str, str]:
+    """``(path, kind, checksum status, detail)`` of one of ``dataset``'s extra files (not a split,
+    for example WISE's document collection), found exactly as :func:`load` finds a split: the
+    official file, a download, the demo sample with a :class:`DemoDataWarning`.
+
+    For readers of companion files (:mod:`utils.formats.wise_documents`); a warning points at the
+    code that called that reader.
+    """
+    source = get_source(dataset)
+    try:
+        item = source.extra_files[name]
+    except KeyError:
+        raise UnknownNameError(f"extra file of {dataset!r}", name, list(source.extra_files)) from None
+    return _resolve(dataset, name, config.data_dir(data_dir), download, (item,), stacklevel=4)
 
 
 def _is_synthetic(path: Path) -> bool:

@@ -23,7 +23,7 @@ from ._html import SafeHTML, badge, details, dialogue_frame, esc, turn_block
 if TYPE_CHECKING:
     import ipywidgets
 
-    from ..wise_documents import WiseDocuments
+    from ..formats.wise_documents import WiseDocuments
 
 _ZH = 'lang="zh-Hans"'
 

@@ -1,7 +1,7 @@
 """Statistics of WISE: sizes per split, label distributions, candidates and selections, lengths.
 
 Everything is computed from the loaded splits (:func:`utils.load`) and the document collection
-(:func:`utils.wise_documents.load_documents`) at run time. Labels are shown under their published
+(:func:`utils.formats.wise_documents.load_documents`) at run time. Labels are shown under their published
 names (the stored lists joined with ``-``, see :func:`utils.formats.wise.published_label`);
 lengths are in characters, the natural unit for Chinese.
 """
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..formats.wise import ACTIONS, INTENTS, SCORED_ACTION_GROUPS, published_label
+from ..formats.wise_documents import WiseDocuments
 from ..loading import LoadedSplit
 from ..records import SEEKER, WIZARD, Dialogue
 from ..reported import reported_value
-from ..wise_documents import WiseDocuments
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
