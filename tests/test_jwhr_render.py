@@ -12,10 +12,10 @@ import pytest
 
 import utils
 from utils.formats import parse_file
+from utils.formats.jwhr import Step
 from utils.render import jwhr as renderer
 from utils.render import render_dialogue
 from utils.render._html import link, safe_href
-from utils.stats.jwhr import Step
 
 EVIL = '<script>alert(1)</script><img src=x onerror=alert(2)></div>'
 

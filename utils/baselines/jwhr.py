@@ -20,10 +20,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..formats.jwhr import NOT_FOUND, NOTHING, QUOTE, SUMMARY
+from ..formats.jwhr import NOT_FOUND, NOTHING, QUOTE, SUMMARY, Sentence, Step, answered, sentences, trail
 from ..metrics import PRF, set_prf
 from ..records import Dialogue
-from ..stats.jwhr import Sentence, Step, answered, link_depth, sentences, trail
+from ..stats.jwhr import link_depth
 from ..text import char_ngrams
 
 # -- 1. citation attribution ---------------------------------------------------------------------

@@ -21,9 +21,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..formats.jwhr import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY
+from ..formats.jwhr import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY, Step, answered, question, sentences, trail
 from ..records import SEEKER, WIZARD, Dialogue
-from ..stats.jwhr import Step, answered, question, sentences, trail
 from ._html import SafeHTML, badge, details, dialogue_frame, esc, link, turn_block
 
 if TYPE_CHECKING:

@@ -1,95 +1,25 @@
 """Statistics of the Japanese Wikipedia Human Retrieval sessions: trails, citations, lengths, ids.
 
-A session's retrieval trail is the worker's wizard-turn evidence in order (see
-:mod:`utils.formats.jwhr`). :func:`trail` turns it into :class:`Step` objects; the frame builders
-give one row per session, per reference and per answer sentence, and :func:`summary_table` puts
-the issue's statistics for answered and not-answered sessions side by side. Lengths are in
+A session's retrieval trail is the worker's wizard-turn evidence in order; the JWHR format module
+reads it back (:func:`~utils.formats.jwhr.trail` gives :class:`~utils.formats.jwhr.Step` objects,
+:func:`~utils.formats.jwhr.sentences` the answer's sentences with their citations). The frame
+builders give one row per session, per reference and per answer sentence, and :func:`summary_table`
+puts the issue's statistics for answered and not-answered sessions side by side. Lengths are in
 characters, the natural unit for Japanese.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from ..formats.jwhr import NOT_FOUND, NOTHING, QUOTE, SUMMARY
-from ..records import SEEKER, WIZARD, Dialogue
+from ..formats.jwhr import NOT_FOUND, NOTHING, QUOTE, SUMMARY, Step, answered, question, sentences, trail
+from ..records import WIZARD, Dialogue
 
 #: Content kinds in display order (``"no page"`` is a link step recorded without its page).
 CONTENT_KINDS = (QUOTE, SUMMARY, NOTHING, NOT_FOUND, "no page")
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step of a worker's retrieval trail (one reference of the session)."""
-
-    index: int
-    origin: str
-    title: str | None
-    url: str | None
-    content: str
-    text: str
-    keywords: tuple[str, ...] = ()
-    referrer: int | None = None
-    #: False when a link's referrer is not an earlier step (a recording slip in the real data)
-    referrer_is_earlier: bool = True
-    summary_method: str | None = None
-    cited_by: tuple[int, ...] = field(default_factory=tuple)
-
-    @property
-    def cited(self) -> bool:
-        return bool(self.cited_by)
-
-
-@dataclass(frozen=True)
-class Sentence:
-    """One answer sentence and the reference indices it cites."""
-
-    index: int
-    text: str
-    citations: tuple[int, ...]
-
-
-def question(dialogue: Dialogue) -> str:
-    """The session's question."""
-    return dialogue.turns_by(SEEKER)[0].text
-
-
-def answered(dialogue: Dialogue) -> bool:
-    """True when the worker wrote an answer."""
-    return bool(dialogue.meta.get("answered"))
-
-
-def trail(dialogue: Dialogue) -> list[Step]:
-    """The session's retrieval trail in the order the worker recorded it."""
-    steps = []
-    for evidence in dialogue.turns_by(WIZARD)[0].evidence:
-        meta = evidence.meta
-        steps.append(
-            Step(
-                index=int(meta.get("index", evidence.id)),
-                origin=evidence.origin,
-                title=evidence.title,
-                url=meta.get("url") or meta.get("not_found_url"),
-                content=meta.get("content", ""),
-                text=evidence.text,
-                keywords=tuple(meta.get("keywords", ())),
-                referrer=meta.get("referrer"),
-                referrer_is_earlier=meta.get("referrer_is_earlier", True),
-                summary_method=meta.get("summary_method"),
-                cited_by=tuple(meta.get("cited_by", ())),
-            )
-        )
-    return steps
-
-
-def sentences(dialogue: Dialogue) -> list[Sentence]:
-    """The answer's sentences with their citations (empty for a session without an answer)."""
-    raw = dialogue.turns_by(WIZARD)[0].raw.get("sentences", [])
-    return [Sentence(i, item["text"], tuple(item["citations"])) for i, item in enumerate(raw)]
 
 
 def first_with(
