@@ -291,7 +291,7 @@ def _html_widget_values(widget: Any) -> Iterator[str]:
 
 # WoW and FaithDial chapters page through their dialogues with utils.widgets.browse (tested above);
 # WISE and JWHR have viewers of their own with dataset-specific controls.
-VIEWER_DATASETS = [d for d in DATASETS if hasattr(importlib.import_module(f"utils.render.{_RENDERERS[d]}"), "viewer")]
+VIEWER_DATASETS = [d for d in DATASETS if importlib.util.find_spec(f"utils.widgets.{_RENDERERS[d]}") is not None]
 
 
 def test_wise_and_jwhr_have_their_own_viewers() -> None:
@@ -300,7 +300,7 @@ def test_wise_and_jwhr_have_their_own_viewers() -> None:
 
 @pytest.mark.parametrize("dataset", VIEWER_DATASETS)
 def test_dataset_viewers_keep_injected_text_inert(dataset: str) -> None:
-    viewer = importlib.import_module(f"utils.render.{_RENDERERS[dataset]}").viewer
+    viewer = importlib.import_module(f"utils.widgets.{_RENDERERS[dataset]}").viewer
     dialogues = _demo_dialogues(dataset)
     takes_splits = next(iter(inspect.signature(viewer).parameters)) == "splits"
     for payload in INJECTIONS[:8]:

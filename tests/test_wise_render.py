@@ -9,6 +9,7 @@ from utils.formats.wise_documents import load_documents
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from utils.render import render_dialogue
 from utils.render import wise as rw
+from utils.widgets import wise as wise_widgets
 
 EVIL = '<script>alert(1)</script><img src=x onerror="alert(2)"></div>'
 
@@ -91,6 +92,6 @@ def test_search_text_and_viewer() -> None:
     dialogues = utils.load("wise", "train")
     text = rw.search_text(dialogues[0])
     assert "Clarify-Choice" in text and "爵士舞" in text and "现代舞蹈教学" in text
-    viewer = rw.viewer(dialogues, glosses=rw.demo_glosses())
+    viewer = wise_widgets.viewer(dialogues, glosses=rw.demo_glosses())
     viewer.search.value = "故宫"
     assert viewer.matches == [2]

@@ -19,14 +19,10 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..formats.jwhr import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY, Step, answered, question, sentences, trail
 from ..records import SEEKER, WIZARD, Dialogue
 from ._html import SafeHTML, badge, details, dialogue_frame, esc, link, turn_block
-
-if TYPE_CHECKING:
-    import ipywidgets
 
 #: What the search box of :func:`utils.widgets.browse` matches, per session status.
 STATUS_TAGS = {True: "status:answered", False: "status:unanswered"}
@@ -170,21 +166,3 @@ def search_text(dialogue: Dialogue) -> str:
         *(word for step in steps for word in step.keywords),
     ]
     return " ".join(part for part in parts if part)
-
-
-def viewer(splits: dict[str, Sequence[Dialogue]]) -> ipywidgets.VBox:
-    """A session browser with a switch between the given splits (for example answered / not answered)
-    and an "all" view; paging and search come from :func:`utils.widgets.browse`."""
-    import ipywidgets as widgets
-
-    from ..widgets import ViewerBox, browse
-
-    choices = {"all": [d for split in splits.values() for d in split], **{k: list(v) for k, v in splits.items()}}
-    switch = widgets.ToggleButtons(options=list(choices), description="Show")
-    box = ViewerBox([switch, browse(choices["all"], render=render, search_text=search_text)])
-
-    def _change(change: dict[str, object]) -> None:
-        box.children = (switch, browse(choices[str(change["new"])], render=render, search_text=search_text))
-
-    switch.observe(_change, names="value")
-    return box

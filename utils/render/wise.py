@@ -21,8 +21,6 @@ from ..records import SEEKER, Dialogue, Evidence, Turn
 from ._html import SafeHTML, badge, details, dialogue_frame, esc, turn_block
 
 if TYPE_CHECKING:
-    import ipywidgets
-
     from ..formats.wise_documents import WiseDocuments
 
 _ZH = 'lang="zh-Hans"'
@@ -170,10 +168,3 @@ def search_text(dialogue: Dialogue) -> str:
         for key in ("state", "query_candidate"):
             parts.extend(turn.labels.get(key, []))
     return " ".join(part for part in parts if part)
-
-
-def viewer(dialogues: Sequence[Dialogue], **options: object) -> ipywidgets.VBox:
-    """A pager with search over ``dialogues`` showing :func:`render` (options are passed on)."""
-    from ..widgets import browse
-
-    return browse(dialogues, render=render, search_text=search_text, **options)
