@@ -1,7 +1,9 @@
 """Static HTML renderings of dialogues and their evidence (safe for untrusted dataset text).
 
 :func:`render_dialogue` picks the renderer of the dialogue's dataset. The same HTML is shown in
-Jupyter, in the widgets and in the published book.
+Jupyter, in the widgets and in the published book. :class:`SafeHTML`, :func:`esc` and
+:func:`stylesheet` are the public building blocks for HTML built outside this package (the
+cross-dataset chapter's notes, the figures); ``_html`` holds the renderers' own helpers.
 """
 
 from __future__ import annotations

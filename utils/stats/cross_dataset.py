@@ -22,7 +22,7 @@ import pandas as pd
 from ..loading import DEMO, PARTIAL, DemoDataWarning, LoadedSplit, load
 from ..metrics import token_prf
 from ..records import WIZARD
-from ..render._html import SafeHTML, esc
+from ..render import SafeHTML, esc
 from ..sources import get_source
 from ..text import tokenizer_for
 
