@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..formats.wise import ACTIONS, INTENTS, SCORED_ACTION_GROUPS, published_label
 from ..formats.wise_documents import WiseDocuments
+from ..glosses import english as gloss_english
 from ..loading import LoadedSplit
 from ..records import SEEKER, WIZARD, Dialogue
 from ..reported import reported_value
@@ -51,7 +52,7 @@ def utterances_frame(dialogue: Dialogue, glosses: Mapping[str, str] | None = Non
             "text": turn.text,
             "intent or action": published_label(turn.labels.get("intent") or turn.labels.get("action") or []),
             "selected passages": ", ".join(turn.labels.get("selected_passage", [])),
-            "English (gloss)": glosses.get(turn.text, ""),
+            "English (gloss)": gloss_english(turn.text, glosses) or "",
         }
         for turn in dialogue.turns
     ]
