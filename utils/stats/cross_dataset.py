@@ -11,7 +11,6 @@ loaded data at run time.
 from __future__ import annotations
 
 import inspect
-import itertools
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..loading import DEMO, PARTIAL, DemoDataWarning, LoadedSplit, load
-from ..metrics import token_prf
+from ..metrics import ngram_prf
 from ..records import WIZARD
 from ..render import SafeHTML, esc
 from ..sources import get_source
@@ -234,12 +233,13 @@ def overlap_frame(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
     """One row per wizard response that used evidence: how much of it the evidence covers.
 
     ``coverage`` is the share of the response's tokens that also occur in the selected (or cited)
-    evidence, counted as multisets (the precision of :func:`utils.metrics.token_prf` with the
-    response as prediction); ``bigram_coverage`` the same for pairs of adjacent tokens, and ``f1`` the
-    unigram F1 between the two. Tokens are words for English and characters for Chinese and Japanese;
-    single characters are shared far more easily than words (particles, common characters), so the
-    bigram measure is the fairer one across languages. Responses without selected evidence (WoW's
-    "no passage used", unanswered sessions) are left out.
+    evidence, counted as multisets (the precision of :func:`utils.metrics.ngram_prf`, the measure of
+    :func:`utils.metrics.grounding_overlap`, with the response as prediction); ``bigram_coverage``
+    the same for pairs of adjacent tokens, and ``f1`` the unigram F1 between the two. Tokens are
+    words for English and characters for Chinese and Japanese; single characters are shared far more
+    easily than words (particles, common characters), so the bigram measure is the fairer one across
+    languages. Responses without selected evidence (WoW's "no passage used", unanswered sessions)
+    are left out.
     """
     rows = []
     for name, split in splits.items():
@@ -256,8 +256,8 @@ def overlap_frame(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
             evidence_tokens = tokenize(knowledge)
             if not response_tokens or not evidence_tokens:
                 continue
-            prf = token_prf(response_tokens, evidence_tokens)
-            bigrams = token_prf(_bigrams(response_tokens), _bigrams(evidence_tokens))
+            prf = ngram_prf(response_tokens, evidence_tokens)
+            bigrams = ngram_prf(response_tokens, evidence_tokens, 2)
             rows.append(
                 {
                     "dataset": _title(name),
@@ -280,10 +280,6 @@ def overlap_frame(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
 def _join_texts(texts: Iterable[str]) -> str:
     # Several cited pieces (JWHR, WISE) count together as the evidence the response used.
     return " ".join(text for text in texts if text)
-
-
-def _bigrams(tokens: Sequence[str]) -> list[tuple[str, str]]:
-    return list(itertools.pairwise(tokens))
 
 
 def overlap_summary(frame: pd.DataFrame) -> pd.DataFrame:

@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from ..formats.faithdial_audit import BEGIN_CLASSES, STATUS_LABELLED, VRM_CLASSES, audit_report
-from ..metrics import token_prf
+from ..metrics import grounding_overlap
 from ..records import SEEKER, WIZARD, Dialogue
 from ..reported import reported, reported_value
 from ..text import word_tokens
@@ -151,9 +151,9 @@ def knowledge_overlap(response: str, knowledge: str) -> tuple[float, float]:
 
     Precision is the share of response tokens found in the knowledge (how much of what is said is
     supported, lexically); recall the share of knowledge tokens the response uses. Tokens are
-    ParlAI-normalised words counted as multisets, as in unigram F1.
+    ParlAI-normalised words counted as multisets, as in unigram F1 (:func:`utils.metrics.grounding_overlap`).
     """
-    prf = token_prf(word_tokens(response), word_tokens(knowledge))
+    prf = grounding_overlap(response, knowledge)
     return prf.precision, prf.recall
 
 
