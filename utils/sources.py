@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .errors import UnknownNameError
+from .text import LANGUAGE_CODES
 
 _HF = "https://huggingface.co/datasets"
 _FAITHDIAL_GITHUB = "https://raw.githubusercontent.com/McGill-NLP/FaithDial/main/data-audit"
@@ -73,6 +74,13 @@ class DatasetSource:
     notes: str = ""
     #: what one record of a split is called (a :class:`~utils.records.Dialogue` in the atlas).
     record_unit: str = "dialogues"
+
+    @property
+    def language_code(self) -> str:
+        """The code of :attr:`language` that :func:`utils.text.tokenizer_for` expects (``en``, ``zh``, ``ja``)."""
+        if self.language not in LANGUAGE_CODES:
+            raise ValueError(f"{self.name}: no tokeniser for language {self.language!r}")
+        return LANGUAGE_CODES[self.language]
 
 
 WOW_ARCHIVE = Archive(

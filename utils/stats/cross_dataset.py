@@ -31,9 +31,6 @@ if TYPE_CHECKING:
 #: Order of the datasets in every table and figure.
 DATASETS = ("wow", "faithdial", "wise", "jwhr")
 
-#: ``DatasetSource.language`` -> the code :func:`utils.text.tokenizer_for` expects.
-LANGUAGE_CODES = {"English": "en", "Chinese": "zh", "Japanese": "ja"}
-
 #: What the overlap is counted in, per language code.
 TOKEN_UNITS = {"en": "words", "zh": "characters", "ja": "characters"}
 
@@ -87,10 +84,7 @@ PROFILES: dict[str, DatasetProfile] = {
 
 def language_of(dataset: str) -> str:
     """The language code (``en``, ``zh``, ``ja``) of ``dataset``, from the data registry."""
-    language = get_source(dataset).language
-    if language not in LANGUAGE_CODES:
-        raise ValueError(f"{dataset}: no tokeniser for language {language!r}")
-    return LANGUAGE_CODES[language]
+    return get_source(dataset).language_code
 
 
 # -- loading ----------------------------------------------------------------------------------------
