@@ -55,7 +55,13 @@ class SourceFile:
 
 @dataclass(frozen=True)
 class DatasetSource:
-    """A dataset: its official files per split, licence, citation and documentation."""
+    """A dataset, declared once: its official files per split, how they are parsed and rendered,
+    its language, licence, citation and documentation.
+
+    Everything else that depends on which datasets exist (the loader, the parsers, the renderers,
+    the cross-dataset chapter, the benchmark) reads it from here; see "Adding a dataset" in
+    ``CONTRIBUTING.md``.
+    """
 
     name: str
     title: str
@@ -67,6 +73,12 @@ class DatasetSource:
     #: split name -> official files, tried in order; a ``partial`` file is used only when no
     #: complete file is present.
     splits: dict[str, tuple[SourceFile, ...]]
+    #: the parser module (dotted name): ``PARSER_VERSION`` and ``parse(path, *, split)``, see
+    #: :mod:`utils.formats`
+    parser: str
+    #: the renderer module (dotted name): ``render(dialogue, **options) -> SafeHTML``, see
+    #: :mod:`utils.render`
+    renderer: str
     #: split name -> the name the publisher uses, when it differs from ours.
     original_split_names: dict[str, str] = field(default_factory=dict)
     #: extra files that are not splits (for example WISE's document collection).
@@ -142,6 +154,8 @@ SOURCES: dict[str, DatasetSource] = {
         homepage="https://parl.ai/projects/wizard_of_wikipedia/",
         license="MIT (ParlAI repository); the project page names no separate data licence",
         citation_key="dinan2019wizard",
+        parser="utils.formats.wow_raw",
+        renderer="utils.render.wow",
         splits={
             "train": (
                 _wow_raw("train.json"),
@@ -177,6 +191,8 @@ SOURCES: dict[str, DatasetSource] = {
         homepage="https://github.com/facebookresearch/KILT",
         license="MIT",
         citation_key="petroni2021kilt",
+        parser="utils.formats.wow_kilt",
+        renderer="utils.render.wow",
         splits={
             "train": (SourceFile(path="wow/kilt/wow-train-kilt.jsonl", url=f"{_KILT}/wow-train-kilt.jsonl"),),
             "dev": (
@@ -204,6 +220,8 @@ SOURCES: dict[str, DatasetSource] = {
         homepage="https://mcgill-nlp.github.io/FaithDial/",
         license="MIT",
         citation_key="dziri2022faithdial",
+        parser="utils.formats.faithdial",
+        renderer="utils.render.faithdial",
         splits={
             split: (_hf("McGill-NLP/FaithDial", f"data/{split_file}.json", f"faithdial/{split_file}.json"),)
             for split, split_file in {
@@ -234,6 +252,8 @@ SOURCES: dict[str, DatasetSource] = {
         homepage="https://github.com/McGill-NLP/FaithDial/tree/main/data-audit",
         license="MIT",
         citation_key="dziri2022origin",
+        parser="utils.formats.faithdial_audit",
+        renderer="utils.render.faithdial",
         splits={
             name: (
                 SourceFile(
@@ -252,6 +272,8 @@ SOURCES: dict[str, DatasetSource] = {
         homepage="https://github.com/PengjieRen/CaSE_WISE",
         license="see the authors' repository (research use)",
         citation_key="ren2021wizard",
+        parser="utils.formats.wise",
+        renderer="utils.render.wise",
         splits={
             "train": (_wise("conversation_train_line.json"),),
             "valid": (_wise("conversation_valid_line.json"),),
@@ -273,6 +295,8 @@ SOURCES: dict[str, DatasetSource] = {
         homepage="https://huggingface.co/datasets/baobab-trees/wikipedia-human-retrieval-ja",
         license="Apache-2.0",
         citation_key="oda2023jwhr",
+        parser="utils.formats.jwhr",
+        renderer="utils.render.jwhr",
         splits={
             "answered": (
                 _hf(

@@ -1,6 +1,7 @@
 """One parser per original file format.
 
-Each module exposes ``PARSER_VERSION`` (an integer bumped whenever its output changes, so cached
+A dataset's parser is named by its source entry (:attr:`utils.sources.DatasetSource.parser`). Each
+parser module exposes ``PARSER_VERSION`` (an integer bumped whenever its output changes, so cached
 splits are rebuilt) and ``parse(path, *, split) -> Iterator[Dialogue]``, which streams the file and
 raises :class:`~utils.errors.DataError` for any malformed record. A parser that also reads files
 beside the one it parses (WISE reads ``document_line.json``) lists them in
@@ -15,21 +16,12 @@ from pathlib import Path
 from types import ModuleType
 
 from ..records import Dialogue
-
-#: dataset name -> parser module in this package
-PARSER_MODULES = {
-    "wow": "wow_raw",
-    "wow_kilt": "wow_kilt",
-    "faithdial": "faithdial",
-    "faithdial_audit": "faithdial_audit",
-    "wise": "wise",
-    "jwhr": "jwhr",
-}
+from ..sources import get_source
 
 
 def parser_module(dataset: str) -> ModuleType:
     """The parser module of ``dataset`` (imported on first use)."""
-    return importlib.import_module(f"{__name__}.{PARSER_MODULES[dataset]}")
+    return importlib.import_module(get_source(dataset).parser)
 
 
 def parser_for(dataset: str) -> tuple[Callable[..., Iterator[Dialogue]], int]:
