@@ -54,6 +54,20 @@ class SourceFile:
 
 
 @dataclass(frozen=True)
+class DatasetProfile:
+    """How the cross-dataset chapter treats a dataset: the splits to try and what its units and evidence are."""
+
+    #: splits tried in order; the first complete official one wins, else a partial copy, else demo
+    splits: tuple[str, ...]
+    #: what one record of the dataset is
+    unit: str
+    #: what the evidence is, in a few words
+    evidence: str
+    #: how the choice of evidence is recorded
+    selection: str
+
+
+@dataclass(frozen=True)
 class DatasetSource:
     """A dataset, declared once: its official files per split, how they are parsed and rendered,
     its language, licence, citation and documentation.
@@ -86,6 +100,11 @@ class DatasetSource:
     notes: str = ""
     #: what one record of a split is called (a :class:`~utils.records.Dialogue` in the atlas).
     record_unit: str = "dialogues"
+    #: the splits the dataset's own chapter computes on, the largest first (the benchmark times
+    #: that one and loads the others before timing the chapter's work); empty for companions
+    chapter_splits: tuple[str, ...] = ()
+    #: the dataset's column in the cross-dataset chapter (``None``: not compared there)
+    profile: DatasetProfile | None = None
 
     @property
     def language_code(self) -> str:
@@ -156,6 +175,13 @@ SOURCES: dict[str, DatasetSource] = {
         citation_key="dinan2019wizard",
         parser="utils.formats.wow_raw",
         renderer="utils.render.wow",
+        chapter_splits=("train", "valid_seen", "valid_unseen", "test_seen", "test_unseen"),
+        profile=DatasetProfile(
+            ("valid_seen", "train"),
+            "dialogue (wizard and apprentice chat about a topic)",
+            "Wikipedia sentences: the topic's lead passage and passages retrieved for each turn",
+            "the wizard checks one sentence per turn (or 'no passage used')",
+        ),
         splits={
             "train": (
                 _wow_raw("train.json"),
@@ -222,6 +248,13 @@ SOURCES: dict[str, DatasetSource] = {
         citation_key="dziri2022faithdial",
         parser="utils.formats.faithdial",
         renderer="utils.render.faithdial",
+        chapter_splits=("train", "valid", "test"),
+        profile=DatasetProfile(
+            ("valid", "train"),
+            "dialogue (WoW conversations with edited wizard responses)",
+            "one Wikipedia sentence per wizard turn (the knowledge the response must follow)",
+            "the one knowledge sentence is given; BEGIN and VRM labels describe the original response",
+        ),
         splits={
             split: (_hf("McGill-NLP/FaithDial", f"data/{split_file}.json", f"faithdial/{split_file}.json"),)
             for split, split_file in {
@@ -274,6 +307,13 @@ SOURCES: dict[str, DatasetSource] = {
         citation_key="ren2021wizard",
         parser="utils.formats.wise",
         renderer="utils.render.wise",
+        chapter_splits=("train", "valid", "test", "test_seen", "test_unseen"),
+        profile=DatasetProfile(
+            ("valid", "test"),
+            "conversation (user and system in a conversational search session)",
+            "passages of retrieved web documents (candidates per system turn)",
+            "the system selects passages (and queries and documents) per turn",
+        ),
         splits={
             "train": (_wise("conversation_train_line.json"),),
             "valid": (_wise("conversation_valid_line.json"),),
@@ -297,6 +337,13 @@ SOURCES: dict[str, DatasetSource] = {
         citation_key="oda2023jwhr",
         parser="utils.formats.jwhr",
         renderer="utils.render.jwhr",
+        chapter_splits=("answered", "not_answered"),
+        profile=DatasetProfile(
+            ("answered",),
+            "QA session (a question and the answer a worker wrote after searching)",
+            "quotes or summaries of the Wikipedia pages on the worker's search trail",
+            "each answer sentence cites references of the trail",
+        ),
         splits={
             "answered": (
                 _hf(

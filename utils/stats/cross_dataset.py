@@ -4,8 +4,9 @@ Everything here works on :class:`~utils.loading.LoadedSplit` objects and their t
 code measures Wizard of Wikipedia, FaithDial, WISE and JWHR. Text is tokenised the way each language
 needs (:func:`utils.text.tokenizer_for`): English into ParlAI-normalised words, Chinese and Japanese
 into characters, so "overlap" means shared words in English and shared characters in Chinese and
-Japanese. Descriptions in :data:`PROFILES` are the atlas's wording; every number is computed from the
-loaded data at run time.
+Japanese. The datasets compared, the splits tried and the descriptions are each dataset's
+:class:`~utils.sources.DatasetProfile` in the registry (:data:`utils.sources.SOURCES`, the atlas's
+wording); every number is computed from the loaded data at run time.
 """
 
 from __future__ import annotations
@@ -13,73 +14,45 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from ..errors import UnknownNameError
 from ..loading import DEMO, PARTIAL, DemoDataWarning, LoadedSplit, load
 from ..metrics import ngram_prf
 from ..records import WIZARD
 from ..render import SafeHTML, esc
-from ..sources import get_source
+from ..sources import SOURCES, DatasetProfile, get_source
 from ..text import tokenizer_for
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-#: Order of the datasets in every table and figure.
-DATASETS = ("wow", "faithdial", "wise", "jwhr")
-
 #: What the overlap is counted in, per language code.
 TOKEN_UNITS = {"en": "words", "zh": "characters", "ja": "characters"}
 
 
-@dataclass(frozen=True)
-class DatasetProfile:
-    """How the chapter treats one dataset: the splits to try and what its units and evidence are."""
-
-    name: str
-    #: splits tried in order; the first complete official one wins, else a partial copy, else demo
-    splits: tuple[str, ...]
-    #: what one record of the dataset is
-    unit: str
-    #: what the evidence is, in a few words
-    evidence: str
-    #: how the choice of evidence is recorded
-    selection: str
+def compared_datasets() -> tuple[str, ...]:
+    """The datasets compared here, in the registry's order: those whose source entry has a
+    :class:`~utils.sources.DatasetProfile` (read each time, so a newly declared dataset shows)."""
+    return tuple(name for name, source in SOURCES.items() if source.profile is not None)
 
 
-PROFILES: dict[str, DatasetProfile] = {
-    "wow": DatasetProfile(
-        "wow",
-        ("valid_seen", "train"),
-        "dialogue (wizard and apprentice chat about a topic)",
-        "Wikipedia sentences: the topic's lead passage and passages retrieved for each turn",
-        "the wizard checks one sentence per turn (or 'no passage used')",
-    ),
-    "faithdial": DatasetProfile(
-        "faithdial",
-        ("valid", "train"),
-        "dialogue (WoW conversations with edited wizard responses)",
-        "one Wikipedia sentence per wizard turn (the knowledge the response must follow)",
-        "the one knowledge sentence is given; BEGIN and VRM labels describe the original response",
-    ),
-    "wise": DatasetProfile(
-        "wise",
-        ("valid", "test"),
-        "conversation (user and system in a conversational search session)",
-        "passages of retrieved web documents (candidates per system turn)",
-        "the system selects passages (and queries and documents) per turn",
-    ),
-    "jwhr": DatasetProfile(
-        "jwhr",
-        ("answered",),
-        "QA session (a question and the answer a worker wrote after searching)",
-        "quotes or summaries of the Wikipedia pages on the worker's search trail",
-        "each answer sentence cites references of the trail",
-    ),
-}
+def __getattr__(name: str) -> object:
+    # DATASETS and PROFILES are derived from the registry on every access, never a stale copy.
+    if name == "DATASETS":
+        return compared_datasets()
+    if name == "PROFILES":
+        return {dataset: _profile(dataset) for dataset in compared_datasets()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _profile(dataset: str) -> DatasetProfile:
+    profile = get_source(dataset).profile
+    if profile is None:
+        raise UnknownNameError("dataset of the comparison", dataset, list(compared_datasets()))
+    return profile
 
 
 def language_of(dataset: str) -> str:
@@ -95,7 +68,7 @@ def choose_split(dataset: str, candidates: Sequence[str] | None = None) -> Loade
 
     The demo-data warning is not repeated here: the provenance banner of the returned split says it.
     """
-    names = list(candidates or PROFILES[dataset].splits)
+    names = list(candidates or _profile(dataset).splits)
     fallback: LoadedSplit | None = None
     for split_name in names:
         with warnings.catch_warnings():
@@ -109,9 +82,9 @@ def choose_split(dataset: str, candidates: Sequence[str] | None = None) -> Loade
     return fallback
 
 
-def load_common(datasets: Iterable[str] = DATASETS) -> dict[str, LoadedSplit]:
-    """One split of each dataset, chosen by :func:`choose_split`."""
-    return {name: choose_split(name) for name in datasets}
+def load_common(datasets: Iterable[str] | None = None) -> dict[str, LoadedSplit]:
+    """One split of each dataset (every compared one by default), chosen by :func:`choose_split`."""
+    return {name: choose_split(name) for name in (compared_datasets() if datasets is None else datasets)}
 
 
 def provenance_banners(splits: Mapping[str, LoadedSplit]) -> SafeHTML:
@@ -177,16 +150,16 @@ def profile(dataset: str, split: LoadedSplit) -> dict[str, object]:
     return {
         "language": source.language,
         "data loaded": f"{split.split} ({split.provenance.kind})",
-        "unit of data": PROFILES[dataset].unit,
+        "unit of data": _profile(dataset).unit,
         "dialogues / sessions": len(split),
         "turns": len(turns),
         "turns per dialogue (mean)": round(float(per_dialogue.mean()), 2) if len(per_dialogue) else 0.0,
-        "what the evidence is": PROFILES[dataset].evidence,
+        "what the evidence is": _profile(dataset).evidence,
         "evidence pieces per wizard turn (mean)": round(len(evidence) / len(wizard), 2) if len(wizard) else 0.0,
         "evidence length (mean)": (
             f"{sum(evidence_lengths) / len(evidence_lengths):.1f} {TOKEN_UNITS[language]}" if evidence_lengths else "-"
         ),
-        "how selection is recorded": PROFILES[dataset].selection,
+        "how selection is recorded": _profile(dataset).selection,
         "wizard turns with selected / cited evidence": _share(with_selection, len(wizard)),
         "faithfulness labelled (turns with BEGIN/VRM)": _share(faithfulness, len(wizard)) if faithfulness else "no",
         "licence": source.license,
@@ -340,10 +313,9 @@ def plot_overlap(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit] | None =
 
 
 __all__ = [
-    "DATASETS",
-    "PROFILES",
     "DatasetProfile",
     "choose_split",
+    "compared_datasets",
     "data_note",
     "language_of",
     "load_common",
