@@ -27,7 +27,7 @@ test: env
 	ATLAS_OFFLINE=1 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --nbval-lax tests notebooks
 
 lint: env
-	$(BIN)/ruff check utils tests notebooks
+	$(BIN)/ruff check utils benchmarks tests notebooks
 
 ## Long property-based fuzzing profile (thousands of cases per format).
 fuzz: env
@@ -35,7 +35,7 @@ fuzz: env
 
 ## Full-size performance benchmark (writes its table under bench-results/).
 bench: env
-	$(BIN)/python -m utils.bench --out bench-results
+	$(BIN)/python -m benchmarks.bench --out bench-results
 
 ## Learner copies of the notebooks (solutions removed, checks kept) in learner/.
 learner: env

@@ -1,6 +1,6 @@
 """The benchmark's smoke version, and the synthetic files it measures.
 
-The full benchmark (``python -m utils.bench``, about 1 GB of WoW) is not part of the test run; here
+The full benchmark (``python -m benchmarks.bench``, about 1 GB of WoW) is not part of the test run; here
 tiny synthetic files go through every step in-process, the generators are checked against the
 project's own parsers (same counts, the checked sentences found where the real file has them), and
 the rebuilt dialogues of the cache are compared with the parser's.
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import utils
-from utils import bench, synthetic
+from benchmarks import bench, synthetic
 from utils.formats import parse_file
 
 SCALE = 0.002  # WoW train: 37 dialogues, 334 utterances

@@ -32,7 +32,7 @@ OFFICIAL = "official"
 USER_COPY = "user copy"
 PARTIAL = "partial"
 DEMO = "demo sample"
-#: Full-size random text from :mod:`utils.synthetic`, for benchmarks: never the dataset.
+#: Full-size random text from ``benchmarks.synthetic``, for benchmarks: never the dataset.
 SYNTHETIC = "synthetic"
 
 
@@ -129,7 +129,7 @@ def _resolve(
     for item in complete:
         path = data_directory / item.path
         if path.is_file() and _is_synthetic(path):
-            detail = "Random text written by utils.synthetic in the original format, for benchmarks."
+            detail = "Random text written by benchmarks.synthetic in the original format, for benchmarks."
             return path, SYNTHETIC, "unverified", detail
         if path.is_file():
             status = _download.local_status(item, path, data_directory)
@@ -192,7 +192,7 @@ def resolve_file(
 
 
 def _is_synthetic(path: Path) -> bool:
-    """True for a file that :mod:`utils.synthetic` wrote (its marker file sits beside it)."""
+    """True for a file that ``benchmarks.synthetic`` wrote (its marker file sits beside it)."""
     return (path.parent / config.SYNTHETIC_MARKER).is_file()
 
 

@@ -31,7 +31,7 @@ Shapes follow ``../shared/data/wow/raw/train_sample.json`` and the dataset cards
 Split sizes not published (WISE's split of its 1.9K conversations, the number of its documents, the
 FaithDial dialogues per split) are assumptions, stated in the constants below.
 
-Run ``python -m utils.synthetic --out /tmp/atlas-synth`` (add ``--scale 0.01`` for small files).
+Run ``python -m benchmarks.synthetic --out /tmp/atlas-synth`` (add ``--scale 0.01`` for small files).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import SYNTHETIC_MARKER
+from utils.config import SYNTHETIC_MARKER
 
 #: WoW train as published (GEM data card): 18,430 dialogues, 166,787 utterances, 1,247 topics.
 WOW_SPLITS = {
@@ -562,7 +562,7 @@ def write_all(out: Path, *, scale: float = 1.0, seed: int = 0, datasets: Sequenc
     # At the top for people, and beside every file for the loader, which then labels them synthetic.
     for folder in {Path(out), *(path.parent for path in written)}:
         (folder / SYNTHETIC_MARKER).write_text(
-            "SYNTHETIC files written by utils.synthetic (random text in the original formats) for "
+            "SYNTHETIC files written by benchmarks.synthetic (random text in the original formats) for "
             f"benchmarks; not the datasets. scale={scale} seed={seed}\n",
             encoding="utf-8",
         )

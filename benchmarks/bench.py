@@ -1,6 +1,6 @@
 """The performance benchmark: the atlas's loading, caching and chapter work against the naive routes.
 
-Run ``python -m utils.bench`` (``make bench``). Per dataset, side by side in one run:
+Run ``python -m benchmarks.bench`` (``make bench``). Per dataset, side by side in one run:
 
 * ``json.load``: a bare parse of the same file into Python objects (for JSON Lines, ``json.loads``
   of every line), the floor any loader is measured against;
@@ -20,7 +20,7 @@ included; ``RSS before`` is what the imports alone took) are honest, unpolluted 
 Ratios are against the bare ``json.load``. The table is written as Markdown and CSV under ``--out``
 (default ``bench/results/``, git-ignored) and its paths printed.
 
-The data are the full-size synthetic files of :mod:`utils.synthetic` (generated into ``--data`` when
+The data are the full-size synthetic files of :mod:`benchmarks.synthetic` (generated into ``--data`` when
 missing, ``/tmp/atlas-synth`` by default) and, for JWHR, the real files when present. The file is
 read from the page cache by every step alike (it was just written or read), so the comparison is
 of parsing, not of the disk.
@@ -507,7 +507,7 @@ def _measure(task: dict[str, Any], env: dict[str, str], timeout: float, in_proce
 
 
 def _relative_path(dataset: str, split: str) -> str:
-    from .sources import get_split_files
+    from utils.sources import get_split_files
 
     return next(item.path for item in get_split_files(dataset, split) if not item.partial)
 
@@ -686,7 +686,7 @@ def write_report(rows: Sequence[Row], out: Path, data_dir: Path, notes: Sequence
         writer.writerows(_cells(row) for row in rows)
     lines = ["# Grounded Dialogue Atlas benchmark", ""]
     lines += [f"- **{key}**: {value}" for key, value in environment().items()]
-    lines += [f"- **data**: `{data_dir}` (synthetic files of `utils.synthetic` unless noted)", ""]
+    lines += [f"- **data**: `{data_dir}` (synthetic files of `benchmarks.synthetic` unless noted)", ""]
     lines += ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in _cells(row)) + " |" for row in rows]
     lines += [
@@ -723,7 +723,7 @@ def ensure_data(data_dir: Path, datasets: Sequence[str], scale: float, seed: int
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m utils.bench", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench", description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"synthetic data dir (default {DEFAULT_DATA})")
     parser.add_argument(
         "--real-data", type=Path, default=DEFAULT_REAL_DATA, help="real data dir, used for jwhr when present"
