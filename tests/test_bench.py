@@ -161,3 +161,39 @@ def test_synthetic_files_are_never_taken_for_the_dataset(synth: Path) -> None:
         assert "Synthetic benchmark data, not the dataset" in provenance._repr_html_()
     status = utils.data_status(synth).set_index(["dataset", "split"])["status"]
     assert status[("wow", "train")] == "synthetic"
+
+
+def test_benchmark_tables_come_from_the_registry() -> None:
+    assert bench.benchmarked_datasets() == ["wow", "faithdial", "wise", "jwhr"]
+    assert [bench.benchmarked_split(name) for name in ("wow", "jwhr")] == ["train", "answered"]
+    assert bench.other_splits("jwhr") == ("not_answered",)
+    assert sorted(synthetic.writers()) == ["faithdial", "wise", "wow"]
+    assert synthetic.writers()["wow"] is synthetic.write_wow
+
+
+def test_layout_is_read_from_the_file(tmp_path: Path) -> None:
+    (tmp_path / "list.json").write_text('\ufeff\n  [{"a": 1}]', encoding="utf-8")
+    (tmp_path / "lines.json").write_text('{"a": 1}\n{"a": 2}\n', encoding="utf-8")
+    assert bench._layout(tmp_path / "list.json") == "list"
+    assert bench._layout(tmp_path / "lines.json") == "lines"
+
+
+def test_workloads_call_what_the_chapters_call() -> None:
+    """Every stats/baselines function a chapter calls is called by its benchmark workload, except
+    those of companion datasets (the KILT version of WoW, FaithDial's audit) and constants."""
+    import inspect
+    import re
+
+    repo = Path(__file__).resolve().parents[1]
+    for dataset in bench.benchmarked_datasets():
+        notebook = json.loads((repo / "notebooks" / f"{dataset}.ipynb").read_text(encoding="utf-8"))
+        code = "\n".join("".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code")
+        called = set(re.findall(r"\b(?:stats|baselines)\.(\w+)", code))
+        workload = "\n".join(
+            inspect.getsource(function)
+            for name, function in vars(bench).items()
+            if name.startswith(f"_{dataset}_") and callable(function)
+        )
+        measured = set(re.findall(rf"\b{dataset}\.(\w+)", workload))
+        companions = {name for name in called if "audit" in name or "kilt" in name or name.isupper()}
+        assert called - companions <= measured, (dataset, sorted(called - companions - measured))

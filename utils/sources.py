@@ -105,6 +105,9 @@ class DatasetSource:
     chapter_splits: tuple[str, ...] = ()
     #: the dataset's column in the cross-dataset chapter (``None``: not compared there)
     profile: DatasetProfile | None = None
+    #: the benchmark's writer of full-size synthetic files in this format, ``"module:function"``
+    #: (outside this package, imported only by the benchmark); ``None``: it measures real files
+    synthetic: str | None = None
 
     @property
     def language_code(self) -> str:
@@ -175,6 +178,7 @@ SOURCES: dict[str, DatasetSource] = {
         citation_key="dinan2019wizard",
         parser="utils.formats.wow_raw",
         renderer="utils.render.wow",
+        synthetic="benchmarks.synthetic:write_wow",
         chapter_splits=("train", "valid_seen", "valid_unseen", "test_seen", "test_unseen"),
         profile=DatasetProfile(
             ("valid_seen", "train"),
@@ -248,6 +252,7 @@ SOURCES: dict[str, DatasetSource] = {
         citation_key="dziri2022faithdial",
         parser="utils.formats.faithdial",
         renderer="utils.render.faithdial",
+        synthetic="benchmarks.synthetic:write_faithdial",
         chapter_splits=("train", "valid", "test"),
         profile=DatasetProfile(
             ("valid", "train"),
@@ -307,6 +312,7 @@ SOURCES: dict[str, DatasetSource] = {
         citation_key="ren2021wizard",
         parser="utils.formats.wise",
         renderer="utils.render.wise",
+        synthetic="benchmarks.synthetic:write_wise",
         chapter_splits=("train", "valid", "test", "test_seen", "test_unseen"),
         profile=DatasetProfile(
             ("valid", "test"),
