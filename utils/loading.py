@@ -359,3 +359,9 @@ class LoadedSplit(Sequence[Dialogue]):
     def arrow(self, table: str = "turns") -> Any:
         """The underlying memory-mapped :class:`pyarrow.Table` (``turns``, ``evidence`` or ``dialogues``)."""
         return getattr(self._tables, table)
+
+
+#: What the statistics take for one split, for every dataset: a :class:`LoadedSplit`, or the same
+#: dialogues already in a list (a chapter may materialise a small split once; a LoadedSplit is a
+#: sequence of dialogues, so both work wherever this is asked for).
+Dialogues = LoadedSplit | Sequence[Dialogue]

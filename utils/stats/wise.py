@@ -1,8 +1,8 @@
 """Statistics of WISE: sizes per split, label distributions, candidates and selections, lengths.
 
 Everything is computed from the loaded splits (:func:`utils.load`) and the document collection
-(:func:`utils.formats.wise_documents.load_documents`) at run time. Labels are shown under their published
-names (the stored lists joined with ``-``, see :func:`utils.formats.wise.published_label`);
+(:func:`utils.formats.wise_documents.load_documents`) at run time. Labels are shown under their
+published names (the stored lists joined with ``-``, see :func:`utils.formats.wise.published_label`);
 lengths are in characters, the natural unit for Chinese.
 """
 
