@@ -33,7 +33,7 @@ lab: env
 	$(BIN)/jupyter lab notebooks/ $(LAB_ARGS)
 
 lint: env
-	$(BIN)/ruff check utils tests notebooks
+	$(BIN)/ruff check utils benchmarks tests notebooks
 
 ## Long property-based fuzzing profile (thousands of cases per format).
 fuzz: env
@@ -41,7 +41,7 @@ fuzz: env
 
 ## Full-size performance benchmark (writes its table under bench-results/).
 bench: env
-	$(BIN)/python -m utils.bench --out bench-results
+	$(BIN)/python -m benchmarks.bench --out bench-results
 
 ## Learner copies of the notebooks (solutions removed, checks kept) in learner/.
 learner: env

@@ -1,6 +1,6 @@
 """The benchmark's smoke version, and the synthetic files it measures.
 
-The full benchmark (``python -m utils.bench``, about 1 GB of WoW) is not part of the test run; here
+The full benchmark (``python -m benchmarks.bench``, about 1 GB of WoW) is not part of the test run; here
 tiny synthetic files go through every step in-process, the generators are checked against the
 project's own parsers (same counts, the checked sentences found where the real file has them), and
 the rebuilt dialogues of the cache are compared with the parser's.
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import utils
-from utils import bench, synthetic
+from benchmarks import bench, synthetic
 from utils.formats import parse_file
 
 SCALE = 0.002  # WoW train: 37 dialogues, 334 utterances
@@ -202,3 +202,39 @@ def test_odd_counts_are_moved_without_changing_the_total() -> None:
         assert all(4 <= c <= 12 for c in moved)
     with pytest.raises(ValueError, match="cannot make 2 of 8"):
         synthetic._with_odd_counts(random.Random(0), counts, 2, 4, 12)  # the total is odd
+
+
+def test_benchmark_tables_come_from_the_registry() -> None:
+    assert bench.benchmarked_datasets() == ["wow", "faithdial", "wise", "jwhr"]
+    assert [bench.benchmarked_split(name) for name in ("wow", "jwhr")] == ["train", "answered"]
+    assert bench.other_splits("jwhr") == ("not_answered",)
+    assert sorted(synthetic.writers()) == ["faithdial", "wise", "wow"]
+    assert synthetic.writers()["wow"] is synthetic.write_wow
+
+
+def test_layout_is_read_from_the_file(tmp_path: Path) -> None:
+    (tmp_path / "list.json").write_text('\ufeff\n  [{"a": 1}]', encoding="utf-8")
+    (tmp_path / "lines.json").write_text('{"a": 1}\n{"a": 2}\n', encoding="utf-8")
+    assert bench._layout(tmp_path / "list.json") == "list"
+    assert bench._layout(tmp_path / "lines.json") == "lines"
+
+
+def test_workloads_call_what_the_chapters_call() -> None:
+    """Every stats/baselines function a chapter calls is called by its benchmark workload, except
+    those of companion datasets (the KILT version of WoW, FaithDial's audit) and constants."""
+    import inspect
+    import re
+
+    repo = Path(__file__).resolve().parents[1]
+    for dataset in bench.benchmarked_datasets():
+        notebook = json.loads((repo / "notebooks" / f"{dataset}.ipynb").read_text(encoding="utf-8"))
+        code = "\n".join("".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code")
+        called = set(re.findall(r"\b(?:stats|baselines)\.(\w+)", code))
+        workload = "\n".join(
+            inspect.getsource(function)
+            for name, function in vars(bench).items()
+            if name.startswith(f"_{dataset}_") and callable(function)
+        )
+        measured = set(re.findall(rf"\b{dataset}\.(\w+)", workload))
+        companions = {name for name in called if "audit" in name or "kilt" in name or name.isupper()}
+        assert called - companions <= measured, (dataset, sorted(called - companions - measured))

@@ -107,3 +107,17 @@ def test_html_helpers_escape_dataset_text() -> None:
     assert "<script" not in esc(hostile) and "<img" not in esc(hostile)
     marked = highlight_words("the <b>cat</b> sat", {"cat"})
     assert '<mark class="atlas-shared">cat</mark>' in marked and "<b>" not in marked
+
+
+def test_grounding_overlap_is_one_measure_with_parameters() -> None:
+    # words as multisets: 3 of the response's 4 normalised words are in the evidence ("a" and "the" drop out)
+    prf = metrics.grounding_overlap("The cat sat on a mat.", "A cat sat on the rug.")
+    assert (prf.precision, prf.recall) == (0.75, 0.75)
+    # pairs of adjacent tokens: (cat, sat) and (sat, on) of the response's 3 pairs
+    assert metrics.grounding_overlap("cat sat on mat", "cat sat on rug", n=2).precision == pytest.approx(2 / 3)
+    # characters counted as multisets, then as distinct characters (containment)
+    chars = list
+    assert metrics.grounding_overlap("aaaa", "a", tokenize=chars).precision == 0.25  # multiset: one "a" matches
+    assert metrics.grounding_overlap("aaaa", "a", tokenize=chars, distinct=True).precision == 1.0
+    assert metrics.grounding_overlap("", "abc", tokenize=chars, distinct=True) == metrics.PRF(0.0, 0.0, 0.0)
+    assert metrics.ngrams(["a", "b", "c"], 2) == [("a", "b"), ("b", "c")] and metrics.ngrams(["a"], 2) == []

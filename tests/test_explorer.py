@@ -209,8 +209,7 @@ def test_explorer_script_inserts_markup_only_from_the_renderers() -> None:
 
 
 def _viewers() -> dict[str, object]:
-    from utils.render import jwhr, wise
-    from utils.widgets import browse
+    from utils.widgets import browse, jwhr, wise
 
     return {
         "browse": browse([make_dialogue(0), make_dialogue(1)]),

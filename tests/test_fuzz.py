@@ -1,6 +1,6 @@
 """Parsers never crash on hostile input: property-based tests for every original format.
 
-For each parser in :data:`utils.formats.PARSER_MODULES` (plus WISE's document reader), hypothesis
+For each dataset's parser (:attr:`utils.sources.DatasetSource.parser`, plus WISE's document reader), hypothesis
 generates
 
 * random bytes and random JSON documents,
@@ -56,8 +56,8 @@ from hypothesis import strategies as st
 
 from utils import config
 from utils.errors import DataError
-from utils.formats import PARSER_MODULES, parser_module
-from utils.sources import SOURCES
+from utils.formats import parser_module
+from utils.sources import SOURCES, dataset_names
 
 REPO = Path(__file__).resolve().parents[1]
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "short")
@@ -107,7 +107,7 @@ def _kind(relative: str) -> str:
 
 def _targets() -> dict[str, Target]:
     targets = {}
-    for dataset in PARSER_MODULES:
+    for dataset in dataset_names():
         seeds = _seed_files(dataset)
         if not seeds:
             continue

@@ -29,11 +29,11 @@ from typing import Any
 import pytest
 
 from utils import config
-from utils.formats import PARSER_MODULES, parse_file
+from utils.formats import parse_file
 from utils.loading import DEMO, OFFICIAL, PARTIAL, USER_COPY, Provenance
 from utils.records import Dialogue
-from utils.render import _RENDERERS, stylesheet
-from utils.sources import SOURCES
+from utils.render import renderer_module, stylesheet
+from utils.sources import SOURCES, dataset_names
 
 #: The injection strings (each must come out as text). ``PWN`` marks them in failure messages.
 INJECTIONS = [
@@ -224,7 +224,7 @@ def _demo_dialogues(dataset: str) -> list[Dialogue]:
 
 
 def _renderer(dataset: str) -> Callable[..., str]:
-    return importlib.import_module(f"utils.render.{_RENDERERS[dataset]}").render
+    return renderer_module(dataset).render
 
 
 def _option_sets(render: Callable[..., str]) -> Iterator[dict[str, Any]]:
@@ -238,7 +238,7 @@ def _option_sets(render: Callable[..., str]) -> Iterator[dict[str, Any]]:
         yield options
 
 
-DATASETS = [d for d in PARSER_MODULES if d in _RENDERERS]
+DATASETS = dataset_names()
 
 # -- the tests -------------------------------------------------------------------------------------------
 
@@ -291,7 +291,12 @@ def _html_widget_values(widget: Any) -> Iterator[str]:
 
 # WoW and FaithDial chapters page through their dialogues with utils.widgets.browse (tested above);
 # WISE and JWHR have viewers of their own with dataset-specific controls.
-VIEWER_DATASETS = [d for d in DATASETS if hasattr(importlib.import_module(f"utils.render.{_RENDERERS[d]}"), "viewer")]
+def _widgets_module(dataset: str) -> str:
+    # a renderer utils.render.X with controls of its own has its viewer in utils.widgets.X
+    return "utils.widgets." + renderer_module(dataset).__name__.rsplit(".", 1)[-1]
+
+
+VIEWER_DATASETS = [d for d in DATASETS if importlib.util.find_spec(_widgets_module(d)) is not None]
 
 
 def test_wise_and_jwhr_have_their_own_viewers() -> None:
@@ -300,7 +305,7 @@ def test_wise_and_jwhr_have_their_own_viewers() -> None:
 
 @pytest.mark.parametrize("dataset", VIEWER_DATASETS)
 def test_dataset_viewers_keep_injected_text_inert(dataset: str) -> None:
-    viewer = importlib.import_module(f"utils.render.{_RENDERERS[dataset]}").viewer
+    viewer = importlib.import_module(_widgets_module(dataset)).viewer
     dialogues = _demo_dialogues(dataset)
     takes_splits = next(iter(inspect.signature(viewer).parameters)) == "splits"
     for payload in INJECTIONS[:8]:

@@ -12,10 +12,11 @@ import pytest
 
 import utils
 from utils.formats import parse_file
+from utils.formats.jwhr import Step
 from utils.render import jwhr as renderer
 from utils.render import render_dialogue
 from utils.render._html import link, safe_href
-from utils.stats.jwhr import Step
+from utils.widgets import jwhr as jwhr_widgets
 
 EVIL = '<script>alert(1)</script><img src=x onerror=alert(2)></div>'
 
@@ -157,7 +158,7 @@ def test_viewer_switches_between_splits() -> None:
         answered = utils.load("jwhr", "answered")
     with pytest.warns(utils.DemoDataWarning):
         not_answered = utils.load("jwhr", "not_answered")
-    box = renderer.viewer({"answered": answered, "not answered": not_answered})
+    box = jwhr_widgets.viewer({"answered": answered, "not answered": not_answered})
     switch, browser = box.children
     assert len(browser.matches) == 6
     switch.value = "not answered"

@@ -19,9 +19,9 @@ import pytest
 import utils
 from utils import _download, config, loading
 from utils.errors import DataError, DataUnavailableError, DownloadError, UnknownNameError
+from utils.formats.wise_documents import load_documents
 from utils.loading import DemoDataWarning
 from utils.sources import SourceFile, get_split_files
-from utils.wise_documents import load_documents
 
 DEMO_JWHR = config.demo_dir() / "jwhr" / "answered.jsonl"
 DEMO_WOW_TRAIN = config.demo_dir() / "wow" / "raw" / "train.json"
@@ -96,6 +96,21 @@ def test_provenance_names_each_dataset_s_records(data_dir: Path) -> None:
     # the document file is no file of records: its banner counts documents, not "0 dialogues"
     assert "0 dialogues" not in documents.provenance.summary()
     assert f"{len(documents):,} documents" in documents.provenance.summary()
+
+
+def test_extra_files_are_found_like_splits(data_dir: Path) -> None:
+    """WISE's document collection goes through the loader's resolution: official file, else demo,
+    and a synthetic file beside the marker is never taken for the dataset."""
+    with pytest.warns(utils.DemoDataWarning, match="wise/documents"):
+        path, kind, _, _ = loading.resolve_file("wise", "documents")
+    assert kind == loading.DEMO and path == config.demo_dir() / "wise" / "document_line.json"
+    (data_dir / "wise").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, data_dir / "wise" / "document_line.json")
+    assert loading.resolve_file("wise", "documents")[1] == loading.USER_COPY
+    (data_dir / "wise" / config.SYNTHETIC_MARKER).write_text("synthetic", encoding="utf-8")
+    assert loading.resolve_file("wise", "documents")[1] == loading.SYNTHETIC
+    with pytest.raises(UnknownNameError, match="documents"):
+        loading.resolve_file("wise", "passages")
 
 
 def test_every_shipped_demo_loads_as_a_demo(data_dir: Path) -> None:

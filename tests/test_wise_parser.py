@@ -19,9 +19,9 @@ from utils.formats.wise import (
     published_label,
     split_search_intent,
 )
+from utils.formats.wise_documents import load_documents
 from utils.loading import DemoDataWarning
 from utils.records import SEEKER, WIZARD
-from utils.wise_documents import load_documents
 
 SYSTEM = {
     "msg_id": 2,

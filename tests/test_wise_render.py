@@ -5,10 +5,12 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import utils
+from utils.formats.wise_documents import load_documents
+from utils.glosses import gloss_key
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from utils.render import render_dialogue
 from utils.render import wise as rw
-from utils.wise_documents import load_documents
+from utils.widgets import wise as wise_widgets
 
 EVIL = '<script>alert(1)</script><img src=x onerror="alert(2)"></div>'
 
@@ -48,13 +50,19 @@ class _Tags(HTMLParser):
 
 
 def test_dataset_text_renders_inert() -> None:
-    html = rw.render(_evil_dialogue(), glosses={f"回答{EVIL}": EVIL}, note=EVIL)
+    html = rw.render(_evil_dialogue(), glosses={gloss_key(f"回答{EVIL}"): EVIL}, note=EVIL)
     parser = _Tags()
     parser.feed(html)
     assert "script" not in parser.tags and "img" not in parser.tags
     assert not [name for name in parser.attributes if name.startswith("on")]
     assert parser.depth == 0  # the data's </div> closed nothing
     assert html.count("&lt;script&gt;") >= 8
+
+
+def test_shipped_glosses_are_keys_not_dataset_text() -> None:
+    shipped = rw.demo_glosses()
+    assert all(len(key) == 16 and set(key) <= set("0123456789abcdef") for key in shipped)
+    assert shipped[gloss_key("我想了解一些现代的舞蹈")] == "I'd like to learn about some modern dances."
 
 
 def test_system_turn_shows_the_search() -> None:
@@ -91,6 +99,6 @@ def test_search_text_and_viewer() -> None:
     dialogues = utils.load("wise", "train")
     text = rw.search_text(dialogues[0])
     assert "Clarify-Choice" in text and "爵士舞" in text and "现代舞蹈教学" in text
-    viewer = rw.viewer(dialogues, glosses=rw.demo_glosses())
+    viewer = wise_widgets.viewer(dialogues, glosses=rw.demo_glosses())
     viewer.search.value = "故宫"
     assert viewer.matches == [2]

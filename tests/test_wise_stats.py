@@ -18,8 +18,8 @@ from utils.formats.wise import (
     stored_form,
     vocab_entry,
 )
+from utils.formats.wise_documents import load_documents
 from utils.stats import wise as st
-from utils.wise_documents import load_documents
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from pathlib import Path
 import platformdirs
 
 APP_NAME = "grounded-dialogue-atlas"
-#: Written by :mod:`utils.synthetic` beside the files it generates: a file next to it is never taken
+#: Written by ``benchmarks.synthetic`` beside the files it generates: a file next to it is never taken
 #: for the dataset, even where an official file would sit.
 SYNTHETIC_MARKER = "SYNTHETIC.txt"
 DATA_DIR_ENV = "ATLAS_DATA_DIR"

@@ -35,8 +35,6 @@ ABS_TOL = 1e-9
 if TYPE_CHECKING:
     import pandas as pd
 
-_LANGUAGE_CODES = {"English": "en", "Chinese": "zh", "Japanese": "ja"}
-
 
 class ExerciseCheckError(AssertionError):
     """An answer did not match; the message says what is off without giving the answer away."""
@@ -205,7 +203,7 @@ def _check_role(role: str | None) -> None:
 
 def _language(dialogue: Dialogue) -> str:
     """``en``, ``zh`` or ``ja`` for a dialogue, from the registry entry of its dataset."""
-    return _LANGUAGE_CODES.get(get_source(dialogue.dataset).language, "en")
+    return get_source(dialogue.dataset).language_code
 
 
 # -- counts and shares over turns --------------------------------------------------------------------

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .render._html import esc
+from .render import esc
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure

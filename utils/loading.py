@@ -6,7 +6,7 @@ sample, with a loud warning. Every result carries a :class:`Provenance`.
 
 Files that are plainly not the dataset are refused with a :class:`~utils.errors.DataError` rather
 than loaded as a copy of it: an empty file, or one far smaller than the official file's recorded
-size. Repeated record ids are checked against :data:`utils.formats.RECORD_IDS`. A cache that cannot
+size. Repeated record ids are checked against the dataset's declared ``record_ids``. A cache that cannot
 be written never stops a load (see :mod:`utils._cache`).
 """
 
@@ -26,8 +26,8 @@ import pyarrow.compute as pc
 
 from . import _cache, _download, config
 from ._cache import CacheWarning as CacheWarning  # re-exported: utils.CacheWarning
-from .errors import DataError, DataUnavailableError, DownloadError
-from .formats import RECORD_IDS, companion_files, parser_for
+from .errors import DataError, DataUnavailableError, DownloadError, UnknownNameError
+from .formats import companion_files, parser_for
 from .formats._io import lines_of_ids
 from .records import Dialogue
 from .sources import SourceFile, dataset_names, get_source, get_split_files
@@ -40,7 +40,7 @@ OFFICIAL = "official"
 USER_COPY = "user copy"
 PARTIAL = "partial"
 DEMO = "demo sample"
-#: Full-size random text from :mod:`utils.synthetic`, for benchmarks: never the dataset.
+#: Full-size random text from ``benchmarks.synthetic``, for benchmarks: never the dataset.
 SYNTHETIC = "synthetic"
 
 
@@ -117,15 +117,27 @@ def _human_size(size: int) -> str:
     return f"{size} B"  # pragma: no cover
 
 
-def _resolve(dataset: str, split: str, data_directory: Path, download: bool) -> tuple[Path, str, str, str]:
-    """``(path, kind, checksum status, detail)`` of the file to parse for one split."""
-    files = get_split_files(dataset, split)
+def _resolve(
+    dataset: str,
+    split: str,
+    data_directory: Path,
+    download: bool,
+    files: Sequence[SourceFile] | None = None,
+    *,
+    stacklevel: int = 3,
+) -> tuple[Path, str, str, str]:
+    """``(path, kind, checksum status, detail)`` of the file to parse for one split.
+
+    ``files`` are the split's official files unless given (:func:`resolve_file` passes an extra
+    file); ``stacklevel`` makes warnings point at the code that asked for the data.
+    """
+    files = get_split_files(dataset, split) if files is None else files
     complete = [item for item in files if not item.partial]
     partial = [item for item in files if item.partial]
     for item in complete:
         path = data_directory / item.path
         if path.is_file() and _is_synthetic(path):
-            detail = "Random text written by utils.synthetic in the original format, for benchmarks."
+            detail = "Random text written by benchmarks.synthetic in the original format, for benchmarks."
             return path, SYNTHETIC, "unverified", detail
         if path.is_file():
             refuse_if_not_the_dataset(dataset, split, item, path)
@@ -138,7 +150,9 @@ def _resolve(dataset: str, split: str, data_directory: Path, download: bool) -> 
             kind = OFFICIAL if official else USER_COPY
             detail = "" if status != "mismatch" else "Its checksum differs from the official file's."
             if status == "mismatch":
-                warnings.warn(f"{path} does not match the official checksum; using it as a user copy", stacklevel=3)
+                warnings.warn(
+                    f"{path} does not match the official checksum; using it as a user copy", stacklevel=stacklevel
+                )
             return path, kind, status, detail
     failure = ""
     if download and not config.offline():
@@ -164,13 +178,31 @@ def _resolve(dataset: str, split: str, data_directory: Path, download: bool) -> 
         f"{' (' + failure + ')' if failure else ''}; using the project's DEMO SAMPLE, which is not the "
         "dataset. See book/data.md to get the real data.",
         DemoDataWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
     return demo, DEMO, "unverified", "A handful of records written by the atlas in the original format."
 
 
+def resolve_file(
+    dataset: str, name: str, *, data_dir: str | Path | None = None, download: bool = True
+) -> tuple[Path, str, str, str]:
+    """``(path, kind, checksum status, detail)`` of one of ``dataset``'s extra files (not a split,
+    for example WISE's document collection), found exactly as :func:`load` finds a split: the
+    official file, a download, the demo sample with a :class:`DemoDataWarning`.
+
+    For readers of companion files (:mod:`utils.formats.wise_documents`); a warning points at the
+    code that called that reader.
+    """
+    source = get_source(dataset)
+    try:
+        item = source.extra_files[name]
+    except KeyError:
+        raise UnknownNameError(f"extra file of {dataset!r}", name, list(source.extra_files)) from None
+    return _resolve(dataset, name, config.data_dir(data_dir), download, (item,), stacklevel=4)
+
+
 def _is_synthetic(path: Path) -> bool:
-    """True for a file that :mod:`utils.synthetic` wrote (its marker file sits beside it)."""
+    """True for a file that ``benchmarks.synthetic`` wrote (its marker file sits beside it)."""
     return (path.parent / config.SYNTHETIC_MARKER).is_file()
 
 
@@ -219,8 +251,8 @@ def _official_source(item: SourceFile) -> str:
 
 
 def _check_record_ids(dataset: str, split: str, path: Path, tables: _cache.CachedTables) -> None:
-    """Report ids that occur more than once in a split: a DataError or a warning (see ``RECORD_IDS``)."""
-    rule = RECORD_IDS.get(dataset)
+    """Report ids that occur more than once in a split: a DataError or a warning (the dataset's ``record_ids``)."""
+    rule = get_source(dataset).record_ids
     if rule is None or tables.dialogues.num_rows < 2:
         return
     counts = pc.value_counts(tables.dialogues.column("id"))
@@ -416,3 +448,9 @@ class LoadedSplit(Sequence[Dialogue]):
     def arrow(self, table: str = "turns") -> Any:
         """The underlying memory-mapped :class:`pyarrow.Table` (``turns``, ``evidence`` or ``dialogues``)."""
         return getattr(self._tables, table)
+
+
+#: What the statistics take for one split, for every dataset: a :class:`LoadedSplit`, or the same
+#: dialogues already in a list (a chapter may materialise a small split once; a LoadedSplit is a
+#: sequence of dialogues, so both work wherever this is asked for).
+Dialogues = LoadedSplit | Sequence[Dialogue]

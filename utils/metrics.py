@@ -1,4 +1,4 @@
-"""Metrics shared by the chapters: token overlap, set overlap, ranking, BLEU and ROUGE-L.
+"""Metrics shared by the chapters: token and grounding overlap, set overlap, ranking, BLEU and ROUGE-L.
 
 BLEU comes from ``sacrebleu`` and ROUGE-L from ``rouge-score``; the overlap measures follow
 ParlAI's definitions so that numbers are comparable with the published ones.
@@ -31,6 +31,52 @@ def token_prf(predicted: Sequence[str], gold: Sequence[str]) -> PRF:
     precision = overlap / len(predicted)
     recall = overlap / len(gold)
     return PRF(precision, recall, 2 * precision * recall / (precision + recall))
+
+
+def ngrams(tokens: Sequence[str], n: int) -> list[tuple[str, ...]]:
+    """The overlapping ``n``-grams of ``tokens`` as tuples (none when there are fewer than ``n``)."""
+    return list(zip(*(tokens[i:] for i in range(n)), strict=False))
+
+
+def ngram_prf(predicted: Sequence[str], reference: Sequence[str], n: int = 1, *, distinct: bool = False) -> PRF:
+    """Overlap of the ``n``-grams of two token sequences, as precision (share of ``predicted``'s
+    n-grams found in ``reference``), recall and F1.
+
+    Counted as multisets by default (:func:`token_prf`, ParlAI's definition); ``distinct=True``
+    counts each distinct n-gram once, so precision is the *containment* of ``predicted`` in
+    ``reference``. Zero when nothing overlaps or ``predicted`` has no n-gram.
+    """
+    if n > 1:
+        predicted, reference = ngrams(predicted, n), ngrams(reference, n)
+    if not distinct:
+        return token_prf(predicted, reference)
+    wanted, found = set(predicted), set(reference)
+    hits = len(wanted & found)
+    if not hits:
+        return PRF(0.0, 0.0, 0.0)
+    precision, recall = hits / len(wanted), hits / len(found)
+    return PRF(precision, recall, 2 * precision * recall / (precision + recall))
+
+
+def grounding_overlap(
+    response: str,
+    evidence: str,
+    *,
+    tokenize: Callable[[str], list[str]] = word_tokens,
+    n: int = 1,
+    distinct: bool = False,
+) -> PRF:
+    """How much of ``response`` is found in the ``evidence`` it is grounded on (precision) and how
+    much of the evidence it uses (recall): :func:`ngram_prf` of the two texts' tokens.
+
+    The chapters measure grounding with this one function and differ only in its parameters, on
+    purpose: FaithDial compares ParlAI-normalised words as multisets (the defaults, as in unigram
+    F1); the cross-dataset chapter counts words for English and characters for Chinese and Japanese,
+    single and in pairs (``n=2``); JWHR's attribution baseline asks which share of a sentence's
+    *distinct* character bigrams occur in a reference (``distinct=True``, characters with
+    punctuation kept), so that a long quote is not penalised for the text the sentence did not use.
+    """
+    return ngram_prf(tokenize(response), tokenize(evidence), n, distinct=distinct)
 
 
 def unigram_f1(predicted: str, gold: str, tokenize: Callable[[str], list[str]] = word_tokens) -> float:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .errors import UnknownNameError
+from .text import LANGUAGE_CODES
 
 _HF = "https://huggingface.co/datasets"
 _FAITHDIAL_GITHUB = "https://raw.githubusercontent.com/McGill-NLP/FaithDial/main/data-audit"
@@ -53,8 +54,40 @@ class SourceFile:
 
 
 @dataclass(frozen=True)
+class DatasetProfile:
+    """How the cross-dataset chapter treats a dataset: the splits to try and what its units and evidence are."""
+
+    #: splits tried in order; the first complete official one wins, else a partial copy, else demo
+    splits: tuple[str, ...]
+    #: what one record of the dataset is
+    unit: str
+    #: what the evidence is, in a few words
+    evidence: str
+    #: how the choice of evidence is recorded
+    selection: str
+
+
+@dataclass(frozen=True)
+class RecordIds:
+    """Where a dataset's records carry their id, and what a repeated id means."""
+
+    #: The key of the id in each record (the files concerned hold one JSON record per line).
+    field: str
+    #: True: the publisher defines the id as unique, so a repeat means a damaged or doctored file
+    #: (a :class:`~utils.errors.DataError`). False: repeats are known in the original data, so they
+    #: are kept, with a warning naming them.
+    unique: bool
+
+
+@dataclass(frozen=True)
 class DatasetSource:
-    """A dataset: its official files per split, licence, citation and documentation."""
+    """A dataset, declared once: its official files per split, how they are parsed and rendered,
+    its language, licence, citation and documentation.
+
+    Everything else that depends on which datasets exist (the loader, the parsers, the renderers,
+    the cross-dataset chapter, the benchmark) reads it from here; see "Adding a dataset" in
+    ``CONTRIBUTING.md``.
+    """
 
     name: str
     title: str
@@ -66,6 +99,12 @@ class DatasetSource:
     #: split name -> official files, tried in order; a ``partial`` file is used only when no
     #: complete file is present.
     splits: dict[str, tuple[SourceFile, ...]]
+    #: the parser module (dotted name): ``PARSER_VERSION`` and ``parse(path, *, split)``, see
+    #: :mod:`utils.formats`
+    parser: str
+    #: the renderer module (dotted name): ``render(dialogue, **options) -> SafeHTML``, see
+    #: :mod:`utils.render`
+    renderer: str
     #: split name -> the name the publisher uses, when it differs from ours.
     original_split_names: dict[str, str] = field(default_factory=dict)
     #: extra files that are not splits (for example WISE's document collection).
@@ -73,6 +112,24 @@ class DatasetSource:
     notes: str = ""
     #: what one record of a split is called (a :class:`~utils.records.Dialogue` in the atlas).
     record_unit: str = "dialogues"
+    #: the splits the dataset's own chapter computes on, the largest first (the benchmark times
+    #: that one and loads the others before timing the chapter's work); empty for companions
+    chapter_splits: tuple[str, ...] = ()
+    #: the dataset's column in the cross-dataset chapter (``None``: not compared there)
+    profile: DatasetProfile | None = None
+    #: the benchmark's writer of full-size synthetic files in this format, ``"module:function"``
+    #: (outside this package, imported only by the benchmark); ``None``: it measures real files
+    synthetic: str | None = None
+    #: which field of a record is its id and whether the publisher makes it unique (``None``: the
+    #: files give records no id of their own; the atlas numbers them by position)
+    record_ids: RecordIds | None = None
+
+    @property
+    def language_code(self) -> str:
+        """The code of :attr:`language` that :func:`utils.text.tokenizer_for` expects (``en``, ``zh``, ``ja``)."""
+        if self.language not in LANGUAGE_CODES:
+            raise ValueError(f"{self.name}: no tokeniser for language {self.language!r}")
+        return LANGUAGE_CODES[self.language]
 
 
 WOW_ARCHIVE = Archive(
@@ -151,6 +208,16 @@ SOURCES: dict[str, DatasetSource] = {
         homepage="https://parl.ai/projects/wizard_of_wikipedia/",
         license="MIT (ParlAI repository); the project page names no separate data licence",
         citation_key="dinan2019wizard",
+        parser="utils.formats.wow_raw",
+        renderer="utils.render.wow",
+        synthetic="benchmarks.synthetic:write_wow",
+        chapter_splits=("train", "valid_seen", "valid_unseen", "test_seen", "test_unseen"),
+        profile=DatasetProfile(
+            ("valid_seen", "train"),
+            "dialogue (wizard and apprentice chat about a topic)",
+            "Wikipedia sentences: the topic's lead passage and passages retrieved for each turn",
+            "the wizard checks one sentence per turn (or 'no passage used')",
+        ),
         splits={
             "train": (
                 _wow_raw("train.json"),
@@ -179,6 +246,12 @@ SOURCES: dict[str, DatasetSource] = {
     ),
     "wow_kilt": DatasetSource(
         name="wow_kilt",
+        # KILT's format means ids to be unique, but its WoW files are known to repeat examples
+        # (facebookresearch/KILT issue #41 counts 94,577 train examples for 83,160 wizard turns of the
+        # original, and 3,058 dev examples). The dev file here has 3,054 examples with distinct ids; no
+        # train copy was at hand to check, so a repeat is kept with a warning rather than making an
+        # official file unloadable.
+        record_ids=RecordIds(field="id", unique=False),
         record_unit="examples",
         title="Wizard of Wikipedia (KILT version)",
         language="English",
@@ -186,6 +259,8 @@ SOURCES: dict[str, DatasetSource] = {
         homepage="https://github.com/facebookresearch/KILT",
         license="MIT",
         citation_key="petroni2021kilt",
+        parser="utils.formats.wow_kilt",
+        renderer="utils.render.wow",
         splits={
             "train": (SourceFile(path="wow/kilt/wow-train-kilt.jsonl", url=f"{_KILT}/wow-train-kilt.jsonl"),),
             "dev": (
@@ -213,6 +288,16 @@ SOURCES: dict[str, DatasetSource] = {
         homepage="https://mcgill-nlp.github.io/FaithDial/",
         license="MIT",
         citation_key="dziri2022faithdial",
+        parser="utils.formats.faithdial",
+        renderer="utils.render.faithdial",
+        synthetic="benchmarks.synthetic:write_faithdial",
+        chapter_splits=("train", "valid", "test"),
+        profile=DatasetProfile(
+            ("valid", "train"),
+            "dialogue (WoW conversations with edited wizard responses)",
+            "one Wikipedia sentence per wizard turn (the knowledge the response must follow)",
+            "the one knowledge sentence is given; BEGIN and VRM labels describe the original response",
+        ),
         splits={
             split: (_hf("McGill-NLP/FaithDial", f"data/{split_file}.json", f"faithdial/{split_file}.json"),)
             for split, split_file in {
@@ -243,6 +328,8 @@ SOURCES: dict[str, DatasetSource] = {
         homepage="https://github.com/McGill-NLP/FaithDial/tree/main/data-audit",
         license="MIT",
         citation_key="dziri2022origin",
+        parser="utils.formats.faithdial_audit",
+        renderer="utils.render.faithdial",
         splits={
             name: (
                 SourceFile(
@@ -254,6 +341,9 @@ SOURCES: dict[str, DatasetSource] = {
     ),
     "wise": DatasetSource(
         name="wise",
+        # The authors' README: "conversation_id is the unique id of a conversation". (The test file is
+        # test_seen plus test_unseen, so ids repeat across those files, never within one.)
+        record_ids=RecordIds(field="conversation_id", unique=True),
         record_unit="conversations",
         title="WISE (Wizard of Search Engine)",
         language="Chinese",
@@ -261,6 +351,16 @@ SOURCES: dict[str, DatasetSource] = {
         homepage="https://github.com/PengjieRen/CaSE_WISE",
         license="see the authors' repository (research use)",
         citation_key="ren2021wizard",
+        parser="utils.formats.wise",
+        renderer="utils.render.wise",
+        synthetic="benchmarks.synthetic:write_wise",
+        chapter_splits=("train", "valid", "test", "test_seen", "test_unseen"),
+        profile=DatasetProfile(
+            ("valid", "test"),
+            "conversation (user and system in a conversational search session)",
+            "passages of retrieved web documents (candidates per system turn)",
+            "the system selects passages (and queries and documents) per turn",
+        ),
         splits={
             "train": (_wise("conversation_train_line.json"),),
             "valid": (_wise("conversation_valid_line.json"),),
@@ -275,6 +375,9 @@ SOURCES: dict[str, DatasetSource] = {
     ),
     "jwhr": DatasetSource(
         name="jwhr",
+        # The dataset card calls ``id`` the "Entry ID" of a session; in the real files the 838 answered
+        # and 433 not-answered ids are all distinct, and the two files share none.
+        record_ids=RecordIds(field="id", unique=True),
         record_unit="sessions",
         title="Japanese Wikipedia Human Retrieval",
         language="Japanese",
@@ -282,6 +385,15 @@ SOURCES: dict[str, DatasetSource] = {
         homepage="https://huggingface.co/datasets/baobab-trees/wikipedia-human-retrieval-ja",
         license="Apache-2.0",
         citation_key="oda2023jwhr",
+        parser="utils.formats.jwhr",
+        renderer="utils.render.jwhr",
+        chapter_splits=("answered", "not_answered"),
+        profile=DatasetProfile(
+            ("answered",),
+            "QA session (a question and the answer a worker wrote after searching)",
+            "quotes or summaries of the Wikipedia pages on the worker's search trail",
+            "each answer sentence cites references of the trail",
+        ),
         splits={
             "answered": (
                 _hf(

@@ -45,6 +45,11 @@ def char_ngrams(text: str, n: int) -> list[str]:
     return [compact[i : i + n] for i in range(len(compact) - n + 1)]
 
 
+#: Language name (as :attr:`utils.sources.DatasetSource.language` writes it) -> the code
+#: :func:`tokenizer_for` expects. The one place that maps the two.
+LANGUAGE_CODES = {"English": "en", "Chinese": "zh", "Japanese": "ja"}
+
+
 def tokenizer_for(language: str) -> Callable[[str], list[str]]:
     """The tokeniser the atlas uses for ``language`` (``"en"``, ``"zh"`` or ``"ja"``)."""
     if language == "en":

@@ -20,11 +20,11 @@ from typing import Any
 
 import pandas as pd
 
-from ..formats.jwhr import NOT_FOUND, NOTHING, QUOTE, SUMMARY
-from ..metrics import PRF, set_prf
+from ..formats.jwhr import NOT_FOUND, NOTHING, QUOTE, SUMMARY, Sentence, Step, answered, sentences, trail
+from ..metrics import PRF, grounding_overlap, set_prf
 from ..records import Dialogue
-from ..stats.jwhr import Sentence, Step, answered, link_depth, sentences, trail
-from ..text import char_ngrams
+from ..stats.jwhr import link_depth
+from ..text import char_tokens
 
 # -- 1. citation attribution ---------------------------------------------------------------------
 
@@ -35,10 +35,12 @@ def ngram_overlap(sentence: str, reference: str, n: int = 2) -> float:
     Containment rather than Jaccard: a long quote should not be penalised for the text the
     sentence did not use. 0.0 when the sentence has no n-gram.
     """
-    wanted = set(char_ngrams(sentence, n))
-    if not wanted:
-        return 0.0
-    return len(wanted & set(char_ngrams(reference, n))) / len(wanted)
+    return grounding_overlap(sentence, reference, tokenize=_characters, n=n, distinct=True).precision
+
+
+def _characters(text: str) -> list[str]:
+    # whitespace is not a character here; punctuation is (as in utils.text.char_ngrams)
+    return char_tokens(text, drop_punctuation=False)
 
 
 def candidates(steps: Sequence[Step]) -> list[Step]:

@@ -39,6 +39,7 @@ Variants that the dataset card does not document occur in the real files and are
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -220,3 +221,77 @@ def _keep_extra(meta: dict[str, Any], name: str, mapping: dict[str, Any], known:
     extra = {key: value for key, value in mapping.items() if key not in known}
     if extra:
         meta[name] = extra
+
+
+# -- reading a parsed session back ---------------------------------------------------------------
+# The accessors below read the records this parser wrote; stats, baselines and the renderer share them.
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a worker's retrieval trail (one reference of the session)."""
+
+    index: int
+    origin: str
+    title: str | None
+    url: str | None
+    content: str
+    text: str
+    keywords: tuple[str, ...] = ()
+    referrer: int | None = None
+    #: False when a link's referrer is not an earlier step (a recording slip in the real data)
+    referrer_is_earlier: bool = True
+    summary_method: str | None = None
+    cited_by: tuple[int, ...] = field(default_factory=tuple)
+
+    @property
+    def cited(self) -> bool:
+        return bool(self.cited_by)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One answer sentence and the reference indices it cites."""
+
+    index: int
+    text: str
+    citations: tuple[int, ...]
+
+
+def question(dialogue: Dialogue) -> str:
+    """The session's question."""
+    return dialogue.turns_by(SEEKER)[0].text
+
+
+def answered(dialogue: Dialogue) -> bool:
+    """True when the worker wrote an answer."""
+    return bool(dialogue.meta.get("answered"))
+
+
+def trail(dialogue: Dialogue) -> list[Step]:
+    """The session's retrieval trail in the order the worker recorded it."""
+    steps = []
+    for evidence in dialogue.turns_by(WIZARD)[0].evidence:
+        meta = evidence.meta
+        steps.append(
+            Step(
+                index=int(meta.get("index", evidence.id)),
+                origin=evidence.origin,
+                title=evidence.title,
+                url=meta.get("url") or meta.get("not_found_url"),
+                content=meta.get("content", ""),
+                text=evidence.text,
+                keywords=tuple(meta.get("keywords", ())),
+                referrer=meta.get("referrer"),
+                referrer_is_earlier=meta.get("referrer_is_earlier", True),
+                summary_method=meta.get("summary_method"),
+                cited_by=tuple(meta.get("cited_by", ())),
+            )
+        )
+    return steps
+
+
+def sentences(dialogue: Dialogue) -> list[Sentence]:
+    """The answer's sentences with their citations (empty for a session without an answer)."""
+    raw = dialogue.turns_by(WIZARD)[0].raw.get("sentences", [])
+    return [Sentence(i, item["text"], tuple(item["citations"])) for i, item in enumerate(raw)]

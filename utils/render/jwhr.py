@@ -5,51 +5,37 @@ search keywords or "link from step N"; the page title linked to its URL; the quo
 from it, or nothing), then the answer sentence by sentence with citation markers that jump to the
 references they cite. Labels carry short English glosses for readers who do not read Japanese, and
 an optional ``glosses`` mapping (:func:`glosses`: the atlas's translations of the sessions its
-chapter shows) adds English under the question, the quotes, summaries and answer sentences and
-beside titles and keywords.
+chapter shows, keyed as :mod:`utils.glosses` says) adds English under the question, the quotes,
+summaries and answer sentences and beside titles and keywords.
 Every dataset string is escaped and only http(s) URLs become links; Japanese text is marked
 ``lang="ja"`` so browsers pick Japanese glyph forms (the page itself is English).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Mapping, Sequence
-from functools import cache
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-from ..formats.jwhr import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY
+from ..formats.jwhr import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY, Step, answered, question, sentences, trail
+from ..glosses import english as gloss_english
+from ..glosses import gloss_key  # noqa: F401  (part of this module's API: the key of a gloss)
+from ..glosses import glosses as dataset_glosses
 from ..records import SEEKER, WIZARD, Dialogue
-from ..stats.jwhr import Step, answered, question, sentences, trail
 from ._html import SafeHTML, badge, details, dialogue_frame, esc, link, turn_block
-
-if TYPE_CHECKING:
-    import ipywidgets
 
 #: What the search box of :func:`utils.widgets.browse` matches, per session status.
 STATUS_TAGS = {True: "status:answered", False: "status:unanswered"}
 
 _JA = 'lang="ja"'
-_GLOSSES = Path(__file__).with_name("jwhr_glosses_en.json")
 
 
-def gloss_key(text: str) -> str:
-    """The key of ``text`` in :func:`glosses`: a hash, so that no dataset text is stored with them,
-    and a gloss shows only under the very text it translates."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-@cache
 def glosses() -> Mapping[str, str]:
-    """The atlas's own English translations of the JWHR text its chapter shows, by :func:`gloss_key`."""
-    return json.loads(_GLOSSES.read_text(encoding="utf-8"))
+    """The atlas's own English translations of the JWHR text its chapter shows (see :mod:`utils.glosses`)."""
+    return dataset_glosses("jwhr")
 
 
 def _gloss(text: str | None, glosses: Mapping[str, str], *, inline: bool = False) -> str:
-    english = glosses.get(gloss_key(text)) if text else None
+    english = gloss_english(text, glosses)
     if not english:
         return ""
     if inline:
@@ -145,7 +131,7 @@ def _answer_html(dialogue: Dialogue, prefix: str, glosses: Mapping[str, str]) ->
         return turn_block(WIZARD, "answer (回答)", text)
     parts, english = [], []
     for sentence in sentences(dialogue):
-        if translated := glosses.get(gloss_key(sentence.text)):
+        if translated := gloss_english(sentence.text, glosses):
             english.append(translated)
         markers = "".join(
             f'<sup class="atlas-cite"><a href="#{prefix}-ref-{c}" title="reference {c}">[{c}]</a></sup>'
@@ -171,21 +157,3 @@ def search_text(dialogue: Dialogue) -> str:
         *(word for step in steps for word in step.keywords),
     ]
     return " ".join(part for part in parts if part)
-
-
-def viewer(splits: dict[str, Sequence[Dialogue]]) -> ipywidgets.VBox:
-    """A session browser with a switch between the given splits (for example answered / not answered)
-    and an "all" view; paging and search come from :func:`utils.widgets.browse`."""
-    import ipywidgets as widgets
-
-    from ..widgets import ViewerBox, browse
-
-    choices = {"all": [d for split in splits.values() for d in split], **{k: list(v) for k, v in splits.items()}}
-    switch = widgets.ToggleButtons(options=list(choices), description="Show")
-    box = ViewerBox([switch, browse(choices["all"], render=render, search_text=search_text)])
-
-    def _change(change: dict[str, object]) -> None:
-        box.children = (switch, browse(choices[str(change["new"])], render=render, search_text=search_text))
-
-    switch.observe(_change, names="value")
-    return box

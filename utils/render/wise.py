@@ -4,8 +4,8 @@ User turns show the utterance and its intent. System turns show, in the order th
 the user intent it answers, the keyphrase ``state``, the query candidates (selected ones marked),
 the passage candidates (selected ones first and marked, each with its text from the document file,
 the rest folded), the action and the response. Label names carry short English glosses, and an
-optional ``glosses`` mapping adds an English line under Chinese text (the demo sample ships one,
-:func:`demo_glosses`). Chinese is marked ``lang="zh-Hans"`` so browsers pick Chinese glyph forms.
+optional ``glosses`` mapping adds an English line under Chinese text (the atlas ships one for the
+demo sample, :func:`demo_glosses`). Chinese is marked ``lang="zh-Hans"`` so browsers pick Chinese glyph forms.
 Every dataset string is escaped.
 """
 
@@ -15,23 +15,22 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..config import demo_dir
 from ..formats.wise import ACTIONS, INTENTS, published_label
+from ..glosses import english as gloss_english
+from ..glosses import glosses as dataset_glosses
 from ..records import SEEKER, Dialogue, Evidence, Turn
 from ._html import SafeHTML, badge, details, dialogue_frame, esc, turn_block
 
 if TYPE_CHECKING:
-    import ipywidgets
-
-    from ..wise_documents import WiseDocuments
+    from ..formats.wise_documents import WiseDocuments
 
 _ZH = 'lang="zh-Hans"'
 
 
-def demo_glosses() -> dict[str, str]:
-    """English translations of the demo sample's utterances and search intents (written by the atlas)."""
-    path = demo_dir() / "wise" / "glosses_en.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+def demo_glosses() -> Mapping[str, str]:
+    """English translations of the demo sample's utterances and search intents (written by the atlas;
+    see :mod:`utils.glosses`)."""
+    return dataset_glosses("wise")
 
 
 def render(
@@ -44,9 +43,9 @@ def render(
 ) -> SafeHTML:
     """One conversation as safe HTML.
 
-    ``glosses`` maps Chinese text to an English line shown under it; ``documents`` supplies passage
-    text the parsed evidence lacks; ``show_unselected=False`` leaves out the folded lists of
-    unselected candidates.
+    ``glosses`` (keyed as :mod:`utils.glosses` says) gives the English line shown under Chinese
+    text; ``documents`` supplies passage text the parsed evidence lacks; ``show_unselected=False``
+    leaves out the folded lists of unselected candidates.
     """
     glosses = glosses or {}
     search_intent = dialogue.meta.get("search_intent", "") or ""
@@ -68,7 +67,7 @@ def render(
 
 
 def _gloss(text: str, glosses: Mapping[str, str]) -> str:
-    english = glosses.get(text)
+    english = gloss_english(text, glosses)
     return f'<div class="atlas-gloss" lang="en">{esc(english)}</div>' if english else ""
 
 
@@ -170,10 +169,3 @@ def search_text(dialogue: Dialogue) -> str:
         for key in ("state", "query_candidate"):
             parts.extend(turn.labels.get(key, []))
     return " ".join(part for part in parts if part)
-
-
-def viewer(dialogues: Sequence[Dialogue], **options: object) -> ipywidgets.VBox:
-    """A pager with search over ``dialogues`` showing :func:`render` (options are passed on)."""
-    from ..widgets import browse
-
-    return browse(dialogues, render=render, search_text=search_text, **options)

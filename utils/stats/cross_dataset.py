@@ -4,94 +4,60 @@ Everything here works on :class:`~utils.loading.LoadedSplit` objects and their t
 code measures Wizard of Wikipedia, FaithDial, WISE and JWHR. Text is tokenised the way each language
 needs (:func:`utils.text.tokenizer_for`): English into ParlAI-normalised words, Chinese and Japanese
 into characters, so "overlap" means shared words in English and shared characters in Chinese and
-Japanese. Descriptions in :data:`PROFILES` are the atlas's wording; every number is computed from the
-loaded data at run time.
+Japanese. The datasets compared, the splits tried and the descriptions are each dataset's
+:class:`~utils.sources.DatasetProfile` in the registry (:data:`utils.sources.SOURCES`, the atlas's
+wording); every number is computed from the loaded data at run time.
 """
 
 from __future__ import annotations
 
 import inspect
-import itertools
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from ..errors import UnknownNameError
 from ..loading import DEMO, PARTIAL, DemoDataWarning, LoadedSplit, load
-from ..metrics import token_prf
+from ..metrics import ngram_prf
 from ..records import WIZARD
-from ..render._html import SafeHTML, esc
-from ..sources import get_source
+from ..render import SafeHTML, esc
+from ..sources import SOURCES, DatasetProfile, get_source
 from ..text import tokenizer_for
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-#: Order of the datasets in every table and figure.
-DATASETS = ("wow", "faithdial", "wise", "jwhr")
-
-#: ``DatasetSource.language`` -> the code :func:`utils.text.tokenizer_for` expects.
-LANGUAGE_CODES = {"English": "en", "Chinese": "zh", "Japanese": "ja"}
-
 #: What the overlap is counted in, per language code.
 TOKEN_UNITS = {"en": "words", "zh": "characters", "ja": "characters"}
 
 
-@dataclass(frozen=True)
-class DatasetProfile:
-    """How the chapter treats one dataset: the splits to try and what its units and evidence are."""
-
-    name: str
-    #: splits tried in order; the first complete official one wins, else a partial copy, else demo
-    splits: tuple[str, ...]
-    #: what one record of the dataset is
-    unit: str
-    #: what the evidence is, in a few words
-    evidence: str
-    #: how the choice of evidence is recorded
-    selection: str
+def compared_datasets() -> tuple[str, ...]:
+    """The datasets compared here, in the registry's order: those whose source entry has a
+    :class:`~utils.sources.DatasetProfile` (read each time, so a newly declared dataset shows)."""
+    return tuple(name for name, source in SOURCES.items() if source.profile is not None)
 
 
-PROFILES: dict[str, DatasetProfile] = {
-    "wow": DatasetProfile(
-        "wow",
-        ("valid_seen", "train"),
-        "dialogue (wizard and apprentice chat about a topic)",
-        "Wikipedia sentences: the topic's lead passage and passages retrieved for each turn",
-        "the wizard checks one sentence per turn (or 'no passage used')",
-    ),
-    "faithdial": DatasetProfile(
-        "faithdial",
-        ("valid", "train"),
-        "dialogue (WoW conversations with edited wizard responses)",
-        "one Wikipedia sentence per wizard turn (the knowledge the response must follow)",
-        "the one knowledge sentence is given; BEGIN and VRM labels describe the original response",
-    ),
-    "wise": DatasetProfile(
-        "wise",
-        ("valid", "test"),
-        "conversation (user and system in a conversational search session)",
-        "passages of retrieved web documents (candidates per system turn)",
-        "the system selects passages (and queries and documents) per turn",
-    ),
-    "jwhr": DatasetProfile(
-        "jwhr",
-        ("answered",),
-        "QA session (a question and the answer a worker wrote after searching)",
-        "quotes or summaries of the Wikipedia pages on the worker's search trail",
-        "each answer sentence cites references of the trail",
-    ),
-}
+def __getattr__(name: str) -> object:
+    # DATASETS and PROFILES are derived from the registry on every access, never a stale copy.
+    if name == "DATASETS":
+        return compared_datasets()
+    if name == "PROFILES":
+        return {dataset: _profile(dataset) for dataset in compared_datasets()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _profile(dataset: str) -> DatasetProfile:
+    profile = get_source(dataset).profile
+    if profile is None:
+        raise UnknownNameError("dataset of the comparison", dataset, list(compared_datasets()))
+    return profile
 
 
 def language_of(dataset: str) -> str:
     """The language code (``en``, ``zh``, ``ja``) of ``dataset``, from the data registry."""
-    language = get_source(dataset).language
-    if language not in LANGUAGE_CODES:
-        raise ValueError(f"{dataset}: no tokeniser for language {language!r}")
-    return LANGUAGE_CODES[language]
+    return get_source(dataset).language_code
 
 
 # -- loading ----------------------------------------------------------------------------------------
@@ -102,7 +68,7 @@ def choose_split(dataset: str, candidates: Sequence[str] | None = None) -> Loade
 
     The demo-data warning is not repeated here: the provenance banner of the returned split says it.
     """
-    names = list(candidates or PROFILES[dataset].splits)
+    names = list(candidates or _profile(dataset).splits)
     fallback: LoadedSplit | None = None
     for split_name in names:
         with warnings.catch_warnings():
@@ -116,9 +82,9 @@ def choose_split(dataset: str, candidates: Sequence[str] | None = None) -> Loade
     return fallback
 
 
-def load_common(datasets: Iterable[str] = DATASETS) -> dict[str, LoadedSplit]:
-    """One split of each dataset, chosen by :func:`choose_split`."""
-    return {name: choose_split(name) for name in datasets}
+def load_common(datasets: Iterable[str] | None = None) -> dict[str, LoadedSplit]:
+    """One split of each dataset (every compared one by default), chosen by :func:`choose_split`."""
+    return {name: choose_split(name) for name in (compared_datasets() if datasets is None else datasets)}
 
 
 def provenance_banners(splits: Mapping[str, LoadedSplit]) -> SafeHTML:
@@ -184,16 +150,16 @@ def profile(dataset: str, split: LoadedSplit) -> dict[str, object]:
     return {
         "language": source.language,
         "data loaded": f"{split.split} ({split.provenance.kind})",
-        "unit of data": PROFILES[dataset].unit,
+        "unit of data": _profile(dataset).unit,
         "dialogues / sessions": len(split),
         "turns": len(turns),
         "turns per dialogue (mean)": round(float(per_dialogue.mean()), 2) if len(per_dialogue) else 0.0,
-        "what the evidence is": PROFILES[dataset].evidence,
+        "what the evidence is": _profile(dataset).evidence,
         "evidence pieces per wizard turn (mean)": round(len(evidence) / len(wizard), 2) if len(wizard) else 0.0,
         "evidence length (mean)": (
             f"{sum(evidence_lengths) / len(evidence_lengths):.1f} {TOKEN_UNITS[language]}" if evidence_lengths else "-"
         ),
-        "how selection is recorded": PROFILES[dataset].selection,
+        "how selection is recorded": _profile(dataset).selection,
         "wizard turns with selected / cited evidence": _share(with_selection, len(wizard)),
         "faithfulness labelled (turns with BEGIN/VRM)": _share(faithfulness, len(wizard)) if faithfulness else "no",
         "licence": source.license,
@@ -234,12 +200,13 @@ def overlap_frame(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
     """One row per wizard response that used evidence: how much of it the evidence covers.
 
     ``coverage`` is the share of the response's tokens that also occur in the selected (or cited)
-    evidence, counted as multisets (the precision of :func:`utils.metrics.token_prf` with the
-    response as prediction); ``bigram_coverage`` the same for pairs of adjacent tokens, and ``f1`` the
-    unigram F1 between the two. Tokens are words for English and characters for Chinese and Japanese;
-    single characters are shared far more easily than words (particles, common characters), so the
-    bigram measure is the fairer one across languages. Responses without selected evidence (WoW's
-    "no passage used", unanswered sessions) are left out.
+    evidence, counted as multisets (the precision of :func:`utils.metrics.ngram_prf`, the measure of
+    :func:`utils.metrics.grounding_overlap`, with the response as prediction); ``bigram_coverage``
+    the same for pairs of adjacent tokens, and ``f1`` the unigram F1 between the two. Tokens are
+    words for English and characters for Chinese and Japanese; single characters are shared far more
+    easily than words (particles, common characters), so the bigram measure is the fairer one across
+    languages. Responses without selected evidence (WoW's "no passage used", unanswered sessions)
+    are left out.
     """
     rows = []
     for name, split in splits.items():
@@ -256,8 +223,8 @@ def overlap_frame(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
             evidence_tokens = tokenize(knowledge)
             if not response_tokens or not evidence_tokens:
                 continue
-            prf = token_prf(response_tokens, evidence_tokens)
-            bigrams = token_prf(_bigrams(response_tokens), _bigrams(evidence_tokens))
+            prf = ngram_prf(response_tokens, evidence_tokens)
+            bigrams = ngram_prf(response_tokens, evidence_tokens, 2)
             rows.append(
                 {
                     "dataset": _title(name),
@@ -280,10 +247,6 @@ def overlap_frame(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
 def _join_texts(texts: Iterable[str]) -> str:
     # Several cited pieces (JWHR, WISE) count together as the evidence the response used.
     return " ".join(text for text in texts if text)
-
-
-def _bigrams(tokens: Sequence[str]) -> list[tuple[str, str]]:
-    return list(itertools.pairwise(tokens))
 
 
 def overlap_summary(frame: pd.DataFrame) -> pd.DataFrame:
@@ -350,10 +313,9 @@ def plot_overlap(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit] | None =
 
 
 __all__ = [
-    "DATASETS",
-    "PROFILES",
     "DatasetProfile",
     "choose_split",
+    "compared_datasets",
     "data_note",
     "language_of",
     "load_common",

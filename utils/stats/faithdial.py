@@ -1,6 +1,7 @@
 """FaithDial statistics: split sizes, edits, BEGIN/VRM distributions, lengths, overlap, the audit.
 
-Everything is computed from loaded dialogues (:func:`utils.load`) at run time. A FaithDial split
+Everything is computed from loaded splits (:func:`utils.load`; a list of their dialogues works too,
+see :data:`utils.loading.Dialogues`) at run time. A FaithDial split
 is first flattened by :func:`utterances` into one row per utterance record of the original file
 (one wizard response with its knowledge, its WoW original and its labels); the audit files are
 summarised from the dialogues of :mod:`utils.formats.faithdial_audit` (one per CSV row).
@@ -14,7 +15,7 @@ FaithDial's BEGIN and VRM labels describe the WoW response the annotators judged
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -22,8 +23,9 @@ import pandas as pd
 from ..formats.faithdial import DESCRIBES_ORIGINAL, begin_class, labelled_text
 from ..formats.faithdial import labels_describe as _labels_describe
 from ..formats.faithdial_audit import BEGIN_CLASSES, STATUS_LABELLED, VRM_CLASSES, audit_report
-from ..metrics import token_prf
-from ..records import SEEKER, WIZARD, Dialogue
+from ..loading import Dialogues
+from ..metrics import grounding_overlap
+from ..records import SEEKER, WIZARD
 from ..reported import reported, reported_value
 from ..text import word_tokens
 
@@ -31,7 +33,7 @@ from ..text import word_tokens
 HALLUCINATED = ("Hallucination", "Partial Hallucination")
 
 
-def utterances(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
+def utterances(dialogues: Dialogues) -> pd.DataFrame:
     """One row per utterance record (wizard response) of a FaithDial split.
 
     Columns: ``dialogue_id``, ``turn_index``, ``history_length``, ``knowledge``, ``response`` (the
@@ -70,7 +72,7 @@ def utterances(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*columns, *labels])
 
 
-def count_turns(dialogues: Iterable[Dialogue]) -> dict[str, int]:
+def count_turns(dialogues: Dialogues) -> dict[str, int]:
     """Dialogues, utterance records (wizard responses), seeker turns and all turns of a split.
 
     ``turns`` counts every utterance of the rebuilt conversations, seeker and wizard, which is
@@ -89,7 +91,7 @@ def count_turns(dialogues: Iterable[Dialogue]) -> dict[str, int]:
     return dict(counts)
 
 
-def split_sizes(splits: Mapping[str, Sequence[Dialogue]]) -> pd.DataFrame:
+def split_sizes(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
     """:func:`count_turns` for several loaded splits, one row each, with where each came from."""
     rows = []
     for name, split in splits.items():
@@ -98,7 +100,7 @@ def split_sizes(splits: Mapping[str, Sequence[Dialogue]]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("split")
 
 
-def reported_vs_reproduced(splits: Mapping[str, Sequence[Dialogue]]) -> pd.DataFrame:
+def reported_vs_reproduced(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
     """The card's turn and dialogue counts beside the counts computed from the loaded splits.
 
     ``asserted`` is True only where every split the number covers is the full official file;
@@ -226,9 +228,9 @@ def knowledge_overlap(response: str, knowledge: str) -> tuple[float, float]:
 
     Precision is the share of response tokens found in the knowledge (how much of what is said is
     supported, lexically); recall the share of knowledge tokens the response uses. Tokens are
-    ParlAI-normalised words counted as multisets, as in unigram F1.
+    ParlAI-normalised words counted as multisets, as in unigram F1 (:func:`utils.metrics.grounding_overlap`).
     """
-    prf = token_prf(word_tokens(response), word_tokens(knowledge))
+    prf = grounding_overlap(response, knowledge)
     return prf.precision, prf.recall
 
 
@@ -275,7 +277,7 @@ def before_after_summary(frame: pd.DataFrame) -> pd.DataFrame:
 # -- the audit ---------------------------------------------------------------------------------
 
 
-def audit_rows(files: Mapping[str, Iterable[Dialogue]]) -> pd.DataFrame:
+def audit_rows(files: Mapping[str, Dialogues]) -> pd.DataFrame:
     """One row per labelled response of the audit files: file, system, benchmark, labels, text."""
     rows = []
     for name, dialogues in files.items():
@@ -312,7 +314,7 @@ def audit_rows(files: Mapping[str, Iterable[Dialogue]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def audit_dropped(files: Mapping[str, Iterable[Dialogue]]) -> pd.DataFrame:
+def audit_dropped(files: Mapping[str, Dialogues]) -> pd.DataFrame:
     """:func:`utils.formats.faithdial_audit.audit_report` over several files: what was left out, why."""
     return audit_report(dialogue for dialogues in files.values() for dialogue in dialogues)
 
@@ -349,7 +351,7 @@ def hallucination_share(rows: pd.DataFrame, file: str) -> tuple[int, int, float]
 
 
 def audit_reported_vs_reproduced(
-    files: Mapping[str, Sequence[Dialogue]], rows: pd.DataFrame | None = None
+    files: Mapping[str, Dialogues], rows: pd.DataFrame | None = None
 ) -> pd.DataFrame:
     """The audit paper's ">60%" hallucinated WoW responses beside the share computed from the file.
 

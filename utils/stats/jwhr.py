@@ -1,99 +1,32 @@
 """Statistics of the Japanese Wikipedia Human Retrieval sessions: trails, citations, lengths, ids.
 
-A session's retrieval trail is the worker's wizard-turn evidence in order (see
-:mod:`utils.formats.jwhr`). :func:`trail` turns it into :class:`Step` objects; the frame builders
-give one row per session, per reference and per answer sentence, and :func:`summary_table` puts
-the issue's statistics for answered and not-answered sessions side by side. Lengths are in
-characters, the natural unit for Japanese.
+A session's retrieval trail is the worker's wizard-turn evidence in order; the JWHR format module
+reads it back (:func:`~utils.formats.jwhr.trail` gives :class:`~utils.formats.jwhr.Step` objects,
+:func:`~utils.formats.jwhr.sentences` the answer's sentences with their citations). The frame
+builders give one row per session, per reference and per answer sentence, and :func:`summary_table`
+puts the issue's statistics for answered and not-answered sessions side by side. Every function
+takes a loaded split (or a mapping of split names to loaded splits); the chapter passes lists of the
+same sessions, materialised once (:data:`utils.loading.Dialogues`). Lengths are in characters, the
+natural unit for Japanese.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-from ..formats.jwhr import NOT_FOUND, NOTHING, QUOTE, SUMMARY
-from ..records import SEEKER, WIZARD, Dialogue
+from ..formats.jwhr import NOT_FOUND, NOTHING, QUOTE, SUMMARY, Step, answered, question, sentences, trail
+from ..loading import Dialogues
+from ..records import WIZARD, Dialogue
 
 #: Content kinds in display order (``"no page"`` is a link step recorded without its page).
 CONTENT_KINDS = (QUOTE, SUMMARY, NOTHING, NOT_FOUND, "no page")
 
 
-@dataclass(frozen=True)
-class Step:
-    """One step of a worker's retrieval trail (one reference of the session)."""
-
-    index: int
-    origin: str
-    title: str | None
-    url: str | None
-    content: str
-    text: str
-    keywords: tuple[str, ...] = ()
-    referrer: int | None = None
-    #: False when a link's referrer is not an earlier step (a recording slip in the real data)
-    referrer_is_earlier: bool = True
-    summary_method: str | None = None
-    cited_by: tuple[int, ...] = field(default_factory=tuple)
-
-    @property
-    def cited(self) -> bool:
-        return bool(self.cited_by)
-
-
-@dataclass(frozen=True)
-class Sentence:
-    """One answer sentence and the reference indices it cites."""
-
-    index: int
-    text: str
-    citations: tuple[int, ...]
-
-
-def question(dialogue: Dialogue) -> str:
-    """The session's question."""
-    return dialogue.turns_by(SEEKER)[0].text
-
-
-def answered(dialogue: Dialogue) -> bool:
-    """True when the worker wrote an answer."""
-    return bool(dialogue.meta.get("answered"))
-
-
-def trail(dialogue: Dialogue) -> list[Step]:
-    """The session's retrieval trail in the order the worker recorded it."""
-    steps = []
-    for evidence in dialogue.turns_by(WIZARD)[0].evidence:
-        meta = evidence.meta
-        steps.append(
-            Step(
-                index=int(meta.get("index", evidence.id)),
-                origin=evidence.origin,
-                title=evidence.title,
-                url=meta.get("url") or meta.get("not_found_url"),
-                content=meta.get("content", ""),
-                text=evidence.text,
-                keywords=tuple(meta.get("keywords", ())),
-                referrer=meta.get("referrer"),
-                referrer_is_earlier=meta.get("referrer_is_earlier", True),
-                summary_method=meta.get("summary_method"),
-                cited_by=tuple(meta.get("cited_by", ())),
-            )
-        )
-    return steps
-
-
-def sentences(dialogue: Dialogue) -> list[Sentence]:
-    """The answer's sentences with their citations (empty for a session without an answer)."""
-    raw = dialogue.turns_by(WIZARD)[0].raw.get("sentences", [])
-    return [Sentence(i, item["text"], tuple(item["citations"])) for i, item in enumerate(raw)]
-
-
 def first_with(
-    dialogues: Iterable[Dialogue], *, origin: str | None = None, content: str | None = None
+    dialogues: Dialogues, *, origin: str | None = None, content: str | None = None
 ) -> Dialogue:
     """The first session whose trail has a step reached through ``origin`` and a step holding
     ``content`` (for example a link step and a summary), to show one that has both."""
@@ -126,7 +59,7 @@ def link_depth(steps: Sequence[Step], index: int) -> int:
     return len(link_chain(steps, index)) - 1 if steps[index].origin == "link" else 0
 
 
-def session_frame(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
+def session_frame(dialogues: Dialogues) -> pd.DataFrame:
     """One row per session: lengths, trail composition and answer structure."""
     rows = []
     for dialogue in dialogues:
@@ -155,7 +88,7 @@ def session_frame(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def reference_frame(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
+def reference_frame(dialogues: Dialogues) -> pd.DataFrame:
     """One row per reference (trail step), with its session's id and answered flag."""
     rows = []
     for dialogue in dialogues:
@@ -180,7 +113,7 @@ def reference_frame(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def sentence_frame(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
+def sentence_frame(dialogues: Dialogues) -> pd.DataFrame:
     """One row per answer sentence: length, number of citations, what the cited references hold."""
     rows = []
     for dialogue in dialogues:
@@ -200,13 +133,13 @@ def sentence_frame(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["id", "sentence", "chars", "citations", "cites_quote", "cites_summary_only"])
 
 
-def id_gaps(*splits: Iterable[Dialogue]) -> list[int]:
+def id_gaps(*splits: Dialogues) -> list[int]:
     """Record ids missing between 1 and the largest id, over all the given splits together."""
     ids = {int(d.meta.get("id", d.id)) for split in splits for d in split}
     return [i for i in range(1, max(ids, default=0) + 1) if i not in ids]
 
 
-def duplicate_ids(*splits: Iterable[Dialogue]) -> list[int]:
+def duplicate_ids(*splits: Dialogues) -> list[int]:
     """Record ids that occur more than once over all the given splits."""
     seen: dict[int, int] = {}
     for split in splits:
@@ -216,7 +149,7 @@ def duplicate_ids(*splits: Iterable[Dialogue]) -> list[int]:
     return sorted(key for key, count in seen.items() if count > 1)
 
 
-def summary_table(splits: dict[str, Iterable[Dialogue]]) -> pd.DataFrame:
+def summary_table(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
     """The chapter's statistics, one column per split (for example answered / not answered)."""
     columns = {}
     for name, dialogues in splits.items():
@@ -257,7 +190,7 @@ def _summary(sessions: pd.DataFrame, references: pd.DataFrame, answer: pd.DataFr
     return out
 
 
-def cited_content(dialogues: Iterable[Dialogue]) -> pd.Series:
+def cited_content(dialogues: Dialogues) -> pd.Series:
     """How many cited references hold a quote, a summary or something else (each reference once)."""
     frame = reference_frame(dialogues)
     if frame.empty:
@@ -273,7 +206,7 @@ def _mean(values: list[int]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def reported_vs_reproduced(splits: dict[str, Sequence[Dialogue]]) -> pd.DataFrame:
+def reported_vs_reproduced(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
     """Session counts the dataset card reports beside the counts in the loaded splits.
 
     ``splits`` maps a split name (``"answered"``, ``"not_answered"``) to a loaded split. The
@@ -304,7 +237,7 @@ def _kind(provenance: object) -> str:
     return str(getattr(provenance, "kind", "a list of dialogues"))
 
 
-def top_pages(dialogues: Iterable[Dialogue], k: int = 15, *, cited_only: bool = False) -> pd.Series:
+def top_pages(dialogues: Dialogues, k: int = 15, *, cited_only: bool = False) -> pd.Series:
     """The ``k`` page titles visited (or cited) in the most sessions."""
     counts: dict[str, int] = {}
     for dialogue in dialogues:
@@ -322,7 +255,7 @@ def top_pages(dialogues: Iterable[Dialogue], k: int = 15, *, cited_only: bool = 
 _COLOURS = {"answered": "#2e7d32", "not answered": "#c62828"}
 
 
-def plot_trails(splits: dict[str, Iterable[Dialogue]]) -> Any:
+def plot_trails(splits: Mapping[str, Dialogues]) -> Any:
     """Six panels comparing the splits' trails: length, search/link, contents, keywords, pages, depth."""
     import matplotlib.pyplot as plt
 
@@ -341,7 +274,7 @@ def plot_trails(splits: dict[str, Iterable[Dialogue]]) -> Any:
     return fig
 
 
-def plot_answers(dialogues: Iterable[Dialogue], not_answered: Iterable[Dialogue] = ()) -> Any:
+def plot_answers(dialogues: Dialogues, not_answered: Dialogues = ()) -> Any:
     """Five panels on answers: sentences per answer, citations per sentence, question and answer
     lengths in characters, and whether cited references hold a quote or a summary."""
     import matplotlib.pyplot as plt
@@ -364,7 +297,7 @@ def plot_answers(dialogues: Iterable[Dialogue], not_answered: Iterable[Dialogue]
     return fig
 
 
-def plot_top_pages(dialogues: Iterable[Dialogue], k: int = 15) -> Any:
+def plot_top_pages(dialogues: Dialogues, k: int = 15) -> Any:
     """The pages cited in the most answers, as a horizontal bar chart (Japanese titles)."""
     import matplotlib.pyplot as plt
 

@@ -1,8 +1,8 @@
 """Statistics of WISE: sizes per split, label distributions, candidates and selections, lengths.
 
 Everything is computed from the loaded splits (:func:`utils.load`) and the document collection
-(:func:`utils.wise_documents.load_documents`) at run time. Labels are shown under their published
-names (the stored lists joined with ``-``, see :func:`utils.formats.wise.published_label`);
+(:func:`utils.formats.wise_documents.load_documents`) at run time. Labels are shown under their
+published names (the stored lists joined with ``-``, see :func:`utils.formats.wise.published_label`);
 lengths are in characters, the natural unit for Chinese.
 """
 
@@ -25,10 +25,11 @@ from ..formats.wise import (
     stored_form,
     vocab_entry,
 )
+from ..formats.wise_documents import WiseDocuments
+from ..glosses import english as gloss_english
 from ..loading import LoadedSplit
 from ..records import SEEKER, WIZARD, Dialogue
 from ..reported import reported_value
-from ..wise_documents import WiseDocuments
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -61,7 +62,7 @@ def utterances_frame(dialogue: Dialogue, glosses: Mapping[str, str] | None = Non
             "text": turn.text,
             "intent or action": published_label(turn.labels.get("intent") or turn.labels.get("action") or []),
             "selected passages": ", ".join(turn.labels.get("selected_passage", [])),
-            "English (gloss)": glosses.get(turn.text, ""),
+            "English (gloss)": gloss_english(turn.text, glosses) or "",
         }
         for turn in dialogue.turns
     ]

@@ -8,8 +8,8 @@ files means anything about the datasets. Files are written in the layout of the 
 (``wow/raw/train.json``, ``faithdial/train.json``, ``wise/conversation_train_line.json``, ...), so
 ``ATLAS_DATA_DIR`` can point at the output directory (the loader then reports them as a user copy).
 
-Shapes follow ``../shared/data/wow/raw/train_sample.json`` and the dataset cards in
-``../shared/seeds``:
+Shapes follow the published WoW train sample (``wow/raw/train_sample.json`` in the data directory)
+and the dataset cards:
 
 * WoW raw: a JSON list of dialogues (``chosen_topic``, ``persona``, ``wizard_eval``, ``dialog``,
   ``chosen_topic_passage``); every utterance has seven ``retrieved_passages`` (first paragraph of an
@@ -31,22 +31,23 @@ Shapes follow ``../shared/data/wow/raw/train_sample.json`` and the dataset cards
 Split sizes not published (WISE's split of its 1.9K conversations, the number of its documents, the
 FaithDial dialogues per split) are assumptions, stated in the constants below.
 
-Run ``python -m utils.synthetic --out /tmp/atlas-synth`` (add ``--scale 0.01`` for small files).
+Run ``python -m benchmarks.synthetic --out /tmp/atlas-synth`` (add ``--scale 0.01`` for small files).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import random
 import re
 import string
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import SYNTHETIC_MARKER
+from utils.config import SYNTHETIC_MARKER
 
 #: WoW train as published (GEM data card): 18,430 dialogues, 166,787 utterances, 1,247 topics.
 WOW_SPLITS = {
@@ -610,18 +611,31 @@ def write_wise(out: Path, *, scale: float = 1.0, seed: int = 0) -> list[Path]:
 
 # -- all -------------------------------------------------------------------------------------------
 
-WRITERS = {"wow": write_wow, "faithdial": write_faithdial, "wise": write_wise}
+def writers() -> dict[str, Callable[..., list[Path]]]:
+    """Dataset name -> its writer, as its source entry declares it (:attr:`utils.sources.DatasetSource.synthetic`)."""
+    from utils.sources import SOURCES
+
+    found = {}
+    for name, source in SOURCES.items():
+        if source.synthetic:
+            module, function = source.synthetic.split(":")
+            found[name] = getattr(importlib.import_module(module), function)
+    return found
 
 
-def write_all(out: Path, *, scale: float = 1.0, seed: int = 0, datasets: Sequence[str] = tuple(WRITERS)) -> list[Path]:
-    """Write the synthetic files of ``datasets`` under ``out`` (the data-directory layout)."""
+def write_all(
+    out: Path, *, scale: float = 1.0, seed: int = 0, datasets: Sequence[str] | None = None
+) -> list[Path]:
+    """Write the synthetic files of ``datasets`` (every dataset with a writer by default) under
+    ``out`` (the data-directory layout)."""
+    known = writers()
     written: list[Path] = []
-    for name in datasets:
-        written.extend(WRITERS[name](Path(out), scale=scale, seed=seed))
+    for name in known if datasets is None else datasets:
+        written.extend(known[name](Path(out), scale=scale, seed=seed))
     # At the top for people, and beside every file for the loader, which then labels them synthetic.
     for folder in {Path(out), *(path.parent for path in written)}:
         (folder / SYNTHETIC_MARKER).write_text(
-            "SYNTHETIC files written by utils.synthetic (random text in the original formats) for "
+            "SYNTHETIC files written by benchmarks.synthetic (random text in the original formats) for "
             f"benchmarks; not the datasets. scale={scale} seed={seed}\n",
             encoding="utf-8",
         )
@@ -633,7 +647,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="directory to write into (data-dir layout)")
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the published sizes (default 1)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--datasets", default=",".join(WRITERS), help="comma-separated: wow,faithdial,wise")
+    parser.add_argument("--datasets", default=",".join(writers()), help="comma-separated: " + ",".join(writers()))
     args = parser.parse_args(argv)
     for path in write_all(args.out, scale=args.scale, seed=args.seed, datasets=args.datasets.split(",")):
         print(f"{path}\t{path.stat().st_size:,} bytes")

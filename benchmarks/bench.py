@@ -1,6 +1,6 @@
 """The performance benchmark: the atlas's loading, caching and chapter work against the naive routes.
 
-Run ``python -m utils.bench`` (``make bench``). Per dataset, side by side in one run:
+Run ``python -m benchmarks.bench`` (``make bench``). Per dataset, side by side in one run:
 
 * ``json.load``: a bare parse of the same file into Python objects (for JSON Lines, ``json.loads``
   of every line), the floor any loader is measured against;
@@ -20,7 +20,7 @@ included; ``RSS before`` is what the imports alone took) are honest, unpolluted 
 Ratios are against the bare ``json.load``. The table is written as Markdown and CSV under ``--out``
 (default ``bench/results/``, git-ignored) and its paths printed.
 
-The data are the full-size synthetic files of :mod:`utils.synthetic` (generated into ``--data`` when
+The data are the full-size synthetic files of :mod:`benchmarks.synthetic` (generated into ``--data`` when
 missing, ``/tmp/atlas-synth`` by default) and, for JWHR, the real files when present. The file is
 read from the page cache by every step alike (it was just written or read), so the comparison is
 of parsing, not of the disk.
@@ -49,17 +49,43 @@ from typing import Any
 
 #: Default data directory of the synthetic files.
 DEFAULT_DATA = Path(tempfile.gettempdir()) / "atlas-synth"
-#: Where the real data live on the development machine (used for JWHR, which is small and public).
-DEFAULT_REAL_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEFAULT_OUT = Path("bench") / "results"
 
-#: dataset -> (split benchmarked, layout of its file: one JSON list or JSON Lines)
-DATASETS = {
-    "wow": ("train", "list"),
-    "faithdial": ("train", "list"),
-    "wise": ("train", "lines"),
-    "jwhr": ("answered", "lines"),
-}
+# Which datasets are measured, on which splits, and which have a synthetic writer is read from each
+# dataset's source entry (utils.sources.DatasetSource: chapter_splits, synthetic), imported lazily:
+# a child process that measures a naive step must not pay for importing the atlas.
+
+
+def benchmarked_datasets() -> list[str]:
+    """The datasets measured: those whose chapter declares its splits, in the registry's order."""
+    from utils.sources import SOURCES
+
+    return [name for name, source in SOURCES.items() if source.chapter_splits]
+
+
+def benchmarked_split(dataset: str) -> str:
+    """The split measured step by step: the first (largest) of the chapter's splits."""
+    from utils.sources import get_source
+
+    return get_source(dataset).chapter_splits[0]
+
+
+def other_splits(dataset: str) -> tuple[str, ...]:
+    """The splits the chapter uses besides the benchmarked one; their caches are built (and timed,
+    in a row of their own) before the chapter steps, so that those measure the chapter's work only."""
+    from utils.sources import get_source
+
+    return get_source(dataset).chapter_splits[1:]
+
+
+def _layout(path: Path) -> str:
+    """``"list"`` for a file that is one JSON list (ParlAI, FaithDial), else ``"lines"`` (JSON Lines)."""
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(4096), b""):
+            stripped = chunk.lstrip(b"\xef\xbb\xbf \t\r\n")
+            if stripped:
+                return "list" if stripped.startswith(b"[") else "lines"
+    return "lines"
 #: Steps in table order.
 STEPS = (
     "json.load",
@@ -220,12 +246,12 @@ def _step_iterate(task: dict[str, Any]) -> str:
 
 
 def _step_other_splits(task: dict[str, Any]) -> str:
-    loaded = [_split(task, name) for name in OTHER_SPLITS.get(task["dataset"], ())]
+    loaded = [_split(task, name) for name in other_splits(task["dataset"])]
     return ", ".join(f"{item.split}: {len(item):,} dialogues ({item.provenance.kind})" for item in loaded)
 
 
 def _step_chapter(task: dict[str, Any]) -> str:
-    workload = CHAPTER_WORKLOADS.get((task["dataset"], task["part"]))
+    workload = chapter_workload(task["dataset"], task["part"])
     if workload is None:
         raise NotImplementedError(f"no {task['part']} workload for {task['dataset']} yet")
     return workload(lambda split=None: _split(task, split))
@@ -247,17 +273,15 @@ STEP_FUNCTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
 
 
 # -- chapter workloads: what each chapter computes on its split ------------------------------------
-# Each takes ``load(split=None)`` (the benchmarked split by default) and returns a short description.
+# ``_<dataset>_stats`` and ``_<dataset>_baselines`` make the calls the dataset's chapter makes (the
+# chapter's own functions of utils.stats and utils.baselines, with the same arguments; a test checks
+# that every function the notebook calls is called here, companion datasets aside). Each takes
+# ``load(split=None)`` (the benchmarked split by default) and returns a short description.
 
 
-# The splits a chapter uses besides the benchmarked one; their caches are built (and timed, in a row
-# of their own) before the chapter steps, so that those measure the chapter's work only.
-OTHER_SPLITS = {
-    "wow": ("valid_seen", "valid_unseen", "test_seen", "test_unseen"),
-    "faithdial": ("valid", "test"),
-    "wise": ("valid", "test", "test_seen", "test_unseen"),
-    "jwhr": ("not_answered",),
-}
+def chapter_workload(dataset: str, part: str) -> Callable[[Callable[..., Any]], str] | None:
+    """The ``part`` (``"stats"`` or ``"baselines"``) of ``dataset``'s chapter, or ``None``."""
+    return globals().get(f"_{dataset}_{part}")
 
 
 def _quiet_plots() -> Any:
@@ -270,7 +294,7 @@ def _quiet_plots() -> Any:
 
 
 def _wow_splits(load: Callable[..., Any]) -> tuple[Any, dict[str, Any]]:
-    return load(), {name: load(name) for name in OTHER_SPLITS["wow"]}
+    return load(), {name: load(name) for name in other_splits("wow")}
 
 
 def _wow_stats(load: Callable[..., Any]) -> str:
@@ -283,6 +307,7 @@ def _wow_stats(load: Callable[..., Any]) -> str:
     wow.topic_overlap(train, held_out)
     wow.summary_table(splits)
     table = wow.reported_vs_reproduced(splits)
+    wow.failed_checks(table)
     for figure in (wow.plot_lengths(splits), wow.plot_candidates(splits), wow.plot_topics(train, train, held_out)):
         plt.close(figure)
     return f"wizard turns, topic overlap, summary table, {len(table)} reported-vs-reproduced rows, 3 figures"
@@ -307,27 +332,36 @@ def _faithdial_stats(load: Callable[..., Any]) -> str:
     from utils.stats import faithdial
 
     plt = _quiet_plots()
-    splits = {"train": load(), **{name: load(name) for name in OTHER_SPLITS["faithdial"]}}
+    splits = {"train": load(), **{name: load(name) for name in other_splits("faithdial")}}
     faithdial.split_sizes(splits)
+    faithdial.reported_vs_reproduced(splits)
     train = faithdial.utterances(splits["train"])
     faithdial.edited_share(train)
     faithdial.label_distribution(train, "BEGIN")
     faithdial.label_distribution(train, "VRM")
     faithdial.before_after_summary(train)
     faithdial.plot_label_distribution(train, "BEGIN")
+    faithdial.plot_label_distribution(train, "VRM")
     faithdial.plot_before_after(train)
     plt.close("all")
-    return f"split sizes, {len(train):,} utterances: edits, BEGIN/VRM, lengths and overlap before/after, 2 figures"
+    return (
+        f"split sizes, reported vs reproduced, {len(train):,} utterances: edits, BEGIN/VRM, lengths and overlap "
+        "before/after, 3 figures"
+    )
 
 
 def _faithdial_baselines(load: Callable[..., Any]) -> str:
     from utils.baselines import faithdial
 
+    plt = _quiet_plots()
     train, test = _faithdial_frames(load)
     faithdial.response_baselines(test)
     critic = faithdial.LexicalCritic.fit(faithdial.critic_examples(train))
-    critic.evaluate(faithdial.critic_examples(test), "test")
-    return "response baselines on test, lexical critic fitted on train and evaluated on test"
+    result = critic.evaluate(faithdial.critic_examples(test), "test")
+    faithdial.results_table([result])
+    faithdial.plot_roc([result])
+    plt.close("all")
+    return "response baselines on test, lexical critic fitted on train and evaluated on test, its ROC"
 
 
 def _jwhr_splits(load: Callable[..., Any]) -> dict[str, list[Any]]:
@@ -340,33 +374,43 @@ def _jwhr_stats(load: Callable[..., Any]) -> str:
     plt = _quiet_plots()
     splits = _jwhr_splits(load)
     jwhr.reported_vs_reproduced({"answered": load(), "not_answered": load("not_answered")})
+    session = jwhr.first_with(splits["answered"], origin="link", content="summary")
+    jwhr.reference_frame([session])
+    jwhr.sentences(session)
+    jwhr.first_with(splits["not answered"], origin="search")
     jwhr.summary_table(splits)
+    jwhr.plot_trails(splits)
+    jwhr.plot_answers(splits["answered"], splits["not answered"])
+    jwhr.plot_top_pages(splits["answered"])
+    jwhr.top_pages(splits["answered"], k=4, cited_only=True)
     jwhr.id_gaps(*splits.values())
     jwhr.duplicate_ids(*splits.values())
-    for name in ("plot_trails", "plot_top_pages"):
-        if hasattr(jwhr, name):
-            getattr(jwhr, name)(splits if name == "plot_trails" else splits["answered"])
     plt.close("all")
-    return "reported vs reproduced, summary table, id checks, figures"
+    return "reported vs reproduced, example sessions, summary table, id checks, 3 figures"
 
 
 def _jwhr_baselines(load: Callable[..., Any]) -> str:
     from utils.baselines import jwhr
 
+    plt = _quiet_plots()
     splits = _jwhr_splits(load)
     jwhr.attribution_scores(splits["answered"], n=2)
-    jwhr.extractiveness(splits["answered"])
+    jwhr.attribution_scores(splits["answered"], n=2, min_candidates=2)
+    jwhr.attribution_by_n(splits["answered"])
+    jwhr.plot_extractiveness(jwhr.extractiveness(splits["answered"]))
     jwhr.answerability_scores(jwhr.trail_features(splits["answered"] + splits["not answered"]))
-    return "attribution, extractiveness, answerability"
+    plt.close("all")
+    return "attribution (by n too), extractiveness with its figure, answerability"
 
 
 def _wise_stats(load: Callable[..., Any]) -> str:
+    from utils.formats.wise_documents import load_documents
     from utils.stats import wise
-    from utils.wise_documents import load_documents
 
     plt = _quiet_plots()
-    splits = {"train": load(), **{name: load(name) for name in OTHER_SPLITS["wise"]}}
+    splits = {"train": load(), **{name: load(name) for name in other_splits("wise")}}
     train = splits["train"]
+    wise.utterances_frame(train[0])
     wise.split_sizes(splits)
     wise.reported_vs_reproduced(splits)
     wise.intent_distribution(train)
@@ -391,18 +435,6 @@ def _wise_baselines(load: Callable[..., Any]) -> str:
     wise.selection_scores(train, examples)
     wise.generation_table(examples)
     return f"classification, selection and generation baselines, {len(train):,} training examples"
-
-
-CHAPTER_WORKLOADS: dict[tuple[str, str], Callable[[Callable[..., Any]], str]] = {
-    ("wise", "stats"): _wise_stats,
-    ("wise", "baselines"): _wise_baselines,
-    ("wow", "stats"): _wow_stats,
-    ("wow", "baselines"): _wow_baselines,
-    ("faithdial", "stats"): _faithdial_stats,
-    ("faithdial", "baselines"): _faithdial_baselines,
-    ("jwhr", "stats"): _jwhr_stats,
-    ("jwhr", "baselines"): _jwhr_baselines,
-}
 
 
 # -- child process ---------------------------------------------------------------------------------
@@ -507,7 +539,7 @@ def _measure(task: dict[str, Any], env: dict[str, str], timeout: float, in_proce
 
 
 def _relative_path(dataset: str, split: str) -> str:
-    from .sources import get_split_files
+    from utils.sources import get_split_files
 
     return next(item.path for item in get_split_files(dataset, split) if not item.partial)
 
@@ -524,8 +556,9 @@ def benchmark_dataset(
     report: Callable[[Measurement], None] = lambda m: None,
 ) -> list[Row]:
     """Measure every step of ``steps`` for one dataset; the cache lives (and dies) in ``scratch``."""
-    split, layout = DATASETS[dataset]
+    split = benchmarked_split(dataset)
     path = data_dir / _relative_path(dataset, split)
+    layout = _layout(path)
     cache = scratch / f"cache-{dataset}"
     shutil.rmtree(cache, ignore_errors=True)
     env = {
@@ -686,7 +719,7 @@ def write_report(rows: Sequence[Row], out: Path, data_dir: Path, notes: Sequence
         writer.writerows(_cells(row) for row in rows)
     lines = ["# Grounded Dialogue Atlas benchmark", ""]
     lines += [f"- **{key}**: {value}" for key, value in environment().items()]
-    lines += [f"- **data**: `{data_dir}` (synthetic files of `utils.synthetic` unless noted)", ""]
+    lines += [f"- **data**: `{data_dir}` (synthetic files of `benchmarks.synthetic` unless noted)", ""]
     lines += ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in _cells(row)) + " |" for row in rows]
     lines += [
@@ -711,10 +744,11 @@ def ensure_data(data_dir: Path, datasets: Sequence[str], scale: float, seed: int
     """Generate the synthetic files of ``datasets`` that are missing from ``data_dir``."""
     from . import synthetic
 
+    writers = synthetic.writers()
     missing = [
         name
         for name in datasets
-        if name in synthetic.WRITERS and not (data_dir / _relative_path(name, DATASETS[name][0])).is_file()
+        if name in writers and not (data_dir / _relative_path(name, benchmarked_split(name))).is_file()
     ]
     if missing:
         print(f"writing synthetic {', '.join(missing)} into {data_dir} (scale {scale}) ...", flush=True)
@@ -723,14 +757,19 @@ def ensure_data(data_dir: Path, datasets: Sequence[str], scale: float, seed: int
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m utils.bench", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench", description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"synthetic data dir (default {DEFAULT_DATA})")
     parser.add_argument(
-        "--real-data", type=Path, default=DEFAULT_REAL_DATA, help="real data dir, used for jwhr when present"
+        "--real-data",
+        type=Path,
+        default=None,
+        help="real data dir, used for datasets without a synthetic writer (jwhr) when present "
+        "(default: $ATLAS_DATA_DIR, else the atlas's per-user data directory)",
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results dir (default {DEFAULT_OUT})")
+    measured = benchmarked_datasets()
     parser.add_argument(
-        "--datasets", default=",".join(DATASETS), help="comma-separated subset of " + ",".join(DATASETS)
+        "--datasets", default=",".join(measured), help="comma-separated subset of " + ",".join(measured)
     )
     parser.add_argument("--skip", default="", help="comma-separated steps to leave out, e.g. 'datasets.load_dataset'")
     parser.add_argument("--scale", type=float, default=1.0, help="size of generated files (1 = published sizes)")
@@ -758,9 +797,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     names = [name for name in args.datasets.split(",") if name]
-    unknown = sorted(set(names) - set(DATASETS))
+    unknown = sorted(set(names) - set(measured))
     if unknown:
-        parser.error(f"unknown datasets {unknown}; choose from {', '.join(DATASETS)}")
+        parser.error(f"unknown datasets {unknown}; choose from {', '.join(measured)}")
     skip = {step.strip() for step in args.skip.split(",") if step.strip()}
     unknown_steps = sorted(skip - set(STEPS))
     if unknown_steps:
@@ -774,8 +813,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in names:
             directory = data_dir
             if name not in _synthetic_names():
-                directory = args.real_data.resolve()
-                if not (directory / _relative_path(name, DATASETS[name][0])).is_file():
+                directory = (args.real_data or _configured_data_dir()).resolve()
+                if not (directory / _relative_path(name, benchmarked_split(name))).is_file():
                     print(f"{name}: no file in {directory}; skipped", flush=True)
                     continue
                 notes.append(f"- {name}: the real file in `{directory}` (no synthetic generator needed).")
@@ -803,9 +842,15 @@ def _grouped(items: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]
 
 
 def _synthetic_names() -> set[str]:
-    from .synthetic import WRITERS
+    from .synthetic import writers
 
-    return set(WRITERS)
+    return set(writers())
+
+
+def _configured_data_dir() -> Path:
+    from utils.config import data_dir
+
+    return data_dir()
 
 
 def _print_measurement(m: Measurement) -> None:

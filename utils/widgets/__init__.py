@@ -1,7 +1,9 @@
 """Interactive viewers for Jupyter: page through dialogues by index or search them.
 
 The viewer shows exactly the HTML of :mod:`utils.render`, so what a reader sees in Jupyter and in the
-published book is the same. Where widget JavaScript cannot load (a static page), the viewer's plain
+published book is the same. Widgets sit on top of the renderers, never the other way round: the
+viewers with dataset-specific controls live here too (:mod:`utils.widgets.jwhr`,
+:mod:`utils.widgets.wise`). Where widget JavaScript cannot load (a static page), the viewer's plain
 text says so instead of breaking the page.
 """
 
@@ -12,8 +14,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from .records import Dialogue
-from .render import render_dialogue, stylesheet
+from ..records import Dialogue
+from ..render import render_dialogue, stylesheet
 
 _STATIC_NOTE = (
     "Interactive viewer: run this notebook in Jupyter to page through the dialogues. "

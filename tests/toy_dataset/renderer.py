@@ -1,0 +1,12 @@
+"""Renderer of the toy dataset: one line per turn, every dataset string escaped."""
+
+from __future__ import annotations
+
+from utils.records import Dialogue
+from utils.render import SafeHTML, esc
+
+
+def render(dialogue: Dialogue, *, note: str = "") -> SafeHTML:
+    """One toy dialogue as safe HTML."""
+    turns = "".join(f'<p class="toy-turn">{esc(turn.speaker)}: {esc(turn.text)}</p>' for turn in dialogue.turns)
+    return SafeHTML(f'<div class="toy-dialogue">{esc(note)}{turns}</div>')
