@@ -304,6 +304,8 @@ def _wow_stats(load: Callable[..., Any]) -> str:
     train, held_out = _wow_splits(load)
     splits = {"train": train, **held_out}
     wow.wizard_turns(train)
+    for split in splits.values():
+        wow.parlai_examples(split)
     wow.topic_overlap(train, held_out)
     wow.summary_table(splits)
     table = wow.reported_vs_reproduced(splits)

@@ -94,19 +94,6 @@ PROG = "atlas"
 #: Dialogues per Parquet row group (and per batch converted to Arrow) when exporting.
 _EXPORT_BATCH = 512
 
-#: Turn labels that are categories, counted by ``atlas stats``. Free-text labels (WoW's checked
-#: sentence, WISE's queries, JWHR's citation lists) are left out: each value would be its own row.
-LABEL_KEYS: dict[str, tuple[str, ...]] = {
-    "wow": ("checked_source", "knowledge"),
-    "wow_kilt": ("target",),
-    "faithdial": ("BEGIN", "VRM"),
-    "faithdial_audit": ("BEGIN", "VRM"),
-    "wise": ("intent", "action"),
-    "jwhr": (),
-}
-#: Labels stored as a list of parts of one name (WISE's ``["Answer", "open-text"]`` is the action
-#: ``Answer-open-text``); every other label list holds separate labels.
-_JOINED_LABELS = {("wise", "intent"), ("wise", "action")}
 
 _TURN = pa.struct(
     [
@@ -364,7 +351,7 @@ def _search_text_for(dataset: str) -> Callable[[Dialogue], str]:
 
 
 def _label_values(dataset: str, key: str, values: Sequence[str]) -> list[str]:
-    if (dataset, key) in _JOINED_LABELS:
+    if key in get_source(dataset).joined_labels:
         return ["-".join(values)] if values else []
     return list(values)
 
@@ -530,10 +517,10 @@ def role_stats(split: LoadedSplit) -> list[dict[str, Any]]:
 
 
 def label_counts(split: LoadedSplit) -> list[dict[str, Any]]:
-    """Turns carrying each label of the dataset's categorical label schemes (:data:`LABEL_KEYS`),
+    """Turns carrying each label of the dataset's categorical label schemes (the dataset's declared ``label_keys``),
     a turn counted once per label; for JWHR, references per kind of content (quote, summary, ...)."""
     rows: list[dict[str, Any]] = []
-    keys = LABEL_KEYS.get(split.dataset, ())
+    keys = get_source(split.dataset).label_keys
     counters: dict[str, Counter[str]] = {key: Counter() for key in keys}
     for labels in split.turns()["labels"]:
         for key in keys:

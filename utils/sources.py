@@ -123,6 +123,12 @@ class DatasetSource:
     #: which field of a record is its id and whether the publisher makes it unique (``None``: the
     #: files give records no id of their own; the atlas numbers them by position)
     record_ids: RecordIds | None = None
+    #: turn labels that are categories (counted by ``atlas stats``); free-text labels such as WoW's
+    #: checked sentence or JWHR's citation lists are left out: each value would be its own row
+    label_keys: tuple[str, ...] = ()
+    #: labels stored as a list of the parts of one name (WISE's ``["Answer", "open-text"]`` is the
+    #: action ``Answer-open-text``); every other label list holds separate labels
+    joined_labels: tuple[str, ...] = ()
 
     @property
     def language_code(self) -> str:
@@ -202,6 +208,7 @@ def _wise(filename: str) -> SourceFile:
 SOURCES: dict[str, DatasetSource] = {
     "wow": DatasetSource(
         name="wow",
+        label_keys=("checked_source", "knowledge"),
         title="Wizard of Wikipedia",
         language="English",
         format="ParlAI raw JSON (one list of dialogues per file)",
@@ -246,6 +253,7 @@ SOURCES: dict[str, DatasetSource] = {
     ),
     "wow_kilt": DatasetSource(
         name="wow_kilt",
+        label_keys=("target",),
         # KILT's format means ids to be unique, but its WoW files are known to repeat examples
         # (facebookresearch/KILT issue #41 counts 94,577 train examples for 83,160 wizard turns of the
         # original, and 3,058 dev examples). The dev file here has 3,054 examples with distinct ids; no
@@ -282,6 +290,7 @@ SOURCES: dict[str, DatasetSource] = {
     ),
     "faithdial": DatasetSource(
         name="faithdial",
+        label_keys=("BEGIN", "VRM"),
         title="FaithDial",
         language="English",
         format="JSON (a list of dialogues, each a list of wizard utterances with history)",
@@ -321,6 +330,7 @@ SOURCES: dict[str, DatasetSource] = {
     ),
     "faithdial_audit": DatasetSource(
         name="faithdial_audit",
+        label_keys=("BEGIN", "VRM"),
         record_unit="labelled responses",
         title="FaithDial hallucination audit (BEGIN/VRM labels on WoW, CMU-DoG, TopicalChat)",
         language="English",
@@ -341,6 +351,8 @@ SOURCES: dict[str, DatasetSource] = {
     ),
     "wise": DatasetSource(
         name="wise",
+        label_keys=("intent", "action"),
+        joined_labels=("intent", "action"),
         # The authors' README: "conversation_id is the unique id of a conversation". (The test file is
         # test_seen plus test_unseen, so ids repeat across those files, never within one.)
         record_ids=RecordIds(field="conversation_id", unique=True),
