@@ -342,6 +342,8 @@ def _faithdial_stats(load: Callable[..., Any]) -> str:
     faithdial.label_distribution(train, "BEGIN")
     faithdial.label_distribution(train, "VRM")
     faithdial.before_after_summary(train)
+    faithdial.begin_lists(train)
+    faithdial.precision_by_begin_class(train)
     faithdial.plot_label_distribution(train, "BEGIN")
     faithdial.plot_label_distribution(train, "VRM")
     faithdial.plot_before_after(train)
