@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from ..formats.jwhr import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY
 from ..records import SEEKER, WIZARD, Dialogue
 from ..stats.jwhr import Step, answered, question, sentences, trail
-from ._html import SafeHTML, badge, details, dialogue_frame, esc, link, turn_block
+from ._html import SafeHTML, badge, details, dialogue_frame, esc, link, sr_only, turn_block
 
 if TYPE_CHECKING:
     import ipywidgets
@@ -148,11 +148,13 @@ def _answer_html(dialogue: Dialogue, prefix: str, glosses: Mapping[str, str]) ->
         if translated := glosses.get(gloss_key(sentence.text)):
             english.append(translated)
         markers = "".join(
-            f'<sup class="atlas-cite"><a href="#{prefix}-ref-{c}" title="reference {c}">[{c}]</a></sup>'
+            f'<sup class="atlas-cite"><a href="#{prefix}-ref-{c}" title="reference {c}" aria-label="cites step {c}">'
+            f"[{c}]</a></sup>"
             for c in map(esc, map(str, sentence.citations))
         )
         if not sentence.citations:
-            markers = '<sup class="atlas-cite" title="this sentence cites no reference">[–]</sup>'
+            said = sr_only(" cites nothing")
+            markers = f'<sup class="atlas-cite" title="this sentence cites no reference">[–]{said}</sup>'
         parts.append(f"<span {_JA}>{esc(sentence.text)}</span>{markers}")
     body = "".join(parts) or f"<span {_JA}>{esc(dialogue.turns_by(WIZARD)[0].text)}</span>"
     if english:
