@@ -277,6 +277,21 @@ def test_a_split_facet_appears_with_more_than_one_split() -> None:
     assert explorer_meta(two)["facets"][0] == "split"
 
 
+def test_the_split_facet_gives_way_to_a_facet_that_names_the_split() -> None:
+    """JWHR's splits are its "answered" label: one facet is enough."""
+    answered = list(utils.load("jwhr", "answered"))
+    not_answered = list(utils.load("jwhr", "not_answered"))
+    items = explorer_payload(static_explorer({"answered": answered, "not_answered": not_answered}))
+    assert all("split" not in item["facets"] for item in items)
+    assert {item["split"]: item["facets"]["answered"][0] for item in items} == {
+        "answered": "answered",
+        "not_answered": "not answered",
+    }
+    # WISE splits share intents and actions: the split facet stays
+    wise = {name: utils.load("wise", name) for name in ("train", "valid")}
+    assert all("split" in item["facets"] for item in explorer_payload(static_explorer(wise)))
+
+
 def test_empty_input_renders_a_message() -> None:
     markup = static_explorer([], render=simple_render)
     assert "No dialogues to show" in markup
@@ -375,7 +390,12 @@ def test_faithdial_facets_come_from_the_turns_labels_whichever_turn_holds_them()
 def test_audit_rows_have_begin_and_vrm_but_no_edits() -> None:
     turns = faithdial_turns(("a reply", {"BEGIN": ["Partial Hallucination"], "VRM": ["Question"]}, ""))
     row = Dialogue(id="gold_wow-1", dataset="faithdial_audit", split="gold_wow", turns=turns)
-    assert facets(row) == {"BEGIN": ["Partial Hallucination"], "VRM": ["Question"]}
+    assert facets(row) == {"BEGIN": ["Partial Hallucination"], "VRM": ["Question"], "BEGIN class": ["none"]}
+    # a model file writes Partial Hallucination as two labels: the row's one class is a facet of its own
+    turns[1].labels["BEGIN"] = ["Entailment", "Hallucination"]
+    row.meta["begin_class"] = "Partial Hallucination"
+    assert facets(row)["BEGIN"] == ["Entailment", "Hallucination"]
+    assert facets(row)["BEGIN class"] == ["Partial Hallucination"]
     assert "turns" not in columns(row)
     assert "Partial Hallucination" in search_words(row)
 

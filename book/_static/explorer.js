@@ -208,12 +208,18 @@
     clear(this.facetBox);
     this.facetNames.forEach(function (name) {
       var totals = {};
+      var seen = [];
       self.items.forEach(function (item) {
         ((item.facets || {})[name] || []).forEach(function (value) {
-          totals[value] = (totals[value] || 0) + 1;
+          if (!Object.prototype.hasOwnProperty.call(totals, value)) {
+            totals[value] = 0;
+            seen.push(value);
+          }
+          totals[value] += 1;
         });
       });
-      var values = Object.keys(totals).sort(function (a, b) {
+      // Splits keep the chapter's order; labels come most frequent first.
+      var values = name === "split" ? seen : seen.slice().sort(function (a, b) {
         return totals[b] - totals[a] || (a < b ? -1 : a > b ? 1 : 0);
       });
       if (values.length === 0) {

@@ -224,6 +224,21 @@ def _choose(
 _FIRST_CHECKPOINT = 256_000
 
 
+def _split_is_implied(items: Sequence[Mapping[str, Any]]) -> bool:
+    """True when another facet names the split of every item (JWHR's "answered" is its split): the
+    split facet would only repeat it."""
+    if not items or any(SPLIT_FACET not in item["facets"] for item in items):
+        return False
+    names = {name for item in items for name in item["facets"]} - {SPLIT_FACET}
+    splits = {item["split"] for item in items}
+    for name in names:
+        pairs = {(item["split"], tuple(item["facets"].get(name, ()))) for item in items}
+        one_value_per_split = len(pairs) == len(splits) and all(len(values) == 1 for _, values in pairs)
+        if one_value_per_split and len({values for _, values in pairs}) == len(splits):
+            return True
+    return False
+
+
 def _encode(chosen: Sequence[_Chosen]) -> tuple[list[_Chosen], str]:
     ordered = sorted(chosen, key=lambda c: (c.part, c.index))
     return ordered, encode_items([c.item for c in ordered])
@@ -291,6 +306,9 @@ def static_explorer(
         }
 
     chosen, fits = _choose(parts, build, budget=budget, seed=seed, pinned=pinned or {}, max_items=max_items)
+    if _split_is_implied([c.item for c in chosen]):
+        for c in chosen:
+            del c.item["facets"][SPLIT_FACET]
     note_html = f'<div class="atlas-explorer-note">{esc(note)}</div>' if note else ""
     if not chosen:
         return SafeHTML(

@@ -87,6 +87,10 @@ def _faithdial_facets(dialogue: Dialogue) -> Facets:
         name: _unique(label for turn in dialogue.turns for label in turn.labels.get(name, []))
         for name in ("BEGIN", "VRM")
     }
+    if dialogue.dataset == "faithdial_audit":
+        # The one class the chapter counts per row: the model files write Partial Hallucination as
+        # the two labels Entailment and Hallucination, which the BEGIN facet shows as written.
+        found["BEGIN class"] = [str(dialogue.meta.get("begin_class") or "none")]
     if dialogue.dataset == "faithdial":
         responses = [turn for turn in dialogue.turns_by(WIZARD) if not turn.raw.get("from_history")]
         found["edited"] = _unique(
