@@ -516,3 +516,34 @@ def test_every_viewer_shows_a_note_not_a_repr_in_a_static_page(name: str) -> Non
     bundle = _viewers()[name]._repr_mimebundle_()
     assert bundle["text/plain"] == _STATIC_NOTE, f"{name} would print its repr in the book"
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+# -- marks said in words, not by colour alone -----------------------------------------------------------
+
+
+def test_the_gold_reply_among_the_candidates_is_labelled_in_words() -> None:
+    from utils.render import wow
+
+    dialogue = utils.load("wow", "valid_seen")[0]
+    with_candidates = [turn for turn in dialogue.turns if turn.raw.get("candidate_responses")]
+    assert with_candidates, "the demo sample has candidate responses"
+    markup = str(wow.render(dialogue, show_candidates=True))
+    text = "".join(parse(markup).text)
+    assert text.count("gold: the wizard's actual reply") == len(with_candidates)
+    assert "candidate responses (the gold reply is labelled)" in text
+
+
+def test_selected_evidence_and_citations_are_said_to_screen_readers() -> None:
+    from utils.render import faithdial, jwhr, wow
+
+    wow_markup = str(wow.render(utils.load("wow", "train")[0]))
+    assert '<span class="atlas-selected"><span class="atlas-sr">checked: </span>' in wow_markup
+    faithdial_markup = str(faithdial.render(utils.load("faithdial", "train")[0]))
+    assert '<span class="atlas-selected"><span class="atlas-sr">selected </span>knowledge: ' in faithdial_markup
+    session = next(d for d in utils.load("jwhr", "answered") if any(s.citations for s in jwhr.sentences(d)))
+    jwhr_markup = str(jwhr.render(session))
+    marker = r'<a href="#jwhr-[^"]+-ref-0" title="reference 0" aria-label="cites step 0">\[0\]</a>'
+    assert re.search(marker, jwhr_markup)
+    css = (REPO / "utils" / "render" / "atlas.css").read_text(encoding="utf-8")
+    hidden = re.search(r"\.atlas-sr \{[^}]*clip: rect\(0, 0, 0, 0\)", css)
+    assert hidden, "the screen-reader text must be hidden on screen"

@@ -423,7 +423,7 @@ _CONTROLS = (
     '<div class="atlas-explorer-controls" hidden>'
     '<div class="atlas-explorer-bar">'
     '<label class="atlas-explorer-search-label">Search '
-    '<input type="search" class="atlas-explorer-search" placeholder="text, topic, label or English gloss" '
+    '<input type="search" class="atlas-explorer-search" placeholder="text, label or English gloss" '
     'autocomplete="off" aria-keyshortcuts="/"></label>'
     '<span class="atlas-explorer-count" role="status" aria-live="polite"></span>'
     "</div>"
