@@ -606,6 +606,18 @@ def test_screenshots(browser: Any, site_url: str, artifacts: Path, theme: str, w
                 assert box is not None and box["x"] + box["width"] <= WIDTHS[width_name] + 1, (
                     f"{path}: the explorer overflows a {WIDTHS[width_name]}px window"
                 )
+                explorer.locator(".atlas-explorer-search").fill("e")  # the longest count: "k of n ... match"
+                sticking_out = explorer.evaluate(
+                    """root => {
+                        const right = root.getBoundingClientRect().right + 1;
+                        return [...root.querySelectorAll('*')]
+                            .filter(e => !e.closest('.atlas-sr') && e.getClientRects().length
+                                && e.getBoundingClientRect().right > right)
+                            .map(e => e.tagName + '.' + e.className).slice(0, 5);
+                    }"""
+                )
+                assert sticking_out == [], f"{path}: explorer content sticks out at {width_name} width"
+                explorer.locator(".atlas-explorer-search").fill("")
                 # The theme's sticky headers would cover the top of a tall element in its capture: for
                 # this picture only, let them scroll away with the page.
                 page.add_style_tag(content=UNSTICK_HEADERS)
