@@ -130,13 +130,8 @@ def sample_order(size: int, seed: int, name: str) -> list[int]:
     return random.Random(f"{seed}/{name}").sample(range(size), size)
 
 
-def _base64_length(size: int) -> int:
-    return 4 * ((size + 2) // 3)
-
-
-def _item_bytes(item: Mapping[str, Any], first: bool) -> bytes:
-    text = json.dumps(item, ensure_ascii=False, separators=(",", ":"))
-    return (text if first else "," + text).encode("utf-8")
+def _raw_size(item: Mapping[str, Any]) -> int:
+    return len(json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
 def encode_items(items: Sequence[Mapping[str, Any]]) -> str:
@@ -187,7 +182,7 @@ def _choose(
         item = build(number, index)
         chosen.append(_Chosen(number, index, item, pin))
         taken.add((number, index))
-        used[number] += len(_item_bytes(item, True))
+        used[number] += _raw_size(item)
 
     for name, indices in pinned.items():
         if name not in positions:
