@@ -74,8 +74,10 @@ def _knowledge_html(turn: Turn, words: set[str], highlight: bool) -> str:
     items = []
     for item in turn.evidence:
         text = highlight_words(item.text, words) if highlight else esc(item.text)
+        # Said in words for screen readers too (the class only draws a border).
+        said = '<span class="atlas-sr">selected </span>' if item.selected else ""
         css = ' class="atlas-selected"' if item.selected else ""
-        items.append(f"<span{css}>knowledge: {text or '<em>(empty)</em>'}</span>")
+        items.append(f"<span{css}>{said}knowledge: {text or '<em>(empty)</em>'}</span>")
     return bullet_list(items) if items else ""
 
 
