@@ -553,13 +553,13 @@ def _table(rows: list[dict[tuple[str, str], object]]) -> pd.DataFrame:
 
 #: How each averaging and metric reads in the two header rows of a scores table.
 _AVERAGING_WORDS = {AUTHORS: "as the authors score it", PLAIN_MACRO: "plain macro average",
-                    PLAIN_MEAN: "plain mean over the turns"}
+                    PLAIN_MEAN: "plain mean over the scored turns"}
 _METRIC_WORDS = {"precision": "P", "recall": "R", "f1": "F1", "bleu1": "BLEU-1", "rouge_l": "ROUGE-L"}
 _KEY_WORDS = {"task": "Task", "model": "Model", "split": "Test split", "turns scored": "Turns"}
 _AVERAGING_NOTES = {
     AUTHORS: "as the authors score it: their evaluation code, CaSE_WISE Evaluation.py, rule by rule",
     PLAIN_MACRO: "plain macro average: over every gold or predicted class (scikit-learn)",
-    PLAIN_MEAN: "plain mean over the turns: the same per-turn scores, averaged over the same scored turns",
+    PLAIN_MEAN: "plain mean over the scored turns: the same per-turn scores, averaged with equal weight",
 }
 
 
