@@ -28,6 +28,13 @@ class Reported:
     #: the split or subset the number describes (``""`` for the whole dataset)
     split: str = ""
     unit: str = ""
+    #: ``">"`` when the source gives only a lower bound ("more than 60%"): a check then holds when
+    #: the reproduced value is above ``value``; ``""`` for a value.
+    bound: str = ""
+
+
+#: :attr:`Reported.bound` of a number the source states as "more than".
+LOWER_BOUND = ">"
 
 
 _GEM = ("GEM data card for Wizard of Wikipedia, train statistics", "dinan2019wizard")
@@ -49,8 +56,10 @@ _WISE_README = ("WISE data description (WISE.md in the authors' repository)", "r
 _JWHR_CARD = ("Japanese Wikipedia Human Retrieval dataset card", "oda2023jwhr")
 
 
-def _r(dataset: str, name: str, value: float, src: tuple[str, str], split: str = "", unit: str = "") -> Reported:
-    return Reported(dataset, name, value, src[0], src[1], split, unit)
+def _r(
+    dataset: str, name: str, value: float, src: tuple[str, str], split: str = "", unit: str = "", bound: str = ""
+) -> Reported:
+    return Reported(dataset, name, value, src[0], src[1], split, unit, bound)
 
 
 REPORTED: tuple[Reported, ...] = (
@@ -96,7 +105,7 @@ REPORTED: tuple[Reported, ...] = (
     _r("faithdial", "turns", 7101, _FAITHDIAL_CARD, "test"),
     _r("faithdial", "turns", 50761, _FAITHDIAL_CARD),
     _r("faithdial", "dialogues", 5649, _FAITHDIAL_CARD),
-    _r("faithdial_audit", "hallucination_share_lower_bound", 0.60, _AUDIT_PAPER, "gold_wow"),
+    _r("faithdial_audit", "hallucination_share_lower_bound", 60, _AUDIT_PAPER, "gold_wow", "%", LOWER_BOUND),
     # WISE
     _r("wise", "dialogues", 1900, _WISE_README, unit="approx."),
     _r("wise", "utterances", 37000, _WISE_README, unit="approx."),
@@ -152,7 +161,7 @@ QUANTITY_LABELS = {
     "ir_baseline_r@1": "IR baseline: R@1",
     "bow_memnet_r@1": "BoW memory network: R@1",
     "transformer_memnet_r@1": "Transformer memory network: R@1",
-    "hallucination_share_lower_bound": "hallucinated responses (lower bound)",
+    "hallucination_share_lower_bound": "hallucinated responses (Hallucination + Partial Hallucination)",
 }
 
 
@@ -190,6 +199,8 @@ def _status(item: Reported, computed: Reproduced | None) -> str:
     partial = sorted({kind for kind in computed.kinds if kind not in _FULL_KINDS})
     if partial or not computed.kinds:
         return f"{NOT_CHECKED}: {', '.join(partial) or 'no provenance'}"
+    if item.bound == LOWER_BOUND:
+        return HELD if computed.value > item.value else FAILED
     return HELD if abs(computed.value - item.value) <= computed.tolerance else FAILED
 
 
@@ -213,8 +224,9 @@ def compare(
 
     Columns: ``dataset``, ``split``, ``quantity`` (for readers), ``name`` (the key), ``reported``,
     ``unit``, ``source``, ``citation_key``, ``reproduced``, ``tolerance``, ``status`` (``held``,
-    ``failed``, ``not checked: <why>`` or ``quoted only``) and ``decimals`` (the precision the
-    source printed the number with).
+    ``failed``, ``not checked: <why>`` or ``quoted only``), ``decimals`` (the precision the
+    source printed the number with) and ``bound`` (:attr:`Reported.bound`: ``">"`` for a lower bound,
+    whose check holds when the reproduced value is above it, with no tolerance).
     """
     datasets = [dataset] if isinstance(dataset, str) else list(dataset)
     known = {item.dataset for item in REPORTED}
@@ -247,6 +259,7 @@ def compare(
                 "tolerance": math.nan if value is None else float(value.tolerance),
                 "status": _status(item, value),
                 "decimals": _decimals(item.value),
+                "bound": item.bound,
             }
         )
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
@@ -254,7 +267,7 @@ def compare(
 
 COMPARISON_COLUMNS = (
     "dataset", "split", "quantity", "name", "reported", "unit", "source", "citation_key",
-    "reproduced", "tolerance", "status", "decimals",
+    "reproduced", "tolerance", "status", "decimals", "bound",
 )
 
 

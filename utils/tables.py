@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from .reported import FAILED, HELD, NOT_CHECKED, QUOTED_ONLY
+from .reported import FAILED, HELD, LOWER_BOUND, NOT_CHECKED, QUOTED_ONLY
 
 #: Where the bibliography page lies relative to a chapter page (``notebooks/*.html``).
 BIBLIOGRAPHY_URL = "../book/bibliography.html"
@@ -197,15 +197,16 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
         def show(value: float, places: int = places, unit: str = unit) -> str:
             return EMPTY if _empty(value) else f"{value:,.{places}f}{unit}"
 
+        lower_bound = getattr(row, "bound", "") == LOWER_BOUND
         rows.append(
             {
                 "Dataset": row.dataset,
                 "Split": row.split,
                 "Quantity": row.quantity,
-                "Reported": approx + show(row.reported),
+                "Reported": ("> " if lower_bound else approx) + show(row.reported),
                 "Source": (row.source, row.citation_key),
                 "Reproduced": show(row.reproduced),
-                "Tolerance": _tolerance(row.tolerance, show),
+                "Tolerance": "lower bound" if lower_bound else _tolerance(row.tolerance, show),
                 "Status": row.status,
             }
         )
@@ -229,6 +230,8 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
         notes.append("not checked: the value is computed and shown, but compared only on the full official files")
     if (compared["unit"] == "approx.").any():
         notes.append("≈: the source gives a rounded figure")
+    if "bound" in compared and (compared["bound"] == LOWER_BOUND).any():
+        notes.append("lower bound: the source says “more than”; the check holds when the reproduced value is above it")
     return Table(styler, [html.escape(note) for note in notes], caption)
 
 
