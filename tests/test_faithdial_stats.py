@@ -291,7 +291,7 @@ def test_real_audit_begin_table(real_data_dir: Path) -> None:
 
 
 def test_audit_file_labels_and_one_row_per_class() -> None:
-    assert stats.audit_file_label("gold_wow") == "WoW, gold (human)"
+    assert stats.audit_file_label("gold_wow") == "WoW, gold"
     assert stats.audit_file_label("gpt2_topical") == "TopicalChat, GPT2"
     assert stats.audit_file_label("something_else") == "something_else"
 
@@ -330,7 +330,8 @@ def test_results_table_formats_counts_percentages_and_missing_auc() -> None:
     both = critic.evaluate(examples, "both classes")
     one = critic.evaluate(examples.iloc[1:], "faithful only")
     html = baselines.results_table([both, one]).to_html()
-    assert ">100.0<" in html and ">75.0<" in html  # accuracy 4/4, majority class 3/4, in percent
+    # accuracy 4/4 and majority class 3/4, in percent: 100% reads "100", never a count-like "100.0"
+    assert ">100<" in html and ">75.0<" in html and "100.0" not in html
     assert "accuracy (%)" in html and "ROC AUC" in html
     assert "NaN" not in html and "ROC AUC needs both classes" in html
 
@@ -350,9 +351,9 @@ def test_audit_separation_hand_checked() -> None:
         ]
     )
     table = baselines.audit_separation(rows)
-    assert list(table.index) == ["WoW, gold (human)", "WoW, GPT2", "all files"]
-    assert table.loc["WoW, gold (human)", "ROC AUC"] == 1.0 and table.loc["WoW, GPT2", "ROC AUC"] == 0.0
-    assert table.loc["WoW, gold (human)", "tuned accuracy"] == 1.0
+    assert list(table.index) == ["WoW, gold", "WoW, GPT2", "all files"]
+    assert table.loc["WoW, gold", "ROC AUC"] == 1.0 and table.loc["WoW, GPT2", "ROC AUC"] == 0.0
+    assert table.loc["WoW, gold", "tuned accuracy"] == 1.0
     assert table.loc["WoW, GPT2", "responses"] == 2 and table.loc["all files", "responses"] == 5
     assert table.loc["all files", "hallucinated share"] == pytest.approx(3 / 5)
 

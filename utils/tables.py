@@ -66,14 +66,23 @@ def decimal(value: object, places: int = 2) -> str:
     """A number with ``places`` decimals and thousands separators (``61.21``, ``1,234.5``)."""
     if _empty(value):
         return EMPTY
-    return f"{float(value):,.{places}f}"  # type: ignore[arg-type]
+    return _whole_if_round(f"{float(value):,.{places}f}")  # type: ignore[arg-type]
 
 
 def percent(value: object, places: int = 1) -> str:
     """A share between 0 and 1 as a percentage without the sign (the header carries ``%``)."""
     if _empty(value):
         return EMPTY
-    return f"{100 * float(value):,.{places}f}"  # type: ignore[arg-type]
+    return _whole_if_round(f"{100 * float(value):,.{places}f}")  # type: ignore[arg-type]
+
+
+def _whole_if_round(text: str) -> str:
+    """``100.0`` as ``100``: three or more digits before a point and only zeros after it read as a
+    count printed as a float (a BLEU of 100.0, an accuracy of 100.0%); ``61.0`` and ``0.50`` stay."""
+    whole, _, fraction = text.partition(".")
+    if fraction and not fraction.strip("0") and len(whole.lstrip("-").replace(",", "")) >= 3:
+        return whole
+    return text
 
 
 def _empty(value: object) -> bool:

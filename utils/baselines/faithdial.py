@@ -247,8 +247,8 @@ RESULT_LABELS = {
     "responses": "responses",
     "hallucinated": "hallucinated",
     "accuracy": "accuracy",
-    "majority-class accuracy": "majority class: accuracy",
-    "F1 (hallucinated)": "F1 (hallucinated)",
+    "majority-class accuracy": "majority class",
+    "F1 (hallucinated)": "F1",
     "F1 of flagging all": "flag all: F1",
     "ROC AUC": "ROC AUC",
 }

@@ -31,6 +31,24 @@ from ..text import word_tokens
 HALLUCINATED = ("Hallucination", "Partial Hallucination")
 
 
+#: Table headers for the BEGIN classes and VRM modes, with soft hyphens where a narrow column may break
+#: the word (a table of twelve audit files by six classes must fit a page).
+HEADERS = {
+    "Hallucination": "Hallu\u00adcination",
+    "Partial Hallucination": "Partial Hallu\u00adcination",
+    "Entailment": "Entail\u00adment",
+    "Generic": "Generic",
+    "Uncooperative": "Uncoop\u00aderative",
+    "hallucinated": "hallu\u00adcinated",
+    "Disclosure": "Disclo\u00adsure",
+    "Edification": "Edifi\u00adcation",
+    "Advisement": "Advise\u00adment",
+    "Confirmation": "Confir\u00admation",
+    "Question": "Question",
+    "Acknowledgment": "Acknow\u00adledgment",
+}
+
+
 def utterances(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
     """One row per utterance record (wizard response) of a FaithDial split.
 
@@ -281,12 +299,12 @@ def before_after_summary(frame: pd.DataFrame) -> pd.DataFrame:
 # -- the audit ---------------------------------------------------------------------------------
 
 
-_SYSTEMS = {"gold": "gold (human)", "gpt2": "GPT2", "doha": "DoHA", "ctrl": "CTRL"}
+_SYSTEMS = {"gold": "gold", "gpt2": "GPT2", "doha": "DoHA", "ctrl": "CTRL"}
 _BENCHMARKS = {"wow": "WoW", "cmu": "CMU-DoG", "topical": "TopicalChat"}
 
 
 def audit_file_label(name: str) -> str:
-    """An audit split as readers name it: ``gold_wow`` reads "WoW, gold (human)", ``gpt2_cmu`` "CMU-DoG, GPT2"."""
+    """An audit split as readers name it: ``gold_wow`` reads "WoW, gold", ``gpt2_cmu`` "CMU-DoG, GPT2"."""
     system, _, benchmark = name.partition("_")
     if system not in _SYSTEMS or benchmark not in _BENCHMARKS:
         return name
@@ -509,7 +527,7 @@ def plot_audit_begin(table: pd.DataFrame) -> plt.Figure:
     files = list(table.index)
     fig, ax = plt.subplots(figsize=(7.2, 0.36 * len(files) + 2.0))
     left = pd.Series(0.0, index=files)
-    labels = [f"{audit_file_label(name)} (n = {int(table.loc[name, 'n']):,})" for name in files]
+    labels = [audit_file_label(name) for name in files]
     for label in BEGIN_CLASSES:
         ax.barh(labels, table[label] * 100, left=left * 100, label=label, color=BEGIN_COLOURS[label])
         left += table[label]
