@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from .reported import FAILED, HELD, NOT_CHECKED, QUOTED_ONLY
+from .reported import FAILED, HELD, LOWER_BOUND, NOT_CHECKED, QUOTED_ONLY
 
 #: Where the bibliography page lies relative to a chapter page (``notebooks/*.html``).
 BIBLIOGRAPHY_URL = "../book/bibliography.html"
@@ -66,14 +66,23 @@ def decimal(value: object, places: int = 2) -> str:
     """A number with ``places`` decimals and thousands separators (``61.21``, ``1,234.5``)."""
     if _empty(value):
         return EMPTY
-    return f"{float(value):,.{places}f}"  # type: ignore[arg-type]
+    return _whole_if_round(f"{float(value):,.{places}f}")  # type: ignore[arg-type]
 
 
 def percent(value: object, places: int = 1) -> str:
     """A share between 0 and 1 as a percentage without the sign (the header carries ``%``)."""
     if _empty(value):
         return EMPTY
-    return f"{100 * float(value):,.{places}f}"  # type: ignore[arg-type]
+    return _whole_if_round(f"{100 * float(value):,.{places}f}")  # type: ignore[arg-type]
+
+
+def _whole_if_round(text: str) -> str:
+    """``100.0`` as ``100``: three or more digits before a point and only zeros after it read as a
+    count printed as a float (a BLEU of 100.0, an accuracy of 100.0%); ``61.0`` and ``0.50`` stay."""
+    whole, _, fraction = text.partition(".")
+    if fraction and not fraction.strip("0") and len(whole.lstrip("-").replace(",", "")) >= 3:
+        return whole
+    return text
 
 
 def _empty(value: object) -> bool:
@@ -212,16 +221,17 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
         def show(value: float, places: int = places, unit: str = unit) -> str:
             return EMPTY if _empty(value) else f"{value:,.{places}f}{unit}"
 
+        lower_bound = getattr(row, "bound", "") == LOWER_BOUND
         rows.append(
             {
                 "Dataset": row.dataset,
                 "Split": row.split,
                 "Quantity": row.quantity,
                 "ParlAI teacher": row.teacher,
-                "Reported": approx + show(row.reported),
+                "Reported": ("> " if lower_bound else approx) + show(row.reported),
                 "Source": (row.source, row.citation_key),
                 "Reproduced": show(row.reproduced),
-                "Tolerance": _tolerance(row.tolerance, show),
+                "Tolerance": "lower bound" if lower_bound else _tolerance(row.tolerance, show),
                 "Status": row.status,
             }
         )
@@ -250,6 +260,8 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
             notes.append(f"{quantity}: {note}")
     if (compared["unit"] == "approx.").any():
         notes.append("≈: the source gives a rounded figure")
+    if "bound" in compared and (compared["bound"] == LOWER_BOUND).any():
+        notes.append("lower bound: the source says “more than”; the check holds when the reproduced value is above it")
     return Table(styler, [html.escape(note) for note in notes], caption)
 
 
