@@ -3,8 +3,8 @@
 Everything is computed from the tables of a :class:`~utils.loading.LoadedSplit` (``turns()``,
 ``dialogues_frame()``), never from Python objects turn by turn, so a full split of 166,787 utterances
 takes about a second. :func:`reported_vs_reproduced` pairs each number in :mod:`utils.reported` with
-the number computed here and says whether the pair is asserted: only when every split it needs is
-the full official split.
+the number computed here (:func:`utils.reported.compare`): the pair is checked only when every split
+it needs is the full official split.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..errors import UnknownNameError
 from ..formats.wow_raw import NO_PASSAGES_USED
 from ..loading import LoadedSplit
 from ..records import SEEKER, WIZARD
-from ..reported import REPORTED, Reported
+from ..reported import REPORTED, Reported, Reproduced, compare
 
 #: The raw splits in reading order.
 RAW_SPLITS = ("train", "valid_seen", "valid_unseen", "test_seen", "test_unseen")
@@ -371,53 +371,30 @@ def _reproduce(item: Reported, splits: Mapping[str, LoadedSplit], cache: dict[st
 
 
 def reported_vs_reproduced(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
-    """Every reported WoW statistic beside the value computed from ``splits``.
+    """Every reported WoW and KILT statistic beside the value computed from ``splits``.
 
-    ``splits`` maps raw split names (:data:`RAW_SPLITS`) and ``"kilt_dev"`` to loaded splits; a row
-    whose splits are not all given shows no reproduced value. ``asserted`` is True only when every
-    split the row needs is the full official split; ``matches`` then says whether the values agree
-    (exactly for counts, within ``tolerance`` for averages).
+    ``splits`` maps raw split names (:data:`RAW_SPLITS`) and ``"kilt_dev"`` to loaded splits. The
+    result is :func:`utils.reported.compare` over ``wow`` and ``wow_kilt``, narrowed to the statistics
+    (the baselines are :func:`utils.baselines.wow.reported_vs_reproduced`'s): a row is checked only
+    when every split it needs is the full official file (exactly for counts, within ``tolerance``
+    for averages); a row whose splits are not all given says "not checked: split not loaded".
     """
-    rows = []
+    computed: dict[tuple[str, str, str], Reproduced] = {}
     cache: dict[str, dict[str, float]] = {}
     for item in REPORTED:
         key = (item.dataset, item.name, item.split)
         if key not in _CHECKS:
             continue
         check = _CHECKS[key]
-        available = all(name in splits for name in check.needs)
-        reproduced = _reproduce(item, splits, cache) if available else math.nan
-        kinds = sorted({splits[name].provenance.kind for name in check.needs if name in splits})
-        asserted = available and all(splits[name].provenance.is_full for name in check.needs)
-        matches = bool(available and abs(reproduced - item.value) <= check.tolerance)
-        if asserted:
-            status = "asserted"
-        elif not available:
-            status = "not asserted: split not loaded"
+        kinds = tuple(sorted({splits[name].provenance.kind for name in check.needs if name in splits}))
+        if all(name in splits for name in check.needs):
+            computed[key] = Reproduced(_reproduce(item, splits, cache), kinds, check.tolerance)
         else:
-            status = f"not asserted: {', '.join(kinds)}"
-        rows.append(
-            {
-                "dataset": item.dataset,
-                "split": item.split or "all",
-                "teacher": item.teacher,
-                "statistic": item.name,
-                "reported": item.value,
-                "reproduced": reproduced,
-                "tolerance": check.tolerance,
-                "asserted": asserted,
-                "matches": matches,
-                "status": status,
-                "source": item.source,
-                "cite as": item.citation_key,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def failed_checks(table: pd.DataFrame) -> pd.DataFrame:
-    """The asserted rows of a reported-vs-reproduced table whose values disagree (empty when all pass)."""
-    return table[table["asserted"] & ~table["matches"]]
+            computed[key] = Reproduced(None, kinds, check.tolerance)
+    table = compare(["wow", "wow_kilt"], computed)
+    checked = {(dataset, name, split or "all") for dataset, name, split in _CHECKS}
+    keep = [row in checked for row in zip(table["dataset"], table["name"], table["split"], strict=True)]
+    return table[keep].reset_index(drop=True)
 
 
 # -- figures --------------------------------------------------------------------------------------
