@@ -129,6 +129,18 @@ def test_real_train_sample_is_partial(real_data_dir: Path) -> None:
     assert (table[table["split"] == "train"]["status"] == "not checked: partial").all()
 
 
+def test_alt_texts_say_what_the_figures_show() -> None:
+    train = utils.load("wow", "train")
+    seen = {"valid_seen": utils.load("wow", "valid_seen")}
+    # demo train candidates, read off the file: 8, 47, 64 (Lighthouse), 39, 62, 59 (Sourdough),
+    # 33, 61 (Beekeeping): sorted, the middle two are 47 and 59
+    assert stats.describe_candidates({"train": train}).endswith("median train 53.")
+    # 16 utterances in 3 dialogues
+    assert "utterances per dialogue, mean train 5.3." in stats.describe_lengths({"train": train})
+    topics = stats.describe_topics(train, seen)
+    assert "the 3 most frequent topics of train" in topics and topics.endswith("valid seen 2 of 2.")
+
+
 def test_word_counts_match_whitespace_split() -> None:
     split = utils.load("wow", "valid_unseen")
     expected = [len(text.split()) for text in split.turns()["text"]]

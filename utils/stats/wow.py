@@ -400,20 +400,73 @@ def reported_vs_reproduced(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
 # -- figures --------------------------------------------------------------------------------------
 
 
+#: Split names as figures and tables show them.
+SPLIT_LABELS = {
+    "train": "train",
+    "valid_seen": "valid seen",
+    "valid_unseen": "valid unseen",
+    "test_seen": "test seen",
+    "test_unseen": "test unseen",
+    "kilt_dev": "KILT dev",
+}
+#: Legend text, at least 9 pt at the figure's printed size (figures are at most 7.5 in wide).
+_LEGEND_POINTS = 9
+
+
+def split_label(name: str) -> str:
+    """``valid_seen`` as tables and figures show it ("valid seen")."""
+    return SPLIT_LABELS.get(name, name.replace("_", " "))
+
+
+def describe_lengths(splits: Mapping[str, LoadedSplit]) -> str:
+    """Alt text for :func:`plot_lengths`: what it shows and each split's mean lengths."""
+    words = "; ".join(f"{split_label(name)} {word_counts(split).mean():.1f}" for name, split in splits.items())
+    turns = "; ".join(
+        f"{split_label(name)} {len(split.turns()) / max(len(split), 1):.1f}" for name, split in splits.items()
+    )
+    return (
+        "Two histograms with one line per split. Top: words per utterance, mean "
+        f"{words}. Bottom: utterances per dialogue, mean {turns}."
+    )
+
+
+def describe_candidates(splits: Mapping[str, LoadedSplit]) -> str:
+    """Alt text for :func:`plot_candidates`: what it shows and each split's median."""
+    medians = "; ".join(
+        f"{split_label(name)} {wizard_turns(split)['candidates'].median():.0f}" for name, split in splits.items()
+    )
+    return f"Histogram of knowledge candidates per wizard turn, one line per split; median {medians}."
+
+
+def describe_topics(train: LoadedSplit, others: Mapping[str, LoadedSplit], n: int = 15) -> str:
+    """Alt text for :func:`plot_topics` drawn on ``train``: its top topics and each split's overlap."""
+    counts = top_topics(train, n)
+    overlap = topic_overlap(train, others)
+    shared = "; ".join(
+        f"{split_label(name)} {row.shared_with_train} of {row.topics}" for name, row in overlap.iterrows()
+    )
+    lead = f", led by {counts.index[0]} ({counts.iloc[0]:,} dialogues)" if len(counts) else ""
+    return (
+        f"Two bar charts. Top: the {len(counts)} most frequent topics of train by number of dialogues{lead}. "
+        f"Bottom: topics of each held-out split that are also topics of train: {shared}."
+    )
+
+
 def plot_lengths(splits: Mapping[str, LoadedSplit]):
-    """Histograms of utterance length (words, by role) and of utterances per dialogue."""
+    """Histograms of utterance length (words) and of utterances per dialogue, one panel above the other."""
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.6))
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6.4))
     for name, split in splits.items():
         turns = split.turns()
         words = word_counts(split)
-        left.hist(words.clip(upper=60), bins=np.arange(0, 62, 2), histtype="step", density=True, label=name)
+        label = split_label(name)
+        top.hist(words.clip(upper=60), bins=np.arange(0, 62, 2), histtype="step", density=True, label=label)
         per_dialogue = turns.groupby("dialogue_index").size()
-        right.hist(per_dialogue, bins=np.arange(0.5, 25.5, 1), histtype="step", density=True, label=name)
-    left.set(title="Utterance length", xlabel="words (60 = 60 or more)", ylabel="share of utterances")
-    right.set(title="Utterances per dialogue", xlabel="utterances", ylabel="share of dialogues")
-    left.legend(fontsize="small")
+        bottom.hist(per_dialogue, bins=np.arange(0.5, 25.5, 1), histtype="step", density=True, label=label)
+    top.set(title="Utterance length", xlabel="words (60 = 60 or more)", ylabel="share of utterances")
+    bottom.set(title="Utterances per dialogue", xlabel="utterances", ylabel="share of dialogues")
+    top.legend(fontsize=_LEGEND_POINTS)
     fig.tight_layout()
     return fig
 
@@ -425,30 +478,32 @@ def plot_candidates(splits: Mapping[str, LoadedSplit]):
     fig, ax = plt.subplots(figsize=(6.5, 3.6))
     for name, split in splits.items():
         candidates = wizard_turns(split)["candidates"]
-        ax.hist(candidates, bins=np.arange(0.5, 121.5, 4), histtype="step", density=True, label=name)
+        ax.hist(candidates, bins=np.arange(0.5, 121.5, 4), histtype="step", density=True, label=split_label(name))
     ax.set(title="Knowledge candidates per wizard turn", xlabel="candidates (sentences + no passage)", ylabel="share")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize=_LEGEND_POINTS)
     fig.tight_layout()
     return fig
 
 
 def plot_topics(split: LoadedSplit, train: LoadedSplit, others: Mapping[str, LoadedSplit], n: int = 15):
-    """The most frequent topics of ``split`` and the seen/unseen topic overlap with train."""
+    """The most frequent topics of ``split`` above, the held-out splits' topics seen in train below."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [3, 2]})
     counts = top_topics(split, n)
-    left.barh(counts.index[::-1], counts.to_numpy()[::-1])
-    left.set(title=f"Most frequent topics ({split.split})", xlabel="dialogues")
+    fig, (top, bottom) = plt.subplots(
+        2, 1, figsize=(7, 3.2 + 0.22 * len(counts)), gridspec_kw={"height_ratios": [max(len(counts), 3), 6]}
+    )
+    top.barh(counts.index[::-1], counts.to_numpy()[::-1])
+    top.set(title=f"Most frequent topics ({split_label(split.split)})", xlabel="dialogues")
+    top.xaxis.set_major_locator(MaxNLocator(integer=True))
     overlap = topic_overlap(train, others)
     positions = np.arange(len(overlap))
-    right.bar(positions, overlap["shared_with_train"], label="also in train")
-    right.bar(positions, overlap["new"], bottom=overlap["shared_with_train"], label="new")
-    right.set_xticks(positions, overlap.index, rotation=20)
-    right.set(title="Held-out topics seen in train", ylabel="topics")
-    right.yaxis.set_major_locator(MaxNLocator(integer=True))
-    left.xaxis.set_major_locator(MaxNLocator(integer=True))
-    right.legend(fontsize="small")
+    bottom.bar(positions, overlap["shared_with_train"], label="also a topic of train")
+    bottom.bar(positions, overlap["new"], bottom=overlap["shared_with_train"], label="not in train")
+    bottom.set_xticks(positions, [split_label(name) for name in overlap.index])
+    bottom.set(title="Held-out topics seen in train", ylabel="topics")
+    bottom.yaxis.set_major_locator(MaxNLocator(integer=True))
+    bottom.legend(fontsize=_LEGEND_POINTS)
     fig.tight_layout()
     return fig
