@@ -283,7 +283,7 @@ def test_score_tables_for_readers() -> None:
     first = classification.iloc[0]
     assert cells[:4] == ["intent", "majority class", "test seen", "4"]  # split names without "_"
     assert cells[4] == f"{first[(bl.AUTHORS, 'precision')]:.3f}" and len(cells) == 10
-    assert table.caption == "Drawn on the atlas's demo sample (wise/test_seen, wise/test_unseen, wise/train), " \
+    assert table.caption == "Computed on the atlas's demo sample (wise/test_seen, wise/test_unseen, wise/train), " \
         "not the dataset. T1 and T3."
     assert any("CaSE_WISE Evaluation.py" in note for note in table.notes)
     assert any("scikit-learn" in note for note in table.notes)

@@ -200,7 +200,7 @@ def test_tables_show_counts_as_integers_and_name_the_demo_sample(splits: dict) -
     cells = _cells(sizes)
     assert cells[6:12] == ["train", "3", "32", "16", "16", "5.33"]  # 16 turn ids in 3 conversations
     assert "test unseen" in cells
-    assert sizes.caption.startswith("Drawn on the atlas's demo sample (wise/test, ")
+    assert sizes.caption.startswith("Computed on the atlas's demo sample (wise/test, ")
     documents = st.documents_table(load_documents())
     assert _cells(documents)[6:] == ["12", "27", "42", "2.25", "1.56", "44.0"]  # 27/12, 42/27
     assert "wise/documents" in documents.caption

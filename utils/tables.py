@@ -44,9 +44,12 @@ class Table:
         return self.styler.data
 
     def to_html(self) -> str:
+        # the caption and notes stay in place while a wide table scrolls sideways on a phone
+        caption = f'<p class="atlas-table-caption">{html.escape(self.caption)}</p>' if self.caption else ""
         notes = "".join(f"<li>{note}</li>" for note in self.notes)
         notes_html = f'<ul class="atlas-table-notes">{notes}</ul>' if notes else ""
-        return f'<div class="atlas-table">{self.styler.to_html()}{notes_html}</div>'
+        table = f'<div class="atlas-table-scroll">{self.styler.to_html()}</div>'
+        return f'<div class="atlas-table">{caption}{table}{notes_html}</div>'
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -172,8 +175,6 @@ def table(
     numeric = [c for c in data.columns if c in integer_columns or c in percent_places or c in decimal_places]
     if numeric:
         styler = styler.set_properties(subset=numeric, **{"text-align": "right"})
-    if caption:
-        styler = styler.set_caption(html.escape(caption))
     all_notes = [html.escape(note) for note in notes]
     if has_empty and empty_note:
         all_notes.append(html.escape(empty_note))
@@ -248,8 +249,6 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
     formatters["Status"] = lambda status: _status_text(str(status))
     styler = data.style.format(formatters).hide(axis="index").set_table_attributes('class="atlas-pub-table"')
     styler = styler.set_properties(subset=["Reported", "Reproduced", "Tolerance"], **{"text-align": "right"})
-    if caption:
-        styler = styler.set_caption(html.escape(caption))
     notes = []
     if (compared["status"] == QUOTED_ONLY).any():
         notes.append("quoted only: a trained model's or the source's number, shown for reference, not reproduced")
@@ -277,7 +276,8 @@ def checks_line(*tables: pd.DataFrame) -> str:
     held = sum(assert_held(frame) for frame in tables)
     statuses = pd.concat([frame["status"] for frame in tables]) if tables else pd.Series(dtype=str)
     unchecked = statuses[statuses.str.startswith(NOT_CHECKED)]
-    reasons = sorted({status.split(": ", 1)[1] for status in unchecked})
+    # "demo sample, partial" and "demo sample" name the same two reasons once each
+    reasons = sorted({reason for status in unchecked for reason in status.split(": ", 1)[1].split(", ")})
     parts = []
     if held:
         parts.append(f"{held} check{'s' if held != 1 else ''} held on the full official files")
