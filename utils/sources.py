@@ -86,7 +86,7 @@ class DatasetSource:
 
     Everything else that depends on which datasets exist (the loader, the parsers, the renderers,
     the cross-dataset chapter, the benchmark) reads it from here; see "Adding a dataset" in
-    ``CONTRIBUTING.md``.
+    ``book/contributing.md``.
     """
 
     name: str
