@@ -69,6 +69,13 @@ def data_caveat(provenances: Iterable[Provenance]) -> str:
     return text[0].upper() + text[1:] + "."
 
 
+def caption(text: str, *splits: object) -> str:
+    """``text`` after :func:`data_caveat` of ``splits`` (loaded splits): the caption of a table or
+    figure computed on them, which names any demo or partial split."""
+    caveat = data_caveat(split.provenance for split in splits)  # type: ignore[attr-defined]
+    return f"{caveat} {text}".strip()
+
+
 def figure(fig: MplFigure, *, caption: str, alt: str, data: Iterable[Provenance] = ()) -> Figure:
     """``fig`` as a captioned figure with alt text; the matplotlib figure is closed.
 

@@ -30,7 +30,7 @@ from .errors import DataError, DataUnavailableError, DownloadError, UnknownNameE
 from .formats import companion_files, parser_for
 from .formats._io import lines_of_ids
 from .records import Dialogue
-from .sources import SourceFile, dataset_names, get_source, get_split_files
+from .sources import SourceFile, dataset_names, get_source, get_split_files, origin
 
 if TYPE_CHECKING:
     import datasets
@@ -234,20 +234,10 @@ def refuse_if_not_the_dataset(dataset: str, split: str, item: SourceFile, path: 
     what = "the published sample of" if item.partial else "the official file of"
     raise DataError(
         f"this cannot be {what} {dataset}/{split}: {found}, and {official}. Replace it with the file from "
-        f"{_official_source(item)}, or delete it so that the atlas downloads it (downloads need "
+        f"{origin(item)}, or delete it so that the atlas downloads it (downloads need "
         f"${config.OFFLINE_ENV} unset); book/data.md lists every official file.",
         path=path,
     )
-
-
-def _official_source(item: SourceFile) -> str:
-    if item.url:
-        return item.url
-    if item.archive:
-        return f"the archive {item.archive.url}"
-    if item.gdrive_folder:
-        return f"the Google Drive folder https://drive.google.com/drive/folders/{item.gdrive_folder}"
-    return "its publisher"
 
 
 def _check_record_ids(dataset: str, split: str, path: Path, tables: _cache.CachedTables) -> None:

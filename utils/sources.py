@@ -461,14 +461,15 @@ def get_split_files(dataset: str, split: str) -> tuple[SourceFile, ...]:
         raise UnknownNameError(f"split of {dataset!r}", split, list(source.splits)) from None
 
 
-def _origin(item: SourceFile) -> str:
+def origin(item: SourceFile) -> str:
+    """Where ``item`` comes from, for readers: its URL, its archive's URL and member, or its folder."""
     if item.url:
         return item.url
     if item.archive:
         return f"{item.archive.url} (member {item.path.rsplit('/', 1)[-1]})"
     if item.gdrive_folder:
-        return f"Google Drive folder {item.gdrive_folder}"
-    return "published sample (place by hand)"
+        return f"the Google Drive folder https://drive.google.com/drive/folders/{item.gdrive_folder}"
+    return "a published sample (placed by hand)"
 
 
 def registry_table(dataset: str | None = None) -> pd.DataFrame:
@@ -483,7 +484,7 @@ def registry_table(dataset: str | None = None) -> pd.DataFrame:
                     "dataset": source.name,
                     "split": split,
                     "path in data directory": item.path,
-                    "official location": _origin(item),
+                    "official location": origin(item),
                     "sha256": (item.sha256 or (item.archive.sha256 if item.archive else None) or "")[:16],
                     "size (bytes)": item.size,
                     "kind": "partial sample" if item.partial else "official",

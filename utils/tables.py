@@ -249,7 +249,9 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
     formatters["Status"] = lambda status: _status_text(str(status))
     styler = data.style.format(formatters).hide(axis="index").set_table_attributes('class="atlas-pub-table"')
     styler = styler.set_properties(subset=["Reported", "Reproduced", "Tolerance"], **{"text-align": "right"})
-    notes = []
+    # on a narrow screen the Status column may scroll out of view: the count stays under the table
+    counts = compared["status"].str.split(":").str[0].value_counts()
+    notes = ["Rows by status: " + ", ".join(f"{count} {status}" for status, count in counts.items())]
     if (compared["status"] == QUOTED_ONLY).any():
         notes.append("quoted only: a trained model's or the source's number, shown for reference, not reproduced")
     if compared["status"].str.startswith(NOT_CHECKED).any():

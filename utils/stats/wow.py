@@ -16,7 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .. import tables
 from ..errors import UnknownNameError
+from ..figures import caption
 from ..formats.wow_raw import NO_PASSAGES_USED
 from ..loading import LoadedSplit
 from ..records import SEEKER, WIZARD
@@ -411,6 +413,14 @@ SPLIT_LABELS = {
 }
 #: Legend text, at least 9 pt at the figure's printed size (figures are at most 7.5 in wide).
 _LEGEND_POINTS = 9
+
+
+def comparison_table(compared: pd.DataFrame, text: str, *splits: LoadedSplit) -> tables.Table:
+    """:func:`utils.tables.comparison` of a WoW table, splits named for readers ("valid seen",
+    "KILT dev"), captioned with ``text`` and the demo or partial ``splits`` it was computed on."""
+    kilt = compared["dataset"] == "wow_kilt"
+    names = compared["split"].map(split_label).where(~kilt, "KILT dev")
+    return tables.comparison(compared.assign(split=names), caption=caption(text, *splits))
 
 
 def split_label(name: str) -> str:
