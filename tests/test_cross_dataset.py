@@ -53,6 +53,11 @@ def test_side_by_side_reads_as_a_table_for_readers(splits: dict) -> None:
     # every demo split is named in the caption, counts are whole numbers, shares carry their unit
     assert "demo sample (faithdial/valid, jwhr/answered, wise/valid, wow/valid_seen)" in html
     assert "Turns per dialogue (mean)" in html and "Wizard turns that select or cite evidence (%)" in html
+    # JWHR's demo sample (utils/demo_data/jwhr/answered.jsonl): 3 sessions of 2 turns; every answer cites
+    jwhr = xd.side_by_side(splits).data.set_index("Measure")["Japanese Wikipedia Human Retrieval"]
+    assert jwhr["Turns"] == "6" and jwhr["Turns per dialogue (mean)"] == "2.0"
+    assert jwhr["Wizard turns that select or cite evidence (%)"] == "100"
+    assert jwhr["Evidence piece length (mean)"].endswith(" characters")
     assert "nan" not in html.lower().replace("nanoseconds", "")
     # WISE has no BEGIN/VRM labels: a dash explained under the table, not "0" or "no"
     assert "– no BEGIN or VRM labels in the dataset" in html
@@ -97,7 +102,7 @@ def test_overlap_matches_a_direct_computation(splits: dict) -> None:
     measures = xd.overlap_measures(frame)
     assert list(measures.index) == [xd.get_source(name).title for name in xd.DATASETS if name in set(splits)]
     summary = xd.overlap_summary(frame, splits)
-    assert summary.data["Dataset"].tolist() == list(measures.index)
+    assert list(summary.data.columns[1:]) == list(measures.index)  # one column per dataset
     assert "Coverage, median (%)" in summary.to_html() and "demo sample" in summary.caption
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import inspect
 import math
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -26,7 +26,7 @@ from ..metrics import ngram_prf
 from ..records import WIZARD
 from ..render import SafeHTML, esc
 from ..sources import SOURCES, DatasetProfile, get_source
-from ..tables import Table, table
+from ..tables import EMPTY, Table, decimal, integer, percent, table
 from ..text import tokenizer_for
 
 if TYPE_CHECKING:
@@ -107,12 +107,12 @@ def data_note(splits: Mapping[str, LoadedSplit]) -> SafeHTML:
     parts = []
     if demo:
         parts.append(
-            f"<strong>Demo data</strong> for {esc(', '.join(_title(n) for n in demo))}: the numbers below "
+            f"<strong>Demo data</strong> for {esc(_and([_title(n) for n in demo]))}: the numbers below "
             "describe the atlas's handful of sample records, not the datasets"
         )
     if partial:
         parts.append(
-            f"<strong>Partial data</strong> for {esc(', '.join(_title(n) for n in partial))}: a published sample, "
+            f"<strong>Partial data</strong> for {esc(_and([_title(n) for n in partial]))}: a published sample, "
             "not the whole split"
         )
     css = "demo" if demo else "partial"
@@ -188,19 +188,71 @@ def profiles(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
     return pd.DataFrame({_title(name): profile(name, split) for name, split in splits.items()})
 
 
-#: The measured columns of :func:`side_by_side`, as readers read them.
-_MEASURED = {
-    "data loaded": "Data loaded",
-    "dialogues / sessions": "Dialogues or sessions",
-    "turns": "Turns",
-    "turns per dialogue (mean)": "Turns per dialogue (mean)",
-    "wizard turns": "Wizard turns",
-    "evidence pieces per wizard turn (mean)": "Evidence pieces shown per wizard turn (mean)",
-    "evidence length (mean)": "Evidence piece length (mean)",
-    "evidence length counted in": "Length counted in",
-    "wizard turns with selected / cited evidence": "Wizard turns that select or cite evidence",
-    "faithfulness labelled (turns with BEGIN/VRM)": "Wizard turns with BEGIN or VRM labels",
-}
+def _whole(value: object) -> str:
+    return integer(value)
+
+
+def _one_place(value: object) -> str:
+    return decimal(value, 1)
+
+
+def _whole_percent(value: object) -> str:
+    # whole percentages: enough for these spreads, and 100 never reads as a count printed as a float
+    return percent(value, 0)
+
+
+#: The measured rows of :func:`side_by_side`: property, its label for readers, how a value is shown.
+_MEASURED: tuple[tuple[str, str, Callable[[object], str]], ...] = (
+    ("data loaded", "Data loaded", str),
+    ("dialogues / sessions", "Dialogues or sessions", _whole),
+    ("turns", "Turns", _whole),
+    ("turns per dialogue (mean)", "Turns per dialogue (mean)", _one_place),
+    ("wizard turns", "Wizard turns", _whole),
+    ("evidence pieces per wizard turn (mean)", "Evidence pieces shown per wizard turn (mean)", _one_place),
+    ("evidence length (mean)", "Evidence piece length (mean)", str),
+    ("wizard turns with selected / cited evidence", "Wizard turns that select or cite evidence (%)", _whole_percent),
+    ("faithfulness labelled (turns with BEGIN/VRM)", "Wizard turns with BEGIN or VRM labels (%)", _whole_percent),
+)
+
+
+def _by_dataset(
+    values: pd.DataFrame, rows: Sequence[tuple[str, str, Callable[[object], str]]], *, caption: str, notes: list[str]
+) -> Table:
+    """A table with one column per dataset and one row per measure, each row shown in its own format.
+
+    ``values`` has one column per dataset; a table this narrow fits a page and a phone, where one
+    column per measure would scroll.
+    """
+    shown = pd.DataFrame(
+        [[show(value) for value in values.loc[key]] for key, _, show in rows],
+        index=[label for _, label, _ in rows],
+        columns=values.columns,
+    )
+    result = table(shown, index="Measure", caption=caption, notes=notes)
+    result.styler.set_properties(subset=list(values.columns), **{"text-align": "right"})
+    return result
+
+
+def side_by_side(splits: Mapping[str, LoadedSplit]) -> Table:
+    """The measured comparison: one column per dataset, every number computed from the split loaded."""
+    values = profiles(splits)
+    lengths = values.loc["evidence length (mean)"]
+    # the unit differs between columns (words, characters), so each cell carries its own
+    values.loc["evidence length (mean)"] = [
+        f"{decimal(length, 1)} {unit}" if pd.notna(length) else EMPTY
+        for length, unit in zip(lengths, values.loc["evidence length counted in"], strict=True)
+    ]
+    empty = []
+    if values.loc["faithfulness labelled (turns with BEGIN/VRM)"].isna().any():
+        empty.append("no BEGIN or VRM labels in the dataset")
+    if lengths.isna().any():
+        empty.append("no evidence text in the split")
+    caption = _caption(splits, "What each split loaded here holds, measured by the same code.")
+    notes = ["Evidence piece length is counted in words for English, in characters for Chinese and Japanese."]
+    if empty:
+        notes.append(f"{EMPTY} {'; '.join(empty)}")
+    return _by_dataset(values, _MEASURED, caption=caption, notes=notes)
+
 
 #: The descriptive rows of :func:`descriptions`, as readers read them.
 _DESCRIBED = {
@@ -219,32 +271,6 @@ def _provenances(splits: Mapping[str, LoadedSplit]) -> list[Provenance]:
 
 def _caption(splits: Mapping[str, LoadedSplit], text: str) -> str:
     return f"{data_caveat(_provenances(splits))} {text}".strip()
-
-
-def side_by_side(splits: Mapping[str, LoadedSplit]) -> Table:
-    """The measured comparison: one row per dataset, every number computed from the split loaded."""
-    measured = profiles(splits).T
-    measured.index.name = "Dataset"
-    empty = []
-    if measured["faithfulness labelled (turns with BEGIN/VRM)"].isna().any():
-        empty.append("no BEGIN or VRM labels in the dataset")
-    if measured["evidence length (mean)"].isna().any():
-        empty.append("no evidence text in the split")
-    return table(
-        measured,
-        labels=_MEASURED,
-        index="Dataset",
-        integers=["dialogues / sessions", "turns", "wizard turns"],
-        decimals={
-            "turns per dialogue (mean)": 1,
-            "evidence pieces per wizard turn (mean)": 1,
-            "evidence length (mean)": 1,
-        },
-        percents={"wizard turns with selected / cited evidence": 0, "faithfulness labelled (turns with BEGIN/VRM)": 0},
-        caption=_caption(splits, "What each split loaded here holds, measured by the same code."),
-        notes=["Evidence lengths are counted in words for English, in characters for Chinese and Japanese."],
-        empty_note=f"– {'; '.join(empty)}" if empty else "",
-    )
 
 
 def descriptions(splits: Mapping[str, LoadedSplit]) -> Table:
@@ -381,24 +407,24 @@ def overlap_measures(frame: pd.DataFrame) -> pd.DataFrame:
     return measures[columns]
 
 
+#: The rows of :func:`overlap_summary`: measure, its label for readers, how a value is shown.
+_OVERLAP: tuple[tuple[str, str, Callable[[object], str]], ...] = (
+    ("responses", "Responses measured", _whole),
+    ("counted in", "Tokens", str),
+    ("median coverage", "Coverage, median (%)", _whole_percent),
+    ("mean coverage", "Coverage, mean (%)", _whole_percent),
+    ("coverage at least 0.8", "Responses with coverage of 80 % or more (%)", _whole_percent),
+    ("median bigram coverage", "Token-pair coverage, median (%)", _whole_percent),
+    ("mean F1", "Unigram F1, mean (0–1)", lambda value: decimal(value, 2)),
+)
+
+
 def overlap_summary(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit] | None = None) -> Table:
-    """:func:`overlap_measures` for readers; with ``splits``, the caption names demo and partial data."""
-    return table(
-        overlap_measures(frame),
-        index="Dataset",
-        labels={
-            "responses": "Responses measured",
-            "counted in": "Tokens",
-            "median coverage": "Coverage, median",
-            "mean coverage": "Coverage, mean",
-            "coverage at least 0.8": "Responses covered to 80 % or more (% of responses)",
-            "median bigram coverage": "Token-pair coverage, median",
-            "mean F1": "Unigram F1, mean (0–1)",
-        },
-        integers=["responses"],
-        # whole percentages: enough for these spreads, and 100 never reads as a count printed as a float
-        percents={"median coverage": 0, "mean coverage": 0, "coverage at least 0.8": 0, "median bigram coverage": 0},
-        decimals={"mean F1": 2},
+    """:func:`overlap_measures` for readers, one column per dataset; with ``splits``, the caption names
+    demo and partial data."""
+    return _by_dataset(
+        overlap_measures(frame).T,
+        _OVERLAP,
         caption=_caption(splits or {}, "How much of each response occurs in the evidence it used."),
         notes=[
             "Coverage: the share of the response's tokens (words in English, characters in Chinese and "
