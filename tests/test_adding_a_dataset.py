@@ -8,7 +8,9 @@ it. A second test keeps it that way: no other table in utils/ lists datasets by 
 from __future__ import annotations
 
 import ast
+import html as html_module
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ import pytest
 import utils
 from utils import sources
 from utils.render import render_dialogue
-from utils.render.explorer import static_explorer
+from utils.render.explorer import decode_items, static_explorer
 from utils.sources import DatasetProfile, DatasetSource, SourceFile
 from utils.stats import cross_dataset as xd
 
@@ -82,8 +84,10 @@ def test_the_toy_dataset_is_seen_everywhere(toy: Path) -> None:
     html = str(render_dialogue(split[1]))
     assert 'class="toy-dialogue"' in html and "And &lt;b&gt;black&lt;/b&gt; tea?" in html
 
-    explorer = str(static_explorer(split, n=2))
-    assert "toy-dialogue" in explorer and "black tea" in explorer
+    explorer = str(static_explorer(split, max_items=2))
+    data = re.search(r'<script type="application/json" class="atlas-explorer-data">(.*?)</script>', explorer, re.S)
+    embedded = json.dumps(decode_items(html_module.unescape(data.group(1))))
+    assert "toy-dialogue" in embedded and "black tea" in embedded
 
     assert xd.DATASETS[-1] == "toy" and xd.language_of("toy") == "en"
     compared = xd.load_common()

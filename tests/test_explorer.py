@@ -1,18 +1,32 @@
-"""The static explorer: safe JSON in a script element, inert hostile strings, n respected."""
+"""The static explorer: a fair sample within a byte budget, facets, columns, search words, permalink
+keys, safe JSON in a script element, inert hostile strings."""
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
+from collections.abc import Sequence
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import utils
+from utils.loading import DEMO, OFFICIAL
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from utils.render._html import SafeHTML, bullet_list, dialogue_frame, esc, turn_block
-from utils.render.explorer import explorer_label, explorer_search_text, json_for_script, static_explorer
+from utils.render.explorer import (
+    decode_items,
+    explorer_label,
+    explorer_search_text,
+    json_for_script,
+    sample_order,
+    static_explorer,
+)
+from utils.render.explorer_fields import columns, facets, search_words
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE = [
@@ -39,13 +53,33 @@ def simple_render(dialogue: Dialogue, **_: object) -> SafeHTML:
     return dialogue_frame(dialogue.topic or dialogue.id, body)
 
 
-def make_dialogue(i: int, topic: str | None = None, text: str | None = None) -> Dialogue:
+def make_dialogue(i: int, topic: str | None = None, text: str | None = None, split: str = "test") -> Dialogue:
     evidence = [Evidence(id=f"e{i}", text=text or f"evidence {i}", title=f"Title {i}", origin="test", selected=True)]
     turns = [
         Turn(0, SEEKER, "Apprentice", text or f"question number {i}"),
         Turn(1, WIZARD, "Wizard", text or f"answer number {i}", evidence=evidence),
     ]
-    return Dialogue(id=f"d{i}", dataset="wow", split="test", turns=turns, topic=topic or f"Topic {i}")
+    return Dialogue(id=f"d{i}", dataset="wow", split=split, turns=turns, topic=topic or f"Topic {i}")
+
+
+def bulky_dialogue(i: int, split: str = "test") -> Dialogue:
+    """A dialogue whose rendering barely compresses (random-looking words), to fill a budget fast."""
+    words = " ".join(f"w{(i * 7919 + k * 104729) % 1000003:x}" for k in range(300))
+    return make_dialogue(i, text=words, split=split)
+
+
+class FakeSplit(Sequence[Dialogue]):
+    """A sequence of dialogues with a provenance, as :func:`utils.load` returns."""
+
+    def __init__(self, dialogues: list[Dialogue], kind: str) -> None:
+        self._dialogues = dialogues
+        self.provenance = type("Provenance", (), {"kind": kind})()
+
+    def __len__(self) -> int:
+        return len(self._dialogues)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._dialogues[index]
 
 
 class TagCollector(HTMLParser):
@@ -55,19 +89,22 @@ class TagCollector(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
         self.script_bodies: list[str] = []
+        self.text: list[str] = []
         self._in_script = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, attrs))
-        self._in_script = tag == "script"
+        self._in_script = tag in ("script", "style")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "script":
+        if tag in ("script", "style"):
             self._in_script = False
 
     def handle_data(self, data: str) -> None:
         if self._in_script:
             self.script_bodies.append(data)
+        else:
+            self.text.append(data)
 
 
 def parse(markup: str) -> TagCollector:
@@ -87,6 +124,26 @@ def assert_inert(markup: str) -> None:
             assert dict(attrs).get("type") == "application/json", attrs
 
 
+def explorer_meta(markup: str) -> dict[str, Any]:
+    """The explorer's data block, parsed as the browser's JSON.parse would."""
+    bodies = [body for body in parse(markup).script_bodies if body.lstrip().startswith("{")]
+    assert len(bodies) == 1
+    return json.loads(bodies[0])
+
+
+def explorer_payload(markup: str) -> list[dict[str, Any]]:
+    """The embedded items, unpacked by hand (base64, gzip, JSON) rather than with the module's decoder."""
+    meta = explorer_meta(markup)
+    assert meta["encoding"] == "gzip+base64"
+    return json.loads(gzip.decompress(base64.b64decode(meta["items"])))
+
+
+def sample_sentence(markup: str) -> str:
+    match = re.search(r'<p class="atlas-explorer-sample">(.*?)</p>', markup)
+    assert match, "no sentence says how many items are embedded"
+    return parse(match.group(1)).text[0] if parse(match.group(1)).text else ""
+
+
 # -- JSON in a script element ---------------------------------------------------------------------
 
 
@@ -102,28 +159,137 @@ def test_json_for_script_keeps_non_ascii_readable() -> None:
     assert json_for_script(["知识 ナレッジ"]) == '["知识 ナレッジ"]'
 
 
-# -- the explorer ---------------------------------------------------------------------------------
+def test_payload_round_trips_through_the_module_decoder() -> None:
+    markup = static_explorer([make_dialogue(i) for i in range(3)], render=simple_render)
+    assert decode_items(explorer_meta(markup)) == explorer_payload(markup)
+    with pytest.raises(ValueError, match="encoding"):
+        decode_items({"encoding": "plain", "items": "[]"})
 
 
-def explorer_payload(markup: str) -> list[dict[str, str]]:
-    bodies = parse(markup).script_bodies
-    assert len(bodies) == 1
-    return json.loads(bodies[0])
+# -- what is embedded -------------------------------------------------------------------------------
 
 
-def test_n_is_respected() -> None:
+def test_a_small_dataset_is_embedded_whole_and_the_page_says_so() -> None:
     dialogues = [make_dialogue(i) for i in range(30)]
-    assert len(explorer_payload(static_explorer(dialogues, render=simple_render))) == 20
-    assert len(explorer_payload(static_explorer(dialogues, 7, render=simple_render))) == 7
-    # fewer dialogues than n (the demo samples): all of them, and the count says so
-    few = static_explorer(dialogues[:3], 20, render=simple_render)
-    assert [item["id"] for item in explorer_payload(few)] == ["d0", "d1", "d2"]
-    assert 'data-count="3"' in few
+    markup = static_explorer(dialogues, render=simple_render, noun="sessions")
+    items = explorer_payload(markup)
+    assert [item["index"] for item in items] == list(range(30))  # reading order: by index
+    assert [item["key"] for item in items[:2]] == ["wow/test/0", "wow/test/1"]
+    assert 'data-count="30"' in markup
+    assert sample_sentence(markup) == "All 30 sessions are embedded in this page (test: 30 of 30)."
 
 
-def test_n_must_be_positive() -> None:
+def test_the_budget_limits_the_data_and_the_page_says_how_many_of_how_many() -> None:
+    dialogues = [bulky_dialogue(i) for i in range(200)]
+    budget = 60_000
+    markup = static_explorer(dialogues, render=simple_render, budget=budget)
+    meta = explorer_meta(markup)
+    items = explorer_payload(markup)
+    assert len(meta["items"]) <= budget
+    assert 5 < len(items) < 200
+    # the budget is used, not wasted: one more item (about 1.3 KB compressed) would not have fitted
+    assert len(meta["items"]) > budget - 5_000
+    sentence = sample_sentence(markup)
+    assert sentence.startswith(f"Embedded in this page: {len(items)} of 200 dialogues (test: {len(items)} of 200)")
+    assert "random sample of every split (seed 0)" in sentence
+    assert "60 kB of compressed data" in sentence
+
+
+def test_the_sample_is_seeded_and_random_not_the_first_items() -> None:
+    dialogues = [bulky_dialogue(i) for i in range(200)]
+
+    def keys(seed: int) -> list[int]:
+        markup = static_explorer(dialogues, render=simple_render, budget=30_000, seed=seed)
+        return [item["index"] for item in explorer_payload(markup)]
+
+    first = keys(0)
+    assert first == keys(0), "the same seed must give the same sample"
+    assert first != keys(1)
+    assert first != list(range(len(first))), "the sample must not be the first dialogues"
+    assert first == sorted(sample_order(200, 0, "test")[: len(first)])
+
+
+def test_sample_order_is_a_permutation_that_depends_on_seed_and_split() -> None:
+    order = sample_order(50, 0, "train")
+    assert sorted(order) == list(range(50))
+    assert order != sample_order(50, 1, "train")
+    assert order != sample_order(50, 0, "valid")
+
+
+def test_pinned_items_come_first_even_over_the_budget() -> None:
+    dialogues = [bulky_dialogue(i) for i in range(100)]
+    markup = static_explorer(dialogues, render=simple_render, budget=100, pinned={"test": [42, 7]})
+    items = explorer_payload(markup)
+    assert [item["index"] for item in items] == [7, 42]
+    assert "the dialogues the chapter shows above (test #7, test #42)" in sample_sentence(markup)
+    with pytest.raises(ValueError, match="outside split 'test'"):
+        static_explorer(dialogues, render=simple_render, pinned={"test": [100]})
+
+
+def test_a_small_split_is_embedded_whole_beside_a_large_one() -> None:
+    """Draws go to the split with the fewest bytes so far: the small split fits its share."""
+    large = [bulky_dialogue(i, "train") for i in range(300)]
+    small = [bulky_dialogue(1000 + i, "valid") for i in range(5)]
+    markup = static_explorer({"train": large, "valid": small}, render=simple_render, budget=40_000)
+    items = explorer_payload(markup)
+    by_split = {name: [item["index"] for item in items if item["split"] == name] for name in ("train", "valid")}
+    assert by_split["valid"] == [0, 1, 2, 3, 4]
+    assert 5 < len(by_split["train"]) < 300
+    assert [item["split"] for item in items] == ["train"] * len(by_split["train"]) + ["valid"] * 5
+    assert f"train: {len(by_split['train'])} of 300; valid: 5 of 5" in sample_sentence(markup)
+
+
+def test_max_items_is_respected() -> None:
+    dialogues = [make_dialogue(i) for i in range(30)]
+    assert len(explorer_payload(static_explorer(dialogues, render=simple_render, max_items=7))) == 7
     with pytest.raises(ValueError, match="at least 1"):
-        static_explorer([make_dialogue(0)], 0, render=simple_render)
+        static_explorer(dialogues, render=simple_render, max_items=0)
+
+
+def test_demo_splits_give_way_to_real_data() -> None:
+    real = FakeSplit([make_dialogue(i, split="dev") for i in range(3)], OFFICIAL)
+    demo = FakeSplit([make_dialogue(i, split="valid") for i in range(2)], DEMO)
+    markup = static_explorer({"valid": demo, "dev": real}, render=simple_render)
+    assert {item["split"] for item in explorer_payload(markup)} == {"dev"}
+    assert "Left out since real data is loaded: valid (demo or synthetic stand-ins" in sample_sentence(markup)
+    # only demo data: the demo sample is shown (the chapter runs anywhere)
+    only_demo = static_explorer({"valid": demo}, render=simple_render)
+    assert len(explorer_payload(only_demo)) == 2
+    kept = static_explorer({"valid": demo, "dev": real}, render=simple_render, prefer_real=False)
+    assert {item["split"] for item in explorer_payload(kept)} == {"valid", "dev"}
+
+
+def test_keys_name_dataset_split_and_index_and_must_be_unique() -> None:
+    splits = {"a": [make_dialogue(i, split="valid_seen") for i in range(13)]}
+    items = explorer_payload(static_explorer(splits, render=simple_render))
+    assert items[12]["key"] == "wow/valid_seen/12"
+    assert items[12]["label"] == "a #12: Topic 12"
+    with pytest.raises(ValueError, match=r"permalink 'wow/valid_seen/\d+'"):
+        static_explorer({"a": splits["a"], "b": splits["a"]}, render=simple_render)
+
+
+def test_a_split_facet_appears_with_more_than_one_split() -> None:
+    one = explorer_payload(static_explorer([make_dialogue(0)], render=simple_render))
+    assert "split" not in one[0]["facets"]
+    splits = {"x": [make_dialogue(0, split="x")], "y": [make_dialogue(0, split="y")]}
+    two = static_explorer(splits, render=simple_render)
+    assert [item["facets"]["split"] for item in explorer_payload(two)] == [["x"], ["y"]]
+    assert explorer_meta(two)["facets"][0] == "split"
+
+
+def test_the_split_facet_gives_way_to_a_facet_that_names_the_split() -> None:
+    """JWHR's splits are its "answered" label: one facet is enough."""
+    answered = list(utils.load("jwhr", "answered"))
+    not_answered = list(utils.load("jwhr", "not_answered"))
+    items = explorer_payload(static_explorer({"answered": answered, "not_answered": not_answered}))
+    assert all("split" not in item["facets"] for item in items)
+    assert {item["split"]: item["facets"]["answered"][0] for item in items} == {
+        "answered": "answered",
+        "not_answered": "not answered",
+    }
+    # WISE splits share intents and actions: the split facet stays
+    wise = {name: utils.load("wise", name) for name in ("train", "valid")}
+    assert all("split" in item["facets"] for item in explorer_payload(static_explorer(wise)))
 
 
 def test_empty_input_renders_a_message() -> None:
@@ -132,24 +298,26 @@ def test_empty_input_renders_a_message() -> None:
     assert "<script" not in markup
 
 
-def test_first_dialogue_is_server_rendered_and_controls_wait_for_the_script() -> None:
+def test_first_item_is_server_rendered_and_controls_wait_for_the_script() -> None:
     dialogues = [make_dialogue(i) for i in range(3)]
     markup = static_explorer(dialogues, render=simple_render, title="Demo", note="demo sample")
-    view = markup.split('<div class="atlas-explorer-view">', 1)[1]
+    view = markup.split('<div class="atlas-explorer-view" tabindex="-1">', 1)[1]
     assert view.startswith(str(simple_render(dialogues[0])))
     assert '<div class="atlas-explorer-controls" hidden>' in markup
     assert "demo sample" in markup
     assert "<style>" in markup  # the atlas stylesheet travels with the output (Jupyter has no book CSS)
 
 
-def test_items_carry_html_label_and_search_text() -> None:
+def test_items_carry_html_label_search_text_facets_and_columns() -> None:
     dialogue = make_dialogue(4, topic="Blue Whale", text="Krill is ALL it eats")
     [item] = explorer_payload(static_explorer([dialogue], render=simple_render))
     assert item["html"] == str(simple_render(dialogue))
-    assert item["label"] == "1. Blue Whale"
+    assert item["label"] == "test #0: Blue Whale"
     assert "blue whale" in item["search"]
     assert "krill is all it eats" in item["search"]
     assert "title 4" in item["search"]
+    assert item["facets"] == {}  # no checked_source label: no WoW facets
+    assert item["columns"] == {"turns": 2, "reply length (words)": 5.0, "knowledge shown (sentences per reply)": 1.0}
 
 
 def test_label_falls_back_to_the_opening_turn_then_the_id() -> None:
@@ -170,25 +338,137 @@ def test_search_text_covers_topic_turns_and_titles() -> None:
     assert text.endswith("Title 1")
 
 
+# -- facets, columns and search words per dataset ------------------------------------------------------
+
+
+def wow_dialogue(sources: list[str]) -> Dialogue:
+    turns = []
+    for i, source in enumerate(sources):
+        turns.append(Turn(2 * i, SEEKER, "1_Apprentice", "tell me more"))
+        turns.append(Turn(2 * i + 1, WIZARD, "0_Wizard", "one two three four", labels={"checked_source": [source]}))
+    return Dialogue(id="x", dataset="wow", split="valid_seen", turns=turns, topic="Bees")
+
+
+def test_wow_facets_name_the_checked_source_and_no_passage_used() -> None:
+    dialogue = wow_dialogue(["partner", "chosen", "partner", "no_passages_used"])
+    assert facets(dialogue) == {
+        "checked source": ["apprentice's turn (partner)", "topic passage (chosen)", "no passage used"],
+        "no passage used": ["on some turn"],
+    }
+    assert facets(wow_dialogue(["self"]))["no passage used"] == ["never"]
+    assert columns(dialogue) == {"turns": 8, "reply length (words)": 4.0}
+    assert "apprentice's turn (partner)" in search_words(dialogue)
+
+
+def faithdial_turns(*wizard: tuple[str, dict[str, list[str]], str]) -> list[Turn]:
+    turns = []
+    for i, (text, labels, original) in enumerate(wizard):
+        turns.append(Turn(2 * i, SEEKER, "Seeker", "hi there"))
+        evidence = [Evidence(id="k", text="a b c d e f", origin="knowledge", selected=True)]
+        raw = {"original_response": original}
+        turns.append(Turn(2 * i + 1, WIZARD, "Wizard", text, evidence=evidence, labels=labels, raw=raw))
+    return turns
+
+
+def test_faithdial_facets_come_from_the_turns_labels_whichever_turn_holds_them() -> None:
+    turns = faithdial_turns(
+        ("I do", {"BEGIN": ["Hallucination", "Entailment"], "VRM": ["Disclosure"]}, "I do love them"),
+        ("yes it is", {"BEGIN": ["Entailment"], "VRM": ["Edification", "Disclosure"]}, ""),
+    )
+    dialogue = Dialogue(id="0", dataset="faithdial", split="train", turns=turns)
+    assert facets(dialogue) == {
+        "BEGIN": ["Hallucination", "Entailment"],
+        "VRM": ["Disclosure", "Edification"],
+        "edited": ["edited", "not edited"],
+    }
+    assert columns(dialogue) == {"turns": 4, "response length (words)": 2.5, "knowledge length (words)": 6.0}
+    # a parser that moves the labels to another turn (say, one holding the original response) moves the facet
+    turns[1].labels, turns[0].labels = {}, {"BEGIN": ["Generic"]}
+    assert facets(dialogue)["BEGIN"] == ["Generic", "Entailment"]
+
+
+def test_audit_rows_have_begin_and_vrm_but_no_edits() -> None:
+    turns = faithdial_turns(("a reply", {"BEGIN": ["Partial Hallucination"], "VRM": ["Question"]}, ""))
+    row = Dialogue(id="gold_wow-1", dataset="faithdial_audit", split="gold_wow", turns=turns)
+    assert facets(row) == {"BEGIN": ["Partial Hallucination"], "VRM": ["Question"], "BEGIN class": ["none"]}
+    # a model file writes Partial Hallucination as two labels: the row's one class is a facet of its own
+    turns[1].labels["BEGIN"] = ["Entailment", "Hallucination"]
+    row.meta["begin_class"] = "Partial Hallucination"
+    assert facets(row)["BEGIN"] == ["Entailment", "Hallucination"]
+    assert facets(row)["BEGIN class"] == ["Partial Hallucination"]
+    assert "turns" not in columns(row)
+    assert "Partial Hallucination" in search_words(row)
+
+
+def test_wise_facets_and_search_words_include_the_label_glosses() -> None:
+    turns = [
+        Turn(0, SEEKER, "user", "我想了解爵士舞", labels={"intent": ["Reveal"]}),
+        Turn(1, WIZARD, "system", "请问您想了解哪种？", labels={"action": ["Clarify", "Choice"]}),
+    ]
+    dialogue = Dialogue(id="1", dataset="wise", split="train", turns=turns)
+    assert facets(dialogue) == {"user intent": ["Reveal"], "system action": ["Clarify-Choice"]}
+    words = search_words(dialogue, {"我想了解爵士舞": "I want to know about jazz dance."})
+    assert "I want to know about jazz dance." in words
+    assert "asks the user to choose between options" in words  # the published gloss of Clarify-Choice
+    assert columns(dialogue) == {"utterances": 2, "reply length (characters)": 9.0, "passages selected": 0}
+
+
+def test_jwhr_facets_columns_and_english_glosses_on_the_demo_sample() -> None:
+    from utils.render import jwhr as jwhr_render
+
+    sessions = list(utils.load("jwhr", "answered"))
+    session = sessions[0]
+    found = facets(session)
+    assert found["answered"] == ["answered"]
+    assert set(found["search / link"]) <= {"search", "link"}
+    assert set(found["quote / summary"]) <= {"quote", "summary", "nothing", "not found", "no page"}
+    words = search_words(session, jwhr_render.glosses())
+    english = set(jwhr_render.glosses().values())
+    assert any(word in english for word in words), "the atlas's translation of the session is searchable"
+    assert search_words(session) == [value for values in found.values() for value in values]
+    assert columns(session)["steps"] == len(session.turns_by(WIZARD)[0].evidence)
+
+
+# -- hostile strings ------------------------------------------------------------------------------
+
+
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_hostile_strings_stay_inert(hostile: str) -> None:
     dialogues = [make_dialogue(0, topic=hostile, text=hostile), make_dialogue(1)]
-    markup = static_explorer(dialogues, render=simple_render, title=hostile, note=hostile)
+    markup = static_explorer(dialogues, render=simple_render, title=hostile, note=hostile, noun=hostile)
     assert_inert(markup)
     assert markup.count("<script") == 1
     assert markup.count("</script>") == 1
     payload = explorer_payload(markup)
     # labels stay plain text (the script sets them with textContent), whitespace folded
-    assert payload[0]["label"] == f"1. {explorer_label(dialogues[0])}"
+    assert payload[0]["label"] == f"test #0: {explorer_label(dialogues[0])}"
     assert explorer_label(dialogues[0]).startswith(" ".join(hostile.split())[:60])
     for item in payload:
         assert_inert(item["html"])
 
 
-def test_hostile_strings_stay_inert_with_the_real_renderer() -> None:
-    render = pytest.importorskip("utils.render.wow", reason="the WoW renderer is not written yet")
+def test_hostile_labels_and_glosses_stay_inert_with_the_real_renderers() -> None:
+    from utils.render import wise as wise_render
+
+    hostile = HOSTILE[0]
+    turns = [
+        Turn(0, SEEKER, "user", hostile, labels={"intent": [hostile]}),
+        Turn(1, WIZARD, "system", hostile, labels={"action": [hostile]}),
+    ]
+    dialogue = Dialogue(id=hostile, dataset="wise", split="train", turns=turns, topic=hostile)
+    markup = static_explorer([dialogue], render=wise_render.render, glosses={hostile: hostile})
+    assert_inert(markup)
+    [item] = explorer_payload(markup)
+    assert_inert(item["html"])
+    assert item["facets"] == {"user intent": [hostile], "system action": [hostile]}
+    assert hostile.lower() in item["search"]
+
+
+def test_hostile_strings_stay_inert_with_the_wow_renderer() -> None:
+    from utils.render import wow
+
     dialogue = make_dialogue(0, topic=HOSTILE[0], text=HOSTILE[1])
-    markup = static_explorer([dialogue], render=render.render)
+    markup = static_explorer([dialogue], render=wow.render)
     assert_inert(markup)
     for item in explorer_payload(markup):
         assert_inert(item["html"])
@@ -197,12 +477,22 @@ def test_hostile_strings_stay_inert_with_the_real_renderer() -> None:
 # -- the script itself ----------------------------------------------------------------------------
 
 
-def test_explorer_script_inserts_markup_only_from_the_renderers() -> None:
+def _script_code() -> str:
     script = (REPO / "book" / "_static" / "explorer.js").read_text(encoding="utf-8")
-    code = re.sub(r"/\*.*?\*/|//[^\n]*", "", script, flags=re.S)
+    return re.sub(r"/\*.*?\*/|//[^\n]*", "", script, flags=re.S)
+
+
+def test_explorer_script_inserts_markup_only_from_the_renderers() -> None:
+    code = _script_code()
     for forbidden in ("eval(", "new Function", "document.write", "insertAdjacentHTML", "outerHTML", "http:", "https:"):
         assert forbidden not in code
     assert re.findall(r"\w*\.innerHTML\s*=\s*[^;]+", code) == ["view.innerHTML = item.html"]
+
+
+def test_explorer_script_uses_no_network() -> None:
+    code = _script_code()
+    for forbidden in ("fetch(", "XMLHttpRequest", "import(", "WebSocket", "sendBeacon", ".src ="):
+        assert forbidden not in code
 
 
 # -- live viewers degrade to a note where widget JavaScript cannot run -------------------------------
@@ -239,3 +529,34 @@ def test_safe_html_is_markup_and_esc_always_escapes() -> None:
     assert esc(SafeHTML("<b>x</b>")) == "&lt;b&gt;x&lt;/b&gt;"
     assert esc(None) == "" and esc(3) == "3"
     assert esc("'\"&") == "&#39;&#34;&amp;" and type(esc("a")) is str
+
+
+# -- marks said in words, not by colour alone -----------------------------------------------------------
+
+
+def test_the_gold_reply_among_the_candidates_is_labelled_in_words() -> None:
+    from utils.render import wow
+
+    dialogue = utils.load("wow", "valid_seen")[0]
+    with_candidates = [turn for turn in dialogue.turns if turn.raw.get("candidate_responses")]
+    assert with_candidates, "the demo sample has candidate responses"
+    markup = str(wow.render(dialogue, show_candidates=True))
+    text = "".join(parse(markup).text)
+    assert text.count("gold: the wizard's actual reply") == len(with_candidates)
+    assert "candidate responses (the gold reply is labelled)" in text
+
+
+def test_selected_evidence_and_citations_are_said_to_screen_readers() -> None:
+    from utils.render import faithdial, jwhr, wow
+
+    wow_markup = str(wow.render(utils.load("wow", "train")[0]))
+    assert '<span class="atlas-selected"><span class="atlas-sr">checked: </span>' in wow_markup
+    faithdial_markup = str(faithdial.render(utils.load("faithdial", "train")[0]))
+    assert '<span class="atlas-selected"><span class="atlas-sr">selected </span>knowledge: ' in faithdial_markup
+    session = next(d for d in utils.load("jwhr", "answered") if any(s.citations for s in jwhr.sentences(d)))
+    jwhr_markup = str(jwhr.render(session))
+    marker = r'<a href="#jwhr-[^"]+-ref-0" title="reference 0" aria-label="cites step 0">\[0\]</a>'
+    assert re.search(marker, jwhr_markup)
+    css = (REPO / "utils" / "render" / "atlas.css").read_text(encoding="utf-8")
+    hidden = re.search(r"\.atlas-sr \{[^}]*clip: rect\(0, 0, 0, 0\)", css)
+    assert hidden, "the screen-reader text must be hidden on screen"

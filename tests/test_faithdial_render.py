@@ -122,3 +122,25 @@ def test_max_turns() -> None:
     dialogue = utils.load("faithdial", "train")[0]
     html = render(dialogue, max_turns=2)
     assert html.count('class="atlas-turn') == 2 and "more turns not shown" in html
+
+
+def test_audit_label_cells_shown_as_written_without_a_repr() -> None:
+    wizard = Turn(
+        index=1,
+        role=WIZARD,
+        speaker="response",
+        text="Cats sleep.",
+        evidence=[Evidence(id="knowledge", text="Cats sleep a lot.", origin="knowledge", selected=True)],
+        labels={"BEGIN": ["Partial Hallucination"], "VRM": []},
+        raw={"begin_raw": "entailment,\nhallucination", "vrm_raw": "", "label_notes": []},
+    )
+    dialogue = Dialogue(
+        id="x",
+        dataset="faithdial_audit",
+        split="gpt2_wow",
+        turns=[wizard],
+        meta={"status": "labelled", "system": "gpt2", "benchmark": "wow", "row": 3, "begin_class": "Partial"},
+    )
+    html = render_dialogue(dialogue)
+    assert "BEGIN cell: “entailment, ⏎ hallucination” · VRM cell: (empty)" in html
+    assert "\\n" not in html and "''" not in html

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -10,9 +11,11 @@ import pytest
 from conftest import require_real_file
 
 import utils
+from utils import tables
 from utils.baselines import faithdial as baselines
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from utils.render._html import diff_html
+from utils.reported import COMPARISON_COLUMNS, Reproduced, compare
 from utils.stats import faithdial as stats
 from utils.text import word_diff
 
@@ -209,10 +212,55 @@ def test_critic_label_as_the_authors_convert(begin: list[str], expected: int | N
 def test_demo_reported_vs_reproduced_not_asserted() -> None:
     splits = {name: utils.load("faithdial", name) for name in ("train", "valid", "test")}
     table = stats.reported_vs_reproduced(splits)
-    assert set(table["split"]) == {"train", "valid", "test", "train+valid+test"}
-    assert not table["asserted"].any()
+    assert list(table.columns) == list(COMPARISON_COLUMNS)
+    assert set(table["split"]) == {"train", "valid", "test", "all"}
+    assert (table["status"] == "not checked: demo sample").all()
+    assert tables.checks_line(table) == "5 numbers not checked (demo sample)."
     sizes = stats.split_sizes(splits)
     assert (sizes["turns"] == sizes["seeker_turns"] + sizes["wizard_turns"]).all()
+    # the whole-dataset numbers add up train, valid and test
+    whole = table.set_index(["name", "split"])
+    assert whole.loc[("turns", "all"), "reproduced"] == sizes["turns"].sum()
+    assert whole.loc[("dialogues", "all"), "reproduced"] == sizes["dialogues"].sum()
+
+
+def test_reported_vs_reproduced_checks_only_full_splits() -> None:
+    # hand-built splits: "official" train of one dialogue (4 turns), valid and test not loaded
+    class Split(list):
+        provenance = SimpleNamespace(kind="official", is_full=True)
+
+    table = stats.reported_vs_reproduced({"train": Split([_dialogue()])}).set_index(["name", "split"])
+    train = table.loc[("turns", "train")]
+    assert (train["reproduced"], train["reported"], train["status"]) == (4, 36809, "failed")
+    assert table.loc[("turns", "valid"), "status"] == "not checked: split not loaded"
+    assert table.loc[("dialogues", "all"), "status"] == "not checked: split not loaded"
+    with pytest.raises(AssertionError, match="train turns: reported 36809"):
+        tables.checks_line(table.reset_index())
+
+
+def test_audit_lower_bound_holds_only_above_it() -> None:
+    # "more than 60%": 61 holds, exactly 60 and 59 do not; demo data is never checked
+    key = ("hallucination_share_lower_bound", "gold_wow")
+    statuses = {
+        value: compare("faithdial_audit", {key: Reproduced(value, ("official",))})["status"].item()
+        for value in (61.0, 60.0, 59.0)
+    }
+    assert statuses == {61.0: "held", 60.0: "failed", 59.0: "failed"}
+    demo = compare("faithdial_audit", {key: Reproduced(10.0, ("demo sample",))})
+    assert demo["status"].item() == "not checked: demo sample"
+    html = tables.comparison(compare("faithdial_audit", {key: Reproduced(61.0, ("official",))})).to_html()
+    assert ">&gt; 60 %<" in html and ">61 %<" in html and ">lower bound<" in html
+    assert 'href="../book/bibliography.html#cite-dziri2022origin"' in html
+
+
+def test_demo_audit_comparison_is_shown_not_checked() -> None:
+    files = {name: utils.load("faithdial_audit", name) for name in utils.split_names("faithdial_audit")}
+    table = stats.audit_reported_vs_reproduced(files)
+    assert list(table.columns) == list(COMPARISON_COLUMNS)
+    row = table.iloc[0]
+    hallucinated, labelled, _ = stats.hallucination_share(stats.audit_rows(files), "gold_wow")
+    assert row["reproduced"] == pytest.approx(100 * hallucinated / labelled)
+    assert row["status"] == "not checked: demo sample" and row["bound"] == ">"
 
 
 def test_demo_audit_tables() -> None:
@@ -236,3 +284,101 @@ def test_real_audit_begin_table(real_data_dir: Path) -> None:
     rows = stats.audit_rows(files)
     assert stats.hallucination_share(rows, "gold_wow") == (122, 200, 0.61)
     assert stats.audit_begin_table(rows).loc["gold_wow", "hallucinated"] == pytest.approx(0.61)
+    # the paper's "more than 60%" holds: 122 of 200 is 61%
+    check = stats.audit_reported_vs_reproduced(files, rows)
+    assert (check["reproduced"].item(), check["status"].item()) == (pytest.approx(61.0), "held")
+    assert tables.checks_line(check) == "1 check held on the full official files."
+
+
+def test_audit_file_labels_and_one_row_per_class() -> None:
+    assert stats.audit_file_label("gold_wow") == "WoW, gold"
+    assert stats.audit_file_label("gpt2_topical") == "TopicalChat, GPT2"
+    assert stats.audit_file_label("something_else") == "something_else"
+
+    def row(index: int, label: str | None, status: str = "labelled") -> Dialogue:
+        return Dialogue(id=str(index), dataset="faithdial_audit", split="gold_wow", turns=[],
+                        meta={"status": status, "begin_class": label, "row": index})
+
+    rows = [row(0, "Entailment"), row(1, None, "blank row"), row(2, "Hallucination"), row(3, "Entailment"),
+            row(4, "Generic", "no BEGIN label")]
+    picked = stats.one_row_per_class(rows)
+    # in BEGIN order, the first labelled row of each class; a blank or unlabelled row is never picked
+    assert [dialogue.id for dialogue in picked] == ["2", "0"]
+
+
+def test_labels_text_and_edit_counts() -> None:
+    assert stats.labels_text({"BEGIN": ["Hallucination"], "VRM": ["Disclosure", "Question"]}) == (
+        "BEGIN: Hallucination · VRM: Disclosure, Question"
+    )
+    assert stats.labels_text({}) == "" and stats.labels_text({"VRM": []}) == ""
+    frame = stats.utterances([_dialogue()])
+    counts = stats.edit_counts({"train": frame})
+    assert counts.loc["train"].to_dict() == {"responses": 2, "edited": 1, "edited share": 0.5}
+
+
+def test_critic_shows_its_rule_not_a_repr() -> None:
+    critic = baselines.LexicalCritic(threshold=0.35851)
+    assert str(critic) == "hallucinated when knowledge precision < 0.359"
+    assert "LexicalCritic(" not in critic._repr_html_() and "0.359" in critic._repr_html_()
+
+
+def test_results_table_formats_counts_percentages_and_missing_auc() -> None:
+    examples = pd.DataFrame(
+        {"response": ["x y", "p q", "p r", "q r"], "knowledge": ["p q r"] * 4, "hallucinated": [1, 0, 0, 0]}
+    )
+    critic = baselines.LexicalCritic(threshold=0.5)
+    both = critic.evaluate(examples, "both classes")
+    one = critic.evaluate(examples.iloc[1:], "faithful only")
+    html = baselines.results_table([both, one]).to_html()
+    # accuracy 4/4 and majority class 3/4, in percent: 100% reads "100", never a count-like "100.0"
+    assert ">100<" in html and ">75.0<" in html and "100.0" not in html
+    assert "accuracy (%)" in html and "ROC AUC" in html
+    assert "NaN" not in html and "ROC AUC needs both classes" in html
+
+
+def test_audit_separation_hand_checked() -> None:
+    def audit_row(file: str, response: str, label: str) -> dict:
+        return {"file": file, "response": response, "knowledge": "p q r", "begin_class": label}
+
+    rows = pd.DataFrame(
+        [
+            audit_row("gold_wow", "x y", "Hallucination"),  # precision 0
+            audit_row("gold_wow", "p x", "Partial Hallucination"),  # precision 0.5
+            audit_row("gold_wow", "p q", "Entailment"),  # precision 1
+            audit_row("gpt2_wow", "p q", "Hallucination"),  # precision 1: the score ranks it last
+            audit_row("gpt2_wow", "x y", "Entailment"),  # precision 0
+            audit_row("gpt2_wow", "   ", "Generic"),  # empty: left out
+        ]
+    )
+    table = baselines.audit_separation(rows)
+    assert list(table.index) == ["WoW, gold", "WoW, GPT2", "all files"]
+    assert table.loc["WoW, gold", "ROC AUC"] == 1.0 and table.loc["WoW, GPT2", "ROC AUC"] == 0.0
+    assert table.loc["WoW, gold", "tuned accuracy"] == 1.0
+    assert table.loc["WoW, GPT2", "responses"] == 2 and table.loc["all files", "responses"] == 5
+    assert table.loc["all files", "hallucinated share"] == pytest.approx(3 / 5)
+
+
+@pytest.mark.parametrize("name", ["label_distributions", "before_after", "audit_begin", "roc"])
+def test_figures_fit_the_page_with_legible_text(name: str) -> None:
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    from utils.figures import MAX_WIDTH_INCHES
+
+    frame = stats.utterances(utils.load("faithdial", "train"))
+    files = {split: utils.load("faithdial_audit", split) for split in utils.split_names("faithdial_audit")}
+    rows = stats.audit_rows(files)
+    critic = baselines.LexicalCritic(threshold=0.5)
+    make = {
+        "label_distributions": lambda: stats.plot_label_distributions(frame),
+        "before_after": lambda: stats.plot_before_after(frame),
+        "audit_begin": lambda: stats.plot_audit_begin(stats.audit_begin_table(rows)),
+        "roc": lambda: baselines.plot_roc([critic.evaluate(baselines.audit_examples(rows), "audit")]),
+    }
+    fig = make[name]()
+    try:
+        assert fig.get_figwidth() <= MAX_WIDTH_INCHES
+        sizes = [text.get_fontsize() for text in fig.findobj(Text) if text.get_text().strip()]
+        assert sizes and min(sizes) >= 9, min(sizes)
+    finally:
+        plt.close(fig)

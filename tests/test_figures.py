@@ -27,7 +27,7 @@ def test_figure_on_demo_data_says_so_in_the_caption() -> None:
     split = utils.load("jwhr", "answered")  # offline with an empty data directory: the demo sample
     fig, _ = plt.subplots(figsize=(4, 3))
     shown = figure(fig, caption="Trail lengths.", alt="A histogram.", data=[split.provenance])
-    assert shown.caption.startswith("Drawn on the atlas's demo sample (jwhr/answered), not the dataset.")
+    assert shown.caption.startswith("Computed on the atlas's demo sample (jwhr/answered), not the dataset.")
 
 
 def test_figure_refuses_missing_alt_and_too_wide_figures() -> None:

@@ -21,7 +21,7 @@ import importlib
 import inspect
 import itertools
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from utils.formats import parse_file
 from utils.loading import DEMO, OFFICIAL, PARTIAL, USER_COPY, Provenance
 from utils.records import Dialogue
 from utils.render import renderer_module, stylesheet
+from utils.render.explorer import decode_items
 from utils.sources import SOURCES, dataset_names
 
 #: The injection strings (each must come out as text). ``PWN`` marks them in failure messages.
@@ -70,8 +71,9 @@ ALLOWED_TAGS = {
 #: Every attribute they may set (anything else, such as ``onerror`` or a name made of a broken-out
 #: quote, came from the data).
 ALLOWED_ATTRIBUTES = {
-    "aria-label", "aria-live", "autocomplete", "class", "colspan", "data-atlas-explorer", "data-count", "hidden",
-    "href", "id", "lang", "open", "placeholder", "rel", "role", "rowspan", "start", "target", "title", "type",
+    "aria-keyshortcuts", "aria-label", "aria-live", "autocomplete", "class", "colspan", "data-atlas-explorer",
+    "data-count", "hidden", "href", "id", "lang", "open", "placeholder", "readonly", "rel", "role", "rowspan", "start",
+    "tabindex", "target", "title", "type",
 }  # fmt: skip
 VOID = {"br", "input", "img", "hr", "meta", "link", "wbr", "col", "source", "area", "base", "embed", "param"}
 URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "srcset", "poster", "background"}
@@ -162,8 +164,13 @@ def audit(html: str, where: str) -> _Audit:
         assert f"<style>{block}</style>" == stylesheet(), f"{where}: a style element not from the atlas"
     for block in parser.scripts:
         assert "</script" not in block.lower(), f"{where}: the JSON data block could be closed early"
-        for item in json.loads(block):
-            audit(item["html"], f"{where}, explorer item {item.get('id')!r}")
+        for item in decode_items(json.loads(block)):
+            audit(item["html"], f"{where}, explorer item {item.get('key')!r}")
+            # Everything else is shown by explorer.js with textContent only: it must be plain data.
+            texts = [item["key"], item["label"], item["search"], item["split"]]
+            texts += [name for name in item["facets"]] + [v for values in item["facets"].values() for v in values]
+            assert all(isinstance(text, str) for text in texts), f"{where}: a non-string explorer field"
+            assert all(isinstance(value, int | float) for value in item["columns"].values())
     return parser
 
 
@@ -315,15 +322,51 @@ def test_dataset_viewers_keep_injected_text_inert(dataset: str) -> None:
             audit(value, f"{dataset} viewer {payload!r}")
 
 
+class _GlossEverything(Mapping[str, str]):
+    """Glosses that translate every text into ``payload`` (a hostile translation file)."""
+
+    def __init__(self, payload: str) -> None:
+        self.payload = payload
+
+    def __getitem__(self, key: str) -> str:
+        return self.payload
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(["any"])
+
+    def __len__(self) -> int:
+        return 1
+
+
+#: Datasets whose renderers take English glosses (the explorer searches them too).
+GLOSSED = {"wise", "jwhr"}
+
+
 @pytest.mark.parametrize("dataset", DATASETS)
 def test_static_explorer_keeps_injected_text_inert(dataset: str) -> None:
+    """Injections in every field, in the labels the facets come from and in the glosses, through the
+    dataset's renderer: every item's HTML is inert, every other field is plain data holding the payload."""
     from utils.render import explorer
+
     dialogues = _demo_dialogues(dataset)[:3]
     assert dialogues, f"no demo sample for {dataset}"
     for payload in INJECTIONS:
-        html = explorer.static_explorer([hostile(d, payload, "append") for d in dialogues], title=payload, note=payload)
+        poisoned = [hostile(d, payload, "append") for d in dialogues]
+        glosses = {"glosses": _GlossEverything(payload)} if dataset in GLOSSED else {}
+        html = explorer.static_explorer(
+            poisoned, title=payload, note=payload, noun=payload, render=_renderer(dataset), **glosses
+        )
         parser = audit(str(html), f"explorer {dataset} {payload!r}")
         assert len(parser.scripts) == 1
+        assert payload in text_of(parser)  # the title, as text
+        items = decode_items(json.loads(parser.scripts[0]))
+        assert all(" ".join(payload.lower().split()) in item["search"] for item in items)  # whitespace folded
+        if dataset in GLOSSED:  # the hostile translation is shown (as text) and searched
+            assert all(payload in text_of(audit(item["html"], "gloss")) for item in items)
+        labelled = [v for item in items for values in item["facets"].values() for v in values if payload in v]
+        # JWHR's facets are the atlas's own words (answered, search, quote ...); KILT has no labels
+        if dataset not in {"jwhr", "wow_kilt"}:
+            assert labelled, f"{dataset}: the poisoned labels do not reach the facets"
 
 
 @pytest.mark.parametrize("kind", [OFFICIAL, USER_COPY, PARTIAL, DEMO])

@@ -2,7 +2,7 @@
 
 The test starts JupyterLab on 127.0.0.1 (a free port, a token, a root directory and Jupyter
 directories of its own), writes a small notebook with one viewer per dataset (the calls the
-chapters make: ``browse(...)``, ``wise_render.viewer(...)``, ``jwhr_render.viewer(...)``), opens it
+chapters make: ``browse(...)``, ``wise_widgets.viewer(...)``, ``jwhr_widgets.viewer(...)``), opens it
 in Debian's Chromium through Playwright, runs it, and in every viewer clicks "next" and then searches for
 a word of one other dialogue only, checking that the rendered dialogue changes each time and that the page raises no
 error. The kernel reads the demo samples (``$ATLAS_OFFLINE``, an empty data directory). Screenshots
@@ -58,9 +58,10 @@ SETUP = """\
 import warnings
 
 import utils
-from utils.render import jwhr as jwhr_render
 from utils.render import wise as wise_render
 from utils.widgets import browse
+from utils.widgets import jwhr as jwhr_widgets
+from utils.widgets import wise as wise_widgets
 
 warnings.simplefilter("ignore", utils.DemoDataWarning)"""
 
@@ -70,8 +71,8 @@ VIEWERS: dict[str, str] = {
     "wow_kilt": 'browse(utils.load("wow_kilt", "train"))',
     "faithdial": 'browse(utils.load("faithdial", "train"))',
     "faithdial_audit": 'browse(utils.load("faithdial_audit", "gold_wow"))',
-    "wise": 'wise_render.viewer(utils.load("wise", "train"), glosses=wise_render.demo_glosses())',
-    "jwhr": 'jwhr_render.viewer({"answered": utils.load("jwhr", "answered"), '
+    "wise": 'wise_widgets.viewer(utils.load("wise", "train"), glosses=wise_render.demo_glosses())',
+    "jwhr": 'jwhr_widgets.viewer({"answered": utils.load("jwhr", "answered"), '
     '"not_answered": utils.load("jwhr", "not_answered")})',
 }
 

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from conftest import require_real_file
 
@@ -175,3 +176,207 @@ def test_real_statistics(real_data_dir: Path) -> None:
     assert scores.loc["char 2-gram overlap", "accuracy"] > scores.loc["random (expected)", "accuracy"]
     answerability = baselines.answerability_scores(baselines.trail_features(answered + not_answered))
     assert answerability.loc[0, "accuracy"] == pytest.approx(838 / 1271, abs=0.01)
+
+
+# -- what the chapter shows: the comparison, the tables for readers, the figures ---------------------
+
+NOT_ANSWERED_SESSION = {
+    "id": 6,
+    "question": "山の名前は？",
+    "references": [
+        {"search": {"keywords": ["山"]}, "page": _page(" 山\n")},
+        {"link": {"referrer": 0}},
+    ],
+}
+
+
+def _cells(table: Any) -> list[list[str]]:
+    """The rows of a rendered table as the reader sees them (tags stripped, entities decoded)."""
+    import html as html_module
+    import re
+
+    rendered = table.to_html()
+    rows = re.findall(r"(?s)<tr>(.*?)</tr>", rendered)
+    return [
+        [html_module.unescape(re.sub(r"<[^>]+>", "", cell)).strip()
+         for cell in re.findall(r"(?s)<t[dh]\b[^>]*>(.*?)</t[dh]>", row)]
+        for row in rows
+    ]
+
+
+def test_reported_vs_reproduced_is_the_one_comparison_schema() -> None:
+    from utils.reported import COMPARISON_COLUMNS
+
+    answered = utils.load("jwhr", "answered")
+    not_answered = utils.load("jwhr", "not_answered")
+    table = stats.reported_vs_reproduced({"answered": answered, "not_answered": not_answered})
+    assert tuple(table.columns) == COMPARISON_COLUMNS
+    assert table["reported"].tolist() == [838, 433]  # the dataset card
+    assert table["reproduced"].tolist() == [3, 3]  # the demo sample
+    assert table["status"].tolist() == ["not checked: demo sample"] * 2
+    assert utils.tables.checks_line(table) == "2 numbers not checked (demo sample)."
+    plain = stats.reported_vs_reproduced({"answered": list(answered)})
+    assert plain["status"].tolist() == ["not checked: no provenance", "quoted only"]
+    with pytest.raises(KeyError, match="not answered"):
+        stats.reported_vs_reproduced({"not answered": not_answered})
+
+
+def test_summary_view_shows_counts_shares_and_means_for_readers(tmp_path: Path) -> None:
+    answered = _parse(tmp_path, TRAIL_SESSION)
+    not_answered = _parse(tmp_path, NOT_ANSWERED_SESSION, split="not_answered")
+    view = stats.summary_view(stats.summary_table({"answered": answered, "not answered": not_answered}))
+    rows = {row[0]: row[1:] for row in _cells(view)}
+    assert rows["Statistic"] == ["Answered", "Not answered"]
+    assert rows["sessions"] == ["1", "1"]
+    assert rows["steps (references) per session, mean"] == ["7.00", "2.00"]
+    assert rows["steps reached by a link (% of steps)"] == ["57.1", "50.0"]  # 4 of 7, 1 of 2
+    assert rows["keywords per search, mean"] == ["1.33", "1.00"]  # (1 + 2 + 1) / 3
+    assert rows["steps recorded without their page (% of steps)"] == ["0.0", "50.0"]
+    assert rows["answer sentences citing no step (% of sentences)"] == ["33.3", "–"]
+    assert rows["longest chain of links followed (links)"] == ["2", "1"]
+    assert any("not applicable: a not-answered session has no answer" in note for note in view.notes)
+    assert "nan" not in view.to_html().lower()
+
+
+def test_trail_and_sentence_views_by_hand(session: utils.Dialogue) -> None:
+    trail_rows = _cells(stats.trail_view(session))
+    assert trail_rows[0] == ["Step", "Reached by", "Search keywords", "Page", "Taken from the page",
+                             "Characters taken", "Cited by answer sentence"]
+    assert trail_rows[1] == ["0", "search", "富士山", "富士山", "quote", "16", "1, 2"]
+    assert trail_rows[2] == ["1", "link from step 0", "–", "静岡県", "nothing", "–", "not cited"]
+    assert trail_rows[4] == ["3", "search", "富士山、高さ", "–", "not found", "–", "not cited"]
+    assert trail_rows[7][1] == "link from step 6"
+    html = stats.trail_view(session).to_html()
+    assert '<span lang="ja">静岡県</span>' in html
+    sentence_rows = _cells(stats.sentences_view(session))
+    assert sentence_rows[0] == ["Sentence", "Cites steps", "Characters", "Text"]
+    assert sentence_rows[2] == ["2", "0, 2", "12", "標高は3776 mです。"]
+    assert sentence_rows[3] == ["3", "none", "8", "噴火もしました。"]
+    turn_rows = _cells(stats.turns_view(session, width=5))
+    assert turn_rows[1] == ["seeker", "question", "0", "富士山の高"[:5] + "…"]
+    assert turn_rows[2][:3] == ["wizard", "answer", "7"]
+
+
+def test_flagged_steps_show_the_whitespace_they_had(tmp_path: Path) -> None:
+    dialogues = _parse(tmp_path, NOT_ANSWERED_SESSION, split="not_answered")
+    flagged = stats.flagged_steps({"not answered": dialogues})
+    assert flagged[["session", "step", "page_missing"]].to_numpy().tolist() == [[6, 0, False], [6, 1, True]]
+    assert flagged["title_as_written"].iloc[0] == " 山\n" and flagged["title"].iloc[0] == "山"
+    rows = _cells(stats.flagged_view(flagged))
+    assert rows[0] == [
+        "Chunk", "Session", "Step", "Reached by", "Taken from the page", "Title as written", "Title used"
+    ]
+    assert rows[1] == ["not answered", "6", "0", "search", "nothing", "␣山⏎", "山"]
+    assert rows[2] == ["not answered", "6", "1", "link", "no page", "–", "–"]
+    empty = stats.flagged_view(stats.flagged_steps({"answered": _parse(tmp_path, TRAIL_SESSION)}))
+    assert empty.caption == "No flagged step in the files loaded here."
+
+
+def test_baseline_views_by_hand(session: utils.Dialogue) -> None:
+    scores = baselines.attribution_scores([session])
+    rows = _cells(baselines.attribution_view(scores, caption="By hand."))
+    assert rows[0] == ["Method", "Sentences scored", "Accuracy (%)", "Precision (%)", "Recall (%)", "F1 (%)"]
+    # random: accuracy (1/2 + 2/2) / 2; overlap: recall (1 + 1/2) / 2
+    assert rows[1][:3] == ["random step holding text (expected score)", "2", "75.0"]
+    assert rows[2][0] == "character 2-gram overlap with the sentence" and rows[2][4] == "75.0"
+    frame = pd.DataFrame({"covered_share": [0.5, 0.25, 1.0], "longest_common": [10, 4, 101]})
+    rows = {row[0]: row[1:] for row in _cells(baselines.extractiveness_view(frame))}
+    assert rows["mean"] == ["58.3", "38.3"]
+    assert rows["median"] == ["50.0", "10"]
+    assert rows["maximum"] == ["100", "101"]
+    answerability = pd.DataFrame(
+        {"model": ["majority class"], "folds": [5], "accuracy": [0.659], "balanced_accuracy": [0.5],
+         "f1_answered": [0.7951]}
+    )
+    rows = _cells(baselines.answerability_view(answerability))
+    assert rows[1] == ["majority class (always the more common outcome)", "65.9", "50.0", "79.5"]
+
+
+@pytest.mark.filterwarnings("ignore:Glyph")  # page titles need a CJK font, which this test does not set
+def test_figures_fit_the_page_with_legible_text() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.text import Text
+
+    from utils.figures import MAX_WIDTH_INCHES, figure
+
+    answered = list(utils.load("jwhr", "answered"))
+    not_answered = list(utils.load("jwhr", "not_answered"))
+    drawn = {
+        "trails": stats.plot_trails({"answered": answered, "not answered": not_answered}),
+        "answers": stats.plot_answers(answered, not_answered),
+        "top pages": stats.plot_top_pages(answered),
+        "extractiveness": baselines.plot_extractiveness(baselines.extractiveness(answered)),
+    }
+    for name, fig in drawn.items():
+        assert fig.get_figwidth() <= MAX_WIDTH_INCHES, name
+        sizes = [text.get_fontsize() for text in fig.findobj(Text) if text.get_text().strip()]
+        assert sizes and min(sizes) >= 9, (name, min(sizes))
+        assert figure(fig, caption=name, alt=name).width_inches <= MAX_WIDTH_INCHES
+
+
+def test_alt_texts_carry_the_numbers_they_depict(tmp_path: Path) -> None:
+    answered = _parse(tmp_path, TRAIL_SESSION)
+    not_answered = _parse(tmp_path, NOT_ANSWERED_SESSION, split="not_answered")
+    summary = stats.summary_table({"answered": answered, "not answered": not_answered})
+    alt = stats.trails_alt(summary)
+    assert "Answered (1 session): 7.0 steps and 5.0 distinct pages per session" in alt
+    assert "57% of steps reached by a link" in alt and "links followed at most 2 deep" in alt
+    assert "Not answered (1 session): 2.0 steps" in alt
+    assert "3.0 sentences per answer and 1.00 citations per sentence" in stats.answers_alt(summary)
+    top = pd.Series({"富士山": 2, "山": 1})
+    assert stats.top_pages_alt(top) == (
+        "Horizontal bars for the 2 pages cited in the most answers, with the answers citing each: 富士山 (2), 山 (1)."
+    )
+    frame = pd.DataFrame({"covered_share": [0.5, 0.25, 1.0], "longest_common": [10, 4, 101]})
+    assert "median 50%, from 25% to 100%" in baselines.extractiveness_alt(frame)
+
+
+def test_demo_not_answered_sessions_have_the_real_shape() -> None:
+    # The chapter's full-data reading: failed sessions are longer, follow more links and take less
+    # from their pages. The demo sample points the same way, so the demo run does not contradict it.
+    answered = list(utils.load("jwhr", "answered"))
+    not_answered = list(utils.load("jwhr", "not_answered"))
+    table = stats.summary_table({"answered": answered, "not answered": not_answered})
+    for row in ("references per session (mean)", "link steps (share)", "nothing (share of references)"):
+        assert table.loc[row, "not answered"] > table.loc[row, "answered"], row
+    quotes = table.loc["quote (share of references)"]
+    assert quotes["not answered"] < quotes["answered"]
+
+
+def test_data_page_gives_the_registry_s_links_and_the_bibliography_s_entry() -> None:
+    import re
+
+    from conftest import REPO
+
+    from utils.sources import get_source, get_split_files
+
+    page = (REPO / "book" / "data.md").read_text(encoding="utf-8")
+    section = page[page.index("### Japanese Wikipedia Human Retrieval") :]
+    section = section[: section.index("\n## ")]
+    assert get_source("jwhr").homepage in section
+    for split in ("answered", "not_answered"):
+        (item,) = get_split_files("jwhr", split)
+        assert section.count(item.url) == 2, split  # the link and the curl command
+        assert item.path in section
+    bib = (REPO / "book" / "references.bib").read_text(encoding="utf-8")
+    entry = re.search(r"(?s)@misc\{oda2023jwhr,.*?\n\}", bib).group(0)
+    assert f"```bibtex\n{entry}\n```" in section
+
+
+@pytest.mark.realdata
+def test_real_chapter_tables(real_data_dir: Path) -> None:
+    require_real_file(real_data_dir, "jwhr/answered.jsonl")
+    require_real_file(real_data_dir, "jwhr/not_answered.jsonl")
+    answered, not_answered = utils.load("jwhr", "answered"), utils.load("jwhr", "not_answered")
+    counts = stats.reported_vs_reproduced({"answered": answered, "not_answered": not_answered})
+    assert counts["status"].tolist() == ["held", "held"]
+    assert utils.tables.checks_line(counts) == "2 checks held on the full official files."
+    splits = {"answered": list(answered), "not answered": list(not_answered)}
+    rows = {row[0]: row[1:] for row in _cells(stats.summary_view(stats.summary_table(splits)))}
+    assert rows["sessions"] == ["838", "433"]
+    assert rows["links whose referrer is not an earlier step"] == ["0", "2"]
+    flagged = stats.flagged_steps(splits)
+    assert flagged.loc[flagged["page_missing"], ["session", "step"]].to_numpy().tolist() == [[23, 4]]
+    assert int(flagged["title_as_written"].notna().sum()) == 8

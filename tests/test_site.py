@@ -10,7 +10,10 @@ Skipped when the book is not built (``make book``) or Chromium / Playwright are 
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import functools
+import gzip
 import http.server
 import json
 import os
@@ -214,42 +217,84 @@ def test_one_search_control_and_a_working_sidebar_toggle(browser: Any, site_url:
         page.context.close()
 
 
-def check_explorer(page: Any, explorer: Any, where: str) -> None:
-    """The explorer is wired up, pages forwards and back, jumps by index and searches."""
+def wait_ready(page: Any, explorer: Any, where: str) -> None:
+    """explorer.js unpacks the data asynchronously: wait until the explorer says it is ready."""
+    with contextlib.suppress(playwright_sync.TimeoutError):
+        explorer.locator(".atlas-explorer-controls:not([hidden])").wait_for(state="visible", timeout=15_000)
     assert explorer.get_attribute("data-atlas-ready") == "1", f"{where}: explorer.js did not set up an explorer"
+
+
+def embedded(explorer: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The explorer's settings and its items, unpacked here (base64, gzip, JSON) from the page's own bytes."""
+    meta = json.loads(explorer.locator("script.atlas-explorer-data").text_content())
+    assert meta["encoding"] == "gzip+base64"
+    return meta, json.loads(gzip.decompress(base64.b64decode(meta["items"])))
+
+
+Items = list[dict[str, Any]]
+
+
+def expected_matches(items: Items, query: str = "", chosen: dict[str, set[str]] | None = None) -> list[int]:
+    """The items a search and filters must leave, computed from the embedded data (every search word
+    a substring of the item's search text; one of the chosen values of every filtered facet)."""
+    terms = query.lower().split()
+    found = []
+    for number, item in enumerate(items):
+        if not all(term in item["search"] for term in terms):
+            continue
+        if all(set(item["facets"].get(name, [])) & values for name, values in (chosen or {}).items() if values):
+            found.append(number)
+    return found
+
+
+def shown_matches(explorer: Any) -> int:
+    return int(explorer.get_attribute("data-matches"))
+
+
+def count_text(explorer: Any) -> str:
+    return explorer.locator(".atlas-explorer-count").text_content().strip()
+
+
+def check_explorer(page: Any, explorer: Any, where: str) -> None:
+    """The explorer is wired up, counts right, pages forwards and back, jumps by index and searches."""
+    wait_ready(page, explorer, where)
     controls = explorer.locator(".atlas-explorer-controls")
     assert controls.is_visible(), f"{where}: explorer controls are hidden"
-    items = json.loads(explorer.locator("script.atlas-explorer-data").text_content())
-    count = len(items)
-    assert count == int(explorer.get_attribute("data-count"))
+    meta, items = embedded(explorer)
+    count, noun = len(items), meta["noun"]
+    assert count == int(explorer.get_attribute("data-count")) == meta["count"]
+    assert count_text(explorer) == f"{count:,} {noun} embedded"
+    assert shown_matches(explorer) == count
     view = explorer.locator(".atlas-explorer-view")
-    status = explorer.locator(".atlas-explorer-status")
+    position = explorer.locator(".atlas-explorer-position")
     assert explorer.get_attribute("data-current") == "0"
-    assert status.text_content().strip() == f"1 of {count}"
+    assert explorer.get_attribute("data-key") == items[0]["key"]
+    assert position.text_content().startswith(f"Item 1 of {count:,}")
     if count > 1:
         first_html = view.inner_html()
         explorer.locator(".atlas-explorer-next").click()
         assert explorer.get_attribute("data-current") == "1", f"{where}: next did not page"
         assert view.inner_html() != first_html or items[0]["html"] == items[1]["html"]
-        assert status.text_content().strip() == f"2 of {count}"
+        assert position.text_content().startswith(f"Item 2 of {count:,}")
         explorer.locator(".atlas-explorer-prev").click()
         assert explorer.get_attribute("data-current") == "0", f"{where}: previous did not page"
         explorer.locator(".atlas-explorer-index").select_option(str(count - 1))
         assert explorer.get_attribute("data-current") == str(count - 1), f"{where}: the index did not jump"
         assert explorer.locator(".atlas-explorer-next").is_disabled()
-    # search by a word of the last dialogue: the result must contain it and only matching dialogues
+    # search by a word of the last item: the result must contain it and only matching items
     term = _search_term(items[-1]["search"])
     search = explorer.locator(".atlas-explorer-search")
     search.fill(term)
-    expected = [i for i, item in enumerate(items) if term in item["search"]]
+    expected = expected_matches(items, term)
     assert int(explorer.get_attribute("data-current")) == expected[0], f"{where}: search for {term!r} failed"
-    assert status.text_content().strip().startswith(f"1 of {len(expected)}")
+    assert shown_matches(explorer) == len(expected)
+    assert count_text(explorer) == f"{len(expected):,} of {count:,} {noun} match"
     assert explorer.locator(".atlas-explorer-index option").count() == len(expected)
     search.fill("zzqx-no-such-text-qxzz")
-    assert status.text_content().strip() == f"0 of {count} match"
+    assert count_text(explorer) == f"0 of {count:,} {noun} match"
     assert view.locator(".atlas-explorer-nomatch").count() == 1
     search.fill("")
-    assert status.text_content().strip() == f"1 of {count}"
+    assert count_text(explorer) == f"{count:,} {noun} embedded"
     assert page.evaluate("() => window.__atlasPwned === undefined")
 
 
@@ -258,6 +303,275 @@ def _search_term(text: str) -> str:
     if words:
         return max(words, key=len)
     return text.strip()[:2] or text
+
+
+def open_details(explorer: Any, css: str) -> None:
+    details = explorer.locator(css)
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    assert details.get_attribute("open") is not None
+
+
+def chip(explorer: Any, facet: str, value: str) -> Any:
+    """The filter chip of one facet value (found by comparing attributes: values are dataset text)."""
+    number = explorer.evaluate(
+        """(root, wanted) => [...root.querySelectorAll('.atlas-explorer-chip')].findIndex(
+            label => label.closest('fieldset').getAttribute('data-facet') === wanted[0]
+                && label.getAttribute('data-value') === wanted[1])""",
+        [facet, value],
+    )
+    assert number >= 0, f"no chip for {facet} = {value!r}"
+    return explorer.locator(".atlas-explorer-chip").nth(number)
+
+
+def chip_counts(explorer: Any) -> dict[tuple[str, str], int]:
+    """The count each chip shows (chips at zero left out: the expected counts only list values found)."""
+    return {
+        (facet, value): int(n)
+        for facet, value, n in explorer.evaluate(
+            """root => [...root.querySelectorAll('.atlas-explorer-chip')].map(label => [
+                label.closest('fieldset').getAttribute('data-facet'), label.getAttribute('data-value'),
+                label.getAttribute('data-count')])"""
+        )
+        if int(n)
+    }
+
+
+def expected_chip_counts(items: Items, query: str, chosen: dict[str, set[str]]) -> dict[tuple[str, str], int]:
+    """What each chip must show: the items matching the search and the *other* facets' choices."""
+    counts: dict[tuple[str, str], int] = {}
+    facet_names = {name for item in items for name in item["facets"]}
+    for name in facet_names:
+        others = {other: values for other, values in chosen.items() if other != name}
+        for number in expected_matches(items, query, others):
+            for value in items[number]["facets"].get(name, []):
+                counts[(name, value)] = counts.get((name, value), 0) + 1
+    return counts
+
+
+def check_filter_and_statistics(explorer: Any, items: list[dict[str, Any]], facet: str, noun: str) -> str:
+    """Tick the most frequent value of ``facet``: the count shown, every chip's count and the column
+    statistics must match the embedded data. Returns the value ticked (left ticked)."""
+    values = [value for item in items for value in item["facets"].get(facet, [])]
+    assert values, f"no item has a {facet!r} label"
+    value = max(sorted(set(values)), key=values.count)
+    open_details(explorer, ".atlas-explorer-filters")
+    assert chip_counts(explorer) == expected_chip_counts(items, "", {})
+    chip(explorer, facet, value).locator("input").check()
+    chosen = {facet: {value}}
+    expected = expected_matches(items, "", chosen)
+    assert shown_matches(explorer) == len(expected) == values.count(value)
+    assert count_text(explorer) == f"{len(expected):,} of {len(items):,} {noun} match"
+    assert int(explorer.get_attribute("data-current")) == expected[0]
+    assert chip_counts(explorer) == expected_chip_counts(items, "", chosen)
+    # column statistics of the matching items: label frequencies and the number of values per column
+    open_details(explorer, ".atlas-explorer-stats")
+    rows = explorer.evaluate(
+        """root => [...root.querySelectorAll('.atlas-chart-frequencies')].map(chart => [
+            chart.getAttribute('data-facet'),
+            [...chart.querySelectorAll('.atlas-chart-row')].map(row => [row.getAttribute('data-value'),
+                Number(row.getAttribute('data-count'))])])"""
+    )
+    for name, shown in rows:
+        counts: dict[str, int] = {}
+        for number in expected:
+            for label in items[number]["facets"].get(name, []):
+                counts[label] = counts.get(label, 0) + 1
+        top = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))[:10]
+        assert sorted(map(tuple, shown)) == sorted(top), f"label frequencies of {name!r}"
+    assert rows and rows[0][0] in {facet, "split"}
+    summaries = explorer.evaluate(
+        """root => [...root.querySelectorAll('.atlas-chart-histogram')].map(chart => [
+            chart.getAttribute('data-column'), chart.querySelector('.atlas-chart-summary').textContent])"""
+    )
+    assert summaries, "no column histogram"
+    for column, summary in summaries:
+        numbers = sorted(items[number]["columns"][column] for number in expected if column in items[number]["columns"])
+        assert summary.endswith(f"{len(numbers):,} values"), (column, summary)
+        assert f"max {_chart_number(numbers[-1])}" in summary and f"min {_chart_number(numbers[0])}" in summary
+    return value
+
+
+def _chart_number(value: float) -> str:
+    rounded = round(value, 1)
+    return f"{int(rounded):,}" if rounded == int(rounded) else f"{rounded:,}"
+
+
+#: Per chapter: the facet to filter by, a label word to search, and where a gloss word comes from.
+CHAPTER_EXPLORERS = {
+    "notebooks/wow.html": {"facet": "checked source", "label": ("checked source", "partner"), "gloss": None},
+    "notebooks/faithdial.html": {"facet": "BEGIN", "label": ("BEGIN", "hallucination"), "gloss": None},
+    "notebooks/wise.html": {"facet": "system action", "label": ("system action", "clarify"), "gloss": "wise"},
+    "notebooks/jwhr.html": {"facet": "answered", "label": ("quote / summary", "summary"), "gloss": "jwhr"},
+}
+
+
+def _gloss_word(kind: str, items: list[dict[str, Any]]) -> tuple[str, set[int]]:
+    """An English word of the chapter's glosses that the embedded search text holds, and the items
+    that must match it because one of their labels is glossed with it (WISE's label glosses)."""
+    if kind == "wise":
+        from utils.formats.wise import ACTIONS, INTENTS
+
+        glossary = {**INTENTS, **ACTIONS}
+    else:
+        from utils.render.jwhr import glosses
+
+        glossary = dict(glosses())
+    for english in sorted(glossary.values()):
+        for word in re.findall(r"[A-Za-z]{6,}", english):
+            word = word.lower()
+            if any(word in item["search"] for item in items):
+                labelled = set()
+                for number, item in enumerate(items):
+                    labels = [value for values in item["facets"].values() for value in values]
+                    if any(word in glossary.get(label, "").lower() for label in labels):
+                        labelled.add(number)
+                return word, labelled
+    raise AssertionError(f"no {kind} gloss word is searchable in the embedded items")
+
+
+@pytest.mark.parametrize("path", DATASET_CHAPTERS)
+def test_chapter_explorer_filters_searches_labels_and_glosses_and_follows_links(
+    browser: Any, site_url: str, path: str
+) -> None:
+    """Each chapter's explorer: filter by a label, search a label word and a gloss word, follow a
+    permalink, copy it, page with the keyboard; every count shown is checked against the embedded data."""
+    if not (SITE / path).is_file():
+        pytest.fail(f"dataset chapter {path} is not in the built site")
+    plan = CHAPTER_EXPLORERS[path]
+    page, errors = new_page(browser)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    try:
+        open_page(page, f"{site_url}/{path}")
+        explorer = page.locator("[data-atlas-explorer]").first
+        wait_ready(page, explorer, path)
+        meta, items = embedded(explorer)
+        noun = meta["noun"]
+        assert meta["count"] == len(items) <= meta["total"]
+        sentence = explorer.locator(".atlas-explorer-sample").text_content()
+        assert f"{len(items):,}" in sentence and f"{meta['total']:,}" in sentence, sentence
+        # -- filter by a label
+        value = check_filter_and_statistics(explorer, items, plan["facet"], noun)
+        explorer.locator(".atlas-explorer-reset").click()
+        assert shown_matches(explorer) == len(items)
+        # -- search a label word: every item carrying the label is found
+        label_facet, word = plan["label"]
+        explorer.locator(".atlas-explorer-search").fill(word)
+        expected = expected_matches(items, word)
+        labelled = {
+            number
+            for number, item in enumerate(items)
+            if any(word in value.lower() for value in item["facets"].get(label_facet, []))
+        }
+        assert labelled, f"{path}: no item carries a {label_facet} label with {word!r}"
+        assert labelled <= set(expected)
+        assert shown_matches(explorer) == len(expected)
+        assert count_text(explorer) == f"{len(expected):,} of {len(items):,} {noun} match"
+        # -- search and filter together
+        chip(explorer, plan["facet"], value).locator("input").check()
+        both = expected_matches(items, word, {plan["facet"]: {value}})
+        assert shown_matches(explorer) == len(both)
+        explorer.locator(".atlas-explorer-reset").click()
+        # -- search a gloss word (the English datasets have none)
+        if plan["gloss"]:
+            gloss, glossed = _gloss_word(plan["gloss"], items)
+            explorer.locator(".atlas-explorer-search").fill(gloss)
+            expected = expected_matches(items, gloss)
+            assert expected and glossed <= set(expected), f"{path}: gloss word {gloss!r}"
+            assert shown_matches(explorer) == len(expected)
+            assert count_text(explorer) == f"{len(expected):,} of {len(items):,} {noun} match"
+            explorer.locator(".atlas-explorer-search").fill("")
+        # -- keyboard: arrows page, "/" reaches the search box
+        explorer.locator(".atlas-explorer-view").click(position={"x": 2, "y": 2})
+        page.keyboard.press("ArrowRight")
+        assert explorer.get_attribute("data-current") == ("1" if len(items) > 1 else "0")
+        page.keyboard.press("ArrowLeft")
+        assert explorer.get_attribute("data-current") == "0"
+        page.keyboard.press("/")
+        assert page.evaluate("() => document.activeElement.classList.contains('atlas-explorer-search')")
+        # -- copy the link of an item, then follow it in a fresh page
+        target = items[len(items) // 2]
+        explorer.locator(".atlas-explorer-index").select_option(str(len(items) // 2))
+        explorer.locator(".atlas-explorer-copy").click()
+        explorer.locator(".atlas-explorer-copied", has_text="Link copied.").wait_for()
+        link = page.evaluate("() => navigator.clipboard.readText()")
+        assert link == f"{site_url}/{path}#{target['key']}"
+        assert re.fullmatch(r"[a-z_]+/[A-Za-z0-9_ %]+/\d+", target["key"])
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()
+    check_permalink(browser, link, target, items)
+
+
+SHOWS_KEY = "key => document.querySelector('[data-atlas-explorer]').getAttribute('data-key') === key"
+
+
+def check_permalink(browser: Any, link: str, target: dict[str, Any], items: list[dict[str, Any]]) -> None:
+    page, errors = new_page(browser)
+    try:
+        open_page(page, link)
+        explorer = page.locator("[data-atlas-explorer]").first
+        wait_ready(page, explorer, link)
+        page.wait_for_function(SHOWS_KEY, arg=target["key"])
+        assert int(explorer.get_attribute("data-current")) == items.index(target)
+        box = explorer.bounding_box()
+        assert box is not None and box["y"] < 900, "the permalink did not bring the explorer into view"
+        # a link to an item that is not embedded says so; another hash is left to the page
+        other = items[0]["key"].rsplit("/", 1)[0] + "/99999999"
+        page.evaluate("hash => { window.location.hash = hash; }", other)
+        explorer.locator(".atlas-explorer-view .atlas-explorer-nomatch").wait_for()
+        page.evaluate("hash => { window.location.hash = hash; }", items[-1]["key"])
+        page.wait_for_function(SHOWS_KEY, arg=items[-1]["key"])
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()
+
+
+#: Page weight: the built HTML of a chapter, with everything the explorer embeds.
+PAGE_WEIGHT_LIMIT = 3_000_000
+
+
+@pytest.mark.parametrize("path", DATASET_CHAPTERS)
+def test_chapter_page_weight_stays_under_3_mb(path: str, artifacts: Path) -> None:
+    built = SITE / path
+    if not built.is_file():
+        pytest.skip(f"{built} is not built (make book)")
+    html = built.read_text(encoding="utf-8")
+    images = {
+        (built.parent / src).resolve()
+        for src in re.findall(r'<img[^>]+src="([^"]+)"', html)
+        if not src.startswith(("data:", "http:", "https:"))
+    }
+    weight = built.stat().st_size + sum(image.stat().st_size for image in images if image.is_file())
+    (artifacts / f"weight-{Path(path).stem}.txt").write_text(
+        f"{path}: HTML {built.stat().st_size:,} bytes, with its images {weight:,} bytes\n", encoding="utf-8"
+    )
+    assert built.stat().st_size < PAGE_WEIGHT_LIMIT, f"{path}: {built.stat().st_size:,} bytes of HTML"
+    assert weight < PAGE_WEIGHT_LIMIT, f"{path}: {weight:,} bytes with its images"
+
+
+def test_jwhr_and_faithdial_explorers_embed_the_real_data_when_built_on_it(browser: Any, site_url: str) -> None:
+    """Built on real data, the JWHR explorer holds every session and the FaithDial one real audit rows."""
+    page, errors = new_page(browser)
+    try:
+        found = {}
+        for path in ("notebooks/jwhr.html", "notebooks/faithdial.html"):
+            open_page(page, f"{site_url}/{path}")
+            explorer = page.locator("[data-atlas-explorer]").first
+            wait_ready(page, explorer, path)
+            found[path] = (embedded(explorer), page.locator(".atlas-provenance").all_text_contents())
+        (meta, items), banners = found["notebooks/jwhr.html"]
+        assert len(items) == meta["total"], "every JWHR session fits the page: all must be embedded"
+        if sum("Full official data" in banner for banner in banners) >= 2:
+            assert len(items) == 1271
+        (meta, items), banners = found["notebooks/faithdial.html"]
+        audit = [item for item in items if item["key"].startswith("faithdial_audit/")]
+        assert audit, "the FaithDial explorer embeds no audit row"
+        if any("Full official data" in banner and "faithdial_audit" in banner for banner in banners):
+            assert len(audit) > 100, "the real audit has thousands of rows"
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()
 
 
 # -- screenshots ----------------------------------------------------------------------------------
@@ -292,6 +606,18 @@ def test_screenshots(browser: Any, site_url: str, artifacts: Path, theme: str, w
                 assert box is not None and box["x"] + box["width"] <= WIDTHS[width_name] + 1, (
                     f"{path}: the explorer overflows a {WIDTHS[width_name]}px window"
                 )
+                explorer.locator(".atlas-explorer-search").fill("e")  # the longest count: "k of n ... match"
+                sticking_out = explorer.evaluate(
+                    """root => {
+                        const right = root.getBoundingClientRect().right + 1;
+                        return [...root.querySelectorAll('*')]
+                            .filter(e => !e.closest('.atlas-sr') && e.getClientRects().length
+                                && e.getBoundingClientRect().right > right)
+                            .map(e => e.tagName + '.' + e.className).slice(0, 5);
+                    }"""
+                )
+                assert sticking_out == [], f"{path}: explorer content sticks out at {width_name} width"
+                explorer.locator(".atlas-explorer-search").fill("")
                 # The theme's sticky headers would cover the top of a tall element in its capture: for
                 # this picture only, let them scroll away with the page.
                 page.add_style_tag(content=UNSTICK_HEADERS)
@@ -337,7 +663,7 @@ def test_hostile_explorer_runs_no_script(browser: Any) -> None:
 
     dialogues = hostile_dialogues()
     labels = _check_hostile_explorer(browser, dialogues, hostile_render(), HOSTILE[0], HOSTILE[1])
-    assert labels == [f"{i + 1}. {explorer_label(d)}" for i, d in enumerate(dialogues)], "labels must stay plain text"
+    assert labels == [f"test #{i}: {explorer_label(d)}" for i, d in enumerate(dialogues)], "labels must stay plain text"
 
 
 @pytest.mark.parametrize("dataset", ["wow", "faithdial", "wise", "jwhr"])
@@ -356,7 +682,7 @@ def _check_hostile_explorer(browser: Any, dialogues: list[Dialogue], render: Any
     Returns the labels of the explorer's index, as the reader sees them."""
     from utils.render.explorer import static_explorer
 
-    explorer_html = static_explorer(dialogues, n=len(dialogues), render=render, title=title, note=note)
+    explorer_html = static_explorer(dialogues, budget=None, render=render, title=title, note=note, noun=note)
     document = (
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>hostile fixture</title>"
         "<link rel='stylesheet' href='/explorer.css'></head><body>"
@@ -391,6 +717,29 @@ def _check_hostile_explorer(browser: Any, dialogues: list[Dialogue], render: Any
         for text in (title, note):
             explorer.locator(".atlas-explorer-search").fill(text)
         explorer.locator(".atlas-explorer-search").fill("")
+        # every filter chip (facet values are the poisoned labels) ticked and unticked, statistics drawn
+        if explorer.locator(".atlas-explorer-filters").is_visible():  # hidden when no item has labels
+            open_details(explorer, ".atlas-explorer-filters")
+        open_details(explorer, ".atlas-explorer-stats")
+        chips = explorer.locator(".atlas-explorer-chip input")
+        for number in range(min(chips.count(), 6)):
+            chips.nth(number).check()
+            chips.nth(number).uncheck()
+        _, items = embedded(explorer)
+        shown = set(explorer.locator(".atlas-explorer-chip-value").all_text_contents())
+        assert shown == {v for item in items for values in item["facets"].values() for v in values}, "chips are text"
+        # hostile hashes: the key of an item, a key holding markup, markup alone
+        missing = items[0]["key"].split("/")[0] + "/test<b>x<i>/99"  # a permalink's form, naming no item
+        page.evaluate("hash => { window.location.hash = hash; }", missing)
+        explorer.locator(".atlas-explorer-view .atlas-explorer-nomatch").wait_for()
+        assert missing in explorer.locator(".atlas-explorer-view .atlas-explorer-nomatch").text_content()
+        assert explorer.locator(".atlas-explorer-view .atlas-explorer-nomatch b").count() == 0
+        for fragment in [items[-1]["key"], f"wow/test/{title}", title, note, "wow/test/1<img src=x onerror=alert(1)>"]:
+            page.evaluate("hash => { window.location.hash = hash; }", fragment)
+        page.wait_for_timeout(100)  # hashchange events are queued
+        assert explorer.get_attribute("data-key") == items[-1]["key"]
+        explorer.locator(".atlas-explorer-copy").click()  # no clipboard here: the link shows, selected
+        assert explorer.locator(".atlas-explorer-linkfield").input_value().endswith("#" + items[-1]["key"])
         labels = page.locator(".atlas-explorer-index option").all_text_contents()
         page.wait_for_timeout(300)
         assert page.evaluate("() => window.__atlasPwned") is None, "a script from the data ran"

@@ -263,6 +263,39 @@ def test_tables_on_the_demo_sample() -> None:
     assert (selection[bl.AUTHORS]["f1"] <= selection[bl.PLAIN_MEAN]["f1"]).all()
 
 
+def test_score_tables_for_readers() -> None:
+    import html
+    import re
+
+    splits = {name: utils.load("wise", name) for name in ("train", "test_seen", "test_unseen")}
+    examples = bl.examples_by_split(splits)
+    train = examples.pop("train")
+    data = [split.provenance for split in splits.values()]
+    classification = bl.classification_scores(train, examples)
+    table = bl.scores_table(classification, caption="T1 and T3.", data=data)
+    page = table.to_html()
+    headers = [html.unescape(h) for h in re.findall(r'class="col_heading[^"]*"[^>]*>([^<]*)<', page)]
+    # two header rows: the averagings spanning their metrics, then one word per column
+    assert headers == ["", "as the authors score it", "plain macro average",
+                       "Task", "Model", "Test split", "Turns", "P", "R", "F1", "P", "R", "F1"]
+    assert 'colspan="3">as the authors score it<' in page
+    cells = [html.unescape(c) for c in re.findall(r'class="data row0 [^"]*"\s*>([^<]*)<', page)]
+    first = classification.iloc[0]
+    assert cells[:4] == ["intent", "majority class", "test seen", "4"]  # split names without "_"
+    assert cells[4] == f"{first[(bl.AUTHORS, 'precision')]:.3f}" and len(cells) == 10
+    assert table.caption == "Computed on the atlas's demo sample (wise/test_seen, wise/test_unseen, wise/train), " \
+        "not the dataset. T1 and T3."
+    assert any("CaSE_WISE Evaluation.py" in note for note in table.notes)
+    assert any("scikit-learn" in note for note in table.notes)
+    generation = bl.scores_table(bl.generation_table(examples))
+    assert "BLEU-1" in generation.to_html() and "ROUGE-L" in generation.to_html()
+    assert not any("P precision" in note for note in generation.notes)  # no P or R column there
+    counts = bl.example_counts({"train": train, **examples}, data=data)
+    cells = [html.unescape(c) for c in re.findall(r'class="data row\d+ [^"]*"\s*>([^<]*)<', counts.to_html())]
+    # 16 system utterances in train, 11 of them Clarify or Answer (9 Answer + 2 Clarify)
+    assert cells[:3] == ["train", "16", "11"]
+
+
 # -- the fast paths give the library's and the plain path's results exactly ---------------------------
 
 

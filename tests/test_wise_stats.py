@@ -19,6 +19,7 @@ from utils.formats.wise import (
     vocab_entry,
 )
 from utils.formats.wise_documents import load_documents
+from utils.reported import COMPARISON_COLUMNS, assert_held, failures
 from utils.stats import wise as st
 
 
@@ -60,21 +61,55 @@ def test_split_sizes(splits: dict) -> None:
 
 def test_reported_vs_reproduced_is_not_asserted_on_demo(splits: dict) -> None:
     table = st.reported_vs_reproduced(splits)
-    assert list(table.index) == ["dialogues", "utterances", "turns_per_dialogue"]
-    assert table.loc["dialogues", "reported"] == 1900
-    assert table.loc["dialogues", "reproduced"] == 6  # train 3 + valid 1 + test 2
+    assert list(table.columns) == list(COMPARISON_COLUMNS)  # the one schema of utils.reported.compare
+    rows = table.set_index("name")
+    assert list(rows.index) == ["dialogues", "utterances", "turns_per_dialogue"]
+    assert rows.loc["dialogues", "reported"] == 1900
+    assert rows.loc["dialogues", "reproduced"] == 6  # train 3 + valid 1 + test 2
+    assert rows.loc["utterances", "reproduced"] == 56  # train 32 + valid 8 + test 16
+    assert rows.loc["turns_per_dialogue", "reproduced"] == pytest.approx(28 / 6)  # 16 + 4 + 8 turn ids
     # all three numbers are stated in WISE.md, cited as its own bibliography entry
-    assert set(table["cite as"]) == {"ren2021wisedata"}
-    assert not table["asserted"].any() and table["matches"].isna().all()
+    assert set(table["citation_key"]) == {"ren2021wisedata"}
+    assert list(table["status"]) == [
+        "not checked: demo sample", "not checked: demo sample", "not checked: the description does not define a turn",
+    ]
+    assert failures(table).empty and assert_held(table) == 0
+
+
+def _as_if_full(monkeypatch: pytest.MonkeyPatch, values: dict) -> None:
+    monkeypatch.setattr(st, "_whole", lambda _: (values, ("official", "official", "user copy")))
 
 
 def test_turns_per_conversation_is_never_asserted(splits: dict, monkeypatch: pytest.MonkeyPatch) -> None:
-    values, _ = st._whole(splits)
-    monkeypatch.setattr(st, "_whole", lambda _: (values, True))  # as if the full files were loaded
+    # as if the full files were loaded, with sizes within the README's rounding ("1.9K", "37K")
+    _as_if_full(monkeypatch, {"dialogues": 1930, "utterances": 36600, "turns_per_dialogue": 4.0})
+    table = st.reported_vs_reproduced(splits).set_index("name")
+    assert table.loc["dialogues", "status"] == "held" and table.loc["utterances", "status"] == "held"
+    # 4.0 is far from 9.2, and still not a failure: the description never says what a turn is
+    assert table.loc["turns_per_dialogue", "status"] == "not checked: the description does not define a turn"
+    assert assert_held(table.reset_index()) == 2
+
+
+def test_a_size_off_the_reported_one_fails(splits: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    _as_if_full(monkeypatch, {"dialogues": 1800, "utterances": 37000, "turns_per_dialogue": 9.2})
     table = st.reported_vs_reproduced(splits)
-    assert table.loc[["dialogues", "utterances"], "asserted"].all()
-    assert not table.loc["turns_per_dialogue", "asserted"]
-    assert "not published" in table.loc["turns_per_dialogue", "note"]
+    assert list(failures(table)["name"]) == ["dialogues"]  # 100 conversations off, tolerance 50
+    with pytest.raises(AssertionError, match="dialogues"):
+        assert_held(table)
+
+
+def test_a_missing_split_is_not_compared() -> None:
+    partial = {name: utils.load("wise", name) for name in ("train", "valid")}
+    table = st.reported_vs_reproduced(partial)
+    assert table["reproduced"].isna().all()
+    assert set(table["status"]) == {"not checked: split not loaded"}  # train + valid is not the dataset
+
+
+def test_pairs_per_conversation_from_the_rounded_sizes() -> None:
+    low, high = st.pairs_per_conversation_range()
+    assert low == pytest.approx(36500 / 1950 / 2)  # 9.36: fewest utterances, most conversations
+    assert high == pytest.approx(37500 / 1850 / 2)  # 10.14
+    assert st.reported_utterances_per_conversation() == pytest.approx(37000 / 1900)
 
 
 def test_distributions_list_every_label_of_the_vocab(splits: dict) -> None:
@@ -138,3 +173,88 @@ def test_utterances_frame(splits: dict) -> None:
     assert frame.loc[3, "selected passages"] == "3251-1, 3251-2"
     assert frame.loc[0, "English (gloss)"].startswith("I'd like")
     assert "English (gloss)" not in st.utterances_frame(splits["train"][0]).columns
+
+
+# -- tables and figures for readers ---------------------------------------------------------------------
+
+
+def _cells(table) -> list[str]:
+    import html
+    import re
+
+    return [html.unescape(re.sub(r"<[^>]+>", "", cell)).strip()
+            for cell in re.findall(r"(?s)<t[dh]\b[^>]*>(.*?)</t[dh]>", table.to_html())]
+
+
+def _headers(table) -> list[str]:
+    import html
+    import re
+
+    return [html.unescape(header) for header in re.findall(r'class="col_heading[^"]*"\s*>([^<]*)<', table.to_html())]
+
+
+def test_tables_show_counts_as_integers_and_name_the_demo_sample(splits: dict) -> None:
+    sizes = st.sizes_table(splits)
+    assert _headers(sizes) == ["Split", "Conversations", "Utterances", "User utterances", "System utterances",
+                               "Turns per conversation"]
+    cells = _cells(sizes)
+    assert cells[6:12] == ["train", "3", "32", "16", "16", "5.33"]  # 16 turn ids in 3 conversations
+    assert "test unseen" in cells
+    assert sizes.caption.startswith("Computed on the atlas's demo sample (wise/test, ")
+    documents = st.documents_table(load_documents())
+    assert _cells(documents)[6:] == ["12", "27", "42", "2.25", "1.56", "44.0"]  # 27/12, 42/27
+    assert "wise/documents" in documents.caption
+
+
+def test_label_and_citation_tables(splits: dict) -> None:
+    intents = _cells(st.intent_table(splits["train"]))
+    row = intents.index("Reveal")
+    assert intents[row : row + 5] == ["Reveal", "8", "50.0", "yes", "[Reveal]"]  # 8 of 16 user utterances
+    citations = st.citations_table(splits["train"])
+    cells = _cells(citations)
+    row = cells.index("all action groups")
+    assert cells[row : row + 5] == ["all action groups", "16", "11", "69", "–"]  # 11/16 = 68.75 %
+    assert any("not all groups together" in note for note in citations.notes)
+    labels = _cells(st.label_sets_table())
+    assert labels[4:8] == ["user intent", "Request-Rephrase", '["Request", "Rephrase"]',
+                           "asks the system to say it again in other words"]
+
+
+def test_one_record_shown_as_tables_not_reprs(splits: dict) -> None:
+    from utils.render.wise import demo_glosses
+
+    train = splits["train"]
+    conversation = train[0]
+    utterances = st.utterances_table(conversation, train.provenance, glosses=demo_glosses())
+    assert _headers(utterances)[-1] == "English (atlas's translation)"
+    # without a translation for the text (the real files), the empty gloss column is left out
+    assert "English (atlas's translation)" not in _headers(st.utterances_table(conversation, train.provenance))
+    turn = conversation.turns[3]
+    labels = _cells(st.turn_labels_table(turn, train.provenance))
+    row = labels.index("selected_passage")
+    assert labels[row + 2 : row + 4] == ["2", "3251-1, 3251-2"]
+    assert "'" not in "".join(labels) and "[" not in "".join(labels)  # no list or dict repr
+    evidence = _cells(st.evidence_table(train, 0, 3))
+    assert evidence[:4] == ["Passage id", "Document title", "Passage text", "Selected"]
+    assert evidence[4] == "3251-1" and evidence[7] == "yes"
+    passages = _cells(st.passages_table(load_documents(), n=2))
+    assert passages[5:7] == ["3251-1", "爵士舞的起源与特点"] and "3,251" not in passages
+
+
+def test_figures_fit_the_page_and_alt_texts_describe_the_data(splits: dict) -> None:
+    import matplotlib.pyplot as plt
+
+    from utils.figures import MAX_WIDTH_INCHES
+    from utils.plotting import use_cjk_font
+
+    use_cjk_font()  # the keyphrases are Chinese
+    train, documents = splits["train"], load_documents()
+    for fig in (st.plot_labels(train), st.plot_search(train), st.plot_lengths(train, documents),
+                st.plot_keyphrases(train)):
+        assert fig.get_figwidth() <= MAX_WIDTH_INCHES
+        plt.close(fig)
+    assert "16 user utterances; the most frequent is Reveal (8), and 3 have no utterance" in st.labels_alt(train)
+    assert "Answer 100%; Chitchat 0%; Clarify 0%" in st.search_alt(train)
+    assert "user utterances median 12, longest 20" in st.lengths_alt(train, documents)
+    assert "the 27 passages of the document collection" in st.lengths_alt(train, documents)
+    assert st.keyphrases_alt(train).startswith("Horizontal bar chart of the 15 most frequent keyphrases")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from conftest import require_real_file
 
 import utils
 from utils.errors import UnknownNameError
+from utils.reported import COMPARISON_COLUMNS, FAILED, HELD, assert_held, failures
 from utils.stats import wow as stats
 
 
@@ -30,11 +32,18 @@ def test_summary_of_demo_train_hand_counted() -> None:
     assert values["basicdialog_examples"] == 3 + 3 + 2
     assert values["no_passage_share"] == pytest.approx(1 / 8)
     assert values["checked_not_in_knowledge"] == 0
-    # Lighthouse: 5 topic sentences at turn 0; +3 Fresnel +2 Shipwreck +3 keeper at turn 2 (the
-    # apprentice's "Lighthouse" is the topic, kept once); turn 4: +2 Shipwreck +3 Fresnel +2 Tide.
+    # Lighthouse, read off the file: 7 topic sentences + "no passage used" at turn 0. Turn 2 adds the
+    # passages retrieved for the apprentice's turn 1 (its "Lighthouse" is the topic, kept once):
+    # keeper 4, Reef 3, Shipwreck 4, Buoy 3, Coastguard 6, Navigation 3; then those of the wizard's
+    # turn 0 not yet shown: Fresnel lens 3, Sea fog 3, Tide 3, Breakwater 3, Semaphore 4
+    # (Lighthouse and Shipwreck again, kept once): 8 + 23 + 16. Turn 4: turn 3's keeper 4,
+    # Shipwreck 4, Foghorn 4, Harbour 6, Reef 3, Buoy 3, Coastguard 6; turn 2's Fresnel lens 3,
+    # Tide 3, Cliff 5, Beacon 5, Sea fog 3, Breakwater 3, Semaphore 4: 8 + 30 + 26.
     wizard = stats.wizard_turns(train)
     lighthouse = wizard[wizard["topic"] == "Lighthouse"]
-    assert lighthouse["candidates"].tolist() == [6, 14, 16]
+    assert lighthouse["candidates"].tolist() == [8, 47, 64]
+    # as in the real files, a wizard turn after the first two is shown about sixty candidates
+    assert values["candidates_median"] >= 45
 
 
 def test_kilt_summary_of_demo_dev() -> None:
@@ -47,8 +56,10 @@ def test_kilt_summary_of_demo_dev() -> None:
 def test_topic_overlap_demo() -> None:
     train = utils.load("wow", "train")
     table = stats.topic_overlap(train, {"valid_seen": utils.load("wow", "valid_seen")})
-    # Beekeeping is in train, Marathon is not
-    assert table.loc["valid_seen", ["topics", "shared_with_train", "new"]].tolist() == [2, 1, 1]
+    # seen topics (Beekeeping, Sourdough) are topics of train, as in the real files
+    assert table.loc["valid_seen", ["topics", "shared_with_train", "new"]].tolist() == [2, 2, 0]
+    unseen = stats.topic_overlap(train, {"valid_unseen": utils.load("wow", "valid_unseen")})
+    assert unseen.loc["valid_unseen", ["topics", "shared_with_train", "new"]].tolist() == [2, 0, 2]
 
 
 def test_summary_table_has_every_split() -> None:
@@ -63,33 +74,46 @@ def test_reported_table_never_asserts_demo() -> None:
     splits = {name: utils.load("wow", name) for name in stats.RAW_SPLITS}
     splits["kilt_dev"] = utils.load("wow_kilt", "dev")
     table = stats.reported_vs_reproduced(splits)
+    assert list(table.columns) == list(COMPARISON_COLUMNS)
     # 10 statistics of the card, 2 ParlAI episode counts, 4 teachers x 3 splits, 1 KILT count
     assert len(table) == 25
-    assert set(table["cite as"]) == {"gem2021wowcard", "parlai2021wowfixtures", "kilt2020repo"}
-    teachers = table.set_index(["statistic", "split"])["teacher"]
+    assert set(table["citation_key"]) == {"gem2021wowcard", "parlai2021wowfixtures", "kilt2020repo"}
+    teachers = table.set_index(["name", "split"])["teacher"]
     assert teachers[("apprentice_examples", "valid_seen")] == "basic_apprentice_dialog"
     assert teachers[("utterances", "train")] == ""
-    assert not table["asserted"].any()
-    assert stats.failed_checks(table).empty
-    assert table["status"].str.contains("demo sample").all()
+    assert not (table["status"] == HELD).any()
+    assert failures(table).empty and assert_held(table) == 0
+    assert (table["status"] == "not checked: demo sample").all()
     # utterances over the whole dataset = the sum over the five splits
-    total = table[(table["statistic"] == "utterances") & (table["split"] == "all")]["reproduced"].item()
+    total = table[(table["name"] == "utterances") & (table["split"] == "all")]["reproduced"].item()
     assert total == sum(len(s.turns()) for name, s in splits.items() if name != "kilt_dev")
 
 
 def test_reported_table_without_a_split() -> None:
     table = stats.reported_vs_reproduced({"train": utils.load("wow", "train")})
-    missing = table[table["statistic"] == "examples"]
-    assert missing["status"].item() == "not asserted: split not loaded"
+    missing = table[table["name"] == "examples"]
+    assert missing["status"].item() == "not checked: split not loaded"
+    assert missing["reproduced"].isna().all()
+
+
+def test_a_wrong_count_on_full_data_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same demo file passed off as the full split: its 3 dialogues are not the card's 18,430
+    train = utils.load("wow", "train")
+    monkeypatch.setattr(train, "provenance", dataclasses.replace(train.provenance, kind="official"))
+    table = stats.reported_vs_reproduced({"train": train})
+    row = table[(table["name"] == "dialogues") & (table["split"] == "train")].iloc[0]
+    assert row["status"] == FAILED and row["reproduced"] == 3
+    with pytest.raises(AssertionError, match="dialogues"):
+        assert_held(table)
 
 
 @pytest.mark.realdata
 def test_real_kilt_dev_is_asserted(real_data_dir: Path) -> None:
     require_real_file(real_data_dir, "wow/kilt/wow-dev-kilt.jsonl")
     table = stats.reported_vs_reproduced({"kilt_dev": utils.load("wow_kilt", "dev")})
-    row = table[table["statistic"] == "examples"].iloc[0]
-    assert row["asserted"] and row["matches"] and row["reproduced"] == 3054
-    assert stats.failed_checks(table).empty
+    row = table[table["name"] == "examples"].iloc[0]
+    assert row["status"] == HELD and row["reproduced"] == 3054
+    assert assert_held(table) == 1
 
 
 @pytest.mark.realdata
@@ -101,8 +125,20 @@ def test_real_train_sample_is_partial(real_data_dir: Path) -> None:
     values = stats.summary(train)
     assert values["dialogues"] == 5 and values["utterances"] == 48
     table = stats.reported_vs_reproduced({"train": train})
-    assert not table["asserted"].any()
-    assert (table[table["split"] == "train"]["status"] == "not asserted: partial").all()
+    assert not (table["status"] == HELD).any()
+    assert (table[table["split"] == "train"]["status"] == "not checked: partial").all()
+
+
+def test_alt_texts_say_what_the_figures_show() -> None:
+    train = utils.load("wow", "train")
+    seen = {"valid_seen": utils.load("wow", "valid_seen")}
+    # demo train candidates, read off the file: 8, 47, 64 (Lighthouse), 39, 62, 59 (Sourdough),
+    # 33, 61 (Beekeeping): sorted, the middle two are 47 and 59
+    assert stats.describe_candidates({"train": train}).endswith("median train 53.")
+    # 16 utterances in 3 dialogues
+    assert "utterances per dialogue, mean train 5.3." in stats.describe_lengths({"train": train})
+    topics = stats.describe_topics(train, seen)
+    assert "the 3 most frequent topics of train" in topics and topics.endswith("valid seen 2 of 2.")
 
 
 def test_word_counts_match_whitespace_split() -> None:

@@ -60,9 +60,9 @@ def data_caveat(provenances: Iterable[Provenance]) -> str:
     partial = sorted({f"{p.dataset}/{p.split}" for p in provenances if p.kind == "partial"})
     parts = []
     if demo:
-        parts.append(f"drawn on the atlas's demo sample ({', '.join(demo)}), not the dataset")
+        parts.append(f"computed on the atlas's demo sample ({', '.join(demo)}), not the dataset")
     if partial:
-        parts.append(f"drawn on a partial copy ({', '.join(partial)})")
+        parts.append(f"computed on a partial copy ({', '.join(partial)})")
     if not parts:
         return ""
     text = "; ".join(parts)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from .reported import FAILED, HELD, NOT_CHECKED, QUOTED_ONLY
+from .reported import FAILED, HELD, LOWER_BOUND, NOT_CHECKED, QUOTED_ONLY
 
 #: Where the bibliography page lies relative to a chapter page (``notebooks/*.html``).
 BIBLIOGRAPHY_URL = "../book/bibliography.html"
@@ -44,9 +44,12 @@ class Table:
         return self.styler.data
 
     def to_html(self) -> str:
+        # the caption and notes stay in place while a wide table scrolls sideways on a phone
+        caption = f'<p class="atlas-table-caption">{html.escape(self.caption)}</p>' if self.caption else ""
         notes = "".join(f"<li>{note}</li>" for note in self.notes)
         notes_html = f'<ul class="atlas-table-notes">{notes}</ul>' if notes else ""
-        return f'<div class="atlas-table">{self.styler.to_html()}{notes_html}</div>'
+        table = f'<div class="atlas-table-scroll">{self.styler.to_html()}</div>'
+        return f'<div class="atlas-table">{caption}{table}{notes_html}</div>'
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -66,14 +69,23 @@ def decimal(value: object, places: int = 2) -> str:
     """A number with ``places`` decimals and thousands separators (``61.21``, ``1,234.5``)."""
     if _empty(value):
         return EMPTY
-    return f"{float(value):,.{places}f}"  # type: ignore[arg-type]
+    return _whole_if_round(f"{float(value):,.{places}f}")  # type: ignore[arg-type]
 
 
 def percent(value: object, places: int = 1) -> str:
     """A share between 0 and 1 as a percentage without the sign (the header carries ``%``)."""
     if _empty(value):
         return EMPTY
-    return f"{100 * float(value):,.{places}f}"  # type: ignore[arg-type]
+    return _whole_if_round(f"{100 * float(value):,.{places}f}")  # type: ignore[arg-type]
+
+
+def _whole_if_round(text: str) -> str:
+    """``100.0`` as ``100``: three or more digits before a point and only zeros after it read as a
+    count printed as a float (a BLEU of 100.0, an accuracy of 100.0%); ``61.0`` and ``0.50`` stay."""
+    whole, _, fraction = text.partition(".")
+    if fraction and not fraction.strip("0") and len(whole.lstrip("-").replace(",", "")) >= 3:
+        return whole
+    return text
 
 
 def _empty(value: object) -> bool:
@@ -163,8 +175,6 @@ def table(
     numeric = [c for c in data.columns if c in integer_columns or c in percent_places or c in decimal_places]
     if numeric:
         styler = styler.set_properties(subset=numeric, **{"text-align": "right"})
-    if caption:
-        styler = styler.set_caption(html.escape(caption))
     all_notes = [html.escape(note) for note in notes]
     if has_empty and empty_note:
         all_notes.append(html.escape(empty_note))
@@ -212,16 +222,17 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
         def show(value: float, places: int = places, unit: str = unit) -> str:
             return EMPTY if _empty(value) else f"{value:,.{places}f}{unit}"
 
+        lower_bound = getattr(row, "bound", "") == LOWER_BOUND
         rows.append(
             {
                 "Dataset": row.dataset,
                 "Split": row.split,
                 "Quantity": row.quantity,
                 "ParlAI teacher": row.teacher,
-                "Reported": approx + show(row.reported),
+                "Reported": ("> " if lower_bound else approx) + show(row.reported),
                 "Source": (row.source, row.citation_key),
                 "Reproduced": show(row.reproduced),
-                "Tolerance": _tolerance(row.tolerance, show),
+                "Tolerance": "lower bound" if lower_bound else _tolerance(row.tolerance, show),
                 "Status": row.status,
             }
         )
@@ -238,8 +249,6 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
     formatters["Status"] = lambda status: _status_text(str(status))
     styler = data.style.format(formatters).hide(axis="index").set_table_attributes('class="atlas-pub-table"')
     styler = styler.set_properties(subset=["Reported", "Reproduced", "Tolerance"], **{"text-align": "right"})
-    if caption:
-        styler = styler.set_caption(html.escape(caption))
     notes = []
     if (compared["status"] == QUOTED_ONLY).any():
         notes.append("quoted only: a trained model's or the source's number, shown for reference, not reproduced")
@@ -250,6 +259,8 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
             notes.append(f"{quantity}: {note}")
     if (compared["unit"] == "approx.").any():
         notes.append("≈: the source gives a rounded figure")
+    if "bound" in compared and (compared["bound"] == LOWER_BOUND).any():
+        notes.append("lower bound: the source says “more than”; the check holds when the reproduced value is above it")
     return Table(styler, [html.escape(note) for note in notes], caption)
 
 
@@ -265,7 +276,8 @@ def checks_line(*tables: pd.DataFrame) -> str:
     held = sum(assert_held(frame) for frame in tables)
     statuses = pd.concat([frame["status"] for frame in tables]) if tables else pd.Series(dtype=str)
     unchecked = statuses[statuses.str.startswith(NOT_CHECKED)]
-    reasons = sorted({status.split(": ", 1)[1] for status in unchecked})
+    # "demo sample, partial" and "demo sample" name the same two reasons once each
+    reasons = sorted({reason for status in unchecked for reason in status.split(": ", 1)[1].split(", ")})
     parts = []
     if held:
         parts.append(f"{held} check{'s' if held != 1 else ''} held on the full official files")

@@ -1,129 +1,669 @@
 /* Grounded Dialogue Atlas: static dialogue explorer (our own script: no libraries, no network).
  *
- * Each explorer written by utils.render.explorer.static_explorer holds its dialogues as JSON in a
- * <script type="application/json" class="atlas-explorer-data"> element. Every item has a label and
- * search text (dataset strings: only ever inserted with textContent) and "html", a rendering made
- * by the atlas's Python renderers, which escape all dataset text; that pre-rendered HTML is the
- * only markup this script inserts.
+ * Each explorer written by utils.render.explorer.static_explorer holds its settings as JSON in a
+ * <script type="application/json" class="atlas-explorer-data"> element; the items themselves are a
+ * gzip-compressed, base64-encoded JSON list inside it, unpacked here with the browser's own
+ * DecompressionStream. Every item has a key (the permalink: dataset/split/index), a label, search
+ * text, facet values and numeric columns (dataset strings: only ever inserted with textContent), and
+ * "html", a rendering made by the atlas's Python renderers, which escape all dataset text; that
+ * pre-rendered HTML is the only markup this script inserts.
+ *
+ * The reader can search (text, topic, labels and English glosses), filter by label (values of one
+ * facet are alternatives, facets combine), page with the buttons, the index or the arrow keys, press
+ * "/" to reach the search box of the explorer in view, open an item from the URL hash
+ * (#wow/valid_seen/12) and copy that link, and see column statistics of the matching items drawn as
+ * bars.
  */
 (function () {
   "use strict";
 
-  function setupExplorer(root) {
-    if (root.getAttribute("data-atlas-ready") === "1") {
-      return;
-    }
-    var dataNode = root.querySelector("script.atlas-explorer-data");
-    var controls = root.querySelector(".atlas-explorer-controls");
-    var view = root.querySelector(".atlas-explorer-view");
-    if (!dataNode || !controls || !view) {
-      return;
-    }
-    var items;
-    try {
-      items = JSON.parse(dataNode.textContent);
-    } catch (error) {
-      // Leave the server-rendered first dialogue in place rather than break the page.
-      return;
-    }
-    if (!Array.isArray(items) || items.length === 0) {
-      return;
-    }
-    var search = controls.querySelector(".atlas-explorer-search");
-    var select = controls.querySelector(".atlas-explorer-index");
-    var prev = controls.querySelector(".atlas-explorer-prev");
-    var next = controls.querySelector(".atlas-explorer-next");
-    var status = controls.querySelector(".atlas-explorer-status");
-    var matches = items.map(function (_, i) { return i; });
-    var position = 0; // index into matches
+  var explorers = [];
+  var numberFormat = typeof Intl !== "undefined" ? new Intl.NumberFormat("en-US") : null;
 
-    function show() {
-      var query = search.value.trim();
-      if (matches.length === 0) {
-        view.textContent = "";
-        var empty = document.createElement("p");
-        empty.className = "atlas-explorer-nomatch";
-        empty.textContent = "No dialogue among the " + items.length + " shown here matches \u201c" + query + "\u201d.";
-        view.appendChild(empty);
-        status.textContent = "0 of " + items.length + " match";
-        prev.disabled = true;
-        next.disabled = true;
-        return;
+  function fmt(value) {
+    return numberFormat ? numberFormat.format(value) : String(value);
+  }
+
+  function make(tag, className, text) {
+    var element = document.createElement(tag);
+    if (className) {
+      element.className = className;
+    }
+    if (text !== undefined && text !== null) {
+      element.textContent = String(text);
+    }
+    return element;
+  }
+
+  function clear(element) {
+    while (element.firstChild) {
+      element.removeChild(element.firstChild);
+    }
+  }
+
+  function decodeItems(meta) {
+    if (!meta || meta.encoding !== "gzip+base64" || typeof meta.items !== "string") {
+      return Promise.reject(new Error("unknown explorer data"));
+    }
+    if (typeof DecompressionStream !== "function" || typeof Response !== "function") {
+      return Promise.reject(new Error("this browser cannot unpack the explorer's data"));
+    }
+    var binary = atob(meta.items);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i += 1) {
+      bytes[i] = binary.charCodeAt(i);
+    }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(function (text) {
+      return JSON.parse(text);
+    });
+  }
+
+  function isTyping(target) {
+    if (!target || !target.tagName) {
+      return false;
+    }
+    var tag = target.tagName;
+    if (tag === "TEXTAREA" || tag === "SELECT" || target.isContentEditable) {
+      return true;
+    }
+    return tag === "INPUT" && ["checkbox", "radio", "button", "submit", "reset"].indexOf(target.type) === -1;
+  }
+
+  /* -- one explorer ------------------------------------------------------------------------------ */
+
+  function Explorer(root, meta, items) {
+    this.root = root;
+    this.meta = meta;
+    this.items = items;
+    this.noun = typeof meta.noun === "string" ? meta.noun : "items";
+    this.facetNames = Array.isArray(meta.facets) ? meta.facets : [];
+    this.columnNames = Array.isArray(meta.columns) ? meta.columns : [];
+    this.selected = {}; // facet name -> {value: true}
+    this.terms = [];
+    this.matches = items.map(function (_, i) { return i; });
+    this.position = 0;
+    this.chips = []; // {facet, value, input, count, label}
+    var q = function (selector) { return root.querySelector(selector); };
+    this.controls = q(".atlas-explorer-controls");
+    this.view = q(".atlas-explorer-view");
+    this.search = q(".atlas-explorer-search");
+    this.count = q(".atlas-explorer-count");
+    this.filters = q(".atlas-explorer-filters");
+    this.facetBox = q(".atlas-explorer-facets");
+    this.select = q(".atlas-explorer-index");
+    this.prev = q(".atlas-explorer-prev");
+    this.next = q(".atlas-explorer-next");
+    this.positionText = q(".atlas-explorer-position");
+    this.permalink = q(".atlas-explorer-permalink");
+    this.copy = q(".atlas-explorer-copy");
+    this.linkField = q(".atlas-explorer-linkfield");
+    this.copied = q(".atlas-explorer-copied");
+    this.stats = q(".atlas-explorer-stats");
+    this.charts = q(".atlas-explorer-charts");
+    this.keyIndex = {};
+    for (var i = 0; i < items.length; i += 1) {
+      this.keyIndex[items[i].key] = i;
+    }
+  }
+
+  Explorer.prototype.start = function () {
+    var self = this;
+    this.buildFacets();
+    this.search.addEventListener("input", function () { self.apply(); });
+    this.search.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && self.search.value) {
+        self.search.value = "";
+        self.apply();
+        event.preventDefault();
       }
-      var item = items[matches[position]];
-      view.innerHTML = item.html; // pre-rendered and escaped by the atlas's renderers
-      root.setAttribute("data-current", String(matches[position]));
-      select.value = String(matches[position]);
-      status.textContent = query
-        ? (position + 1) + " of " + matches.length + " matching (" + items.length + " in all)"
-        : (position + 1) + " of " + items.length;
-      prev.disabled = position === 0;
-      next.disabled = position === matches.length - 1;
-    }
-
-    function fillIndex() {
-      while (select.firstChild) {
-        select.removeChild(select.firstChild);
-      }
-      matches.forEach(function (itemIndex) {
-        var option = document.createElement("option");
-        option.value = String(itemIndex);
-        option.textContent = items[itemIndex].label;
-        select.appendChild(option);
-      });
-      select.disabled = matches.length === 0;
-    }
-
-    function applySearch() {
-      var terms = search.value.toLowerCase().split(/\s+/).filter(Boolean);
-      matches = [];
-      items.forEach(function (item, i) {
-        var haystack = item.search || "";
-        if (terms.every(function (term) { return haystack.indexOf(term) !== -1; })) {
-          matches.push(i);
-        }
-      });
-      position = 0;
-      fillIndex();
-      show();
-    }
-
-    search.addEventListener("input", applySearch);
-    select.addEventListener("change", function () {
-      var found = matches.indexOf(Number(select.value));
+    });
+    this.select.addEventListener("change", function () {
+      var found = self.matches.indexOf(Number(self.select.value));
       if (found !== -1) {
-        position = found;
-        show();
+        self.position = found;
+        self.show();
       }
     });
-    prev.addEventListener("click", function () {
-      if (position > 0) {
-        position -= 1;
-        show();
-      }
-    });
-    next.addEventListener("click", function () {
-      if (position < matches.length - 1) {
-        position += 1;
-        show();
-      }
-    });
-
-    var fallback = root.querySelector(".atlas-explorer-static");
+    this.prev.addEventListener("click", function () { self.step(-1); });
+    this.next.addEventListener("click", function () { self.step(1); });
+    this.copy.addEventListener("click", function () { self.copyLink(); });
+    this.stats.addEventListener("toggle", function () { self.drawStats(); });
+    this.root.addEventListener("keydown", function (event) { self.onKey(event); });
+    var fallback = this.root.querySelector(".atlas-explorer-static");
     if (fallback) {
       fallback.hidden = true;
     }
-    controls.hidden = false;
-    root.setAttribute("data-atlas-ready", "1");
-    fillIndex();
-    show();
+    if (this.facetNames.length === 0) {
+      this.filters.hidden = true;
+    } else if (window.innerWidth > 700) {
+      this.filters.open = true; // folded on a phone, where the chips would push the dialogue away
+    }
+    this.controls.hidden = false;
+    this.apply();
+    this.root.setAttribute("data-atlas-ready", "1");
+  };
+
+  Explorer.prototype.itemMatches = function (item, skipFacet) {
+    var haystack = item.search || "";
+    for (var t = 0; t < this.terms.length; t += 1) {
+      if (haystack.indexOf(this.terms[t]) === -1) {
+        return false;
+      }
+    }
+    var facets = item.facets || {};
+    for (var f = 0; f < this.facetNames.length; f += 1) {
+      var name = this.facetNames[f];
+      var wanted = this.selected[name];
+      if (name === skipFacet || !wanted || Object.keys(wanted).length === 0) {
+        continue;
+      }
+      var values = facets[name] || [];
+      var any = false;
+      for (var v = 0; v < values.length; v += 1) {
+        if (Object.prototype.hasOwnProperty.call(wanted, values[v])) {
+          any = true;
+          break;
+        }
+      }
+      if (!any) {
+        return false;
+      }
+    }
+    return true;
+  };
+
+  Explorer.prototype.apply = function (keepKey) {
+    var self = this;
+    this.terms = this.search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var current = keepKey !== undefined ? keepKey : null;
+    this.matches = [];
+    this.items.forEach(function (item, i) {
+      if (self.itemMatches(item, null)) {
+        self.matches.push(i);
+      }
+    });
+    var kept = current !== null ? this.matches.indexOf(this.keyIndex[current]) : -1;
+    this.position = kept === -1 ? 0 : kept;
+    this.updateChips();
+    this.fillIndex();
+    this.show();
+    this.drawStats();
+  };
+
+  Explorer.prototype.filtered = function () {
+    if (this.terms.length) {
+      return true;
+    }
+    for (var name in this.selected) {
+      if (Object.keys(this.selected[name]).length) {
+        return true;
+      }
+    }
+    return false;
+  };
+
+  Explorer.prototype.buildFacets = function () {
+    var self = this;
+    clear(this.facetBox);
+    this.facetNames.forEach(function (name) {
+      var totals = {};
+      var seen = [];
+      self.items.forEach(function (item) {
+        ((item.facets || {})[name] || []).forEach(function (value) {
+          if (!Object.prototype.hasOwnProperty.call(totals, value)) {
+            totals[value] = 0;
+            seen.push(value);
+          }
+          totals[value] += 1;
+        });
+      });
+      // Splits keep the chapter's order; labels come most frequent first.
+      var values = name === "split" ? seen : seen.slice().sort(function (a, b) {
+        return totals[b] - totals[a] || (a < b ? -1 : a > b ? 1 : 0);
+      });
+      if (values.length === 0) {
+        return;
+      }
+      var group = make("fieldset", "atlas-explorer-facet");
+      group.setAttribute("data-facet", name);
+      group.appendChild(make("legend", null, name));
+      values.forEach(function (value) {
+        var label = make("label", "atlas-explorer-chip");
+        var input = make("input");
+        input.type = "checkbox";
+        input.value = value;
+        var count = make("span", "atlas-explorer-chip-count", "");
+        label.appendChild(input);
+        label.appendChild(make("span", "atlas-explorer-chip-value", value));
+        label.appendChild(count);
+        label.setAttribute("data-value", value);
+        input.addEventListener("change", function () {
+          var wanted = self.selected[name] || (self.selected[name] = {});
+          if (input.checked) {
+            wanted[value] = true;
+          } else {
+            delete wanted[value];
+          }
+          label.classList.toggle("atlas-explorer-chip-on", input.checked);
+          self.apply();
+        });
+        group.appendChild(label);
+        self.chips.push({ facet: name, value: value, input: input, count: count, label: label });
+      });
+      self.facetBox.appendChild(group);
+    });
+    var reset = make("button", "atlas-explorer-reset", "Clear filters");
+    reset.type = "button";
+    reset.addEventListener("click", function () { self.reset(); self.apply(); });
+    this.facetBox.appendChild(reset);
+  };
+
+  /* Each chip counts the items that would match if it were ticked too: the search and the other
+   * facets' choices apply, its own facet's do not (values of one facet are alternatives). */
+  Explorer.prototype.updateChips = function () {
+    var self = this;
+    var counts = {};
+    this.facetNames.forEach(function (name) {
+      var perValue = (counts[name] = {});
+      self.items.forEach(function (item) {
+        if (self.itemMatches(item, name)) {
+          ((item.facets || {})[name] || []).forEach(function (value) {
+            perValue[value] = (perValue[value] || 0) + 1;
+          });
+        }
+      });
+    });
+    this.chips.forEach(function (chip) {
+      var n = (counts[chip.facet] || {})[chip.value] || 0;
+      chip.count.textContent = fmt(n);
+      chip.label.setAttribute("data-count", String(n));
+      chip.label.classList.toggle("atlas-explorer-chip-empty", n === 0 && !chip.input.checked);
+    });
+  };
+
+  Explorer.prototype.reset = function () {
+    this.search.value = "";
+    this.selected = {};
+    this.chips.forEach(function (chip) {
+      chip.input.checked = false;
+      chip.label.classList.remove("atlas-explorer-chip-on");
+    });
+  };
+
+  Explorer.prototype.fillIndex = function () {
+    var self = this;
+    clear(this.select);
+    var fragment = document.createDocumentFragment();
+    this.matches.forEach(function (itemIndex) {
+      var option = make("option", null, self.items[itemIndex].label);
+      option.value = String(itemIndex);
+      fragment.appendChild(option);
+    });
+    this.select.appendChild(fragment);
+    this.select.disabled = this.matches.length === 0;
+  };
+
+  Explorer.prototype.show = function () {
+    var total = this.items.length;
+    var n = this.matches.length;
+    this.root.setAttribute("data-matches", String(n));
+    this.count.textContent = this.filtered()
+      ? fmt(n) + " of " + fmt(total) + " " + this.noun + " match"
+      : fmt(total) + " " + this.noun + " embedded";
+    if (n === 0) {
+      clear(this.view);
+      var query = this.search.value.trim();
+      var empty = make("p", "atlas-explorer-nomatch",
+        "Nothing among the " + fmt(total) + " " + this.noun + " embedded here matches" +
+        (query ? " \u201c" + query + "\u201d" : "") + (this.filteredByFacet() ? " with these filters" : "") + ".");
+      this.view.appendChild(empty);
+      this.root.removeAttribute("data-current");
+      this.positionText.textContent = "";
+      this.permalink.hidden = true;
+      this.copy.disabled = true;
+      this.prev.disabled = true;
+      this.next.disabled = true;
+      return;
+    }
+    var item = this.items[this.matches[this.position]];
+    this.view.innerHTML = item.html; // pre-rendered and escaped by the atlas's renderers
+    this.root.setAttribute("data-current", String(this.matches[this.position]));
+    this.root.setAttribute("data-key", item.key);
+    this.select.value = String(this.matches[this.position]);
+    this.positionText.textContent = "Item " + fmt(this.position + 1) + " of " + fmt(n) + " \u00b7 " + item.key;
+    this.permalink.hidden = false;
+    this.permalink.setAttribute("href", "#" + encodeURI(item.key));
+    this.copy.disabled = false;
+    this.copied.textContent = "";
+    this.linkField.hidden = true;
+    this.prev.disabled = this.position === 0;
+    this.next.disabled = this.position === n - 1;
+  };
+
+  Explorer.prototype.filteredByFacet = function () {
+    for (var name in this.selected) {
+      if (Object.keys(this.selected[name]).length) {
+        return true;
+      }
+    }
+    return false;
+  };
+
+  Explorer.prototype.step = function (delta) {
+    var target = this.position + delta;
+    if (target >= 0 && target < this.matches.length) {
+      this.position = target;
+      this.show();
+    }
+  };
+
+  Explorer.prototype.onKey = function (event) {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || isTyping(event.target)) {
+      return;
+    }
+    var moves = { ArrowLeft: -1, ArrowRight: 1 };
+    if (Object.prototype.hasOwnProperty.call(moves, event.key)) {
+      this.step(moves[event.key]);
+      event.preventDefault();
+    } else if (event.key === "Home" || event.key === "End") {
+      this.position = event.key === "Home" ? 0 : Math.max(this.matches.length - 1, 0);
+      this.show();
+      event.preventDefault();
+    }
+  };
+
+  Explorer.prototype.linkTo = function (key) {
+    return window.location.href.split("#")[0] + "#" + encodeURI(key);
+  };
+
+  Explorer.prototype.copyLink = function () {
+    var self = this;
+    var key = this.root.getAttribute("data-key");
+    if (!key || this.matches.length === 0) {
+      return;
+    }
+    var url = this.linkTo(key);
+    var fallback = function () {
+      // No clipboard (an http page, or permission refused): show the link ready to copy by hand.
+      self.linkField.value = url;
+      self.linkField.hidden = false;
+      self.linkField.focus();
+      self.linkField.select();
+      self.copied.textContent = "Press Ctrl+C (\u2318C) to copy the selected link.";
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(url).then(function () {
+        self.copied.textContent = "Link copied.";
+      }, fallback);
+    } else {
+      fallback();
+    }
+  };
+
+  /* Open the item named by a permalink key; false when this explorer does not hold it. */
+  Explorer.prototype.open = function (key) {
+    var itemIndex = this.keyIndex[key];
+    if (itemIndex === undefined) {
+      return false;
+    }
+    if (this.matches.indexOf(itemIndex) === -1) {
+      this.reset();
+      this.apply(key);
+    } else {
+      this.position = this.matches.indexOf(itemIndex);
+      this.show();
+    }
+    this.root.scrollIntoView({ block: "start" });
+    this.view.focus({ preventScroll: true });
+    return true;
+  };
+
+  Explorer.prototype.holdsDataset = function (dataset) {
+    for (var key in this.keyIndex) {
+      if (key.split("/")[0] === dataset) {
+        return true;
+      }
+    }
+    return false;
+  };
+
+  Explorer.prototype.showMissing = function (key) {
+    this.copied.textContent = "";
+    var note = make("p", "atlas-explorer-nomatch",
+      "The link names " + key + ", which is not among the " + fmt(this.items.length) + " " + this.noun +
+      " embedded in this page; showing the first one instead.");
+    this.view.insertBefore(note, this.view.firstChild);
+    this.root.scrollIntoView({ block: "start" });
+  };
+
+  /* -- column statistics, drawn as bars ----------------------------------------------------------- */
+
+  Explorer.prototype.drawStats = function () {
+    if (!this.stats.open) {
+      return; // drawn when opened, and redrawn with every change while open
+    }
+    var self = this;
+    clear(this.charts);
+    var matching = this.matches.map(function (i) { return self.items[i]; });
+    var intro = make("p", "atlas-explorer-stats-intro",
+      "Of the " + fmt(matching.length) + " matching " + this.noun + " (of " + fmt(this.items.length) +
+      " embedded here; not the whole dataset).");
+    this.charts.appendChild(intro);
+    this.columnNames.forEach(function (name) {
+      var values = [];
+      matching.forEach(function (item) {
+        var value = (item.columns || {})[name];
+        if (typeof value === "number" && isFinite(value)) {
+          values.push(value);
+        }
+      });
+      if (values.length) {
+        self.charts.appendChild(histogram(name, values));
+      }
+    });
+    this.facetNames.forEach(function (name) {
+      var counts = {};
+      matching.forEach(function (item) {
+        ((item.facets || {})[name] || []).forEach(function (value) {
+          counts[value] = (counts[value] || 0) + 1;
+        });
+      });
+      if (Object.keys(counts).length) {
+        self.charts.appendChild(frequencies(name, counts, matching.length));
+      }
+    });
+  };
+
+  function histogram(name, values) {
+    values = values.slice().sort(function (a, b) { return a - b; });
+    var min = values[0];
+    var max = values[values.length - 1];
+    var median = values[Math.floor((values.length - 1) / 2)];
+    var integers = values.every(function (v) { return Math.round(v) === v; });
+    var bins = [];
+    if (integers && max - min < 16) {
+      for (var v = min; v <= max; v += 1) {
+        bins.push({ from: v, to: v, count: 0 });
+      }
+    } else {
+      var n = Math.min(12, Math.max(1, Math.ceil(Math.sqrt(values.length))));
+      var width = (max - min) / n || 1;
+      for (var b = 0; b < n; b += 1) {
+        bins.push({ from: min + b * width, to: min + (b + 1) * width, count: 0 });
+      }
+    }
+    values.forEach(function (value) {
+      var at = bins.length === 1 ? 0 : integers && max - min < 16 ? value - min
+        : Math.min(bins.length - 1, Math.floor((value - min) / ((max - min) / bins.length)));
+      bins[at].count += 1;
+    });
+    var top = Math.max.apply(null, bins.map(function (bin) { return bin.count; }));
+    var round = function (x) { return integers ? fmt(Math.round(x)) : fmt(Math.round(x * 10) / 10); };
+    var chart = make("div", "atlas-chart atlas-chart-histogram");
+    chart.setAttribute("data-column", name);
+    chart.appendChild(make("div", "atlas-chart-title", name));
+    chart.appendChild(make("div", "atlas-chart-summary",
+      "min " + round(min) + " \u00b7 median " + round(median) + " \u00b7 max " + round(max) +
+      " \u00b7 " + fmt(values.length) + " values"));
+    var bars = make("div", "atlas-chart-bars");
+    bars.setAttribute("role", "img");
+    bars.setAttribute("aria-label", "Histogram of " + name + ": " + bins.map(function (bin) {
+      return (bin.from === bin.to ? round(bin.from) : round(bin.from) + "\u2013" + round(bin.to)) + ": " + bin.count;
+    }).join(", "));
+    bins.forEach(function (bin) {
+      var bar = make("div", "atlas-chart-bar");
+      bar.style.height = (top ? (100 * bin.count) / top : 0) + "%";
+      bar.title = (bin.from === bin.to ? round(bin.from) : round(bin.from) + "\u2013" + round(bin.to)) +
+        ": " + fmt(bin.count);
+      bars.appendChild(bar);
+    });
+    chart.appendChild(bars);
+    var axis = make("div", "atlas-chart-axis");
+    axis.appendChild(make("span", null, round(min)));
+    axis.appendChild(make("span", null, round(max)));
+    chart.appendChild(axis);
+    return chart;
+  }
+
+  function frequencies(name, counts, total) {
+    var values = Object.keys(counts).sort(function (a, b) {
+      return counts[b] - counts[a] || (a < b ? -1 : a > b ? 1 : 0);
+    });
+    var shown = values.slice(0, 10);
+    var top = counts[values[0]];
+    var chart = make("div", "atlas-chart atlas-chart-frequencies");
+    chart.setAttribute("data-facet", name);
+    chart.appendChild(make("div", "atlas-chart-title", name));
+    var list = make("ul", "atlas-chart-rows");
+    shown.forEach(function (value) {
+      var row = make("li", "atlas-chart-row");
+      row.setAttribute("data-value", value);
+      row.setAttribute("data-count", String(counts[value]));
+      row.appendChild(make("span", "atlas-chart-label", value));
+      var track = make("span", "atlas-chart-track");
+      track.setAttribute("aria-hidden", "true");
+      var bar = make("span", "atlas-chart-fill");
+      bar.style.width = (100 * counts[value]) / top + "%";
+      track.appendChild(bar);
+      row.appendChild(track);
+      row.appendChild(make("span", "atlas-chart-number",
+        fmt(counts[value]) + " (" + Math.round((100 * counts[value]) / total) + "%)"));
+      list.appendChild(row);
+    });
+    chart.appendChild(list);
+    if (values.length > shown.length) {
+      chart.appendChild(make("div", "atlas-chart-summary", "and " + (values.length - shown.length) + " more values"));
+    }
+    return chart;
+  }
+
+  /* -- the page: set up every explorer, then follow the URL hash -------------------------------- */
+
+  function permalinkKey() {
+    var raw = window.location.hash.slice(1);
+    if (!raw) {
+      return null;
+    }
+    var key;
+    try {
+      key = decodeURIComponent(raw);
+    } catch (error) {
+      return null;
+    }
+    // dataset/split/index; any other hash is a section anchor of the page.
+    return /^[^\/\s]+\/[^\/\s]+\/\d+$/.test(key) ? key : null;
+  }
+
+  function followHash() {
+    var key = permalinkKey();
+    if (key === null) {
+      return;
+    }
+    for (var i = 0; i < explorers.length; i += 1) {
+      if (explorers[i].open(key)) {
+        return;
+      }
+    }
+    var dataset = key.split("/")[0];
+    for (var j = 0; j < explorers.length; j += 1) {
+      if (explorers[j].holdsDataset(dataset)) {
+        explorers[j].showMissing(key);
+        return;
+      }
+    }
+  }
+
+  function explorerInView() {
+    var best = null;
+    var bestArea = 0;
+    explorers.forEach(function (explorer) {
+      var box = explorer.root.getBoundingClientRect();
+      var visible = Math.min(box.bottom, window.innerHeight) - Math.max(box.top, 0);
+      if (visible > bestArea) {
+        best = explorer;
+        bestArea = visible;
+      }
+    });
+    return best;
+  }
+
+  // "/" reaches the search box of the explorer in view; elsewhere the book's own search keeps it.
+  window.addEventListener("keydown", function (event) {
+    if (event.key !== "/" || event.altKey || event.ctrlKey || event.metaKey || isTyping(event.target)) {
+      return;
+    }
+    var explorer = explorerInView();
+    if (explorer) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      explorer.search.focus();
+      explorer.search.select();
+    }
+  }, true);
+
+  function setupExplorer(root) {
+    if (root.getAttribute("data-atlas-ready") || root.getAttribute("data-atlas-loading")) {
+      return Promise.resolve();
+    }
+    var dataNode = root.querySelector("script.atlas-explorer-data");
+    if (!dataNode || !root.querySelector(".atlas-explorer-controls") || !root.querySelector(".atlas-explorer-view")) {
+      return Promise.resolve();
+    }
+    root.setAttribute("data-atlas-loading", "1");
+    var meta;
+    try {
+      meta = JSON.parse(dataNode.textContent);
+    } catch (error) {
+      return Promise.resolve(); // leave the server-rendered first item in place
+    }
+    return decodeItems(meta).then(function (items) {
+      if (!Array.isArray(items) || items.length === 0) {
+        return;
+      }
+      var explorer = new Explorer(root, meta, items);
+      explorer.start();
+      explorers.push(explorer);
+    }, function (error) {
+      var fallback = root.querySelector(".atlas-explorer-static");
+      if (fallback) {
+        fallback.textContent = "The explorer could not start (" + error.message +
+          "); the first embedded item is shown.";
+      }
+    });
   }
 
   function setupAll() {
     var roots = document.querySelectorAll("[data-atlas-explorer]");
+    var pending = [];
     for (var i = 0; i < roots.length; i += 1) {
-      setupExplorer(roots[i]);
+      pending.push(setupExplorer(roots[i]));
     }
+    Promise.all(pending).then(function () {
+      followHash();
+      window.addEventListener("hashchange", followHash);
+      document.documentElement.setAttribute("data-atlas-explorers", String(explorers.length));
+    });
   }
 
   if (document.readyState === "loading") {

@@ -25,7 +25,9 @@ import pandas as pd
 from sklearn.metrics import accuracy_score, f1_score, roc_auc_score, roc_curve
 
 from ..metrics import corpus_bleu, rouge_l, unigram_f1
-from ..stats.faithdial import HALLUCINATED, knowledge_overlap
+from ..render._html import esc
+from ..stats.faithdial import HALLUCINATED, audit_file_label, knowledge_overlap
+from ..tables import Table, table
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
@@ -176,6 +178,12 @@ class LexicalCritic:
 
     threshold: float
 
+    def __str__(self) -> str:
+        return f"hallucinated when knowledge precision < {self.threshold:.3f}"
+
+    def _repr_html_(self) -> str:
+        return f"<p>Lexical critic: a response is {esc(str(self))}.</p>"
+
     @staticmethod
     def scores(responses: Sequence[str], knowledge: Sequence[str]) -> np.ndarray:
         """Hallucination scores: one minus knowledge precision (higher = less supported)."""
@@ -234,21 +242,80 @@ def audit_examples(rows: pd.DataFrame, file: str | None = None) -> pd.DataFrame:
     )
 
 
-def results_table(results: Sequence[CriticResult]) -> pd.DataFrame:
-    """The results side by side, one row per evaluation set."""
+#: :meth:`CriticResult.row` columns as the tables show them.
+RESULT_LABELS = {
+    "responses": "responses",
+    "hallucinated": "hallucinated",
+    "accuracy": "accuracy",
+    "majority-class accuracy": "majority class",
+    "F1 (hallucinated)": "F1",
+    "F1 of flagging all": "flag all: F1",
+    "ROC AUC": "ROC AUC",
+}
+
+
+def results_frame(results: Sequence[CriticResult]) -> pd.DataFrame:
+    """The results side by side as numbers, one row per evaluation set."""
     return pd.DataFrame([result.row() for result in results]).set_index("evaluated on")
 
 
-def plot_roc(results: Sequence[CriticResult], title: str = "Lexical critic: ROC curves") -> plt.Axes:
+def results_table(
+    results: Sequence[CriticResult], *, columns: Sequence[str] | None = None, caption: str = ""
+) -> Table:
+    """The results side by side for readers (:func:`utils.tables.table`): counts as integers,
+    accuracies in percent, F1 and ROC AUC with two decimals; ``columns`` picks some of
+    :data:`RESULT_LABELS`. An empty cell (AUC of a set with one class) is a dash, explained."""
+    names = list(columns) if columns is not None else list(RESULT_LABELS)
+    return table(
+        results_frame(results),
+        index="evaluated on",
+        labels={name: RESULT_LABELS[name] for name in names},
+        integers=["responses", "hallucinated"],
+        percents={"accuracy": 1, "majority-class accuracy": 1},
+        decimals={"F1 (hallucinated)": 2, "F1 of flagging all": 2, "ROC AUC": 2},
+        caption=caption,
+        empty_note="– ROC AUC needs both classes in the set",
+    )
+
+
+def audit_separation(rows: pd.DataFrame) -> pd.DataFrame:
+    """How well knowledge precision alone separates hallucinated from other responses in each audit file.
+
+    One row per file (:func:`utils.stats.faithdial.audit_file_label`) and one for all files:
+    ``responses``, ``hallucinated share``, ``ROC AUC`` (needs no threshold), the ``tuned threshold``
+    that fits that file best and its ``tuned accuracy`` (an upper bound: chosen and scored on the
+    same rows), beside the ``majority-class accuracy``.
+    """
+    sets = [(audit_file_label(name), audit_examples(rows, name)) for name in dict.fromkeys(rows["file"])]
+    sets.append(("all files", audit_examples(rows)))
+    records = []
+    for name, examples in sets:
+        tuned = LexicalCritic.fit(examples)
+        result = tuned.evaluate(examples, name)
+        records.append(
+            {
+                "file": name,
+                "responses": result.n,
+                "hallucinated share": result.positives / result.n,
+                "ROC AUC": result.roc_auc,
+                "tuned threshold": tuned.threshold,
+                "tuned accuracy": result.accuracy,
+                "majority-class accuracy": result.majority_accuracy,
+            }
+        )
+    return pd.DataFrame(records).set_index("file")
+
+
+def plot_roc(results: Sequence[CriticResult]) -> plt.Figure:
     """ROC curves of several evaluations on one plot (sets with one class only are skipped)."""
-    _, ax = plt.subplots(figsize=(5, 4.5))
+    fig, ax = plt.subplots(figsize=(5.5, 4.8))
     for result in results:
         if len(result.fpr):
             ax.plot(result.fpr, result.tpr, label=f"{result.name} (AUC {result.roc_auc:.2f})")
-    ax.plot([0, 1], [0, 1], color="grey", linestyle=":", label="chance")
+    ax.plot([0, 1], [0, 1], color="grey", linestyle=":", label="chance (AUC 0.50)")
     ax.set_xlabel("false positive rate")
     ax.set_ylabel("true positive rate")
-    ax.set_title(title)
-    ax.legend(fontsize=8, loc="lower right")
-    plt.tight_layout()
-    return ax
+    ax.set_aspect("equal")
+    ax.legend(fontsize=9, loc="lower right")
+    fig.tight_layout()
+    return fig

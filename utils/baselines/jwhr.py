@@ -16,15 +16,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .. import tables
+from ..figures import data_caveat
 from ..formats.jwhr import NOT_FOUND, NOTHING, QUOTE, SUMMARY, Sentence, Step, answered, sentences, trail
 from ..metrics import PRF, grounding_overlap, set_prf
 from ..records import Dialogue
 from ..stats.jwhr import link_depth
 from ..text import char_tokens
+
+if TYPE_CHECKING:
+    from ..loading import Provenance
 
 # -- 1. citation attribution ---------------------------------------------------------------------
 
@@ -299,18 +304,158 @@ def answerability_scores(
     return pd.DataFrame(rows)
 
 
+# -- tables and figures for readers ----------------------------------------------------------------
+# Each *_view shows a frame of this module through utils.tables.table: methods named for readers,
+# counts as integers, scores as percentages with one decimal.
+
+#: Method and model names as the chapter's tables show them.
+METHOD_LABELS = {
+    "random (expected)": "random step holding text (expected score)",
+    "first quoted reference": "first step holding a quote",
+    "majority class": "majority class (always the more common outcome)",
+    "logistic regression, navigation only": "logistic regression, navigation features only",
+    "logistic regression, whole trail": "logistic regression, whole trail (navigation and what was taken)",
+}
+
+
+def _method_label(name: str) -> str:
+    if name.startswith("char ") and name.endswith("-gram overlap"):
+        return f"character {name.removeprefix('char ')} with the sentence"
+    return METHOD_LABELS.get(name, name)
+
+
+def _caption(text: str, data: Iterable[Provenance]) -> str:
+    return f"{data_caveat(data)} {text}".strip()
+
+
+def _left(table: tables.Table, column: str) -> tables.Table:
+    """The label column reads from the left (a notebook's own style right-aligns every cell)."""
+    table.styler.set_properties(subset=[column], **{"text-align": "left"})
+    return table
+
+
+def attribution_view(scores: pd.DataFrame, *, caption: str, data: Iterable[Provenance] = ()) -> tables.Table:
+    """:func:`attribution_scores` for readers: accuracy and mean set precision, recall and F1 in %."""
+    table = tables.table(
+        scores.assign(method=scores["method"].map(_method_label)),
+        labels={
+            "method": "Method",
+            "sentences": "Sentences scored",
+            "accuracy": "Accuracy",
+            "precision": "Precision",
+            "recall": "Recall",
+            "f1": "F1",
+        },
+        integers=["sentences"],
+        percents={"accuracy": 1, "precision": 1, "recall": 1, "f1": 1},
+        caption=_caption(caption, data),
+        notes=["Accuracy: the predicted step is one of the sentence's citations. Precision, recall and F1 "
+               "compare the predicted set with the cited set, averaged over sentences; all with one decimal."],
+    )
+    return _left(table, "method")
+
+
+def attribution_by_n_view(frame: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+    """:func:`attribution_by_n` for readers."""
+    return tables.table(
+        frame,
+        labels={"n": "n (characters per n-gram)", "sentences": "Sentences scored", "accuracy": "Accuracy", "f1": "F1"},
+        integers=["n", "sentences"],
+        percents={"accuracy": 1, "f1": 1},
+        caption=_caption("Character n-gram overlap for several n, in sessions with at least two steps holding text.",
+                         data),
+    )
+
+
+def extractiveness_view(frame: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+    """How an :func:`extractiveness` frame is distributed: mean, quartiles and extremes per answer.
+
+    Quantiles of the longest run are observed values (nearest rank), so they stay whole characters.
+    """
+    share, longest = frame["covered_share"], frame["longest_common"]
+    statistics = {
+        "mean": (share.mean(), longest.mean()),
+        "first quartile": (share.quantile(0.25), longest.quantile(0.25, interpolation="nearest")),
+        "median": (share.median(), longest.quantile(0.5, interpolation="nearest")),
+        "third quartile": (share.quantile(0.75), longest.quantile(0.75, interpolation="nearest")),
+        "minimum": (share.min(), longest.min()),
+        "maximum": (share.max(), longest.max()),
+    }
+    summary = pd.DataFrame(
+        [{"statistic": name, "covered": pair[0], "longest": pair[1]} for name, pair in statistics.items()]
+    )
+    answers = len(frame)
+    table = tables.table(
+        summary,
+        labels={
+            "statistic": "Over answers",
+            "covered": "Characters copied from the cited quotes",
+            "longest": "Longest run shared with a cited quote (characters)",
+        },
+        percents={"covered": 1},
+        integers=["longest"],
+        caption=_caption(
+            f"How extractive the {answers:,} answer{'s' if answers != 1 else ''} with a sentence citing a quote are.",
+            data,
+        ),
+        notes=["Copied: characters of the sentences citing a quote that lie in blocks of at least four characters "
+               "shared, in order, with the quotes each sentence cites; shares with one decimal."],
+    )
+    # the mean run is not a whole number of characters
+    table.styler.format(lambda value: tables.decimal(value, 1), subset=pd.IndexSlice[[0], ["longest"]])
+    return _left(table, "statistic")
+
+
+def answerability_view(scores: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+    """:func:`answerability_scores` for readers: cross-validated scores in %."""
+    folds = sorted(set(scores["folds"]))
+    table = tables.table(
+        scores.assign(model=scores["model"].map(_method_label)),
+        labels={
+            "model": "Model",
+            "accuracy": "Accuracy",
+            "balanced_accuracy": "Balanced accuracy",
+            "f1_answered": "F1 of \u201canswered\u201d",
+        },
+        percents={"accuracy": 1, "balanced_accuracy": 1, "f1_answered": 1},
+        caption=_caption(
+            f"Answered or not, predicted from the trail alone: means over {', '.join(map(str, folds))} stratified "
+            "cross-validation folds.",
+            data,
+        ),
+        notes=["Balanced accuracy is the mean of the recall of each class: 50% for a constant guess."],
+    )
+    return _left(table, "model")
+
+
+def extractiveness_alt(frame: pd.DataFrame) -> str:
+    """Alt text for :func:`plot_extractiveness`, with the medians it depicts."""
+    if frame.empty:
+        return "Two empty histograms: no answer has a sentence citing a quote."
+    return (
+        f"Two histograms over {len(frame):,} answers. Top: the share of characters copied from the cited quotes, "
+        f"median {frame['covered_share'].median():.0%}, from {frame['covered_share'].min():.0%} to "
+        f"{frame['covered_share'].max():.0%}. Bottom: the longest run of characters shared with a cited quote, "
+        f"median {frame['longest_common'].median():.0f} characters, at most {frame['longest_common'].max():.0f}."
+    )
+
+
 def plot_extractiveness(frame: pd.DataFrame) -> Any:
-    """Two histograms of an :func:`extractiveness` frame: covered share and longest common substring."""
+    """Two histograms of an :func:`extractiveness` frame, one above the other: covered share and
+    longest common substring (7 in wide, text of at least 9 pt)."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
-    axes[0].hist(frame["covered_share"], bins=[i / 20 for i in range(21)], color="#2e7d32")
-    axes[0].set_xlabel("share of characters copied from cited quotes (sentences citing a quote)")
-    axes[0].set_ylabel("answers")
-    axes[0].set_title("How extractive are the answers?")
-    axes[1].hist(frame["longest_common"], bins=30, color="#1565c0")
-    axes[1].set_xlabel("longest run of characters shared with a cited quote")
-    axes[1].set_ylabel("answers")
-    axes[1].set_title("Longest copied span per answer")
-    fig.tight_layout()
+    from ..stats.jwhr import FIGURE_FONTS
+
+    with plt.rc_context(FIGURE_FONTS):
+        fig, axes = plt.subplots(2, 1, figsize=(7.0, 5.6))
+        axes[0].hist(frame["covered_share"] * 100, bins=[5 * i for i in range(21)], color="#2e7d32")
+        axes[0].set_xlabel("characters copied from the cited quotes (% of the sentences citing a quote)")
+        axes[0].set_ylabel("answers")
+        axes[0].set_title("How extractive are the answers?")
+        axes[1].hist(frame["longest_common"], bins=30, color="#1565c0")
+        axes[1].set_xlabel("longest run of characters shared with a cited quote")
+        axes[1].set_ylabel("answers")
+        axes[1].set_title("Longest copied span per answer")
+        fig.tight_layout()
     return fig

@@ -52,10 +52,13 @@ import numpy as np
 import pandas as pd
 from rank_bm25 import BM25Plus
 
+from .. import tables
+from ..figures import data_caveat
 from ..formats.wise import SCORED_ACTION_GROUPS, published_label
-from ..loading import LoadedSplit
+from ..loading import LoadedSplit, Provenance
 from ..metrics import PRF, set_prf
 from ..records import SEEKER, WIZARD, Dialogue
+from ..tables import Table
 from ..text import char_tokens
 
 if TYPE_CHECKING:
@@ -548,6 +551,59 @@ def _table(rows: list[dict[tuple[str, str], object]]) -> pd.DataFrame:
     frame.index.names = [name for _, name in index]
     frame.columns = frame.columns.remove_unused_levels()
     return frame
+
+
+#: How each averaging and metric reads in the two header rows of a scores table.
+_AVERAGING_WORDS = {AUTHORS: "as the authors score it", PLAIN_MACRO: "plain macro average",
+                    PLAIN_MEAN: "plain mean over the scored turns"}
+_METRIC_WORDS = {"precision": "P", "recall": "R", "f1": "F1", "bleu1": "BLEU-1", "rouge_l": "ROUGE-L"}
+_KEY_WORDS = {"task": "Task", "model": "Model", "split": "Test split", "turns scored": "Turns"}
+_AVERAGING_NOTES = {
+    AUTHORS: "as the authors score it: their evaluation code, CaSE_WISE Evaluation.py, rule by rule",
+    PLAIN_MACRO: "plain macro average: over every gold or predicted class (scikit-learn)",
+    PLAIN_MEAN: "plain mean over the scored turns: the same per-turn scores, averaged with equal weight",
+}
+
+
+def scores_table(scores: pd.DataFrame, *, caption: str = "", data: Iterable[Provenance] = ()) -> Table:
+    """A table of :func:`classification_scores`, :func:`selection_scores` or :func:`generation_table`
+    for readers: one row per task, model and test split; two header rows, the averaging above its
+    metrics (P and R for precision and recall), three decimals. ``data`` are the provenances of the
+    splits scored: the caption names a demo or partial one.
+    """
+    frame = scores.reset_index(col_level=1)  # index names land under the metric level
+    frame[("", "split")] = frame[("", "split")].str.replace("_", " ")
+    # narrow metric headers under one spanning averaging header keep ten columns within the page
+    frame.columns = pd.MultiIndex.from_tuples(
+        [(_AVERAGING_WORDS.get(averaging, averaging), _METRIC_WORDS.get(metric, _KEY_WORDS.get(metric, metric)))
+         for averaging, metric in frame.columns]
+    )
+    keys = {("", word) for word in _KEY_WORDS.values()}
+    averagings = dict.fromkeys(averaging for averaging, _ in scores.columns)  # in column order
+    return tables.table(
+        frame,
+        integers=[("", "Turns")],
+        decimals={column: 3 for column in frame.columns if column not in keys},
+        caption=f"{data_caveat(data)} {caption}".strip(),
+        notes=["Turns: the system turns scored"] + [_AVERAGING_NOTES[averaging] for averaging in averagings]
+        + (["P precision, R recall"] if any(metric == "precision" for _, metric in scores.columns) else []),
+    )
+
+
+def example_counts(examples: Mapping[str, Sequence[SystemTurnExample]], *, data: Iterable[Provenance] = ()) -> Table:
+    """How many evaluation examples (system utterances) each split gives, and how many of them the
+    authors score on T2, T4, T5 and T6 (gold Clarify or Answer)."""
+    frame = pd.DataFrame(
+        [{"split": name.replace("_", " "), "examples": len(items),
+          "scored": sum(example.scored_by_authors for example in items)} for name, items in examples.items()]
+    )
+    return tables.table(
+        frame,
+        labels={"split": "Split", "examples": "Examples (system utterances)",
+                "scored": "Of them gold Clarify or Answer"},
+        integers=["examples", "scored"],
+        caption=f"{data_caveat(data)} Evaluation examples per split.".strip(),
+    )
 
 
 # -- lexical ranking for T4/T5 ----------------------------------------------------------------------------

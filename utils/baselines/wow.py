@@ -32,7 +32,7 @@ from ..formats.wow_raw import NO_PASSAGES_USED
 from ..loading import LoadedSplit
 from ..metrics import unigram_f1
 from ..records import Turn
-from ..reported import REPORTED
+from ..reported import REPORTED, Reproduced, compare
 from ..stats.wow import wizard_turns
 
 #: ParlAI's "no passage used" knowledge candidate (``TOKEN_NOCHOSEN`` twice, title and sentence).
@@ -302,7 +302,12 @@ def f1_reference_points(examples: pd.DataFrame) -> dict[str, float]:
 
 
 def run_all(splits: Mapping[str, LoadedSplit], train: LoadedSplit) -> pd.DataFrame:
-    """Every baseline on every split given (raw WoW names), one row per split."""
+    """Every baseline on every split given (raw WoW names): one column per split, one row per measure.
+
+    Shares and accuracies are between 0 and 1, R@1 in percent (as the leaderboard reports it), F1
+    between 0 and 1; the ``examples`` rows count what each was scored on and ``data`` is the split's
+    provenance kind.
+    """
     frequencies = word_frequencies(train.turns()["text"])
     rows = {}
     for name, split in splits.items():
@@ -315,23 +320,17 @@ def run_all(splits: Mapping[str, LoadedSplit], train: LoadedSplit) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
-#: Reported baseline -> (column of :func:`run_all`, scale, tolerance). Others are quoted only.
+#: Reported baseline -> (column of :func:`run_all`, tolerance). Others are quoted only.
 #: Tolerances are tight enough to catch a mistake in building the candidates: leaving out the "no
 #: passage used" candidate moves the chance by about 7e-4 (reported to 4 decimals), one point of
 #: R@1 is about 90 test turns (reported to 1 decimal; ties and tokenisation may move a few).
 _REPRODUCIBLE = {
-    "knowledge_chance": ("knowledge_chance", 1.0, 2e-4),
-    "random_r@1": ("random_r@1", 1.0, 0.05),
-    "ir_baseline_r@1": ("ir_baseline_r@1", 1.0, 0.5),
+    "knowledge_chance": ("knowledge_chance", 2e-4),
+    "random_r@1": ("random_r@1", 0.05),
+    "ir_baseline_r@1": ("ir_baseline_r@1", 0.5),
 }
-#: Baselines computed here with no reported counterpart -> (unit, column counting their examples).
-_COMPUTED_ONLY = {
-    "tfidf_accuracy": ("accuracy", "examples"),
-    "copy_checked_sentence": ("unigram F1", "examples_with_passage"),
-    "copy_tfidf_sentence": ("unigram F1", "examples_with_passage"),
-    "echo_apprentice": ("unigram F1", "examples_with_history"),
-}
-_BASELINE_NAMES = (
+#: The reported baselines: the reproducible ones above, and trained models quoted from their source.
+BASELINE_NAMES = (
     "knowledge_chance",
     "end2end_knowledge_accuracy",
     "end2end_f1",
@@ -344,58 +343,23 @@ _BASELINE_NAMES = (
 
 
 def reported_vs_reproduced(results: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
-    """Each reported WoW baseline beside the value computed here, or marked as quoted, followed by
-    the baselines computed here that have no reported counterpart (their status says on how many
-    examples, so that they can be set beside the quoted models' numbers with care).
+    """Each reported WoW baseline beside the value computed here, in :func:`utils.reported.compare`'s schema.
 
-    ``results`` is :func:`run_all`'s table. A computed row is asserted (``matches`` within
-    ``tolerance``) only when its split is the full official one; model rows (ParlAI's end-to-end
-    generator, the memory networks) are quoted, never reproduced.
+    ``results`` is :func:`run_all`'s table. Chance and the IR baseline are reproduced and checked
+    (within ``tolerance``) only when their split is the full official one; a reproducible row whose
+    split was not run says "not checked: split not loaded"; the trained models (ParlAI's end-to-end
+    generator, the memory networks) are *quoted only*. The baselines computed here that no source
+    reports (the TF-IDF ranker, the F1 reference points) are rows of ``results`` only.
     """
-    rows = []
+    computed = {}
     for item in REPORTED:
-        if item.dataset != "wow" or item.name not in _BASELINE_NAMES:
+        if item.dataset != "wow" or item.name not in _REPRODUCIBLE:
             continue
-        reproducible = item.name in _REPRODUCIBLE
-        loaded = item.split in results.columns
-        if reproducible and loaded:
-            column, scale, tolerance = _REPRODUCIBLE[item.name]
-            value = float(results.loc[column, item.split]) * scale
-            asserted = splits[item.split].provenance.is_full
-            matches = bool(abs(value - item.value) <= tolerance)
-            status = "asserted" if asserted else f"not asserted: {splits[item.split].provenance.kind}"
+        column, tolerance = _REPRODUCIBLE[item.name]
+        if item.split in results.columns:
+            value = float(results.loc[column, item.split])
+            computed[(item.name, item.split)] = Reproduced(value, (splits[item.split].provenance.kind,), tolerance)
         else:
-            value, tolerance, asserted, matches = math.nan, math.nan, False, False
-            status = "quoted (a trained model, not reproduced here)" if not reproducible else "split not loaded"
-        rows.append(
-            {
-                "split": item.split,
-                "baseline": item.name,
-                "unit": item.unit,
-                "reported": item.value,
-                "reproduced": value,
-                "tolerance": tolerance,
-                "asserted": asserted,
-                "matches": matches,
-                "status": status,
-                "source": item.source,
-            }
-        )
-    for split in results.columns:
-        for name, (unit, counted) in _COMPUTED_ONLY.items():
-            rows.append(
-                {
-                    "split": split,
-                    "baseline": name,
-                    "unit": unit,
-                    "reported": math.nan,
-                    "reproduced": float(results.loc[name, split]),
-                    "tolerance": math.nan,
-                    "asserted": False,
-                    "matches": False,
-                    "status": f"computed here only, on {int(results.loc[counted, split]):,} "
-                    f"{counted.replace('_', ' ')}",
-                    "source": "this chapter",
-                }
-            )
-    return pd.DataFrame(rows)
+            computed[(item.name, item.split)] = Reproduced(None, (), tolerance)
+    table = compare("wow", computed)
+    return table[table["name"].isin(BASELINE_NAMES)].reset_index(drop=True)

@@ -93,6 +93,12 @@ def badge(label: str, kind: str = "") -> str:
     return f'<span class="{css}">{esc(label)}</span>'
 
 
+def sr_only(text: str) -> str:
+    """Text for screen readers only (hidden on screen by the ``atlas-sr`` class): says in words what
+    a colour or a border shows, such as which evidence was selected."""
+    return f'<span class="atlas-sr">{esc(text)}</span>'
+
+
 def turn_block(role: str, speaker: str, body_html: str, extra_html: str = "") -> str:
     """One turn as a chat bubble; ``role`` is the normalised role, ``speaker`` the original string."""
     return (

@@ -1,30 +1,66 @@
 """A static dialogue explorer for the published book: no kernel, no third-party servers.
 
-:func:`static_explorer` pre-renders the first ``n`` dialogues with :func:`utils.render.render_dialogue`
-(which escapes every dataset string) and embeds them, as JSON, in the page. The book's own script
-``book/_static/explorer.js`` finds every explorer on a page and adds paging and search; without that
-script (in Jupyter, or with JavaScript off) the first dialogue still shows, rendered on the server.
+:func:`static_explorer` takes a chapter's splits and embeds, per split, a seeded random sample of
+dialogues (after the ones the chapter's prose shows), as many as fit a byte budget: the whole of a
+small dataset, a fair share of each split of a large one. Each dialogue is pre-rendered by the
+atlas's renderers (which escape every dataset string) and carries its facet values, a few numeric
+columns and its search text (:mod:`utils.render.explorer_fields`). The book's own script
+``book/_static/explorer.js`` adds search, label filters, column statistics, permalinks
+(``#wow/valid_seen/12``: dataset, split, index in the split) and keyboard paging. Without that
+script (in Jupyter, or with JavaScript off) the first dialogue still shows, rendered on the server,
+with the sentence saying how many of how many are embedded and how they were chosen.
 
-The JSON sits inside ``<script type="application/json">``. The browser ends that element at the
-first ``</script`` whatever the JSON means, so ``<``, ``>`` and ``&`` are written as ``\\u003c``-style
-escapes (valid JSON, decoded by ``JSON.parse``) and no dataset string can close the element.
+The embedded items are one JSON list, gzip-compressed and base64-encoded (HTML renderings compress
+about eight-fold), inside ``<script type="application/json">`` with the rest of the explorer's
+settings. The browser ends that element at the first ``</script`` whatever the JSON means, so
+``<``, ``>`` and ``&`` (and U+2028/2029) are written as ``\\u003c``-style escapes (valid JSON,
+decoded by ``JSON.parse``); base64 has none of them anyway.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import base64
+import gzip
+import heapq
+import json
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from ..loading import DEMO, SYNTHETIC
 from ..records import Dialogue
 from . import render_dialogue
 from ._html import SafeHTML, esc, json_for_script, stylesheet
+from .explorer_fields import columns, facets, search_words
+
+#: Bytes of embedded data (the compressed, base64-encoded items) one explorer may add to a page.
+DEFAULT_BUDGET = 1_500_000
+#: The seed of every explorer's random sample (a fixed seed: the same book shows the same sample).
+DEFAULT_SEED = 0
+#: How the items are packed; explorer.js refuses anything else.
+ENCODING = "gzip+base64"
+#: The facet every explorer with more than one split gets.
+SPLIT_FACET = "split"
+
+#: Splits that stand in for a dataset: left out of an explorer when real data of the chapter is loaded.
+_STAND_INS = (DEMO, SYNTHETIC)
 
 
 def explorer_search_text(dialogue: Dialogue) -> str:
-    """What the explorer's search box matches: topic, every turn's text and every evidence title."""
+    """What the explorer's search box matches by default: topic, every turn's text, every evidence title."""
     titles = {item.title for turn in dialogue.turns for item in turn.evidence if item.title}
     parts = [dialogue.topic or "", *(turn.text for turn in dialogue.turns), *sorted(titles)]
     return " ".join(part for part in parts if part)
+
+
+def _dataset_search_text(dialogue: Dialogue) -> str:
+    # A renderer may say what its dataset's search should match (WISE and JWHR labels and keywords,
+    # FaithDial's labelled original responses); the others search the default text.
+    from . import renderer_module
+
+    own = getattr(renderer_module(dialogue.dataset), "search_text", None)
+    return own(dialogue) if own else explorer_search_text(dialogue)
 
 
 def explorer_label(dialogue: Dialogue, width: int = 70) -> str:
@@ -34,80 +70,377 @@ def explorer_label(dialogue: Dialogue, width: int = 70) -> str:
     return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
-def explorer_items(
-    dialogues: Sequence[Dialogue],
-    n: int = 20,
+def item_key(dialogue: Dialogue, index: int) -> str:
+    """The permalink of one item: ``dataset/split/index`` (``wow/valid_seen/12`` is
+    ``utils.load("wow", "valid_seen")[12]``)."""
+    return f"{dialogue.dataset}/{dialogue.split}/{index}"
+
+
+# -- choosing what to embed -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One split as the explorer shows it: its name, its dialogues and, when known, its provenance kind."""
+
+    name: str
+    dialogues: Sequence[Dialogue]
+    kind: str | None
+
+
+def _parts(splits: Mapping[str, Sequence[Dialogue]] | Sequence[Dialogue]) -> list[_Part]:
+    if isinstance(splits, Mapping):
+        named = list(splits.items())
+    else:
+        found = {dialogue.split for dialogue in splits}
+        name = getattr(splits, "split", None) or (found.pop() if len(found) == 1 else "dialogues")
+        named = [(str(name), splits)]
+    parts = []
+    for name, dialogues in named:
+        provenance = getattr(dialogues, "provenance", None)
+        parts.append(_Part(str(name), dialogues, getattr(provenance, "kind", None)))
+    return parts
+
+
+def _real_parts(parts: list[_Part]) -> tuple[list[_Part], list[_Part]]:
+    """``(kept, left out)``: demo and synthetic splits give way when the chapter has real data."""
+    real = [part for part in parts if part.kind not in _STAND_INS]
+    if not real:
+        return parts, []
+    return real, [part for part in parts if part.kind in _STAND_INS]
+
+
+def sample_order(size: int, seed: int, name: str) -> list[int]:
+    """A split's indices in the seeded random order the explorer draws them in (same seed, same order)."""
+    return random.Random(f"{seed}/{name}").sample(range(size), size)
+
+
+def _raw_size(item: Mapping[str, Any]) -> int:
+    return len(json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def encode_items(items: Sequence[Mapping[str, Any]]) -> str:
+    """The items as the explorer embeds them: JSON, gzip (reproducible: no timestamp), base64."""
+    raw = json.dumps(list(items), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def decode_items(data: str | Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The embedded items back from an explorer's data block (its JSON text or the parsed object)."""
+    meta = json.loads(data) if isinstance(data, str) else data
+    if meta.get("encoding") != ENCODING:
+        raise ValueError(f"unknown explorer data encoding {meta.get('encoding')!r}")
+    return json.loads(gzip.decompress(base64.b64decode(meta["items"])).decode("utf-8"))
+
+
+@dataclass
+class _Chosen:
+    part: int
+    index: int
+    item: dict[str, Any]
+    pinned: bool
+
+
+def _choose(
+    parts: list[_Part],
+    build: Callable[[int, int], dict[str, Any]],
     *,
-    render: Callable[..., str] = render_dialogue,
-    search_text: Callable[[Dialogue], str] = explorer_search_text,
-    **render_options: Any,
-) -> list[dict[str, str]]:
-    """The explorer's payload: for the first ``n`` dialogues, id, label, pre-rendered HTML, search text."""
-    items = []
-    for position in range(min(n, len(dialogues))):
-        dialogue = dialogues[position]
-        label = f"{position + 1}. {explorer_label(dialogue)}"
-        items.append(
-            {
-                "id": str(dialogue.id),
-                "label": label,
-                "html": str(render(dialogue, **render_options)),
-                "search": search_text(dialogue).lower(),
-            }
-        )
-    return items
+    budget: int | None,
+    seed: int,
+    pinned: Mapping[str, Iterable[int]],
+    max_items: int | None,
+) -> tuple[list[_Chosen], int]:
+    """Candidates in the order they are drawn, and how many of the first ones are known to fit.
+
+    The pinned items come first, then items from each split's seeded random order, always from the
+    split with the fewest bytes so far (a small split ends up whole, a large one gets a fair share).
+    Items compress far better in reading order than in drawing order, so the size is measured on
+    the encoding itself, at checkpoints placed where the budget should run out; drawing stops at
+    the first checkpoint over the budget and the caller cuts back to what fits.
+    """
+    chosen: list[_Chosen] = []
+    taken: set[tuple[int, int]] = set()
+    used = [0] * len(parts)
+    positions = {part.name: number for number, part in enumerate(parts)}
+
+    def add(number: int, index: int, *, pin: bool) -> None:
+        item = build(number, index)
+        chosen.append(_Chosen(number, index, item, pin))
+        taken.add((number, index))
+        used[number] += _raw_size(item)
+
+    for name, indices in pinned.items():
+        if name not in positions:
+            continue  # a stand-in split left out, or a split this explorer does not show
+        number = positions[name]
+        for index in indices:
+            if not 0 <= index < len(parts[number].dialogues):
+                size = len(parts[number].dialogues)
+                raise ValueError(f"pinned index {index} is outside split {name!r} ({size} items)")
+            if (number, index) not in taken:
+                add(number, index, pin=True)
+    fits, checkpoint = len(chosen), _FIRST_CHECKPOINT
+    orders = [iter(sample_order(len(part.dialogues), seed, part.name)) for part in parts]
+    heap = [(used[number], number) for number in range(len(parts))]
+    heapq.heapify(heap)
+    while heap and (max_items is None or len(chosen) < max_items):
+        _, number = heapq.heappop(heap)
+        index = next((i for i in orders[number] if (number, i) not in taken), None)
+        if index is None:
+            continue  # this split is embedded whole
+        add(number, index, pin=False)
+        heapq.heappush(heap, (used[number], number))
+        if budget is not None and sum(used) >= checkpoint:
+            size = len(_encode(chosen)[1])
+            if size > budget:
+                break
+            # The next check where the budget should run out at this compression ratio (a little
+            # beyond, so that the check after it is rarely needed).
+            fits, checkpoint = len(chosen), max(sum(used) * 11 // 10, sum(used) * budget * 21 // (size * 20))
+    return chosen, fits
+
+
+#: Raw bytes drawn before the first size check (a small explorer is encoded once).
+_FIRST_CHECKPOINT = 256_000
+
+
+def _split_is_implied(items: Sequence[Mapping[str, Any]]) -> bool:
+    """True when another facet names the split of every item (JWHR's "answered" is its split): the
+    split facet would only repeat it."""
+    if not items or any(SPLIT_FACET not in item["facets"] for item in items):
+        return False
+    names = {name for item in items for name in item["facets"]} - {SPLIT_FACET}
+    splits = {item["split"] for item in items}
+    for name in names:
+        pairs = {(item["split"], tuple(item["facets"].get(name, ()))) for item in items}
+        one_value_per_split = len(pairs) == len(splits) and all(len(values) == 1 for _, values in pairs)
+        if one_value_per_split and len({values for _, values in pairs}) == len(splits):
+            return True
+    return False
+
+
+def _encode(chosen: Sequence[_Chosen]) -> tuple[list[_Chosen], str]:
+    ordered = sorted(chosen, key=lambda c: (c.part, c.index))
+    return ordered, encode_items([c.item for c in ordered])
+
+
+# -- the explorer ---------------------------------------------------------------------------------
 
 
 def static_explorer(
-    dialogues: Sequence[Dialogue],
-    n: int = 20,
+    splits: Mapping[str, Sequence[Dialogue]] | Sequence[Dialogue],
     *,
     title: str = "Explore the dialogues",
     note: str = "",
+    noun: str = "dialogues",
+    budget: int | None = DEFAULT_BUDGET,
+    seed: int = DEFAULT_SEED,
+    pinned: Mapping[str, Iterable[int]] | None = None,
+    max_items: int | None = None,
+    prefer_real: bool = True,
     render: Callable[..., str] = render_dialogue,
-    search_text: Callable[[Dialogue], str] = explorer_search_text,
+    search_text: Callable[[Dialogue], str] | None = None,
+    glosses: Mapping[str, str] | None = None,
     **render_options: Any,
 ) -> SafeHTML:
-    """A self-contained HTML explorer over the first ``n`` dialogues (page by index, search by text).
+    """A self-contained HTML explorer over a sample of ``splits`` (search, filters, statistics, links).
 
-    ``dialogues`` is a loaded split or a list; ``note`` is shown under the title (for example the
-    split's provenance); ``render`` and ``render_options`` choose the rendering of each dialogue.
+    ``splits`` maps a split's name to its dialogues (a loaded split or a list; a plain sequence is one
+    split). Per split, the items ``pinned`` names (indices, for example the dialogues the chapter
+    shows) come first, then a random sample (``seed``) drawn split by split, fewest bytes first,
+    until ``budget`` bytes of compressed data are used (``None``: no limit) or ``max_items`` are
+    embedded. With ``prefer_real``, demo and synthetic splits are left out when another split is
+    real data (the page says so). ``note`` is shown under the title, ``noun`` names the items in the
+    sentence that says how many are embedded. ``render`` and ``render_options`` choose the rendering
+    of each dialogue; ``glosses`` is passed to ``render`` and its English is searched too;
+    ``search_text`` replaces the dataset's default search text.
     """
-    if n < 1:
-        raise ValueError(f"n must be at least 1, not {n}")
-    items = explorer_items(dialogues, n, render=render, search_text=search_text, **render_options)
-    count = len(items)
+    if max_items is not None and max_items < 1:
+        raise ValueError(f"max_items must be at least 1, not {max_items}")
+    parts, left_out = _real_parts(_parts(splits)) if prefer_real else (_parts(splits), [])
+    if glosses is not None:
+        render_options["glosses"] = glosses
+    text_of = search_text or _dataset_search_text
+    keys: set[str] = set()
+
+    def build(number: int, index: int) -> dict[str, Any]:
+        part = parts[number]
+        dialogue = part.dialogues[index]
+        key = item_key(dialogue, index)
+        if key in keys:
+            raise ValueError(f"two explorer items have the permalink {key!r}: give each split once")
+        keys.add(key)
+        found = facets(dialogue)
+        if len(parts) > 1:
+            found = {SPLIT_FACET: [part.name], **found}
+        search = " ".join([text_of(dialogue), part.name, *search_words(dialogue, glosses)])
+        return {
+            "key": key,
+            "split": part.name,
+            "index": index,
+            "label": f"{part.name} #{index}: {explorer_label(dialogue)}",
+            "html": str(render(dialogue, **render_options)),
+            "search": " ".join(search.split()).lower(),
+            "facets": found,
+            "columns": columns(dialogue),
+        }
+
+    chosen, fits = _choose(parts, build, budget=budget, seed=seed, pinned=pinned or {}, max_items=max_items)
+    if _split_is_implied([c.item for c in chosen]):
+        for c in chosen:
+            del c.item["facets"][SPLIT_FACET]
     note_html = f'<div class="atlas-explorer-note">{esc(note)}</div>' if note else ""
-    if not items:
+    if not chosen:
         return SafeHTML(
             f'<section class="atlas-explorer atlas-explorer-empty"><div class="atlas-explorer-title">{esc(title)}</div>'
-            f"{note_html}<p><em>No dialogues to show.</em></p></section>"
+            f"{note_html}<p><em>No {esc(noun)} to show.</em></p></section>"
         )
-    # The controls start hidden: they only appear once explorer.js has wired them up, so a page
-    # without the script shows a plain, correct rendering of the first dialogue.
-    controls = (
-        '<div class="atlas-explorer-controls" hidden>'
-        '<label class="atlas-explorer-search-label">Search '
-        '<input type="search" class="atlas-explorer-search" placeholder="topic or text" autocomplete="off"></label>'
-        '<div class="atlas-explorer-pager">'
-        '<button type="button" class="atlas-explorer-prev" aria-label="previous dialogue">&#9664;</button>'
-        '<select class="atlas-explorer-index" aria-label="dialogue"></select>'
-        '<button type="button" class="atlas-explorer-next" aria-label="next dialogue">&#9654;</button>'
-        "</div>"
-        '<span class="atlas-explorer-status" role="status" aria-live="polite"></span>'
-        "</div>"
-    )
+    chosen, encoded = _encode_within_budget(chosen, fits, budget)
+    items = [c.item for c in chosen]
+    sentence = _sample_sentence(parts, chosen, left_out, noun=noun, seed=seed, budget=budget, max_items=max_items)
+    sample_html = f'<p class="atlas-explorer-sample">{esc(sentence)}</p>'
+    meta = {
+        "encoding": ENCODING,
+        "count": len(items),
+        "total": sum(len(part.dialogues) for part in parts),
+        "noun": noun,
+        "facets": list(dict.fromkeys(name for item in items for name in item["facets"])),
+        "columns": list(dict.fromkeys(name for item in items for name in item["columns"])),
+        "items": encoded,
+    }
     fallback = (
-        f'<p class="atlas-explorer-static">Showing dialogue 1 of the {count} embedded here; '
-        "the book's explorer script pages through and searches the rest.</p>"
+        f'<p class="atlas-explorer-static">Showing {esc(items[0]["label"])}; '
+        "the book's explorer script pages through, searches and filters the rest.</p>"
     )
     return SafeHTML(
-        f'<section class="atlas-explorer" data-atlas-explorer="1" data-count="{count}">'
-        f'<div class="atlas-explorer-title">{esc(title)}</div>{note_html}{controls}{fallback}'
-        f'<div class="atlas-explorer-view">{items[0]["html"]}</div>'
-        f'<script type="application/json" class="atlas-explorer-data">{json_for_script(items)}</script>'
+        f'<section class="atlas-explorer" data-atlas-explorer="1" data-count="{len(items)}" aria-label="{esc(title)}">'
+        f'<div class="atlas-explorer-title">{esc(title)}</div>{note_html}{sample_html}{_CONTROLS}{fallback}'
+        f'<div class="atlas-explorer-view" tabindex="-1">{items[0]["html"]}</div>'
+        f'<script type="application/json" class="atlas-explorer-data">{json_for_script(meta)}</script>'
         f"{stylesheet()}</section>"
     )
 
 
-__all__ = ["explorer_items", "explorer_label", "explorer_search_text", "json_for_script", "static_explorer"]
+def _encode_within_budget(chosen: list[_Chosen], fits: int, budget: int | None) -> tuple[list[_Chosen], str]:
+    """The drawn items that fit the budget, in reading order (split, then index), and their encoding.
+
+    The first ``fits`` items are known to fit (or are pinned, and stay whatever their size). The
+    size grows almost linearly with the count, so a few interpolation steps find the cut.
+    """
+    best = _encode(chosen)
+    if budget is None or len(best[1]) <= budget:
+        return best
+    high, high_size = len(chosen), len(best[1])
+    low = max(fits, 1)  # with nothing known to fit, one item rather than none
+    best = _encode(chosen[:low])
+    low_size = len(best[1])
+    for _ in range(_INTERPOLATION_STEPS):
+        if high - low <= 1 or low_size >= budget:
+            break
+        guess = low + (budget - low_size) * (high - low) // max(high_size - low_size, 1)
+        guess = min(max(guess, low + 1), high - 1)
+        attempt = _encode(chosen[:guess])
+        if len(attempt[1]) <= budget:
+            low, low_size, best = guess, len(attempt[1]), attempt
+        else:
+            high, high_size = guess, len(attempt[1])
+    return best
+
+
+#: Encodings tried at most to find the cut (each compresses the whole payload).
+_INTERPOLATION_STEPS = 6
+
+
+def _human_size(size: int) -> str:
+    if size >= 1_000_000:
+        return f"{size / 1_000_000:.1f} MB"
+    return f"{size / 1000:.0f} kB" if size >= 1000 else f"{size} bytes"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}"
+
+
+def _sample_sentence(
+    parts: Sequence[_Part],
+    chosen: Sequence[_Chosen],
+    left_out: Sequence[_Part],
+    *,
+    noun: str,
+    seed: int,
+    budget: int | None,
+    max_items: int | None,
+) -> str:
+    """The sentence under an explorer's title: how many items of how many are embedded, and how chosen."""
+    total = sum(len(part.dialogues) for part in parts)
+    per_part = [sum(1 for c in chosen if c.part == number) for number in range(len(parts))]
+    by_split = "; ".join(
+        f"{part.name}: {k:,} of {len(part.dialogues):,}" for part, k in zip(parts, per_part, strict=True)
+    )
+    if len(chosen) == total:
+        sentence = f"All {_count(total, noun)} are embedded in this page ({by_split})."
+    else:
+        pins = [f"{parts[c.part].name} #{c.index}" for c in chosen if c.pinned]
+        first = f"the {noun} the chapter shows above ({', '.join(pins)}), then " if pins else ""
+        if max_items is not None and len(chosen) >= max_items:
+            until = f"{max_items:,} were embedded"
+        else:
+            until = f"the page's budget of {_human_size(budget or 0)} of compressed data was used"
+        sentence = (
+            f"Embedded in this page: {len(chosen):,} of {_count(total, noun)} ({by_split}), chosen as {first}a "
+            f"random sample of every split (seed {seed}), drawn from the split with the least data so far, "
+            f"until {until}."
+        )
+    if left_out:
+        names = ", ".join(part.name for part in left_out)
+        sentence += f" Left out since real data is loaded: {names} (demo or synthetic stand-ins, not the dataset)."
+    return sentence
+
+
+_CONTROLS = (
+    # The controls start hidden: they only appear once explorer.js has unpacked the data, so a page
+    # without the script shows a plain, correct rendering of the first item.
+    '<div class="atlas-explorer-controls" hidden>'
+    '<div class="atlas-explorer-bar">'
+    '<label class="atlas-explorer-search-label">Search '
+    '<input type="search" class="atlas-explorer-search" placeholder="text, label or English gloss" '
+    'autocomplete="off" aria-keyshortcuts="/"></label>'
+    '<span class="atlas-explorer-count" role="status" aria-live="polite"></span>'
+    "</div>"
+    '<details class="atlas-explorer-filters"><summary>Filter by label</summary>'
+    '<div class="atlas-explorer-facets"></div></details>'
+    '<div class="atlas-explorer-pager">'
+    '<button type="button" class="atlas-explorer-prev" aria-label="previous item" aria-keyshortcuts="ArrowLeft">'
+    "&#9664;</button>"
+    '<select class="atlas-explorer-index" aria-label="item"></select>'
+    '<button type="button" class="atlas-explorer-next" aria-label="next item" aria-keyshortcuts="ArrowRight">'
+    "&#9654;</button>"
+    "</div>"
+    '<div class="atlas-explorer-linkbar">'
+    '<span class="atlas-explorer-position"></span>'
+    '<a class="atlas-explorer-permalink" href="#">link to this item</a>'
+    '<button type="button" class="atlas-explorer-copy">Copy link</button>'
+    '<input type="text" class="atlas-explorer-linkfield" readonly hidden aria-label="link to this item">'
+    '<span class="atlas-explorer-copied" aria-live="polite"></span>'
+    '<span class="atlas-explorer-keys">keys: &#8592; &#8594; page, / search</span>'
+    "</div>"
+    '<details class="atlas-explorer-stats"><summary>Column statistics</summary>'
+    '<div class="atlas-explorer-charts"></div></details>'
+    "</div>"
+)
+
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "DEFAULT_SEED",
+    "ENCODING",
+    "SPLIT_FACET",
+    "decode_items",
+    "encode_items",
+    "explorer_label",
+    "explorer_search_text",
+    "item_key",
+    "json_for_script",
+    "sample_order",
+    "static_explorer",
+]

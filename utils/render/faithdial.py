@@ -74,8 +74,10 @@ def _knowledge_html(turn: Turn, words: set[str], highlight: bool) -> str:
     items = []
     for item in turn.evidence:
         text = highlight_words(item.text, words) if highlight else esc(item.text)
+        # Said in words for screen readers too (the class only draws a border).
+        said = '<span class="atlas-sr">selected </span>' if item.selected else ""
         css = ' class="atlas-selected"' if item.selected else ""
-        items.append(f"<span{css}>knowledge: {text or '<em>(empty)</em>'}</span>")
+        items.append(f"<span{css}>{said}knowledge: {text or '<em>(empty)</em>'}</span>")
     return bullet_list(items) if items else ""
 
 
@@ -113,6 +115,13 @@ def _turn_html(turn: Turn, highlight: bool) -> str:
     return turn_block(turn.role, turn.speaker, body, labels + note + knowledge)
 
 
+def _cell(value: object) -> str:
+    """A CSV cell as written, for readers: in quotes, a line break shown as ⏎, an empty cell said so."""
+    text = "" if value is None else str(value)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "“" + " ⏎ ".join(lines) + "”" if text.strip() else "(empty)"
+
+
 def _render_audit(dialogue: Dialogue, *, note: str, highlight: bool) -> SafeHTML:
     meta = dialogue.meta
     status = meta.get("status", "")
@@ -133,7 +142,7 @@ def _render_audit(dialogue: Dialogue, *, note: str, highlight: bool) -> SafeHTML
         if not turn.text.strip():
             body = "<em>(empty response)</em>"
         extra = _knowledge_html(turn, response_words, highlight) + _labels_html(turn)
-        written = f"BEGIN cell: {turn.raw.get('begin_raw', '')!r} · VRM cell: {turn.raw.get('vrm_raw', '')!r}"
+        written = f"BEGIN cell: {_cell(turn.raw.get('begin_raw'))} · VRM cell: {_cell(turn.raw.get('vrm_raw'))}"
         changes = [esc(item) for item in turn.raw.get("label_notes", [])]
         extra += details(
             "labels as written in the file", f"<div>{esc(written)}</div>" + (bullet_list(changes) if changes else "")

@@ -21,7 +21,7 @@ from ..glosses import english as gloss_english
 from ..glosses import gloss_key  # noqa: F401  (part of this module's API: the key of a gloss)
 from ..glosses import glosses as dataset_glosses
 from ..records import SEEKER, WIZARD, Dialogue
-from ._html import SafeHTML, badge, details, dialogue_frame, esc, link, turn_block
+from ._html import SafeHTML, badge, details, dialogue_frame, esc, link, sr_only, turn_block
 
 #: What the search box of :func:`utils.widgets.browse` matches, per session status.
 STATUS_TAGS = {True: "status:answered", False: "status:unanswered"}
@@ -134,11 +134,13 @@ def _answer_html(dialogue: Dialogue, prefix: str, glosses: Mapping[str, str]) ->
         if translated := gloss_english(sentence.text, glosses):
             english.append(translated)
         markers = "".join(
-            f'<sup class="atlas-cite"><a href="#{prefix}-ref-{c}" title="reference {c}">[{c}]</a></sup>'
+            f'<sup class="atlas-cite"><a href="#{prefix}-ref-{c}" title="reference {c}" aria-label="cites step {c}">'
+            f"[{c}]</a></sup>"
             for c in map(esc, map(str, sentence.citations))
         )
         if not sentence.citations:
-            markers = '<sup class="atlas-cite" title="this sentence cites no reference">[–]</sup>'
+            said = sr_only(" cites nothing")
+            markers = f'<sup class="atlas-cite" title="this sentence cites no reference">[–]{said}</sup>'
         parts.append(f"<span {_JA}>{esc(sentence.text)}</span>{markers}")
     body = "".join(parts) or f"<span {_JA}>{esc(dialogue.turns_by(WIZARD)[0].text)}</span>"
     if english:

@@ -15,7 +15,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from ..formats.wow_raw import NO_PASSAGES_USED
 from ..records import WIZARD, Dialogue, Evidence, Turn
 from ..text import word_tokens
-from ._html import SafeHTML, badge, bullet_list, details, dialogue_frame, esc, highlight_words, turn_block
+from ._html import SafeHTML, badge, bullet_list, details, dialogue_frame, esc, highlight_words, sr_only, turn_block
 
 _ORIGIN_LABELS = {
     "topic": "chosen topic",
@@ -67,8 +67,12 @@ def _turn(turn: Turn, show_knowledge: bool, highlight: bool, show_candidates: bo
         extra.append(details(f"Knowledge shown ({len(turn.evidence)} sentences)", _knowledge(turn.evidence, words)))
     candidates = turn.raw.get("candidate_responses")
     if show_candidates and candidates:
-        items = [f'<span class="atlas-selected">{esc(c)}</span>' if c == turn.text else esc(c) for c in candidates]
-        extra.append(details(f"{len(candidates)} candidate responses", bullet_list(items)))
+        gold = badge("gold: the wizard's actual reply", "gold")
+        items = [
+            f'<span class="atlas-selected">{gold} {esc(c)}</span>' if c == turn.text else esc(c)
+            for c in candidates
+        ]
+        extra.append(details(f"{len(candidates)} candidate responses (the gold reply is labelled)", bullet_list(items)))
     return turn_block(turn.role, turn.speaker, text_html, "".join(extra))
 
 
@@ -111,7 +115,9 @@ def _knowledge(evidence: list[Evidence], words: set[str]) -> str:
         sentences = []
         for item in group:
             text = highlight_words(item.text, words) if item.selected else esc(item.text)
-            sentences.append(f'<span class="atlas-selected">{text}</span>' if item.selected else text)
+            if item.selected:  # said in words for screen readers too (on screen: the border)
+                text = f'<span class="atlas-selected">{sr_only("checked: ")}{text}</span>'
+            sentences.append(text)
         label = _ORIGIN_LABELS.get(origin, origin)
         blocks.append(f"{badge(label, 'origin')}<strong>{esc(title)}</strong>{bullet_list(sentences)}")
     return bullet_list(blocks)

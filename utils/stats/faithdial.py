@@ -15,7 +15,7 @@ FaithDial's BEGIN and VRM labels describe the WoW response the annotators judged
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -25,12 +25,30 @@ from ..formats.faithdial import labels_describe as _labels_describe
 from ..formats.faithdial_audit import BEGIN_CLASSES, STATUS_LABELLED, VRM_CLASSES, audit_report
 from ..loading import Dialogues
 from ..metrics import grounding_overlap
-from ..records import SEEKER, WIZARD
-from ..reported import reported, reported_value
+from ..records import SEEKER, WIZARD, Dialogue
+from ..reported import Reproduced, compare, reported, reported_value
 from ..text import word_tokens
 
 #: BEGIN classes counted as hallucinated (the paper's ">60%" adds both).
 HALLUCINATED = ("Hallucination", "Partial Hallucination")
+
+
+#: Table headers for the BEGIN classes and VRM modes, with soft hyphens where a narrow column may break
+#: the word (a table of twelve audit files by six classes must fit a page).
+HEADERS = {
+    "Hallucination": "Hallu\u00adcination",
+    "Partial Hallucination": "Partial Hallu\u00adcination",
+    "Entailment": "Entail\u00adment",
+    "Generic": "Generic",
+    "Uncooperative": "Uncoop\u00aderative",
+    "hallucinated": "hallu\u00adcinated",
+    "Disclosure": "Disclo\u00adsure",
+    "Edification": "Edifi\u00adcation",
+    "Advisement": "Advise\u00adment",
+    "Confirmation": "Confir\u00admation",
+    "Question": "Question",
+    "Acknowledgment": "Acknow\u00adledgment",
+}
 
 
 def utterances(dialogues: Dialogues) -> pd.DataFrame:
@@ -100,42 +118,48 @@ def split_sizes(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("split")
 
 
+def _kind(split: Sequence[Dialogue]) -> str:
+    provenance = getattr(split, "provenance", None)
+    return provenance.kind if provenance else "in memory"
+
+
 def reported_vs_reproduced(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
     """The card's turn and dialogue counts beside the counts computed from the loaded splits.
 
-    ``asserted`` is True only where every split the number covers is the full official file;
-    elsewhere (demo or partial data) the comparison is shown but not checked.
+    The one comparison schema of :func:`utils.reported.compare`: a number is checked only where
+    every split it covers is the full official file, and is *not checked* (split not loaded, demo
+    sample, partial copy) otherwise. The whole-dataset numbers cover train + valid + test (valid and
+    test each hold their seen and unseen halves).
     """
-    sizes = split_sizes(splits)
-    full = {
-        name: bool(getattr(split, "provenance", None) and split.provenance.is_full) for name, split in splits.items()
-    }
-    rows = []
+    computed = {}
     for item in reported("faithdial").itertuples():
-        # the whole-dataset numbers cover train + valid + test (valid and test hold seen and unseen)
         covered = [item.split] if item.split else ["train", "valid", "test"]
-        if any(s not in sizes.index for s in covered):
+        if any(name not in splits for name in covered):
+            computed[(item.name, item.split)] = Reproduced(None, ())
             continue
         column = "turns" if item.name == "turns" else "dialogues"
-        value = int(sizes.loc[covered, column].sum())
-        complete = all(full[s] for s in covered)
-        rows.append(
-            {
-                "number": item.name,
-                "split": item.split or "train+valid+test",
-                "reported": int(item.value),
-                "reproduced": value,
-                "asserted": complete,
-                "note": "full official data: checked" if complete else "not the full data: shown, not checked",
-                "source": item.source,
-            }
-        )
-    return pd.DataFrame(rows)
+        value = sum(count_turns(splits[name])[column] for name in covered)
+        computed[(item.name, item.split)] = Reproduced(value, tuple(_kind(splits[name]) for name in covered))
+    return compare("faithdial", computed)
 
 
 def edited_share(frame: pd.DataFrame) -> float:
     """Share of responses that annotators edited (non-empty ``original_response``)."""
     return float(frame["edited"].mean()) if len(frame) else 0.0
+
+
+def edit_counts(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Responses, edited responses and the edited share of several :func:`utterances` frames (one row each)."""
+    rows = [
+        {
+            "split": name,
+            "responses": len(frame),
+            "edited": int(frame["edited"].sum()),
+            "edited share": edited_share(frame),
+        }
+        for name, frame in frames.items()
+    ]
+    return pd.DataFrame(rows, columns=["split", "responses", "edited", "edited share"]).set_index("split")
 
 
 def label_distribution(frame: pd.DataFrame, scheme: str = "BEGIN") -> pd.DataFrame:
@@ -277,6 +301,33 @@ def before_after_summary(frame: pd.DataFrame) -> pd.DataFrame:
 # -- the audit ---------------------------------------------------------------------------------
 
 
+_SYSTEMS = {"gold": "gold", "gpt2": "GPT2", "doha": "DoHA", "ctrl": "CTRL"}
+_BENCHMARKS = {"wow": "WoW", "cmu": "CMU-DoG", "topical": "TopicalChat"}
+
+
+def audit_file_label(name: str) -> str:
+    """An audit split as readers name it: ``gold_wow`` reads "WoW, gold", ``gpt2_cmu`` "CMU-DoG, GPT2"."""
+    system, _, benchmark = name.partition("_")
+    if system not in _SYSTEMS or benchmark not in _BENCHMARKS:
+        return name
+    return f"{_BENCHMARKS[benchmark]}, {_SYSTEMS[system]}"
+
+
+def one_row_per_class(dialogues: Iterable[Dialogue], classes: Sequence[str] = BEGIN_CLASSES) -> list[Dialogue]:
+    """The first labelled audit row of each BEGIN class in ``classes`` (in that order; absent ones skipped)."""
+    found: dict[str, Dialogue] = {}
+    for dialogue in dialogues:
+        label = dialogue.meta.get("begin_class")
+        if dialogue.meta.get("status") == STATUS_LABELLED and label in classes and label not in found:
+            found[label] = dialogue
+    return [found[label] for label in classes if label in found]
+
+
+def labels_text(labels: Mapping[str, Sequence[str]]) -> str:
+    """A turn's labels as one line (``BEGIN: Hallucination · VRM: Disclosure, Question``), ``""`` when none."""
+    return " · ".join(f"{scheme}: {', '.join(values)}" for scheme, values in labels.items() if values)
+
+
 def audit_rows(files: Mapping[str, Dialogues]) -> pd.DataFrame:
     """One row per labelled response of the audit files: file, system, benchmark, labels, text."""
     rows = []
@@ -350,89 +401,143 @@ def hallucination_share(rows: pd.DataFrame, file: str) -> tuple[int, int, float]
     return hallucinated, len(group), hallucinated / len(group) if len(group) else 0.0
 
 
+def describe_audit_begin(table: pd.DataFrame) -> str:
+    """Alt text for :func:`plot_audit_begin`, from the numbers it draws."""
+    shares = table["hallucinated"]
+    low, high = shares.idxmin(), shares.idxmax()
+    gold = f" Gold WoW: {shares['gold_wow']:.0%}." if "gold_wow" in shares else ""
+    bound = reported_value("faithdial_audit", "hallucination_share_lower_bound", "gold_wow").value
+    return (
+        f"Stacked horizontal bars, one per audit file ({len(table)} files), splitting its labelled responses "
+        f"into the five BEGIN classes. The hallucinated share (Hallucination plus Partial Hallucination) runs "
+        f"from {shares[low]:.0%} ({audit_file_label(low)}) to {shares[high]:.0%} ({audit_file_label(high)}).{gold} "
+        f"A dashed line marks the reported lower bound for gold WoW, {bound:g}%."
+    )
+
+
+def shares_text(table: pd.DataFrame) -> str:
+    """``label_distribution`` in words: ``Hallucination 3 (33%), Entailment 2 (22%)``."""
+    return ", ".join(f"{label} {row.responses:,} ({row.share:.0%})" for label, row in table.iterrows())
+
+
 def audit_reported_vs_reproduced(
     files: Mapping[str, Dialogues], rows: pd.DataFrame | None = None
 ) -> pd.DataFrame:
     """The audit paper's ">60%" hallucinated WoW responses beside the share computed from the file.
 
-    The paper gives a lower bound, so the check is ``reproduced > reported``; ``asserted`` is True
-    only when the file loaded is the full official one.
+    The one comparison schema of :func:`utils.reported.compare`, in percent. The paper gives a lower
+    bound (:data:`utils.reported.LOWER_BOUND`), so the check holds when the share computed from the
+    gold WoW file is above 60%; it runs only when that file is the full official one.
     """
     rows = audit_rows(files) if rows is None else rows
-    records = []
+    computed = {}
     for item in reported("faithdial_audit").itertuples():
         if item.split not in files:
+            computed[(item.name, item.split)] = Reproduced(None, ())
             continue
-        hallucinated, labelled, share = hallucination_share(rows, item.split)
-        provenance = getattr(files[item.split], "provenance", None)
-        full = bool(provenance and provenance.is_full)
-        records.append(
-            {
-                "number": "share of responses labelled Hallucination or Partial Hallucination",
-                "file": item.split,
-                "reported": f"> {item.value:.0%}",
-                "reproduced": share,
-                "counts": f"{hallucinated} of {labelled}",
-                "check": "reproduced > reported",
-                "holds": share > item.value,
-                "asserted": full,
-                "source": item.source,
-            }
-        )
-    return pd.DataFrame(records)
+        _, _, share = hallucination_share(rows, item.split)
+        computed[(item.name, item.split)] = Reproduced(100 * share, (_kind(files[item.split]),))
+    return compare("faithdial_audit", computed)
 
 
 # -- figures -----------------------------------------------------------------------------------
+# Every figure is at most 7.5 in wide and uses matplotlib's 10-point default text (nothing smaller
+# than 9 points), so that :func:`utils.figures.figure` can show it at its size on the page.
+
+#: One colour per BEGIN class, the same in every figure (hallucinated classes warm, the others cool).
+BEGIN_COLOURS = {
+    "Hallucination": "#c0392b",
+    "Partial Hallucination": "#e69138",
+    "Entailment": "#2e75b6",
+    "Generic": "#9aa5ad",
+    "Uncooperative": "#7d4f9e",
+}
 
 
-def plot_label_distribution(frame: pd.DataFrame, scheme: str = "BEGIN", title: str = "") -> plt.Axes:
-    """A bar chart of :func:`label_distribution`."""
+def _colours(table: pd.DataFrame, scheme: str) -> list[str]:
+    if scheme == "BEGIN":
+        return [BEGIN_COLOURS.get(label, "#4c78a8") for label in table.index]
+    return ["#4c78a8"] * len(table)
+
+
+def _share_bars(ax: plt.Axes, table: pd.DataFrame, colours: Sequence[str]) -> None:
+    """Horizontal bars of ``table["share"]`` in percent, each labelled with its count and share."""
+    labels = list(table.index)[::-1]
+    shares = table["share"].to_numpy()[::-1] * 100
+    counts = table["responses"].to_numpy()[::-1]
+    ax.barh(labels, shares, color=list(colours)[::-1])
+    for y, (share, count) in enumerate(zip(shares, counts, strict=True)):
+        ax.text(share + 1, y, f"{count:,} ({share:.0f}%)", va="center", fontsize=9)
+    ax.set_xlim(0, max(100.0, float(shares.max(initial=0)) + 20))
+    ax.set_xlabel("% of responses")
+
+
+def plot_label_distribution(frame: pd.DataFrame, scheme: str = "BEGIN", title: str = "") -> plt.Figure:
+    """Horizontal bars of :func:`label_distribution` (the share of responses per class or mode)."""
     table = label_distribution(frame, scheme)
-    _, ax = plt.subplots(figsize=(7, 3.2))
-    ax.bar(table.index, table["share"] * 100, color="#4c78a8")
-    ax.set_ylabel("% of responses")
-    ax.set_xlabel("BEGIN class" if scheme == "BEGIN" else f"{scheme} mode")
-    ax.set_title(title or f"FaithDial: {scheme} of the labelled (original) responses (n = {len(frame):,})")
-    ax.tick_params(axis="x", rotation=20)
-    plt.tight_layout()
-    return ax
+    fig, ax = plt.subplots(figsize=(7.0, 0.45 * max(len(table), 2) + 1.2))
+    _share_bars(ax, table, _colours(table, scheme))
+    ax.set_title(title or f"{scheme} of the labelled responses (n = {len(frame):,})", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_label_distributions(frame: pd.DataFrame) -> plt.Figure:
+    """BEGIN classes above VRM modes: the share of labelled responses carrying each (one figure)."""
+    begin = label_distribution(frame, "BEGIN")
+    vrm = label_distribution(frame, "VRM")
+    heights = [max(len(begin), 1), max(len(vrm), 1)]
+    fig, (top, bottom) = plt.subplots(
+        2, 1, figsize=(7.0, 0.42 * sum(heights) + 2.2), gridspec_kw={"height_ratios": heights}
+    )
+    _share_bars(top, begin, _colours(begin, "BEGIN"))
+    top.set_title(f"BEGIN class (one per response; n = {len(frame):,})", fontsize=10)
+    _share_bars(bottom, vrm, _colours(vrm, "VRM"))
+    bottom.set_title("VRM modes (a response can have several)", fontsize=10)
+    fig.tight_layout()
+    return fig
 
 
 def plot_before_after(frame: pd.DataFrame, title: str = "") -> plt.Figure:
     """Histograms of length and knowledge precision before and after editing (edited responses)."""
     sizes = lengths(frame)
     overlap = overlap_before_after(frame)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.4))
-    left.hist([sizes["original"], sizes["edited"]], bins=15, label=["original (WoW)", "edited (FaithDial)"])
+    names = ["original (WoW)", "edited (FaithDial)"]
+    colours = ["#e69138", "#2e75b6"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(7.2, 3.2))
+    left.hist([sizes["original"], sizes["edited"]], bins=15, label=names, color=colours)
     left.set_xlabel("response length (words)")
-    left.set_ylabel("responses")
-    left.legend()
+    left.set_ylabel("edited responses")
     right.hist(
         [overlap["precision_original"], overlap["precision_edited"]],
         bins=[i / 10 for i in range(11)],
-        label=["original (WoW)", "edited (FaithDial)"],
+        label=names,
+        color=colours,
     )
-    right.set_xlabel("token precision against the knowledge")
-    right.set_ylabel("responses")
-    right.legend()
-    fig.suptitle(title or f"Before and after editing ({len(sizes):,} edited responses)")
-    fig.tight_layout()
+    right.set_xlabel("knowledge precision")
+    handles, labels = left.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=2, frameon=False, fontsize=10)
+    if title:
+        fig.suptitle(title, y=1.06, fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1, 0.9))
     return fig
 
 
-def plot_audit_begin(table: pd.DataFrame, title: str = "Hallucination audit: BEGIN class per file") -> plt.Axes:
-    """Stacked bars of :func:`audit_begin_table` (one bar per audit file)."""
-    _, ax = plt.subplots(figsize=(9, 3.8))
-    bottom = pd.Series(0.0, index=table.index)
+def plot_audit_begin(table: pd.DataFrame) -> plt.Figure:
+    """Stacked horizontal bars of :func:`audit_begin_table`: one bar per audit file, one colour per
+    BEGIN class, and the paper's lower bound for gold WoW as a dashed line."""
+    files = list(table.index)
+    fig, ax = plt.subplots(figsize=(7.2, 0.36 * len(files) + 2.0))
+    left = pd.Series(0.0, index=files)
+    labels = [audit_file_label(name) for name in files]
     for label in BEGIN_CLASSES:
-        ax.bar(table.index, table[label] * 100, bottom=bottom * 100, label=label)
-        bottom += table[label]
+        ax.barh(labels, table[label] * 100, left=left * 100, label=label, color=BEGIN_COLOURS[label])
+        left += table[label]
     bound = reported_value("faithdial_audit", "hallucination_share_lower_bound", "gold_wow").value
-    ax.axhline(bound * 100, color="black", linestyle="--", linewidth=1, label=f"reported for gold WoW: > {bound:.0%}")
-    ax.set_ylabel("% of labelled responses")
-    ax.set_xlabel("audit file (system_benchmark)")
-    ax.set_title(title)
-    ax.tick_params(axis="x", rotation=35)
-    ax.legend(fontsize=8, bbox_to_anchor=(1.01, 1), loc="upper left")
-    plt.tight_layout()
-    return ax
+    ax.axvline(bound, color="black", linestyle="--", linewidth=1, label=f"reported for gold WoW: more than {bound:g}%")
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("% of labelled responses (left: hallucinated classes)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3, frameon=False, fontsize=9)
+    fig.tight_layout()
+    return fig

@@ -12,14 +12,21 @@ natural unit for Japanese.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .. import tables
+from ..figures import data_caveat
 from ..formats.jwhr import NOT_FOUND, NOTHING, QUOTE, SUMMARY, Step, answered, question, sentences, trail
 from ..loading import Dialogues
 from ..records import WIZARD, Dialogue
+from ..render._html import esc
+from ..reported import Reproduced, compare
+
+if TYPE_CHECKING:
+    from ..loading import Provenance
 
 #: Content kinds in display order (``"no page"`` is a link step recorded without its page).
 CONTENT_KINDS = (QUOTE, SUMMARY, NOTHING, NOT_FOUND, "no page")
@@ -209,32 +216,17 @@ def _mean(values: list[int]) -> float | None:
 def reported_vs_reproduced(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
     """Session counts the dataset card reports beside the counts in the loaded splits.
 
-    ``splits`` maps a split name (``"answered"``, ``"not_answered"``) to a loaded split. The
-    ``checked`` column says whether the chapter asserts the match: only for a full official split.
+    ``splits`` maps a split name of the card (``"answered"``, ``"not_answered"``) to a loaded split.
+    Returns :func:`utils.reported.compare`'s table: a count is checked only when its split is a
+    complete official file (a demo sample, a partial copy or a plain list of dialogues is shown,
+    not checked).
     """
-    from ..reported import reported_value
-
-    rows = []
+    computed = {}
     for name, dialogues in splits.items():
-        claim = reported_value("jwhr", "sessions", name)
         provenance = getattr(dialogues, "provenance", None)
-        full = bool(provenance is not None and provenance.is_full)
-        rows.append(
-            {
-                "split": name,
-                "quantity": "sessions",
-                "reported": int(claim.value),
-                "reproduced": len(dialogues),
-                "match": len(dialogues) == claim.value,
-                "checked": "asserted (full official split)" if full else f"not asserted ({_kind(provenance)})",
-                "source": claim.source,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def _kind(provenance: object) -> str:
-    return str(getattr(provenance, "kind", "a list of dialogues"))
+        kinds = (provenance.kind,) if provenance is not None else ()
+        computed[("sessions", name)] = Reproduced(len(dialogues), kinds)
+    return compare("jwhr", computed)
 
 
 def top_pages(dialogues: Dialogues, k: int = 15, *, cited_only: bool = False) -> pd.Series:
@@ -248,52 +240,324 @@ def top_pages(dialogues: Dialogues, k: int = 15, *, cited_only: bool = False) ->
     return series.head(k)
 
 
+def flagged_steps(splits: Mapping[str, Iterable[Dialogue]]) -> pd.DataFrame:
+    """The steps the parser flagged: recorded without a page, or with a title it had to strip.
+
+    One row per flagged step: the chunk (the key of ``splits``), session id, step index, how the
+    step was reached, what was taken, whether the page is missing, the title as written in the
+    file (``None`` when it needed no stripping) and the stripped title.
+    """
+    rows = []
+    for chunk, dialogues in splits.items():
+        for dialogue in dialogues:
+            for evidence in dialogue.turns_by(WIZARD)[0].evidence:
+                meta = evidence.meta
+                if not (meta.get("page_missing") or "title_as_written" in meta):
+                    continue
+                rows.append(
+                    {
+                        "chunk": chunk,
+                        "session": int(dialogue.meta.get("id", dialogue.id)),
+                        "step": int(meta.get("index", evidence.id)),
+                        "origin": evidence.origin,
+                        "content": meta.get("content", ""),
+                        "page_missing": bool(meta.get("page_missing", False)),
+                        "title_as_written": meta.get("title_as_written"),
+                        "title": evidence.title,
+                    }
+                )
+    return pd.DataFrame(rows, columns=list(_FLAGGED_LABELS))
+
+
+# -- tables for readers ----------------------------------------------------------------------------
+# Each *_view turns a frame of this module into a utils.tables.Table: human labels with units,
+# counts as integers, shares as percentages, Japanese text marked lang="ja", dashes explained.
+
+#: Rows of :func:`summary_table` as the chapter shows them: label, how the value is shown, decimals.
+SUMMARY_ROWS: dict[str, tuple[str, str, int]] = {
+    "sessions": ("sessions", "count", 0),
+    "references per session (mean)": ("steps (references) per session, mean", "mean", 2),
+    "references per session (median)": ("steps per session, median", "mean", 1),
+    "sessions without references": ("sessions without any step", "count", 0),
+    "search steps (share)": ("steps reached by a search (% of steps)", "share", 1),
+    "link steps (share)": ("steps reached by a link (% of steps)", "share", 1),
+    "links not pointing back (count)": ("links whose referrer is not an earlier step", "count", 0),
+    "max link depth": ("longest chain of links followed (links)", "count", 0),
+    "quote (share of references)": ("steps yielding a quote (% of steps)", "share", 1),
+    "summary (share of references)": ("steps yielding a summary (% of steps)", "share", 1),
+    "nothing (share of references)": ("steps yielding nothing (% of steps)", "share", 1),
+    "not found (share of references)": ("searches that found no article (% of steps)", "share", 1),
+    "no page (share of references)": ("steps recorded without their page (% of steps)", "share", 1),
+    "keywords per search (mean)": ("keywords per search, mean", "mean", 2),
+    "distinct pages per session (mean)": ("distinct pages per session, mean", "mean", 2),
+    "question length, chars (mean)": ("question length in characters, mean", "mean", 1),
+    "answer length, chars (mean)": ("answer length in characters, mean", "mean", 1),
+    "sentences per answer (mean)": ("sentences per answer, mean", "mean", 2),
+    "citations per sentence (mean)": ("citations per answer sentence, mean", "mean", 2),
+    "sentences with several citations (share)": ("answer sentences citing several steps (% of sentences)", "share", 1),
+    "sentences without citation (share)": ("answer sentences citing no step (% of sentences)", "share", 1),
+    "cited references with a quote (share)": ("cited steps holding a quote (% of cited steps)", "share", 1),
+}
+
+_FLAGGED_LABELS = {
+    "chunk": "Chunk",
+    "session": "Session",
+    "step": "Step",
+    "origin": "Reached by",
+    "content": "Taken from the page",
+    "page_missing": "Page missing",
+    "title_as_written": "Title as written",
+    "title": "Title used",
+}
+
+#: How whitespace around a title as written is made visible.
+_WHITESPACE_MARKS = {" ": "␣", "\u3000": "␣", "\n": "⏎", "\r": "⏎", "\t": "⇥"}
+
+
+def _caption(text: str, data: Iterable[Provenance]) -> str:
+    return f"{data_caveat(data)} {text}".strip()
+
+
+def _ja(value: object) -> str:
+    """Japanese dataset text as escaped HTML marked ``lang="ja"``; an empty value as the dash."""
+    if value is None or (isinstance(value, float) and pd.isna(value)) or value == "":
+        return tables.EMPTY
+    if isinstance(value, (tuple, list)):
+        value = "、".join(str(item) for item in value)
+    return f'<span lang="ja">{esc(value)}</span>'
+
+
+def _mark_japanese(table: tables.Table, columns: Iterable[str]) -> tables.Table:
+    table.styler.format(_ja, subset=list(columns))
+    return table
+
+
+def _left(table: tables.Table, columns: Iterable[str]) -> tables.Table:
+    """Text columns read from the left (a notebook's own style right-aligns every cell)."""
+    table.styler.set_properties(subset=list(columns), **{"text-align": "left"})
+    return table
+
+
+def _unbroken(table: tables.Table, columns: Iterable[str]) -> tables.Table:
+    """Short labels (titles, keywords) on one line: on a phone the table scrolls instead."""
+    table.styler.set_properties(subset=list(columns), **{"white-space": "nowrap"})
+    return table
+
+
+def _readable(table: tables.Table, column: str) -> tables.Table:
+    """A column of sentences keeps a readable width on a phone (the table scrolls instead)."""
+    table.styler.set_properties(subset=[column], **{"min-width": "14em"})
+    return table
+
+
+def _visible_whitespace(text: object) -> str:
+    """``'歩行補助車\\n'`` as ``歩行補助車⏎``: the spaces and line breaks around a title made visible."""
+    if not isinstance(text, str):
+        return tables.EMPTY
+    core = text.strip()
+    start = text.find(core) if core else len(text)
+    lead, tail = text[:start], text[start + len(core) :]
+
+    def mark(part: str) -> str:
+        return "".join(_WHITESPACE_MARKS.get(char, "␣") for char in part)
+
+    return f'{mark(lead)}<span lang="ja">{esc(core)}</span>{mark(tail)}'
+
+
+def summary_view(summary: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+    """:func:`summary_table` for readers: one row per statistic, one column per chunk.
+
+    Counts are integers, shares percentages with one decimal, means with one or two decimals (as
+    the row label says); a statistic that does not apply (an answer of a not-answered session) is
+    a dash. ``data`` are the provenances of the splits summarised (a demo sample is named in the
+    caption).
+    """
+    rows = [row for row in SUMMARY_ROWS if row in summary.index]
+    columns = [str(column) for column in summary.columns]
+    frame = summary.loc[rows].set_axis(columns, axis="columns")
+    table = tables.table(
+        frame,
+        index="Statistic",
+        row_labels={row: SUMMARY_ROWS[row][0] for row in rows},
+        labels={column: column.capitalize() for column in columns},
+        decimals=dict.fromkeys(columns, 2),
+        caption=_caption("Trails, pages and answers of the two chunks, computed from the files loaded here.", data),
+        notes=["Steps are the references of a session's trail, in the order the worker recorded them."],
+        empty_note="– not applicable: a not-answered session has no answer and cites nothing",
+    )
+    shows = {"count": tables.integer, "share": tables.percent, "mean": tables.decimal}
+    for position, row in enumerate(rows):
+        _, kind, places = SUMMARY_ROWS[row]
+        show = shows[kind]
+        formatter = show if kind == "count" else (lambda value, show=show, places=places: show(value, places))
+        table.styler.format(formatter, subset=pd.IndexSlice[[position], columns])
+    return _left(table, ["Statistic"])
+
+
+def turns_view(dialogue: Dialogue, width: int = 60) -> tables.Table:
+    """The session's turns as the atlas records them: role, speaker, evidence count, text (cut)."""
+    rows = [
+        {
+            "role": turn.role,
+            "speaker": turn.speaker,
+            "evidence": len(turn.evidence),
+            "text": turn.text if len(turn.text) <= width else turn.text[:width] + "…",
+        }
+        for turn in dialogue.turns
+    ]
+    table = tables.table(
+        pd.DataFrame(rows, columns=["role", "speaker", "evidence", "text"]),
+        labels={
+            "role": "Role",
+            "speaker": "Speaker",
+            "evidence": "Evidence (trail steps)",
+            "text": f"Text (first {width} characters)",
+        },
+        integers=["evidence"],
+        caption=f"Session {dialogue.id} as two turns of the atlas's records.",
+        empty_note="– no text: a not-answered session keeps an empty answer turn",
+    )
+    return _readable(_left(_mark_japanese(table, ["text"]), ["role", "speaker", "text"]), "text")
+
+
+def trail_view(dialogue: Dialogue) -> tables.Table:
+    """The session's trail, one row per step: how it was reached, the page, what was taken, who cites it."""
+    rows = []
+    for step in trail(dialogue):
+        taken = step.content in (QUOTE, SUMMARY)
+        rows.append(
+            {
+                "step": step.index,
+                "reached": "search" if step.origin == "search" else f"link from step {step.referrer}",
+                "keywords": step.keywords if step.origin == "search" else None,
+                "title": step.title,
+                "content": step.content,
+                "chars": len(step.text) if taken else None,
+                "cited_by": ", ".join(str(i + 1) for i in step.cited_by) if step.cited else "not cited",
+            }
+        )
+    table = tables.table(
+        pd.DataFrame(rows, columns=["step", "reached", "keywords", "title", "content", "chars", "cited_by"]),
+        labels={
+            "step": "Step",
+            "reached": "Reached by",
+            "keywords": "Search keywords",
+            "title": "Page",
+            "content": "Taken from the page",
+            "chars": "Characters taken",
+            "cited_by": "Cited by answer sentence",
+        },
+        integers=["step", "chars"],
+        caption=f"The trail of session {dialogue.id}, in the order the worker recorded it (steps from 0).",
+        empty_note="– not applicable: a link step has no keywords, a search that found nothing has no page, "
+        "and nothing is taken when the step yields no quote or summary",
+    )
+    _left(_mark_japanese(table, ["keywords", "title"]), ["reached", "keywords", "title", "content", "cited_by"])
+    return _unbroken(table, ["reached", "keywords", "title"])
+
+
+def sentences_view(dialogue: Dialogue) -> tables.Table:
+    """The answer's sentences (numbered from 1, as in the rendering) and the steps each cites."""
+    rows = [
+        {
+            "sentence": sentence.index + 1,
+            "text": sentence.text,
+            "chars": len(sentence.text),
+            "cites": ", ".join(str(c) for c in sentence.citations) if sentence.citations else "none",
+        }
+        for sentence in sentences(dialogue)
+    ]
+    table = tables.table(
+        pd.DataFrame(rows, columns=["sentence", "cites", "chars", "text"]),
+        labels={"sentence": "Sentence", "cites": "Cites steps", "chars": "Characters", "text": "Text"},
+        integers=["sentence", "chars"],
+        caption=f"The answer of session {dialogue.id}, sentence by sentence, with the trail steps each cites.",
+    )
+    return _readable(_left(_mark_japanese(table, ["text"]), ["text", "cites"]), "text")
+
+
+def flagged_view(flagged: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+    """:func:`flagged_steps` for readers: the whitespace around a title as written made visible."""
+    found = len(flagged)
+    what = f"{found} flagged step{'s' if found != 1 else ''}" if found else "No flagged step"
+    table = tables.table(
+        flagged,
+        # the page_missing flag is the "no page" content already
+        labels={key: label for key, label in _FLAGGED_LABELS.items() if key != "page_missing"},
+        integers=["session", "step"],
+        caption=_caption(f"{what} in the files loaded here.", data),
+        notes=["␣ marks a space and ⏎ a line break that the title as written has around it."],
+        empty_note="– not applicable: the page is missing, or the title needed no stripping",
+    )
+    table.styler.format(_visible_whitespace, subset=["title_as_written"])
+    _left(_mark_japanese(table, ["title"]), ["chunk", "origin", "content", "title_as_written", "title"])
+    return _unbroken(table, ["chunk", "title_as_written", "title"])
+
+
 # -- figures -------------------------------------------------------------------------------------
-# Each returns a matplotlib Figure; the chapter shows it with plt.show(). Labels are English;
-# Japanese page titles need a CJK font (utils.plotting.use_cjk_font) set before plotting.
+# Each returns a matplotlib Figure at most 7.5 in wide with text of at least 9 pt; the chapter shows
+# it through utils.figures.figure with a caption and the alt text built by the *_alt functions.
+# Labels are English; Japanese page titles need a CJK font (utils.plotting.use_cjk_font).
 
 _COLOURS = {"answered": "#2e7d32", "not answered": "#c62828"}
+#: Text sizes in points: nothing under 9 pt at the figure's printed width.
+FIGURE_FONTS = {
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "figure.titlesize": 11,
+}
 
 
 def plot_trails(splits: Mapping[str, Dialogues]) -> Any:
-    """Six panels comparing the splits' trails: length, search/link, contents, keywords, pages, depth."""
+    """Six panels in a 3 x 2 grid comparing the splits' trails: length, pages, search/link, contents,
+    keywords, depth; one legend for the figure, each bar a share of the chunk's sessions, steps or searches."""
     import matplotlib.pyplot as plt
 
     frames = {name: (session_frame(d), reference_frame(d)) for name, d in ((n, list(v)) for n, v in splits.items())}
-    fig, axes = plt.subplots(2, 3, figsize=(14, 7.5))
-    _hist(axes[0, 0], {n: s["references"] for n, (s, _) in frames.items()}, "references per session")
-    _bars(axes[0, 1], {n: r["origin"].value_counts(normalize=True) for n, (_, r) in frames.items()},
-          ["search", "link"], "how each page was reached (share of steps)")
-    _bars(axes[0, 2], {n: r["content"].value_counts(normalize=True) for n, (_, r) in frames.items()},
-          list(CONTENT_KINDS), "what was taken from the page (share of steps)")
-    _hist(axes[1, 0], {n: r["keywords"].dropna() for n, (_, r) in frames.items()}, "keywords per search")
-    _hist(axes[1, 1], {n: s["distinct_pages"] for n, (s, _) in frames.items()}, "distinct pages per session")
-    _hist(axes[1, 2], {n: r["link_depth"] for n, (_, r) in frames.items()}, "links followed to reach a step")
-    fig.suptitle("Retrieval trails of answered and not-answered sessions")
-    fig.tight_layout()
+    with plt.rc_context(FIGURE_FONTS):
+        fig, axes = plt.subplots(3, 2, figsize=(7.5, 9.0))
+        _hist(axes[0, 0], {n: s["references"] for n, (s, _) in frames.items()}, "steps per session", "steps",
+              "share of sessions")
+        _hist(axes[0, 1], {n: s["distinct_pages"] for n, (s, _) in frames.items()}, "distinct pages per session",
+              "pages", "share of sessions")
+        _bars(axes[1, 0], {n: r["origin"].value_counts(normalize=True) for n, (_, r) in frames.items()},
+              ["search", "link"], "how each step was reached")
+        _bars(axes[1, 1], {n: r["content"].value_counts(normalize=True) for n, (_, r) in frames.items()},
+              list(CONTENT_KINDS), "what was taken from the page")
+        _hist(axes[2, 0], {n: r["keywords"].dropna() for n, (_, r) in frames.items()}, "keywords per search",
+              "keywords", "share of searches")
+        _hist(axes[2, 1], {n: r["link_depth"] for n, (_, r) in frames.items()}, "links followed to reach a step",
+              "links", "share of steps")
+        _legend(fig, {name: len(sessions) for name, (sessions, _) in frames.items()})
     return fig
 
 
 def plot_answers(dialogues: Dialogues, not_answered: Dialogues = ()) -> Any:
-    """Five panels on answers: sentences per answer, citations per sentence, question and answer
-    lengths in characters, and whether cited references hold a quote or a summary."""
+    """Four panels in a 2 x 2 grid: sentences per answer, citations per sentence, question lengths
+    (answered and, when given, not-answered sessions) and answer lengths, in characters."""
     import matplotlib.pyplot as plt
 
     dialogues, not_answered = list(dialogues), list(not_answered)
     sessions, sentence_rows = session_frame(dialogues), sentence_frame(dialogues)
-    fig, axes = plt.subplots(1, 5, figsize=(19, 3.8))
-    _hist(axes[0], {"answered": sessions["sentences"].dropna()}, "sentences per answer")
-    _hist(axes[1], {"answered": sentence_rows["citations"]}, "citations per sentence")
     questions = {"answered": sessions["question_chars"]}
+    counts = {"answered": len(sessions)}
     if not_answered:
         questions["not answered"] = session_frame(not_answered)["question_chars"]
-    _hist(axes[2], questions, "question length (characters)", bins=30)
-    _hist(axes[3], {"answered": sessions["answer_chars"].dropna()}, "answer length (characters)", bins=30)
-    held = cited_content(dialogues)
-    shares = held / held.sum() if held.sum() else held.astype(float)
-    _bars(axes[4], {"answered": shares}, [QUOTE, SUMMARY], "what cited references hold (share)")
-    fig.suptitle("Questions and answers")
-    fig.tight_layout()
+        counts["not answered"] = len(not_answered)
+    with plt.rc_context(FIGURE_FONTS):
+        fig, axes = plt.subplots(2, 2, figsize=(7.5, 6.0))
+        _hist(axes[0, 0], {"answered": sessions["sentences"].dropna()}, "sentences per answer", "sentences",
+              "share of answers")
+        _hist(axes[0, 1], {"answered": sentence_rows["citations"]}, "citations per answer sentence", "citations",
+              "share of sentences")
+        _hist(axes[1, 0], questions, "question length", "characters", "share of sessions", bins=30)
+        _hist(axes[1, 1], {"answered": sessions["answer_chars"].dropna()}, "answer length", "characters",
+              "share of answers", bins=30)
+        _legend(fig, counts)
     return fig
 
 
@@ -302,24 +566,78 @@ def plot_top_pages(dialogues: Dialogues, k: int = 15) -> Any:
     import matplotlib.pyplot as plt
 
     top = top_pages(dialogues, k, cited_only=True)
-    fig, ax = plt.subplots(figsize=(7, 0.32 * max(len(top), 3) + 1.2))
-    ax.barh(list(top.index)[::-1], list(top.to_numpy())[::-1], color="#2e7d32")
-    ax.set_xlabel("answers citing the page")
-    ax.set_title(f"The {len(top)} pages cited in the most answers")
-    fig.tight_layout()
+    with plt.rc_context(FIGURE_FONTS):
+        fig, ax = plt.subplots(figsize=(6.5, 0.3 * max(len(top), 3) + 1.0))
+        ax.barh(list(top.index)[::-1], list(top.to_numpy())[::-1], color=_COLOURS["answered"])
+        ax.set_xlabel("answers citing the page")
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        fig.tight_layout()
     return fig
 
 
-def _hist(ax: Any, series: dict[str, pd.Series], title: str, bins: int | None = None) -> None:
+def trails_alt(summary: pd.DataFrame) -> str:
+    """Alt text for :func:`plot_trails`, with the numbers of :func:`summary_table` it depicts."""
+    parts = []
+    for name in summary.columns:
+        column = summary[name]
+        parts.append(
+            f"{str(name).capitalize()} ({_sessions(int(column['sessions']))}): "
+            f"{column['references per session (mean)']:.1f} steps and "
+            f"{column['distinct pages per session (mean)']:.1f} distinct pages per session on average, "
+            f"{column['link steps (share)']:.0%} of steps reached by a link, "
+            f"{column['quote (share of references)']:.0%} yielding a quote and "
+            f"{column['nothing (share of references)']:.0%} yielding nothing, "
+            f"{column['keywords per search (mean)']:.1f} keywords per search, "
+            f"links followed at most {int(column['max link depth'])} deep"
+        )
+    return "Six histograms and bar charts comparing the trails of the chunks. " + "; ".join(parts) + "."
+
+
+def answers_alt(summary: pd.DataFrame, answered: str = "answered") -> str:
+    """Alt text for :func:`plot_answers`, with the means of :func:`summary_table` it depicts."""
+    column = summary[answered]
+    questions = ", ".join(
+        f"{summary.loc['question length, chars (mean)', name]:.0f} characters for {name} sessions"
+        for name in summary.columns
+    )
+    return (
+        f"Four histograms over the answered sessions ({_sessions(int(column['sessions']))}): "
+        f"{column['sentences per answer (mean)']:.1f} sentences per answer and "
+        f"{column['citations per sentence (mean)']:.2f} citations per sentence on average; "
+        f"mean question length {questions}; mean answer length {column['answer length, chars (mean)']:.0f} characters."
+    )
+
+
+def top_pages_alt(top: pd.Series) -> str:
+    """Alt text for :func:`plot_top_pages`: every bar, title and count."""
+    if top.empty:
+        return "An empty bar chart: no answer cites a page."
+    bars = ", ".join(f"{title} ({count})" for title, count in top.items())
+    return f"Horizontal bars for the {len(top)} pages cited in the most answers, with the answers citing each: {bars}."
+
+
+def _sessions(count: int) -> str:
+    return f"{count:,} session{'s' if count != 1 else ''}"
+
+
+def _hist(
+    ax: Any, series: dict[str, pd.Series], title: str, unit: str, share_of: str, bins: int | None = None
+) -> None:
+    """Overlaid histograms whose bars are shares of each series (unit-wide bins unless ``bins`` is given)."""
     values = {name: pd.to_numeric(s, errors="coerce").dropna() for name, s in series.items()}
     top = max((int(v.max()) for v in values.values() if len(v)), default=1)
-    edges = bins if bins is not None else [x - 0.5 for x in range(0, top + 2)]
+    if bins is None:
+        edges = [x - 0.5 for x in range(0, top + 2)]
+    else:  # the same edges for every series, so that their bars compare
+        low = min((float(v.min()) for v in values.values() if len(v)), default=0.0)
+        high = max((float(v.max()) for v in values.values() if len(v)), default=1.0)
+        edges = [low + (high - low) * i / bins for i in range(bins + 1)] if high > low else [low - 0.5, low + 0.5]
     for name, v in values.items():
-        ax.hist(v, bins=edges, alpha=0.6, density=True, label=f"{name} (n={len(v)})", color=_COLOURS.get(name))
+        weights = [1 / len(v)] * len(v) if len(v) else None
+        ax.hist(v, bins=edges, weights=weights, alpha=0.6, color=_COLOURS.get(name))
     ax.set_title(title)
-    ax.set_xlabel(title.split(" (")[0])
-    ax.set_ylabel("share")
-    ax.legend(fontsize=8)
+    ax.set_xlabel(unit)
+    ax.set_ylabel(share_of)
 
 
 def _bars(ax: Any, shares: dict[str, pd.Series], order: list[str], title: str) -> None:
@@ -327,8 +645,17 @@ def _bars(ax: Any, shares: dict[str, pd.Series], order: list[str], title: str) -
     for offset, (name, series) in enumerate(shares.items()):
         heights = [float(series.get(key, 0.0)) for key in order]
         positions = [i + offset * width for i in range(len(order))]
-        ax.bar(positions, heights, width=width, label=name, color=_COLOURS.get(name))
+        ax.bar(positions, heights, width=width, color=_COLOURS.get(name))
     ax.set_xticks([i + width * (len(shares) - 1) / 2 for i in range(len(order))], order, rotation=20)
     ax.set_title(title)
-    ax.set_ylabel("share")
-    ax.legend(fontsize=8)
+    ax.set_ylabel("share of steps")
+
+
+def _legend(fig: Any, sessions: Mapping[str, int]) -> None:
+    """One legend above the panels (a legend inside a panel hides its bars), then a tight layout."""
+    from matplotlib.patches import Patch
+
+    handles = [Patch(color=_COLOURS.get(name), alpha=0.8, label=f"{name} ({_sessions(count)})")
+               for name, count in sessions.items()]
+    fig.legend(handles=handles, loc="upper center", ncol=len(handles), frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.95 if fig.get_figheight() < 7 else 0.965))

@@ -3,8 +3,8 @@
 Everything is computed from the tables of a :class:`~utils.loading.LoadedSplit` (``turns()``,
 ``dialogues_frame()``), never from Python objects turn by turn, so a full split of 166,787 utterances
 takes about a second. :func:`reported_vs_reproduced` pairs each number in :mod:`utils.reported` with
-the number computed here and says whether the pair is asserted: only when every split it needs is
-the full official split.
+the number computed here (:func:`utils.reported.compare`): the pair is checked only when every split
+it needs is the full official split.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..errors import UnknownNameError
 from ..formats.wow_raw import NO_PASSAGES_USED
 from ..loading import LoadedSplit
 from ..records import SEEKER, WIZARD
-from ..reported import REPORTED, Reported
+from ..reported import REPORTED, Reported, Reproduced, compare
 
 #: The raw splits in reading order.
 RAW_SPLITS = ("train", "valid_seen", "valid_unseen", "test_seen", "test_unseen")
@@ -371,72 +371,102 @@ def _reproduce(item: Reported, splits: Mapping[str, LoadedSplit], cache: dict[st
 
 
 def reported_vs_reproduced(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
-    """Every reported WoW statistic beside the value computed from ``splits``.
+    """Every reported WoW and KILT statistic beside the value computed from ``splits``.
 
-    ``splits`` maps raw split names (:data:`RAW_SPLITS`) and ``"kilt_dev"`` to loaded splits; a row
-    whose splits are not all given shows no reproduced value. ``asserted`` is True only when every
-    split the row needs is the full official split; ``matches`` then says whether the values agree
-    (exactly for counts, within ``tolerance`` for averages).
+    ``splits`` maps raw split names (:data:`RAW_SPLITS`) and ``"kilt_dev"`` to loaded splits. The
+    result is :func:`utils.reported.compare` over ``wow`` and ``wow_kilt``, narrowed to the statistics
+    (the baselines are :func:`utils.baselines.wow.reported_vs_reproduced`'s): a row is checked only
+    when every split it needs is the full official file (exactly for counts, within ``tolerance``
+    for averages); a row whose splits are not all given says "not checked: split not loaded".
     """
-    rows = []
+    computed: dict[tuple[str, str, str], Reproduced] = {}
     cache: dict[str, dict[str, float]] = {}
     for item in REPORTED:
         key = (item.dataset, item.name, item.split)
         if key not in _CHECKS:
             continue
         check = _CHECKS[key]
-        available = all(name in splits for name in check.needs)
-        reproduced = _reproduce(item, splits, cache) if available else math.nan
-        kinds = sorted({splits[name].provenance.kind for name in check.needs if name in splits})
-        asserted = available and all(splits[name].provenance.is_full for name in check.needs)
-        matches = bool(available and abs(reproduced - item.value) <= check.tolerance)
-        if asserted:
-            status = "asserted"
-        elif not available:
-            status = "not asserted: split not loaded"
+        kinds = tuple(sorted({splits[name].provenance.kind for name in check.needs if name in splits}))
+        if all(name in splits for name in check.needs):
+            computed[key] = Reproduced(_reproduce(item, splits, cache), kinds, check.tolerance)
         else:
-            status = f"not asserted: {', '.join(kinds)}"
-        rows.append(
-            {
-                "dataset": item.dataset,
-                "split": item.split or "all",
-                "teacher": item.teacher,
-                "statistic": item.name,
-                "reported": item.value,
-                "reproduced": reproduced,
-                "tolerance": check.tolerance,
-                "asserted": asserted,
-                "matches": matches,
-                "status": status,
-                "source": item.source,
-                "cite as": item.citation_key,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def failed_checks(table: pd.DataFrame) -> pd.DataFrame:
-    """The asserted rows of a reported-vs-reproduced table whose values disagree (empty when all pass)."""
-    return table[table["asserted"] & ~table["matches"]]
+            computed[key] = Reproduced(None, kinds, check.tolerance)
+    table = compare(["wow", "wow_kilt"], computed)
+    checked = {(dataset, name, split or "all") for dataset, name, split in _CHECKS}
+    keep = [row in checked for row in zip(table["dataset"], table["name"], table["split"], strict=True)]
+    return table[keep].reset_index(drop=True)
 
 
 # -- figures --------------------------------------------------------------------------------------
 
 
+#: Split names as figures and tables show them.
+SPLIT_LABELS = {
+    "train": "train",
+    "valid_seen": "valid seen",
+    "valid_unseen": "valid unseen",
+    "test_seen": "test seen",
+    "test_unseen": "test unseen",
+    "kilt_dev": "KILT dev",
+}
+#: Legend text, at least 9 pt at the figure's printed size (figures are at most 7.5 in wide).
+_LEGEND_POINTS = 9
+
+
+def split_label(name: str) -> str:
+    """``valid_seen`` as tables and figures show it ("valid seen")."""
+    return SPLIT_LABELS.get(name, name.replace("_", " "))
+
+
+def describe_lengths(splits: Mapping[str, LoadedSplit]) -> str:
+    """Alt text for :func:`plot_lengths`: what it shows and each split's mean lengths."""
+    words = "; ".join(f"{split_label(name)} {word_counts(split).mean():.1f}" for name, split in splits.items())
+    turns = "; ".join(
+        f"{split_label(name)} {len(split.turns()) / max(len(split), 1):.1f}" for name, split in splits.items()
+    )
+    return (
+        "Two histograms with one line per split. Top: words per utterance, mean "
+        f"{words}. Bottom: utterances per dialogue, mean {turns}."
+    )
+
+
+def describe_candidates(splits: Mapping[str, LoadedSplit]) -> str:
+    """Alt text for :func:`plot_candidates`: what it shows and each split's median."""
+    medians = "; ".join(
+        f"{split_label(name)} {wizard_turns(split)['candidates'].median():.0f}" for name, split in splits.items()
+    )
+    return f"Histogram of knowledge candidates per wizard turn, one line per split; median {medians}."
+
+
+def describe_topics(train: LoadedSplit, others: Mapping[str, LoadedSplit], n: int = 15) -> str:
+    """Alt text for :func:`plot_topics` drawn on ``train``: its top topics and each split's overlap."""
+    counts = top_topics(train, n)
+    overlap = topic_overlap(train, others)
+    shared = "; ".join(
+        f"{split_label(name)} {row.shared_with_train} of {row.topics}" for name, row in overlap.iterrows()
+    )
+    lead = f", led by {counts.index[0]} ({counts.iloc[0]:,} dialogues)" if len(counts) else ""
+    return (
+        f"Two bar charts. Top: the {len(counts)} most frequent topics of train by number of dialogues{lead}. "
+        f"Bottom: topics of each held-out split that are also topics of train: {shared}."
+    )
+
+
 def plot_lengths(splits: Mapping[str, LoadedSplit]):
-    """Histograms of utterance length (words, by role) and of utterances per dialogue."""
+    """Histograms of utterance length (words) and of utterances per dialogue, one panel above the other."""
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.6))
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6.4))
     for name, split in splits.items():
         turns = split.turns()
         words = word_counts(split)
-        left.hist(words.clip(upper=60), bins=np.arange(0, 62, 2), histtype="step", density=True, label=name)
+        label = split_label(name)
+        top.hist(words.clip(upper=60), bins=np.arange(0, 62, 2), histtype="step", density=True, label=label)
         per_dialogue = turns.groupby("dialogue_index").size()
-        right.hist(per_dialogue, bins=np.arange(0.5, 25.5, 1), histtype="step", density=True, label=name)
-    left.set(title="Utterance length", xlabel="words (60 = 60 or more)", ylabel="share of utterances")
-    right.set(title="Utterances per dialogue", xlabel="utterances", ylabel="share of dialogues")
-    left.legend(fontsize="small")
+        bottom.hist(per_dialogue, bins=np.arange(0.5, 25.5, 1), histtype="step", density=True, label=label)
+    top.set(title="Utterance length", xlabel="words (60 = 60 or more)", ylabel="share of utterances")
+    bottom.set(title="Utterances per dialogue", xlabel="utterances", ylabel="share of dialogues")
+    top.legend(fontsize=_LEGEND_POINTS)
     fig.tight_layout()
     return fig
 
@@ -448,30 +478,32 @@ def plot_candidates(splits: Mapping[str, LoadedSplit]):
     fig, ax = plt.subplots(figsize=(6.5, 3.6))
     for name, split in splits.items():
         candidates = wizard_turns(split)["candidates"]
-        ax.hist(candidates, bins=np.arange(0.5, 121.5, 4), histtype="step", density=True, label=name)
+        ax.hist(candidates, bins=np.arange(0.5, 121.5, 4), histtype="step", density=True, label=split_label(name))
     ax.set(title="Knowledge candidates per wizard turn", xlabel="candidates (sentences + no passage)", ylabel="share")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize=_LEGEND_POINTS)
     fig.tight_layout()
     return fig
 
 
 def plot_topics(split: LoadedSplit, train: LoadedSplit, others: Mapping[str, LoadedSplit], n: int = 15):
-    """The most frequent topics of ``split`` and the seen/unseen topic overlap with train."""
+    """The most frequent topics of ``split`` above, the held-out splits' topics seen in train below."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [3, 2]})
     counts = top_topics(split, n)
-    left.barh(counts.index[::-1], counts.to_numpy()[::-1])
-    left.set(title=f"Most frequent topics ({split.split})", xlabel="dialogues")
+    fig, (top, bottom) = plt.subplots(
+        2, 1, figsize=(7, 3.2 + 0.22 * len(counts)), gridspec_kw={"height_ratios": [max(len(counts), 3), 6]}
+    )
+    top.barh(counts.index[::-1], counts.to_numpy()[::-1])
+    top.set(title=f"Most frequent topics ({split_label(split.split)})", xlabel="dialogues")
+    top.xaxis.set_major_locator(MaxNLocator(integer=True))
     overlap = topic_overlap(train, others)
     positions = np.arange(len(overlap))
-    right.bar(positions, overlap["shared_with_train"], label="also in train")
-    right.bar(positions, overlap["new"], bottom=overlap["shared_with_train"], label="new")
-    right.set_xticks(positions, overlap.index, rotation=20)
-    right.set(title="Held-out topics seen in train", ylabel="topics")
-    right.yaxis.set_major_locator(MaxNLocator(integer=True))
-    left.xaxis.set_major_locator(MaxNLocator(integer=True))
-    right.legend(fontsize="small")
+    bottom.bar(positions, overlap["shared_with_train"], label="also a topic of train")
+    bottom.bar(positions, overlap["new"], bottom=overlap["shared_with_train"], label="not in train")
+    bottom.set_xticks(positions, [split_label(name) for name in overlap.index])
+    bottom.set(title="Held-out topics seen in train", ylabel="topics")
+    bottom.yaxis.set_major_locator(MaxNLocator(integer=True))
+    bottom.legend(fontsize=_LEGEND_POINTS)
     fig.tight_layout()
     return fig
