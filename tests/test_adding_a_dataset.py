@@ -92,7 +92,7 @@ def test_the_toy_dataset_is_seen_everywhere(toy: Path) -> None:
     assert xd.DATASETS[-1] == "toy" and xd.language_of("toy") == "en"
     compared = xd.load_common()
     assert list(compared)[-1] == "toy" and compared["toy"].provenance.is_full
-    column = xd.side_by_side({"toy": compared["toy"]})["Toy dialogues"]
+    column = xd.profiles({"toy": compared["toy"]})["Toy dialogues"]
     assert column["unit of data"] == "dialogue (an asker and an expert)"
     assert column["dialogues / sessions"] == 2 and column["turns"] == 4
     # "Green tea wants water at about 80 degrees." against its sentence: green, tea, water, at, 80 and

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from utils import figures
+from utils.figures import MAX_WIDTH_INCHES
 from utils.metrics import token_prf
 from utils.records import WIZARD
 from utils.stats import cross_dataset as xd
@@ -37,7 +39,7 @@ def test_languages_and_tokenisers() -> None:
 
 
 def test_side_by_side_counts_match_the_splits(splits: dict) -> None:
-    table = xd.side_by_side(splits)
+    table = xd.profiles(splits)
     assert table.shape[1] == 4
     for name, split in splits.items():
         column = table[xd.get_source(name).title]
@@ -46,10 +48,41 @@ def test_side_by_side_counts_match_the_splits(splits: dict) -> None:
         assert column["cite as"] == xd.get_source(name).citation_key
 
 
+def test_side_by_side_reads_as_a_table_for_readers(splits: dict) -> None:
+    html = xd.side_by_side(splits).to_html()
+    # every demo split is named in the caption, counts are whole numbers, shares carry their unit
+    assert "demo sample (faithdial/valid, jwhr/answered, wise/valid, wow/valid_seen)" in html
+    assert "Turns per dialogue (mean)" in html and "Wizard turns that select or cite evidence (%)" in html
+    # JWHR's demo sample (utils/demo_data/jwhr/answered.jsonl): 3 sessions of 2 turns; every answer cites
+    jwhr = xd.side_by_side(splits).data.set_index("Measure")["Japanese Wikipedia Human Retrieval"]
+    assert jwhr["Turns"] == "6" and jwhr["Turns per dialogue (mean)"] == "2.0"
+    assert jwhr["Wizard turns that select or cite evidence (%)"] == "100"
+    assert jwhr["Evidence piece length (mean)"].endswith(" characters")
+    assert "nan" not in html.lower().replace("nanoseconds", "")
+    # WISE has no BEGIN/VRM labels: a dash explained under the table, not "0" or "no"
+    assert "– no BEGIN or VRM labels in the dataset" in html
+    described = xd.descriptions(splits).to_html()
+    assert "Licence" in described and "dziri2022faithdial" in described
+
+
+def test_side_by_side_hand_counted_on_the_faithdial_demo(splits: dict) -> None:
+    # utils/demo_data/faithdial/valid.json: 2 dialogues, 4 wizard responses, each with one knowledge
+    # sentence and BEGIN/VRM labels, so 2 seekers + 2 wizards per dialogue
+    row = xd.profile("faithdial", splits["faithdial"])
+    assert row["dialogues / sessions"] == 2 and row["turns"] == 8 and row["wizard turns"] == 4
+    assert row["turns per dialogue (mean)"] == 4.0
+    assert row["evidence pieces per wizard turn (mean)"] == 1.0
+    assert row["wizard turns with selected / cited evidence"] == 1.0
+    assert row["faithfulness labelled (turns with BEGIN/VRM)"] == 1.0
+    assert row["data loaded"] == "valid, demo sample"
+
+
 def test_roles_are_normalised(splits: dict) -> None:
-    roles = xd.role_table(splits)
+    roles = xd.role_counts(splits)
     assert set(roles["atlas role"]) == {"seeker", "wizard"}
     assert roles["turns"].sum() == sum(split.provenance.turns for split in splits.values())
+    html = xd.role_table(splits).to_html()
+    assert "Speaker as named in the files" in html and "0_Wizard" in html
 
 
 def test_overlap_matches_a_direct_computation(splits: dict) -> None:
@@ -66,15 +99,25 @@ def test_overlap_matches_a_direct_computation(splits: dict) -> None:
                     expected.append(token_prf(tokenize(turn.text), tokenize(used)).precision)
         got = frame.loc[frame["dataset"] == xd.get_source(name).title, "coverage"].tolist()
         assert got == pytest.approx(expected), name
-    summary = xd.overlap_summary(frame)
-    assert list(summary.index) == [xd.get_source(name).title for name in xd.DATASETS if name in set(splits)]
+    measures = xd.overlap_measures(frame)
+    assert list(measures.index) == [xd.get_source(name).title for name in xd.DATASETS if name in set(splits)]
+    summary = xd.overlap_summary(frame, splits)
+    assert list(summary.data.columns[1:]) == list(measures.index)  # one column per dataset
+    assert "Coverage, median (%)" in summary.to_html() and "demo sample" in summary.caption
 
 
 def test_plot_has_a_title_and_labels(splits: dict) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    figure = xd.plot_overlap(xd.overlap_frame(splits), splits)
+    frame = xd.overlap_frame(splits)
+    figure = xd.plot_overlap(frame, splits)
+    assert figure.get_figwidth() <= MAX_WIDTH_INCHES
     axis = figure.axes[0]
-    assert figure._suptitle is not None and axis.get_xlabel()
+    assert figure._suptitle is not None and figure.axes[-1].get_xlabel()
     assert "demo sample" in axis.get_yticklabels()[0].get_text()
+    sizes = [label.get_fontsize() for ax in figure.axes for label in [*ax.get_yticklabels(), *ax.get_xticklabels()]]
+    assert min(sizes) >= 9
+    alt = xd.overlap_description(frame)
+    assert "Wizard of Wikipedia" in alt and "median coverage" in alt
+    figures.figure(figure, caption="test", alt=alt)  # within the width a page shows without shrinking

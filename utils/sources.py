@@ -472,8 +472,20 @@ def origin(item: SourceFile) -> str:
     return "a published sample (placed by hand)"
 
 
+def _url(item: SourceFile) -> str:
+    """The address a reader can open for ``item`` (the archive for a member), or ``""``."""
+    if item.url:
+        return item.url
+    if item.archive:
+        return item.archive.url
+    if item.gdrive_folder:
+        return f"https://drive.google.com/drive/folders/{item.gdrive_folder}"
+    return ""
+
+
 def registry_table(dataset: str | None = None) -> pd.DataFrame:
-    """Every known official file: where it goes in the data directory, where it comes from, its checks."""
+    """Every known official file: where it goes in the data directory, where it comes from (``url``: the
+    address to open), its checks."""
     rows = []
     for source in [get_source(dataset)] if dataset else SOURCES.values():
         entries = [(split, item) for split, items in source.splits.items() for item in items]
@@ -485,6 +497,7 @@ def registry_table(dataset: str | None = None) -> pd.DataFrame:
                     "split": split,
                     "path in data directory": item.path,
                     "official location": origin(item),
+                    "url": _url(item),
                     "sha256": (item.sha256 or (item.archive.sha256 if item.archive else None) or "")[:16],
                     "size (bytes)": item.size,
                     "kind": "partial sample" if item.partial else "official",

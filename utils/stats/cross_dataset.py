@@ -12,18 +12,21 @@ wording); every number is computed from the loaded data at run time.
 from __future__ import annotations
 
 import inspect
+import math
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ..errors import UnknownNameError
-from ..loading import DEMO, PARTIAL, DemoDataWarning, LoadedSplit, load
+from ..figures import MAX_WIDTH_INCHES, data_caveat
+from ..loading import DEMO, PARTIAL, DemoDataWarning, LoadedSplit, Provenance, load
 from ..metrics import ngram_prf
 from ..records import WIZARD
 from ..render import SafeHTML, esc
 from ..sources import SOURCES, DatasetProfile, get_source
+from ..tables import EMPTY, Table, decimal, integer, percent, table
 from ..text import tokenizer_for
 
 if TYPE_CHECKING:
@@ -104,12 +107,12 @@ def data_note(splits: Mapping[str, LoadedSplit]) -> SafeHTML:
     parts = []
     if demo:
         parts.append(
-            f"<strong>Demo data</strong> for {esc(', '.join(_title(n) for n in demo))}: the numbers below "
+            f"<strong>Demo data</strong> for {esc(_and([_title(n) for n in demo]))}: the numbers below "
             "describe the atlas's handful of sample records, not the datasets"
         )
     if partial:
         parts.append(
-            f"<strong>Partial data</strong> for {esc(', '.join(_title(n) for n in partial))}: a published sample, "
+            f"<strong>Partial data</strong> for {esc(_and([_title(n) for n in partial]))}: a published sample, "
             "not the whole split"
         )
     css = "demo" if demo else "partial"
@@ -123,7 +126,7 @@ def _title(dataset: str) -> str:
     return get_source(dataset).title
 
 
-# -- the side-by-side table -------------------------------------------------------------------------
+# -- the side-by-side tables -----------------------------------------------------------------------
 
 
 def _wizard_evidence(split: LoadedSplit) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -135,8 +138,20 @@ def _wizard_evidence(split: LoadedSplit) -> tuple[pd.DataFrame, pd.DataFrame]:
     return wizard, evidence.merge(keys, on=["dialogue_index", "turn_index"], how="inner")
 
 
+def data_label(split: LoadedSplit) -> str:
+    """The split and what it is, for a table cell: ``answered, full official file``, ``valid, demo sample``."""
+    kind = split.provenance.kind
+    what = {DEMO: "demo sample", PARTIAL: "partial copy"}.get(
+        kind, "full official file" if split.provenance.is_full else kind
+    )
+    return f"{split.split}, {what}"
+
+
 def profile(dataset: str, split: LoadedSplit) -> dict[str, object]:
-    """One column of the side-by-side table: what the dataset is and what this split holds."""
+    """What the dataset is and what this split holds, as plain values (counts as ints, shares in 0-1).
+
+    A share or mean that does not apply (no faithfulness labels, no evidence text) is ``NaN``.
+    """
     source = get_source(dataset)
     language = language_of(dataset)
     tokenize = tokenizer_for(language)
@@ -149,48 +164,151 @@ def profile(dataset: str, split: LoadedSplit) -> dict[str, object]:
     evidence_lengths = [len(tokenize(text)) for text in evidence["text"] if text]
     return {
         "language": source.language,
-        "data loaded": f"{split.split} ({split.provenance.kind})",
+        "data loaded": data_label(split),
         "unit of data": _profile(dataset).unit,
         "dialogues / sessions": len(split),
         "turns": len(turns),
-        "turns per dialogue (mean)": round(float(per_dialogue.mean()), 2) if len(per_dialogue) else 0.0,
+        "turns per dialogue (mean)": float(per_dialogue.mean()) if len(per_dialogue) else math.nan,
+        "wizard turns": len(wizard),
         "what the evidence is": _profile(dataset).evidence,
-        "evidence pieces per wizard turn (mean)": round(len(evidence) / len(wizard), 2) if len(wizard) else 0.0,
-        "evidence length (mean)": (
-            f"{sum(evidence_lengths) / len(evidence_lengths):.1f} {TOKEN_UNITS[language]}" if evidence_lengths else "-"
-        ),
+        "evidence pieces per wizard turn (mean)": len(evidence) / len(wizard) if len(wizard) else math.nan,
+        "evidence length (mean)": sum(evidence_lengths) / len(evidence_lengths) if evidence_lengths else math.nan,
+        "evidence length counted in": TOKEN_UNITS[language],
         "how selection is recorded": _profile(dataset).selection,
-        "wizard turns with selected / cited evidence": _share(with_selection, len(wizard)),
-        "faithfulness labelled (turns with BEGIN/VRM)": _share(faithfulness, len(wizard)) if faithfulness else "no",
+        "wizard turns with selected / cited evidence": with_selection / len(wizard) if len(wizard) else math.nan,
+        # a dataset without BEGIN/VRM labels has no share to show, not a share of 0
+        "faithfulness labelled (turns with BEGIN/VRM)": faithfulness / len(wizard) if faithfulness else math.nan,
         "licence": source.license,
         "cite as": source.citation_key,
     }
 
 
-def _share(count: int, total: int) -> str:
-    return f"{count:,} of {total:,} ({count / total:.0%})" if total else "0"
+def profiles(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
+    """Every property of :func:`profile`: one column per dataset (its title), one row per property."""
+    return pd.DataFrame({_title(name): profile(name, split) for name, split in splits.items()})
 
 
-def side_by_side(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
-    """The comparison table: one column per dataset, one row per property."""
-    columns = {_title(name): profile(name, split) for name, split in splits.items()}
-    return pd.DataFrame(columns)
+def _whole(value: object) -> str:
+    return integer(value)
+
+
+def _one_place(value: object) -> str:
+    return decimal(value, 1)
+
+
+def _whole_percent(value: object) -> str:
+    # whole percentages: enough for these spreads, and 100 never reads as a count printed as a float
+    return percent(value, 0)
+
+
+#: The measured rows of :func:`side_by_side`: property, its label for readers, how a value is shown.
+_MEASURED: tuple[tuple[str, str, Callable[[object], str]], ...] = (
+    ("data loaded", "Data loaded", str),
+    ("dialogues / sessions", "Dialogues or sessions", _whole),
+    ("turns", "Turns", _whole),
+    ("turns per dialogue (mean)", "Turns per dialogue (mean)", _one_place),
+    ("wizard turns", "Wizard turns", _whole),
+    ("evidence pieces per wizard turn (mean)", "Evidence pieces shown per wizard turn (mean)", _one_place),
+    ("evidence length (mean)", "Evidence piece length (mean)", str),
+    ("wizard turns with selected / cited evidence", "Wizard turns that select or cite evidence (%)", _whole_percent),
+    ("faithfulness labelled (turns with BEGIN/VRM)", "Wizard turns with BEGIN or VRM labels (%)", _whole_percent),
+)
+
+
+def _by_dataset(
+    values: pd.DataFrame, rows: Sequence[tuple[str, str, Callable[[object], str]]], *, caption: str, notes: list[str]
+) -> Table:
+    """A table with one column per dataset and one row per measure, each row shown in its own format.
+
+    ``values`` has one column per dataset; a table this narrow fits a page and a phone, where one
+    column per measure would scroll.
+    """
+    shown = pd.DataFrame(
+        [[show(value) for value in values.loc[key]] for key, _, show in rows],
+        index=[label for _, label, _ in rows],
+        columns=values.columns,
+    )
+    result = table(shown, index="Measure", caption=caption, notes=notes)
+    result.styler.set_properties(subset=list(values.columns), **{"text-align": "right"})
+    return result
+
+
+def side_by_side(splits: Mapping[str, LoadedSplit]) -> Table:
+    """The measured comparison: one column per dataset, every number computed from the split loaded."""
+    values = profiles(splits)
+    lengths = values.loc["evidence length (mean)"]
+    # the unit differs between columns (words, characters), so each cell carries its own
+    values.loc["evidence length (mean)"] = [
+        f"{decimal(length, 1)} {unit}" if pd.notna(length) else EMPTY
+        for length, unit in zip(lengths, values.loc["evidence length counted in"], strict=True)
+    ]
+    empty = []
+    if values.loc["faithfulness labelled (turns with BEGIN/VRM)"].isna().any():
+        empty.append("no BEGIN or VRM labels in the dataset")
+    if lengths.isna().any():
+        empty.append("no evidence text in the split")
+    caption = _caption(splits, "What each split loaded here holds, measured by the same code.")
+    notes = ["Evidence piece length is counted in words for English, in characters for Chinese and Japanese."]
+    if empty:
+        notes.append(f"{EMPTY} {'; '.join(empty)}")
+    return _by_dataset(values, _MEASURED, caption=caption, notes=notes)
+
+
+#: The descriptive rows of :func:`descriptions`, as readers read them.
+_DESCRIBED = {
+    "language": "Language",
+    "unit of data": "Unit of data",
+    "what the evidence is": "What the evidence is",
+    "how selection is recorded": "How selection is recorded",
+    "licence": "Licence",
+    "cite as": "Citation key (see the bibliography)",
+}
+
+
+def _provenances(splits: Mapping[str, LoadedSplit]) -> list[Provenance]:
+    return [split.provenance for split in splits.values()]
+
+
+def _caption(splits: Mapping[str, LoadedSplit], text: str) -> str:
+    return f"{data_caveat(_provenances(splits))} {text}".strip()
+
+
+def descriptions(splits: Mapping[str, LoadedSplit]) -> Table:
+    """What each dataset is, in the atlas's words (its data registry): one column per dataset."""
+    described = profiles(splits).loc[list(_DESCRIBED)]
+    described.index = [_DESCRIBED[name] for name in described.index]
+    return table(described, index="Property", caption="What each dataset is (from the atlas's data registry).")
 
 
 # -- roles ------------------------------------------------------------------------------------------
 
 
-def role_table(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
-    """How each dataset names its speakers and which atlas role each name maps to, with turn counts."""
+def role_counts(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
+    """How each dataset names its speakers, the atlas role each name maps to, and how many turns."""
     frames = []
     for name, split in splits.items():
         turns = split.turns()
         counts = turns.groupby(["role", "speaker"]).size().reset_index(name="turns")
         counts.insert(0, "dataset", _title(name))
         frames.append(counts)
-    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["dataset", "role", "speaker"])
-    table = table.rename(columns={"role": "atlas role", "speaker": "name in the data"})
-    return table[["dataset", "name in the data", "atlas role", "turns"]]
+    roles = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["dataset", "role", "speaker"])
+    roles = roles.rename(columns={"role": "atlas role", "speaker": "name in the data"})
+    return roles[["dataset", "name in the data", "atlas role", "turns"]]
+
+
+def role_table(splits: Mapping[str, LoadedSplit]) -> Table:
+    """:func:`role_counts` for readers."""
+    return table(
+        role_counts(splits),
+        labels={
+            "dataset": "Dataset",
+            "name in the data": "Speaker as named in the files",
+            "atlas role": "Atlas role",
+            "turns": "Turns",
+        },
+        integers=["turns"],
+        caption=_caption(splits, "Speakers as each dataset names them, and the role the atlas gives them."),
+    )
 
 
 # -- lexical overlap ----------------------------------------------------------------------------------
@@ -239,8 +357,18 @@ def overlap_frame(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
                     "f1": prf.f1,
                 }
             )
-    columns = ["dataset", "language", "unit", "dialogue_id", "turn_index", "response_tokens", "evidence_tokens",
-               "coverage", "bigram_coverage", "f1"]
+    columns = [
+        "dataset",
+        "language",
+        "unit",
+        "dialogue_id",
+        "turn_index",
+        "response_tokens",
+        "evidence_tokens",
+        "coverage",
+        "bigram_coverage",
+        "f1",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -249,25 +377,169 @@ def _join_texts(texts: Iterable[str]) -> str:
     return " ".join(text for text in texts if text)
 
 
-def overlap_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per dataset: responses measured, coverage (median, mean, share ≥ 0.8), bigram coverage, F1."""
+def overlap_measures(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset: responses measured, what was counted, coverage (median, mean, share >= 0.8), bigram
+    coverage (median) and mean unigram F1. Shares are fractions between 0 and 1; the index is the dataset."""
+    columns = [
+        "responses",
+        "counted in",
+        "median coverage",
+        "mean coverage",
+        "coverage at least 0.8",
+        "median bigram coverage",
+        "mean F1",
+    ]
     if frame.empty:
-        return pd.DataFrame(columns=["responses", "counted in", "median coverage", "mean coverage",
-                                     "coverage ≥ 0.8", "median bigram coverage", "mean F1"])
+        return pd.DataFrame(columns=columns).rename_axis("dataset")
     grouped = frame.groupby("dataset", sort=False)
-    summary = pd.DataFrame(
+    measures = pd.DataFrame(
         {
             "responses": grouped.size(),
             "counted in": grouped["unit"].first(),
-            "median coverage": grouped["coverage"].median().round(3),
-            "mean coverage": grouped["coverage"].mean().round(3),
-            "coverage ≥ 0.8": grouped["coverage"].apply(lambda values: f"{(values >= 0.8).mean():.0%}"),
-            "median bigram coverage": grouped["bigram_coverage"].median().round(3),
-            "mean F1": grouped["f1"].mean().round(3),
+            "median coverage": grouped["coverage"].median(),
+            "mean coverage": grouped["coverage"].mean(),
+            "coverage at least 0.8": grouped["coverage"].apply(lambda values: float((values >= 0.8).mean())),
+            "median bigram coverage": grouped["bigram_coverage"].median(),
+            "mean F1": grouped["f1"].mean(),
         }
     )
-    summary.index.name = "dataset"
-    return summary
+    measures.index.name = "dataset"
+    return measures[columns]
+
+
+#: The rows of :func:`overlap_summary`: measure, its label for readers, how a value is shown.
+_OVERLAP: tuple[tuple[str, str, Callable[[object], str]], ...] = (
+    ("responses", "Responses measured", _whole),
+    ("counted in", "Tokens", str),
+    ("median coverage", "Coverage, median (%)", _whole_percent),
+    ("mean coverage", "Coverage, mean (%)", _whole_percent),
+    ("coverage at least 0.8", "Responses with coverage of 80 % or more (%)", _whole_percent),
+    ("median bigram coverage", "Token-pair coverage, median (%)", _whole_percent),
+    ("mean F1", "Unigram F1, mean (0–1)", lambda value: decimal(value, 2)),
+)
+
+
+def overlap_summary(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit] | None = None) -> Table:
+    """:func:`overlap_measures` for readers, one column per dataset; with ``splits``, the caption names
+    demo and partial data."""
+    return _by_dataset(
+        overlap_measures(frame).T,
+        _OVERLAP,
+        caption=_caption(splits or {}, "How much of each response occurs in the evidence it used."),
+        notes=[
+            "Coverage: the share of the response's tokens (words in English, characters in Chinese and "
+            "Japanese) that also occur in the evidence; token-pair coverage: the same for adjacent pairs."
+        ],
+    )
+
+
+def overlap_description(frame: pd.DataFrame) -> str:
+    """What :func:`plot_overlap` shows, in words (its alt text): the medians of each dataset."""
+    measures = overlap_measures(frame)
+    if measures.empty:
+        return "Box plots of coverage per dataset; no response with selected evidence was found."
+    parts = [
+        f"{name}: {int(row.responses):,} responses counted in {row['counted in']}, median coverage "
+        f"{100 * row['median coverage']:.0f}% by single tokens and {100 * row['median bigram coverage']:.0f}% by "
+        "token pairs"
+        for name, row in measures.iterrows()
+    ]
+    return (
+        "Two panels of horizontal box plots, one box per dataset with every response as a dot: the share of "
+        "each response found in its evidence, by single tokens (top) and by pairs of adjacent tokens (bottom). "
+        + "; ".join(parts)
+        + "."
+    )
+
+
+def _records(split: LoadedSplit) -> str:
+    unit = get_source(split.dataset).record_unit
+    count = split.provenance.dialogues
+    return f"{count:,} {unit.removesuffix('s') if count == 1 else unit}"
+
+
+def reading(splits: Mapping[str, LoadedSplit], phrases: Mapping[str, str]) -> str:
+    """Prose that interprets numbers only where the data is real, naming what each number rests on.
+
+    ``phrases`` maps a dataset name to what its number says, written to follow "<where>, ": for
+    example "the median answer takes 94% of its characters from its references". A full official
+    split is stated as such, a partial copy with its size and a warning, and demo samples are named
+    with no number at all, so a conclusion can never rest on invented records.
+    """
+    sentences = []
+    demo = []
+    for name, split in splits.items():
+        phrase = phrases.get(name)
+        if split.provenance.is_full and phrase:
+            sentences.append(f"On the full official {split.split} split of {_title(name)}, {phrase}.")
+        elif split.provenance.kind == PARTIAL and phrase:
+            sentences.append(
+                f"On a partial copy of {_title(name)} ({split.split}, {_records(split)}), {phrase}; that is "
+                "too little to stand for the dataset."
+            )
+        else:
+            demo.append(_title(name))
+    if demo:
+        verb = "is a demo sample" if len(demo) == 1 else "are demo samples"
+        pronoun = "its" if len(demo) == 1 else "their"
+        sentences.append(
+            f"{_and(demo)} {verb} here: {pronoun} numbers only show that the code runs, and nothing is concluded "
+            "from them."
+        )
+    return " ".join(sentences)
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def overlap_reading(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> str:
+    """:func:`reading` of :func:`overlap_measures`: the medians of each dataset whose data is real."""
+    measures = overlap_measures(frame)
+    phrases = {}
+    for name in splits:
+        title = _title(name)
+        if title not in measures.index:
+            continue
+        row = measures.loc[title]
+        unit = str(row["counted in"])
+        phrases[name] = (
+            f"the median response takes {100 * row['median coverage']:.0f}% of its {unit} and "
+            f"{100 * row['median bigram coverage']:.0f}% of its {unit.removesuffix('s')} pairs from the evidence it "
+            f"used ({int(row['responses']):,} responses)"
+        )
+    return reading(splits, phrases)
+
+
+def grounding_f1(split: LoadedSplit) -> tuple[float, int] | None:
+    """Mean unigram F1 between each wizard turn and its selected evidence joined, and how many turns.
+
+    The measure of the chapter's research exercise, computed as its checker does
+    (:func:`utils.exercises.grounding_overlap`): only wizard turns with a selection count; words for
+    English, characters for Chinese and Japanese. ``None`` when no wizard turn selects anything.
+    """
+    from ..exercises import grounding_overlap
+
+    tokenize = tokenizer_for(language_of(split.dataset))
+    scores = [
+        score
+        for dialogue in split
+        for turn in dialogue.turns_by(WIZARD)
+        if (score := grounding_overlap(turn, tokenize)) is not None
+    ]
+    return (sum(scores) / len(scores), len(scores)) if scores else None
+
+
+def grounding_f1_reading(splits: Mapping[str, LoadedSplit]) -> str:
+    """:func:`reading` of :func:`grounding_f1` for every split that selects evidence."""
+    phrases = {}
+    for name, split in splits.items():
+        result = grounding_f1(split)
+        if result is not None:
+            mean, turns = result
+            unit = TOKEN_UNITS[language_of(name)]
+            phrases[name] = f"the mean unigram F1 is {mean:.2f} over {turns:,} wizard turns, counted in {unit}"
+    return reading(splits, phrases)
 
 
 def _horizontal(axis: object) -> dict[str, object]:
@@ -277,16 +549,25 @@ def _horizontal(axis: object) -> dict[str, object]:
 
 
 def plot_overlap(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit] | None = None) -> Figure:
-    """Box plots of coverage per dataset (every response a dot): single tokens and token pairs.
+    """Box plots of coverage per dataset (every response a dot): single tokens above, token pairs below.
 
-    With ``splits``, each label says when the data is a demo sample or a partial copy.
+    The figure is :data:`utils.figures.MAX_WIDTH_INCHES` wide with labels of 9 points or more, so it
+    stays legible at the page's width. With ``splits``, each label says when the data is a demo
+    sample or a partial copy.
     """
     import matplotlib.pyplot as plt
 
     names = list(dict.fromkeys(frame["dataset"]))
     kinds = {_title(name): split.provenance.kind for name, split in (splits or {}).items()}
-    figure, axes = plt.subplots(1, 2, figsize=(11, 0.9 + 1.0 * max(len(names), 1)), sharey=True)
+    height = 0.7 + 0.55 * max(len(names), 1)
+    figure, axes = plt.subplots(2, 1, figsize=(MAX_WIDTH_INCHES, 2 * height + 0.9), sharex=True)
     panels = (("coverage", "single tokens"), ("bigram_coverage", "pairs of adjacent tokens"))
+    labels = []
+    for name in names:
+        rows = frame[frame["dataset"] == name]
+        kind = kinds.get(name, "")
+        note = f", {kind}" if kind in (DEMO, PARTIAL) else ""
+        labels.append(f"{name}\n{rows['unit'].iloc[0]}, n={len(rows):,}{note}")
     for axis, (column, what) in zip(axes, panels, strict=True):
         values = [frame.loc[frame["dataset"] == name, column].to_numpy() for name in names]
         if names:
@@ -295,19 +576,15 @@ def plot_overlap(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit] | None =
                 # a deterministic spread so that identical values stay visible
                 offsets = [0.36 * ((i * 0.618) % 1 - 0.5) for i in range(len(data))]
                 axis.scatter(data, [position + o for o in offsets], s=8, alpha=0.35, color="tab:blue")
+            axis.set_yticks(range(1, len(names) + 1), labels)
+            axis.invert_yaxis()
         axis.set_xlim(-0.02, 1.02)
-        axis.set_xlabel("share of the response found in its evidence")
-        axis.set_title(f"Coverage by {what}")
+        axis.set_title(f"Coverage by {what}", fontsize=10, loc="left")
         axis.grid(axis="x", alpha=0.3)
-    labels = []
-    for name in names:
-        rows = frame[frame["dataset"] == name]
-        kind = kinds.get(name, "")
-        note = f", {kind}" if kind in (DEMO, PARTIAL) else ""
-        labels.append(f"{name}\n{rows['unit'].iloc[0]}, n={len(rows)}{note}")
-    axes[0].set_yticks(range(1, len(names) + 1), labels)
-    axes[0].invert_yaxis()
-    figure.suptitle("How much of each response comes from the evidence it used")
+        axis.tick_params(labelsize=9)
+        axis.tick_params(axis="x", labelbottom=True)
+    axes[-1].set_xlabel("share of the response found in its evidence", fontsize=10)
+    figure.suptitle("How much of each response comes from the evidence it used", fontsize=11)
     figure.tight_layout()
     return figure
 
@@ -316,14 +593,24 @@ __all__ = [
     "DatasetProfile",
     "choose_split",
     "compared_datasets",
+    "data_label",
     "data_note",
+    "descriptions",
+    "grounding_f1",
+    "grounding_f1_reading",
     "language_of",
     "load_common",
+    "overlap_description",
     "overlap_frame",
+    "overlap_measures",
+    "overlap_reading",
     "overlap_summary",
     "plot_overlap",
     "profile",
+    "profiles",
     "provenance_banners",
+    "reading",
+    "role_counts",
     "role_table",
     "side_by_side",
 ]
