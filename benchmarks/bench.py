@@ -298,6 +298,7 @@ def _wow_splits(load: Callable[..., Any]) -> tuple[Any, dict[str, Any]]:
 
 
 def _wow_stats(load: Callable[..., Any]) -> str:
+    from utils.reported import failures
     from utils.stats import wow
 
     plt = _quiet_plots()
@@ -308,10 +309,17 @@ def _wow_stats(load: Callable[..., Any]) -> str:
         wow.parlai_examples(split)
     wow.topic_overlap(train, held_out)
     wow.summary_table(splits)
+    for name, split in splits.items():
+        wow.summary(split)
+        wow.split_label(name)
     table = wow.reported_vs_reproduced(splits)
-    wow.failed_checks(table)
+    wow.comparison_table(table, "Counts", *splits.values())
+    failures(table)
     for figure in (wow.plot_lengths(splits), wow.plot_candidates(splits), wow.plot_topics(train, train, held_out)):
         plt.close(figure)
+    wow.describe_lengths(splits)
+    wow.describe_candidates(splits)
+    wow.describe_topics(train, held_out)
     return f"wizard turns, topic overlap, summary table, {len(table)} reported-vs-reproduced rows, 3 figures"
 
 
@@ -344,6 +352,9 @@ def _faithdial_stats(load: Callable[..., Any]) -> str:
     faithdial.before_after_summary(train)
     faithdial.begin_lists(train)
     faithdial.precision_by_begin_class(train)
+    faithdial.edit_counts({"train": train})
+    faithdial.lengths(train)
+    faithdial.plot_label_distributions(train)
     faithdial.plot_label_distribution(train, "BEGIN")
     faithdial.plot_label_distribution(train, "VRM")
     faithdial.plot_before_after(train)
@@ -387,6 +398,8 @@ def _jwhr_stats(load: Callable[..., Any]) -> str:
     jwhr.plot_answers(splits["answered"], splits["not answered"])
     jwhr.plot_top_pages(splits["answered"])
     jwhr.top_pages(splits["answered"], k=4, cited_only=True)
+    jwhr.session_frame(splits["answered"])
+    jwhr.flagged_steps(splits)
     jwhr.id_gaps(*splits.values())
     jwhr.duplicate_ids(*splits.values())
     plt.close("all")
@@ -417,6 +430,8 @@ def _wise_stats(load: Callable[..., Any]) -> str:
     wise.utterances_frame(train[0])
     wise.split_sizes(splits)
     wise.reported_vs_reproduced(splits)
+    wise.pairs_per_conversation_range()
+    wise.reported_utterances_per_conversation()
     wise.intent_distribution(train)
     wise.action_distribution(train)
     wise.candidate_summary(train)

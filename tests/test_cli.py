@@ -154,10 +154,10 @@ def test_show_jwhr_answered_0_on_the_real_data(capsys: pytest.CaptureFixture[str
 
 
 def test_show_search_and_random(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "show", "wow", "valid_seen", "--search", "MARATHON")
+    status, out, _ = run(capsys, "show", "wow", "valid_seen", "--search", "SOURDOUGH")
     assert status == 0
-    assert "1 of 2 dialogues match 'MARATHON'" in out
-    assert "topic Marathon" in out and "topic Beekeeping" not in out
+    assert "1 of 2 dialogues match 'SOURDOUGH'" in out
+    assert "topic Sourdough" in out and "topic Beekeeping" not in out
 
     status, out, _ = run(capsys, "show", "faithdial", "train", "--random", "2", "--seed", "3")
     assert status == 0
@@ -167,10 +167,11 @@ def test_show_search_and_random(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_show_evidence_limit(capsys: pytest.CaptureFixture[str]) -> None:
-    # the first wizard turn of the WoW demo's first dialogue shows 4 pieces, 1 of them checked
+    # the first wizard turn of the WoW demo's first dialogue shows the 7 sentences of its topic's
+    # passage, 1 of them checked
     _, limited, _ = run(capsys, "show", "wow", "valid_seen", "0", "--evidence", "0")
     _, everything, _ = run(capsys, "show", "wow", "valid_seen", "0", "--evidence", "all")
-    assert "… 3 more not selected" in limited
+    assert "… 6 more not selected" in limited
     assert "more not selected" not in everything
     assert everything.count("✔ SELECTED") == limited.count("✔ SELECTED") > 0
 
