@@ -306,11 +306,7 @@ def test_audit_file_labels_and_one_row_per_class() -> None:
     assert [dialogue.id for dialogue in picked] == ["2", "0"]
 
 
-def test_labels_text_and_edit_counts() -> None:
-    assert stats.labels_text({"BEGIN": ["Hallucination"], "VRM": ["Disclosure", "Question"]}) == (
-        "BEGIN: Hallucination · VRM: Disclosure, Question"
-    )
-    assert stats.labels_text({}) == "" and stats.labels_text({"VRM": []}) == ""
+def test_edit_counts() -> None:
     frame = stats.utterances([_dialogue()])
     counts = stats.edit_counts({"train": frame})
     assert counts.loc["train"].to_dict() == {"responses": 2, "edited": 1, "edited share": 0.5}

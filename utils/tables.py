@@ -209,10 +209,15 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
     """The reported-versus-reproduced table of :func:`utils.reported.compare`, for readers.
 
     Values are printed with the precision their source used (counts as integers), the unit in the
-    value; the source links to its bibliography entry; the status reads ``✓ held``, ``✗ failed``,
-    ``not checked: <why>`` or ``quoted only``. A ``ParlAI teacher`` column appears when any row
-    is a ParlAI count, and each row's ``note`` (what the number measures) is listed under the table.
+    value; the status reads ``✓ held``, ``✗ failed``, ``not checked: <why>`` or ``quoted only``.
+    Sources are numbered: the cell holds ``[n]``, linked to the bibliography entry, and the note
+    under the table gives each source in full once (a long source repeated in every row pushed the
+    values off the page). A ``ParlAI teacher`` column appears when any row is a ParlAI count, and
+    each row's ``note`` (what the number measures) is listed under the table.
     """
+    numbers: dict[tuple[str, str], int] = {}
+    for pair in zip(compared["source"], compared["citation_key"], strict=True):
+        numbers.setdefault(pair, len(numbers) + 1)
     rows = []
     for row in compared.itertuples(index=False):
         places = int(row.decimals)
@@ -230,14 +235,14 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
                 "Quantity": row.quantity,
                 "ParlAI teacher": row.teacher,
                 "Reported": ("> " if lower_bound else approx) + show(row.reported),
-                "Source": (row.source, row.citation_key),
                 "Reproduced": show(row.reproduced),
                 "Tolerance": "lower bound" if lower_bound else _tolerance(row.tolerance, show),
                 "Status": row.status,
+                "Source": (numbers[(row.source, row.citation_key)], row.citation_key),
             }
         )
-    data = pd.DataFrame(rows, columns=["Dataset", "Split", "Quantity", "ParlAI teacher", "Reported", "Source",
-                                       "Reproduced", "Tolerance", "Status"])
+    data = pd.DataFrame(rows, columns=["Dataset", "Split", "Quantity", "ParlAI teacher", "Reported", "Reproduced",
+                                       "Tolerance", "Status", "Source"])
     if not show_dataset:
         data = data.drop(columns="Dataset")
     if not compared["teacher"].astype(bool).any():
@@ -245,7 +250,7 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
     formatters: dict[str, Callable[[object], str]] = {
         column: (lambda value: html.escape(str(value))) for column in data.columns
     }
-    formatters["Source"] = lambda pair: _source_link(*pair)  # type: ignore[misc]
+    formatters["Source"] = lambda pair: _source_link(f"[{pair[0]}]", pair[1])  # type: ignore[index]
     formatters["Status"] = lambda status: _status_text(str(status))
     styler = data.style.format(formatters).hide(axis="index").set_table_attributes('class="atlas-pub-table"')
     styler = styler.set_properties(subset=["Reported", "Reproduced", "Tolerance"], **{"text-align": "right"})
@@ -263,7 +268,8 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
         notes.append("≈: the source gives a rounded figure")
     if "bound" in compared and (compared["bound"] == LOWER_BOUND).any():
         notes.append("lower bound: the source says “more than”; the check holds when the reproduced value is above it")
-    return Table(styler, [html.escape(note) for note in notes], caption)
+    sources = [f"{_source_link(f'[{number}]', key)} {html.escape(text)}" for (text, key), number in numbers.items()]
+    return Table(styler, [*sources, *(html.escape(note) for note in notes)], caption)
 
 
 def checks_line(*tables: pd.DataFrame) -> str:

@@ -323,11 +323,6 @@ def one_row_per_class(dialogues: Iterable[Dialogue], classes: Sequence[str] = BE
     return [found[label] for label in classes if label in found]
 
 
-def labels_text(labels: Mapping[str, Sequence[str]]) -> str:
-    """A turn's labels as one line (``BEGIN: Hallucination · VRM: Disclosure, Question``), ``""`` when none."""
-    return " · ".join(f"{scheme}: {', '.join(values)}" for scheme, values in labels.items() if values)
-
-
 def audit_rows(files: Mapping[str, Dialogues]) -> pd.DataFrame:
     """One row per labelled response of the audit files: file, system, benchmark, labels, text."""
     rows = []
