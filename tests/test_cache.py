@@ -207,6 +207,7 @@ def test_two_processes_build_one_valid_cache(data_dir: Path, parser: dict[str, i
         "dialogues.arrow",
         "evidence.arrow",
         "manifest.json",
+        "passages.arrow",
         "turns.arrow",
     ]
     assert not [p for p in cache_root().iterdir() if p.name.startswith(".")]
@@ -479,3 +480,39 @@ def test_a_build_killed_half_way_is_never_taken_for_a_cache(data_dir: Path, pars
     assert not staging[0].exists()  # the dead build's leftovers were removed
     assert len(cache_entries()) == 1
     assert not [p for p in cache_root().iterdir() if p.is_dir() and p.name.startswith(".")]
+
+
+def _shown(*texts: str) -> Dialogue:
+    turns = [
+        Turn(index=0, role=SEEKER, speaker="s", text="q", evidence=[]),
+        Turn(
+            index=1,
+            role=WIZARD,
+            speaker="w",
+            text="a",
+            evidence=[
+                Evidence(id=f"e{k}", text=text, title="T" if k else None, meta={"k": k}) for k, text in enumerate(texts)
+            ],
+        ),
+    ]
+    return Dialogue(id="d", dataset="wow", split="train", turns=turns)
+
+
+def test_evidence_text_is_stored_once_per_distinct_passage(monkeypatch: pytest.MonkeyPatch) -> None:
+    dialogues = [_shown("x", "y", "x"), _shown("x", "y"), _shown("z")]
+    tables = _cache.build_in_memory(dialogues)
+    # (text, title, meta): ("x", None, k=0), ("y", "T", k=1), ("x", "T", k=2), ("z", None, k=0)
+    assert tables.passages.to_pylist() == [
+        {"text": "x", "title": None, "meta": '{"k":0}'},
+        {"text": "y", "title": "T", "meta": '{"k":1}'},
+        {"text": "x", "title": "T", "meta": '{"k":2}'},
+        {"text": "z", "title": None, "meta": '{"k":0}'},
+    ]
+    assert tables.evidence.column("passage").to_pylist() == [0, 1, 2, 0, 1, 3]
+    assert _cache.rebuild_dialogues(tables, 0, 3) == dialogues
+    # With room for two remembered passages only (and a batch per dialogue), a passage seen again
+    # later is stored again: more rows, the same dialogues.
+    monkeypatch.setattr(_cache._PassagePool.__init__, "__defaults__", (2,))
+    monkeypatch.setattr(_cache, "_BATCH_DIALOGUES", 1)
+    small = _cache.build_in_memory(dialogues)
+    assert small.passages.num_rows > 4 and _cache.rebuild_dialogues(small, 0, 3) == dialogues
