@@ -498,21 +498,15 @@ def _shown(*texts: str) -> Dialogue:
     return Dialogue(id="d", dataset="wow", split="train", turns=turns)
 
 
-def test_evidence_text_is_stored_once_per_distinct_passage(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_evidence_of_dialogues_is_stored_row_for_row() -> None:
+    # Passages shared between rows come from a parser's fast path (WISE, tested with it); evidence that
+    # arrives as objects gets one passages row per evidence row, in order, and needs no look-up.
     dialogues = [_shown("x", "y", "x"), _shown("x", "y"), _shown("z")]
     tables = _cache.build_in_memory(dialogues)
-    # (text, title, meta): ("x", None, k=0), ("y", "T", k=1), ("x", "T", k=2), ("z", None, k=0)
-    assert tables.passages.to_pylist() == [
-        {"text": "x", "title": None, "meta": '{"k":0}'},
-        {"text": "y", "title": "T", "meta": '{"k":1}'},
-        {"text": "x", "title": "T", "meta": '{"k":2}'},
-        {"text": "z", "title": None, "meta": '{"k":0}'},
-    ]
-    assert tables.evidence.column("passage").to_pylist() == [0, 1, 2, 0, 1, 3]
+    assert tables.aligned
+    assert tables.passages.column("text").to_pylist() == ["x", "y", "x", "x", "y", "z"]
+    assert tables.passages.column("title").to_pylist() == [None, "T", "T", None, "T", None]
+    assert tables.passages.column("meta").to_pylist()[:3] == ['{"k":0}', '{"k":1}', '{"k":2}']
+    assert tables.evidence.column("passage").to_pylist() == list(range(6))
     assert _cache.rebuild_dialogues(tables, 0, 3) == dialogues
-    # With room for two remembered passages only (and a batch per dialogue), a passage seen again
-    # later is stored again: more rows, the same dialogues.
-    monkeypatch.setattr(_cache._PassagePool.__init__, "__defaults__", (2,))
-    monkeypatch.setattr(_cache, "_BATCH_DIALOGUES", 1)
-    small = _cache.build_in_memory(dialogues)
-    assert small.passages.num_rows > 4 and _cache.rebuild_dialogues(small, 0, 3) == dialogues
+    assert _cache.rebuild_dialogues(tables, 1, 3) == dialogues[1:]

@@ -14,15 +14,17 @@ cannot be read (damaged, cut short, another format version) is rebuilt, with a w
 killed half-way leaves only a hidden staging directory, which no load takes for a cache and the next
 build of the same split removes.
 
-Evidence text is stored once: the ``passages`` table holds each distinct (text, title, metadata) of
-the split's evidence, and an evidence row holds the position of its own (``passage``). Wizard of Wikipedia shows
-the same sentences turn after turn (1.35 million evidence rows, 198 thousand distinct sentences in a
-quarter-size train file), and WISE lists about a hundred passages of one document collection per
-system turn; copying each text per occurrence made WISE's cache of the full-size train file 555 MB.
-A parser whose evidence comes from such a collection can hand it over whole (:class:`PassageTable`)
-and its evidence as columns pointing into it (:class:`EvidenceBatch`), so that no Python object is
-made per evidence row either; any other parser yields :class:`~utils.records.Dialogue` objects and
-the writer finds the distinct pairs itself.
+Evidence text lives in the ``passages`` table (text, title and the row's metadata), and an evidence
+row holds the position of its own (``passage``). WISE lists about a hundred passages of one document
+collection per system turn; copying each passage's text per occurrence made the cache of its
+full-size synthetic train file 555 MB. A parser whose evidence comes from such a collection hands it
+over whole (:class:`PassageTable`) and its evidence as columns pointing into it
+(:class:`EvidenceBatch`): each passage is stored once and no Python object is made per evidence row.
+Evidence that arrives as :class:`~utils.records.Evidence` objects is stored row for row, in order
+(the manifest says ``aligned``, and reading it needs no look-up): Wizard of Wikipedia repeats its
+sentences too (1.35 million rows, 198 thousand distinct ones, quarter-size synthetic train file), but
+finding the repeats cost more than it saved (first load 4.5 s -> 5.7 s of CPU with a dict of the
+distinct rows, 6.6 s with Arrow finding them batch by batch, where 70% of the rows are distinct).
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ import contextlib
 import errno
 import gc
 import hashlib
-import itertools
 import json
 import os
 import secrets
@@ -155,11 +156,13 @@ class CachedTables:
     dialogues: pa.Table
     turns: pa.Table
     evidence: pa.Table
-    #: The distinct (text, title) pairs the evidence rows point to by position.
+    #: The texts, titles and metadata the evidence rows point to by position.
     passages: pa.Table
     #: The cache entry the tables are mapped from; ``None`` when the cache could not be written.
     directory: Path | None
     rebuilt: bool
+    #: True when passage ``i`` belongs to evidence row ``i`` (evidence stored row for row).
+    aligned: bool = False
 
 
 # One encoder for the whole module: ``json.dumps`` with options builds a new encoder on every call,
@@ -339,6 +342,9 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
         version = manifest.get("format")
         if version != CACHE_FORMAT_VERSION:
             return None, f"it is in cache format {version!r}; this version of the atlas reads {CACHE_FORMAT_VERSION}"
+        aligned = manifest.get("aligned")
+        if not isinstance(aligned, bool):
+            return None, "its manifest does not say how evidence and passages line up"
         tables = {}
         for name in _TABLES:
             path = directory / f"{name}.arrow"
@@ -360,7 +366,7 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
     except OSError as exc:
         return None, describe_os_error(exc)
     cached = CachedTables(
-        tables["dialogues"], tables["turns"], tables["evidence"], tables["passages"], directory, rebuilt
+        tables["dialogues"], tables["turns"], tables["evidence"], tables["passages"], directory, rebuilt, aligned
     )
     return cached, None
 
@@ -375,9 +381,10 @@ def _build(target: Path, dialogues: Iterable[Dialogue]) -> None:
     try:
         with contextlib.ExitStack() as files:
             sinks = {name: files.enter_context(_open_sink(staging / f"{name}.arrow")) for name in _TABLES}
-            rows = _write_tables(sinks, dialogues)
+            rows, aligned = _write_tables(sinks, dialogues)
         manifest = {
             "format": CACHE_FORMAT_VERSION,
+            "aligned": aligned,
             "rows": rows,
             "bytes": {name: (staging / f"{name}.arrow").stat().st_size for name in _TABLES},
         }
@@ -405,13 +412,18 @@ def _open_sink(path: Path) -> Any:
 def build_in_memory(dialogues: Iterable[Dialogue | PassageTable | EvidenceBatch]) -> CachedTables:
     """The tables of ``dialogues`` held in memory (Arrow IPC buffers), for when no cache can be written."""
     sinks = {name: pa.BufferOutputStream() for name in _TABLES}
-    _write_tables(sinks, dialogues)
+    _, aligned = _write_tables(sinks, dialogues)
     tables = {name: pa.ipc.open_file(sinks[name].getvalue()).read_all() for name in _TABLES}
-    return CachedTables(tables["dialogues"], tables["turns"], tables["evidence"], tables["passages"], None, True)
+    return CachedTables(
+        tables["dialogues"], tables["turns"], tables["evidence"], tables["passages"], None, True, aligned
+    )
 
 
-def _write_tables(sinks: dict[str, Any], items: Iterable[Dialogue | PassageTable | EvidenceBatch]) -> dict[str, int]:
-    """Stream ``items`` into one Arrow IPC file per table (``sinks``, left open); return row counts.
+def _write_tables(
+    sinks: dict[str, Any], items: Iterable[Dialogue | PassageTable | EvidenceBatch]
+) -> tuple[dict[str, int], bool]:
+    """Stream ``items`` into one Arrow IPC file per table (``sinks``, left open); return the row counts
+    and whether passages and evidence rows are aligned (one passage per evidence row, in order).
 
     ``items`` are dialogues, or (a parser's fast path) one :class:`PassageTable` followed by
     :class:`EvidenceBatch` items.
@@ -419,7 +431,7 @@ def _write_tables(sinks: dict[str, Any], items: Iterable[Dialogue | PassageTable
     writers: dict[str, pa.ipc.RecordBatchFileWriter] = {}
     counts = dict.fromkeys(_TABLES, 0)
     encode_meta = _MetaEncoder()
-    pool = _PassagePool()
+    aligned = True
     # The parser's objects form no reference cycles, but millions of them make the cyclic collector
     # rescan the survivors again and again: pausing it saves a fifth of the time of a large build.
     collecting = gc.isenabled()
@@ -431,24 +443,25 @@ def _write_tables(sinks: dict[str, Any], items: Iterable[Dialogue | PassageTable
         rows = 0
         for item in items:
             if isinstance(item, (PassageTable, EvidenceBatch)):
+                aligned = False
                 if batch:
-                    _write_batch(batch, counts, writers, encode_meta, pool)
+                    _write_batch(batch, counts, writers, encode_meta)
                     batch, rows = [], 0
                 if isinstance(item, PassageTable):
-                    pool.append(item, writers["passages"], counts)
+                    _append_passages(item, writers["passages"], counts)
                 else:
                     if item.passages is not None:
-                        pool.append(item.passages, writers["passages"], counts)
+                        _append_passages(item.passages, writers["passages"], counts)
                     _write_evidence_batch(item, counts, writers)
                 continue
             batch.append(item)
             rows += 1 + len(item.turns) + sum([len(turn.evidence) for turn in item.turns])
             # Bounded by rows, not dialogues, so that memory stays flat whatever a dialogue holds.
             if len(batch) >= _BATCH_DIALOGUES or rows >= _BATCH_ROWS:
-                _write_batch(batch, counts, writers, encode_meta, pool)
+                _write_batch(batch, counts, writers, encode_meta)
                 batch, rows = [], 0
         if batch:
-            _write_batch(batch, counts, writers, encode_meta, pool)
+            _write_batch(batch, counts, writers, encode_meta)
         for name in _TABLES:
             writers.pop(name).close()  # writes the footer: on a full disk, this is where it fails
     finally:
@@ -458,7 +471,7 @@ def _write_tables(sinks: dict[str, Any], items: Iterable[Dialogue | PassageTable
         for writer in writers.values():
             with contextlib.suppress(Exception):
                 writer.close()
-    return counts
+    return counts, aligned
 
 
 class _MetaEncoder:
@@ -506,51 +519,10 @@ def _meta_texts(metas: list[dict[str, Any]], encode_meta: _MetaEncoder) -> list[
     return [encode_meta(meta) for meta in metas]
 
 
-class _PassagePool:
-    """The passages table as it is written: each distinct (text, title, meta) once, with its position.
-
-    Positions are remembered for the latest ``limit`` distinct triples only, so that memory stays
-    flat on any file; a triple seen again after that is stored again (under a new position), which
-    costs space, never correctness.
-    """
-
-    def __init__(self, limit: int = 1 << 18) -> None:
-        self._positions: dict[tuple[str, str | None, str], int] = {}
-        self._base = 0  # the position of the first triple of ``_positions``
-        self._limit = limit
-
-    def append(self, table: PassageTable, writer: pa.ipc.RecordBatchFileWriter, counts: dict[str, int]) -> None:
-        """Append a parser's passages as they are (its evidence rows know their positions)."""
-        writer.write_table(pa.Table.from_arrays([table.text, table.title, table.meta], schema=PASSAGE_SCHEMA))
-        counts["passages"] += len(table.text)
-        self._base = counts["passages"]
-        self._positions.clear()
-
-    def positions(
-        self, evidence: list[Evidence], metas: list[str], writer: pa.ipc.RecordBatchFileWriter, counts: dict[str, int]
-    ) -> np.ndarray:
-        """The positions of the triples of ``evidence`` (``metas``: their meta as JSON text), writing
-        the triples not seen before."""
-        positions = self._positions
-        known = len(positions)
-        # ``setdefault`` gives a new triple the next position at C speed; the triples added are then
-        # the last ones of the (insertion-ordered) dict.
-        texts, titles = [item.text for item in evidence], [item.title for item in evidence]
-        local = [positions.setdefault(triple, len(positions)) for triple in zip(texts, titles, metas, strict=True)]
-        added = len(positions) - known
-        if added:
-            columns = zip(*itertools.islice(reversed(positions), added), strict=True)
-            writer.write_batch(
-                pa.RecordBatch.from_arrays(
-                    [pa.array(column[::-1], pa.string()) for column in columns], schema=PASSAGE_SCHEMA
-                )
-            )
-            counts["passages"] += added
-        result = np.asarray(local, dtype=np.int64) + self._base
-        if len(positions) >= self._limit:
-            self._base += len(positions)
-            positions.clear()
-        return result.astype(np.int32)
+def _append_passages(table: PassageTable, writer: pa.ipc.RecordBatchFileWriter, counts: dict[str, int]) -> None:
+    """Append a parser's passages as they are (its evidence rows know their positions)."""
+    writer.write_table(pa.Table.from_arrays([table.text, table.title, table.meta], schema=PASSAGE_SCHEMA))
+    counts["passages"] += len(table.text)
 
 
 def _write_batch(
@@ -558,9 +530,8 @@ def _write_batch(
     counts: dict[str, int],
     writers: dict[str, pa.ipc.RecordBatchFileWriter],
     encode_meta: _MetaEncoder,
-    pool: _PassagePool,
 ) -> None:
-    """Append one batch of dialogues to the tables, column by column.
+    """Append one batch of dialogues to the tables, column by column; its passages row for row.
 
     Columns are built with one comprehension each and the repeated keys (dialogue index and id, turn
     index) by indexing arrays, rather than appending to nine lists per evidence row.
@@ -571,13 +542,19 @@ def _write_batch(
     selected = np.array([item.selected for item in evidence], dtype=np.bool_)
     keys = _write_dialogues_and_turns(batch, turns, evidence_counts, selected, counts, writers)
     if evidence:
-        metas = _meta_texts([item.meta for item in evidence], encode_meta)
+        first = counts["passages"]
+        shown = PassageTable(
+            pa.array([item.text for item in evidence], pa.string()),
+            pa.array([item.title for item in evidence], pa.string()),
+            pa.array(_meta_texts([item.meta for item in evidence], encode_meta), pa.string()),
+        )
+        _append_passages(shown, writers["passages"], counts)
         _append_evidence(
             keys,
             evidence_counts,
             [
                 pa.array([item.id for item in evidence], pa.string()),
-                pa.array(pool.positions(evidence, metas, writers["passages"], counts), pa.int32()),
+                pa.array(np.arange(first, first + len(evidence), dtype=np.int32), pa.int32()),
                 pa.array([item.origin for item in evidence], pa.string()),
                 pa.array(selected, pa.bool_()),
             ],
@@ -726,25 +703,29 @@ def _columns(table: pa.Table, names: Sequence[str]) -> list[list[Any]]:
     return [table.column(name).to_pylist() for name in names]
 
 
-def passage_values(
-    passages: pa.Table, positions: pa.ChunkedArray | pa.Array, names: Sequence[str] = ("text",)
-) -> list[list[Any]]:
-    """For each evidence row's passage position, the values of the passage columns ``names``.
+def passage_values(tables: CachedTables, start: int, stop: int, names: Sequence[str] = ("text",)) -> list[list[Any]]:
+    """The passage columns ``names`` of evidence rows ``start`` to ``stop - 1``, as lists.
 
-    Each distinct passage becomes one Python string, shared by all the rows that show it.
+    When passages are shared (WISE), each distinct one becomes one Python string, shared by all the
+    rows that show it.
     """
+    if tables.aligned:
+        return [tables.passages.column(name).slice(start, stop - start).to_pylist() for name in names]
+    positions = tables.evidence.column("passage").slice(start, stop - start)
     distinct = pc.unique(positions)
-    where = pc.index_in(positions, value_set=distinct).to_numpy(zero_copy_only=False)
+    where = pc.index_in(positions, value_set=distinct).to_numpy(zero_copy_only=False).tolist()
     result = []
     for name in names:
-        values = passages.column(name).take(distinct).to_pylist()
-        result.append([values[k] for k in where.tolist()])
+        values = tables.passages.column(name).take(distinct).to_pylist()
+        result.append([values[k] for k in where])
     return result
 
 
-def passage_column(passages: pa.Table, positions: pa.ChunkedArray | pa.Array, name: str) -> pa.ChunkedArray:
-    """The passage column ``name`` spelt out per evidence row (a copy of each text per row)."""
-    return passages.column(name).take(positions)
+def passage_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
+    """The passage column ``name`` spelt out per evidence row (a copy of each text per row when shared)."""
+    if tables.aligned:
+        return tables.passages.column(name)
+    return tables.passages.column(name).take(tables.evidence.column("passage"))
 
 
 def rebuild_dialogues(tables: CachedTables, start: int, stop: int) -> list[Dialogue]:
@@ -779,10 +760,11 @@ def _rebuild(tables: CachedTables, start: int, stop: int) -> list[Dialogue]:
         ("turn_index", "role", "speaker", "text", "labels", "raw", "evidence_start", "evidence_count"),
     )
     first_evidence = evidence_starts[0] if evidence_starts else 0
-    evidence_slice = tables.evidence.slice(first_evidence, sum(evidence_counts))
+    evidence_total = sum(evidence_counts)
+    evidence_slice = tables.evidence.slice(first_evidence, evidence_total)
     e_ids, e_origins, e_selected = _columns(evidence_slice, ("id", "origin", "selected"))
     e_texts, e_titles, e_metas = passage_values(
-        tables.passages, evidence_slice.column("passage"), ("text", "title", "meta")
+        tables, first_evidence, first_evidence + evidence_total, ("text", "title", "meta")
     )
     rows = zip(e_ids, e_texts, e_titles, e_origins, e_selected, e_metas, strict=True)
     evidence = [

@@ -351,6 +351,9 @@ def load(
     return LoadedSplit(dataset, split, provenance, tables)
 
 
+#: The evidence columns kept in the passages table.
+_PASSAGE_COLUMNS = ("text", "title", "meta")
+
 #: Dialogues rebuilt at a time when iterating over a split.
 _ITER_CHUNK = 256
 
@@ -439,23 +442,23 @@ class LoadedSplit(Sequence[Dialogue]):
     def evidence_texts(self, column: str = "text") -> list[str | None]:
         """The text (or ``column="title"``) of every evidence row, in table order, as a list.
 
-        Each distinct passage is one string shared by all the rows that show it: far less memory and
-        time than one string per row when passages repeat (WISE, WoW).
+        A passage stored once (WISE's) is one string shared by all the rows that show it: far less
+        memory and time than one string per row.
         """
         if column not in ("text", "title"):
             raise UnknownNameError("passage column", column, ["text", "title"])
-        (values,) = _cache.passage_values(self._tables.passages, self._tables.evidence.column("passage"), (column,))
+        (values,) = _cache.passage_values(self._tables, 0, self._tables.evidence.num_rows, (column,))
         return values
 
     def _evidence_table(self, columns: Sequence[str] | None = None) -> Any:
-        table = self._tables.evidence
         names = list(columns) if columns is not None else [n for n in _cache.EVIDENCE_COLUMNS if n != "meta"]
-        resolved = {
-            name: _cache.passage_column(self._tables.passages, table.column("passage"), name)
-            for name in ("text", "title", "meta")
-            if name in names
-        }
-        return pa.table({name: resolved[name] if name in resolved else table.column(name) for name in names})
+        stored = self._tables.evidence
+        return pa.table(
+            {
+                name: _cache.passage_column(self._tables, name) if name in _PASSAGE_COLUMNS else stored.column(name)
+                for name in names
+            }
+        )
 
     def dialogues_frame(self) -> pd.DataFrame:
         """One row per dialogue: id, topic, number of turns and the dialogue-level metadata."""
@@ -478,8 +481,9 @@ class LoadedSplit(Sequence[Dialogue]):
         """The underlying memory-mapped :class:`pyarrow.Table`: ``turns``, ``evidence``, ``dialogues`` or
         ``passages``.
 
-        Evidence text is stored once per split: an ``evidence`` row holds ``passage``, the row of the
-        ``passages`` table (``text``, ``title``, ``meta``) it shows; :meth:`evidence` spells them out.
+        Evidence text lives in the ``passages`` table (``text``, ``title``, ``meta``): an ``evidence`` row
+        holds ``passage``, the row it shows (WISE's passages are stored once each; other datasets' row
+        for row); :meth:`evidence` spells them out.
         """
         names = ("turns", "evidence", "dialogues", "passages")
         if table not in names:
