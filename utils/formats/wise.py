@@ -49,8 +49,8 @@ _USER_LISTS = ("intent",)
 _SYSTEM_LISTS = ("state", "query_candidate", "action", "selected_query")
 _SYSTEM_DOCUMENT_LISTS = ("document_candidate", "selected_document")
 _SYSTEM_PASSAGE_LISTS = ("passage_candidate", "selected_passage")
-_KNOWN_TURN_FIELDS = {"msg_id", "turn_id", "role", "response", *_USER_LISTS, *_SYSTEM_LISTS,
-                      *_SYSTEM_DOCUMENT_LISTS, *_SYSTEM_PASSAGE_LISTS}
+_KNOWN_TURN_FIELDS = frozenset({"msg_id", "turn_id", "role", "response", *_USER_LISTS, *_SYSTEM_LISTS,
+                                *_SYSTEM_DOCUMENT_LISTS, *_SYSTEM_PASSAGE_LISTS})
 _PASSAGE_ID = re.compile(r"([0-9]+)-([0-9]+)")  # ASCII digits only: \d admits full-width ones
 _SEARCH_INTENT = re.compile(
     r"^\s*intent\s*[:：]\s*(?P<intent>.*?)\s*(?:description\s*[:：]\s*(?P<description>.*))?$", re.S
@@ -308,7 +308,8 @@ def _turn(
     for key, value in raw.items():
         if type(value) not in _ID_TYPES and (value is not None or key in obj):
             require(obj, key, (int, str), path=path, record=record, optional=True)
-    raw.update({key: value for key, value in obj.items() if key not in _KNOWN_TURN_FIELDS})
+    if not _KNOWN_TURN_FIELDS.issuperset(obj):  # a field this module does not know (rare): kept in raw
+        raw.update({key: value for key, value in obj.items() if key not in _KNOWN_TURN_FIELDS})
     labels: dict[str, list[str]] = {}
     evidence: list[Evidence] = []
     if speaker == "user":
@@ -586,7 +587,8 @@ _PASSAGE_COLUMNS: dict[tuple[str, int, int, int], tuple[pa.Array, PassageTable]]
 
 
 def _read_passage_columns(data: bytes) -> tuple[pa.Array, PassageTable]:
-    if not _one_object_per_line(data):
+    lines = _object_lines(data)
+    if lines is None:
         raise FastPathDeclined("the document file is not one JSON object on every line")
     try:
         table = pa_json.read_json(
@@ -599,7 +601,7 @@ def _read_passage_columns(data: bytes) -> tuple[pa.Array, PassageTable]:
         table.validate(full=True)  # Arrow's reader does not check UTF-8 itself
     except (pa.ArrowException, ValueError) as exc:
         raise FastPathDeclined(f"Arrow's JSON reader: {exc}") from exc
-    if table.num_rows != data.count(b"\n{") + 1:  # two objects on a line
+    if table.num_rows != lines:  # two objects on a line
         raise FastPathDeclined("the document file is not one JSON object on every line")
     # A null is a field that is absent or null: read_passages tells those apart (and refuses a null).
     if any(column.null_count for column in table.columns):
@@ -612,16 +614,19 @@ def _read_passage_columns(data: bytes) -> tuple[pa.Array, PassageTable]:
     return ids, PassageTable(text, title, meta)
 
 
-def _one_object_per_line(data: bytes) -> bool:
-    """True when every line of ``data`` starts with ``{`` and none is blank.
+_LINE_NOT_AN_OBJECT = re.compile(rb"\n[^{]")
+
+
+def _object_lines(data: bytes) -> int | None:
+    """The number of lines of ``data`` when every one starts with ``{`` (none blank), else ``None``.
 
     Lines that :func:`~utils.formats._io.iter_json_lines` would skip or refuse (blank ones, a value
     that is not an object) are left to it: Arrow's JSON reader (pyarrow 26) crashes the process on a
     file whose first line is ``null``.
     """
-    if not data.startswith(b"{"):
-        return False
-    return data.count(b"\n{") == data.count(b"\n") - data.endswith(b"\n")
+    if not data.startswith(b"{") or _LINE_NOT_AN_OBJECT.search(data):
+        return None
+    return data.count(b"\n") + (not data.endswith(b"\n"))
 
 
 def _passages_of(batch: pa.RecordBatch) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array]:
