@@ -207,6 +207,7 @@ def test_two_processes_build_one_valid_cache(data_dir: Path, parser: dict[str, i
         "dialogues.arrow",
         "evidence.arrow",
         "manifest.json",
+        "passages.arrow",
         "turns.arrow",
     ]
     assert not [p for p in cache_root().iterdir() if p.name.startswith(".")]
@@ -479,3 +480,33 @@ def test_a_build_killed_half_way_is_never_taken_for_a_cache(data_dir: Path, pars
     assert not staging[0].exists()  # the dead build's leftovers were removed
     assert len(cache_entries()) == 1
     assert not [p for p in cache_root().iterdir() if p.is_dir() and p.name.startswith(".")]
+
+
+def _shown(*texts: str) -> Dialogue:
+    turns = [
+        Turn(index=0, role=SEEKER, speaker="s", text="q", evidence=[]),
+        Turn(
+            index=1,
+            role=WIZARD,
+            speaker="w",
+            text="a",
+            evidence=[
+                Evidence(id=f"e{k}", text=text, title="T" if k else None, meta={"k": k}) for k, text in enumerate(texts)
+            ],
+        ),
+    ]
+    return Dialogue(id="d", dataset="wow", split="train", turns=turns)
+
+
+def test_evidence_of_dialogues_is_stored_row_for_row() -> None:
+    # Passages shared between rows come from a parser's fast path (WISE, tested with it); evidence that
+    # arrives as objects gets one passages row per evidence row, in order, and needs no look-up.
+    dialogues = [_shown("x", "y", "x"), _shown("x", "y"), _shown("z")]
+    tables = _cache.build_in_memory(dialogues)
+    assert tables.aligned
+    assert tables.passages.column("text").to_pylist() == ["x", "y", "x", "x", "y", "z"]
+    assert tables.passages.column("title").to_pylist() == [None, "T", "T", None, "T", None]
+    assert tables.passages.column("meta").to_pylist()[:3] == ['{"k":0}', '{"k":1}', '{"k":2}']
+    assert tables.evidence.column("passage").to_pylist() == list(range(6))
+    assert _cache.rebuild_dialogues(tables, 0, 3) == dialogues
+    assert _cache.rebuild_dialogues(tables, 1, 3) == dialogues[1:]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 import tarfile
 import threading
 import time
@@ -132,6 +133,47 @@ def test_healthy_download_is_verified_and_remembered(server: LocalServer, tmp_pa
     # A second fetch finds the file and does not download again.
     _download.fetch(item, tmp_path, timeout=TIMEOUT)
     assert server.hits["/good.json"] == 1
+
+
+def test_pooch_fetches_quietly_into_a_staging_folder(
+    server: LocalServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    import pooch
+
+    calls: list[dict[str, object]] = []
+    real = pooch.retrieve
+
+    def spy(url: str, **kwargs: object) -> str:
+        calls.append({"url": url, **kwargs})
+        return real(url, **kwargs)
+
+    monkeypatch.setattr(pooch, "retrieve", spy)
+    level = pooch.get_logger().level
+    url = server.serve("good.json", "ok", PAYLOAD)
+    item = SourceFile(path="ds/good.json", url=url, sha256=sha(PAYLOAD).upper(), size=len(PAYLOAD))
+    assert _download.fetch(item, tmp_path, timeout=TIMEOUT).read_bytes() == PAYLOAD
+    (call,) = calls
+    assert call["url"] == url and call["known_hash"] == f"sha256:{sha(PAYLOAD)}"
+    staging = Path(str(call["path"]))
+    assert staging.parent == tmp_path / "ds" and staging.name.startswith(".good.json.") and not staging.exists()
+    # pooch's own messages name the staging folder; they are kept out of the user's way
+    assert "Downloading data" not in capfd.readouterr().err
+    assert pooch.get_logger().level == level  # and left as it was
+
+
+def test_every_hugging_face_file_comes_from_a_pinned_commit() -> None:
+    from utils.sources import SOURCES
+
+    hub = [
+        item
+        for source in SOURCES.values()
+        for files in source.splits.values()
+        for item in files
+        if item.url and "huggingface.co" in item.url
+    ]
+    assert {item.path.split("/")[0] for item in hub} == {"faithdial", "jwhr"}
+    for item in hub:
+        assert re.search(r"/resolve/[0-9a-f]{40}/data/", item.url), item.url
 
 
 def _fail_then_retry(

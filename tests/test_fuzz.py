@@ -12,7 +12,9 @@ generates
   a NUL byte, a cut at a random point).
 
 Every case must either parse completely, into records that the cache can store (JSON-serialisable,
-valid UTF-8 text), or raise :class:`utils.errors.DataError` naming the file. Anything else fails, as
+valid UTF-8 text), or raise :class:`utils.errors.DataError` naming the file. WISE's fast path (the
+loader's columnar build) must give the parser's dialogues or decline, never accept a file the parser
+refuses (it found a pyarrow crash: a document file whose first line is ``null``). Anything else fails, as
 does a case that takes longer than the deadline or allocates far more than its input warrants.
 
 Profiles (environment variable ``HYPOTHESIS_PROFILE``):
@@ -435,6 +437,60 @@ def test_damaged_bytes(name: str, data: st.DataObject) -> None:
     else:
         base = data.draw(mutated_json_file(relative, target.kind))
     check(target, "bytes", data.draw(byte_damage(base)), None, relative, split)
+
+
+def _wise_fast_path_agrees(conversations: bytes, documents: bytes) -> None:
+    """WISE's fast path (the loader's columnar build) must give what parse gives, or decline.
+
+    It may never accept a file parse refuses, never give other dialogues, and raise nothing but
+    FastPathDeclined (on which the loader builds with parse).
+    """
+    from utils import _cache
+    from utils.formats import wise
+
+    with tempfile.TemporaryDirectory(prefix="atlas-fuzz-") as scratch:
+        path = Path(scratch) / "conversation_train_line.json"
+        path.write_bytes(conversations)
+        (path.parent / wise.DOCUMENTS_FILENAME).write_bytes(documents)
+        wise._PASSAGE_COLUMNS.clear()  # a same-size file written within the clock's tick
+        with hard_timeout(HARD_TIMEOUT):
+            try:
+                expected: list | None = list(wise.parse(path, split="train"))
+            except DataError:
+                expected = None
+            try:
+                tables = _cache.build_in_memory(wise.parse_columns(path, split="train"))
+            except _cache.FastPathDeclined:
+                OUTCOMES[("wise fast path", "declined")] += 1
+                return
+        assert expected is not None, "the fast path accepted a file parse refuses"
+        assert _cache.rebuild_dialogues(tables, 0, tables.dialogues.num_rows) == expected
+        OUTCOMES[("wise fast path", "agreed")] += 1
+
+
+@FUZZ
+@given(data=st.data())
+def test_wise_fast_path_agrees_with_parse(data: st.DataObject) -> None:
+    documents_file, conversations_file = "wise/document_line.json", "wise/conversation_train_line.json"
+    documents = (config.demo_dir() / documents_file).read_bytes()
+    conversations = (config.demo_dir() / conversations_file).read_bytes()
+    which = data.draw(st.sampled_from(["conversations", "documents", "both"]))
+    if which in ("conversations", "both"):
+        conversations = data.draw(mutated_json_file(conversations_file, "json-lines"))
+    if which in ("documents", "both"):
+        documents = data.draw(mutated_json_file(documents_file, "json-lines"))
+    if data.draw(st.booleans()):
+        documents = data.draw(byte_damage(documents))
+    _wise_fast_path_agrees(conversations, documents)
+
+
+def test_wise_fast_path_agrees_on_the_demo_files() -> None:
+    """The unmutated seeds go the fast way (otherwise the property above tests only declines)."""
+    demo = config.demo_dir() / "wise"
+    before = OUTCOMES[("wise fast path", "agreed")]
+    conversations = (demo / "conversation_train_line.json").read_bytes()
+    _wise_fast_path_agrees(conversations, (demo / "document_line.json").read_bytes())
+    assert OUTCOMES[("wise fast path", "agreed")] == before + 1
 
 
 @pytest.mark.parametrize("name", NAMES)

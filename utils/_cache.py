@@ -1,4 +1,4 @@
-"""A columnar cache of parsed splits: three Arrow files (dialogues, turns, evidence) per split.
+"""A columnar cache of parsed splits: four Arrow files (dialogues, turns, evidence, passages) per split.
 
 A split is parsed once, streamed into Arrow record batches and written atomically; later loads
 memory-map the files, so reloading a split of any size takes milliseconds and little memory. The
@@ -13,6 +13,28 @@ file, with one :class:`CacheWarning`, and whatever was half written is removed. 
 cannot be read (damaged, cut short, another format version) is rebuilt, with a warning too. A build
 killed half-way leaves only a hidden staging directory, which no load takes for a cache and the next
 build of the same split removes.
+
+Evidence text lives in the ``passages`` table (text, title and the row's metadata), and an evidence
+row holds the position of its own (``passage``). WISE lists about a hundred passages of one document
+collection per system turn; copying each passage's text per occurrence made the cache of its
+full-size synthetic train file 555 MB. A parser whose evidence comes from such a collection hands it
+over whole (:class:`PassageTable`) and its evidence as columns pointing into it
+(:class:`EvidenceBatch`): each passage is stored once and no Python object is made per evidence row.
+Evidence that arrives as :class:`~utils.records.Evidence` objects is stored row for row, in order
+(the manifest says ``aligned``, and reading it needs no look-up): Wizard of Wikipedia repeats its
+sentences too (1.35 million rows, 198 thousand distinct ones, quarter-size synthetic train file), but
+finding the repeats cost more than it saved (first load 4.5 s -> 5.7 s of CPU with a dict of the
+distinct rows, 6.6 s with Arrow finding them batch by batch, where 70% of the rows are distinct).
+
+Labels, metadata and ``raw`` stay JSON text, measured against Arrow types (CPU, best of three, garbage
+collector paused as in a build). Labels as ``map<string, list<string>>`` write and read faster (WoW,
+41,697 turns: 0.04 s against 0.10 s to write, 0.06 s against 0.10 s to read; WISE, 27,300 turns: 0.10
+against 0.12, 0.07 against 0.11), about 1% of a first load or a full iteration, and they would change
+the ``labels`` column of ``to_hf_dataset()``. Metadata cannot be a struct without losing information: a
+key absent from some rows comes back as ``None`` in them (WISE's ``in_candidates``), and a key whose
+value changes type between rows (an int here, a string there) is refused. So the memo of JSON texts
+stays (without it a quarter-size WoW iteration takes 3.75 s instead of 2.44 s of CPU, its
+first load 4.78 s instead of 4.45 s), and so does the paused collector (without it 4.19 s and 6.26 s).
 """
 
 from __future__ import annotations
@@ -35,17 +57,18 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from filelock import FileLock
 
 from .records import Dialogue, Evidence, Turn
 
-CACHE_FORMAT_VERSION = 1
+CACHE_FORMAT_VERSION = 2
 # A batch is held in memory as parsed objects until it is written. Small batches (tens of MB of
 # objects) let the allocators reuse the memory of the last one: with batches four times larger, the
 # kernel's work of freeing and faulting pages in took about a tenth of a full-size WoW build's CPU.
 _BATCH_DIALOGUES = 128
 _BATCH_ROWS = 50_000  # rows of all three tables held before a batch is written
-_TABLES = ("dialogues", "turns", "evidence")
+_TABLES = ("dialogues", "turns", "evidence", "passages")
 
 DIALOGUE_SCHEMA = pa.schema(
     [
@@ -79,18 +102,61 @@ EVIDENCE_SCHEMA = pa.schema(
         ("dialogue_id", pa.string()),
         ("turn_index", pa.int32()),
         ("id", pa.string()),
-        ("text", pa.string()),
-        ("title", pa.string()),
+        ("passage", pa.int32()),  # the row of the passages table with this evidence's text, title and meta
         ("origin", pa.string()),
         ("selected", pa.bool_()),
-        ("meta", pa.string()),
     ]
 )
-_SCHEMAS = {"dialogues": DIALOGUE_SCHEMA, "turns": TURN_SCHEMA, "evidence": EVIDENCE_SCHEMA}
+PASSAGE_SCHEMA = pa.schema([("text", pa.string()), ("title", pa.string()), ("meta", pa.string())])
+_SCHEMAS = {
+    "dialogues": DIALOGUE_SCHEMA,
+    "turns": TURN_SCHEMA,
+    "evidence": EVIDENCE_SCHEMA,
+    "passages": PASSAGE_SCHEMA,
+}
+#: The columns of an evidence row as :meth:`utils.loading.LoadedSplit.evidence` shows them: the stored
+#: ones, with ``passage`` resolved to its text, title and metadata (JSON text).
+EVIDENCE_COLUMNS = ("dialogue_index", "dialogue_id", "turn_index", "id", "text", "title", "origin", "selected", "meta")
 
 
 class CacheWarning(UserWarning):
     """The parsed-split cache could not be used as it stood; the split was loaded all the same."""
+
+
+@dataclass(frozen=True)
+class PassageTable:
+    """Texts, with their titles and the metadata (JSON text) of the evidence showing them, that
+    evidence rows point to by position (row ``i`` is passage ``i``).
+
+    A parser's fast path yields one, first, before its :class:`EvidenceBatch` items.
+    """
+
+    text: pa.Array | pa.ChunkedArray
+    title: pa.Array | pa.ChunkedArray
+    meta: pa.Array | pa.ChunkedArray
+
+
+@dataclass(frozen=True)
+class EvidenceBatch:
+    """Dialogues whose evidence arrives as columns; the ``evidence`` lists of their turns stay empty.
+
+    ``counts`` gives the evidence rows of every turn of ``dialogues`` in order; ``ids``, ``passage``,
+    ``origin`` and ``selected`` are the rows' columns, ``passage`` holding positions in the passages
+    written so far: the :class:`PassageTable`, then the ``passages`` of earlier batches and of this
+    one, which are appended before its rows.
+    """
+
+    dialogues: list[Dialogue]
+    counts: Sequence[int]
+    ids: pa.Array
+    passage: pa.Array
+    origin: pa.Array
+    selected: pa.Array
+    passages: PassageTable | None = None
+
+
+class FastPathDeclined(Exception):
+    """A parser's fast path met something only its record-by-record path handles (or reports)."""
 
 
 @dataclass(frozen=True)
@@ -100,9 +166,13 @@ class CachedTables:
     dialogues: pa.Table
     turns: pa.Table
     evidence: pa.Table
+    #: The texts, titles and metadata the evidence rows point to by position.
+    passages: pa.Table
     #: The cache entry the tables are mapped from; ``None`` when the cache could not be written.
     directory: Path | None
     rebuilt: bool
+    #: True when passage ``i`` belongs to evidence row ``i`` (evidence stored row for row).
+    aligned: bool = False
 
 
 # One encoder for the whole module: ``json.dumps`` with options builds a new encoder on every call,
@@ -133,8 +203,13 @@ def load_or_build(
     build: Callable[[], Iterable[Dialogue]],
     *,
     label: str = "this split",
+    fast_build: Callable[[], Iterable[Dialogue | PassageTable | EvidenceBatch]] | None = None,
 ) -> CachedTables:
     """Memory-map the cached tables for ``key``, building them from ``build()`` when absent or broken.
+
+    ``fast_build``, when given, is tried first: a parser's columnar path, which may decline (raise
+    :class:`FastPathDeclined`) part-way; ``build()``, the record-by-record path, then builds the
+    cache from the start and reports any error in the file.
 
     When the cache cannot be written, the tables are built in memory instead (``build()`` is called
     again) and a :class:`CacheWarning` names ``cache_root`` and the reason; ``label`` (for example
@@ -157,7 +232,12 @@ def load_or_build(
             if cached is not None:
                 return cached
             _remove_stale_staging(cache_root, key)
-            _build(target, _watched(build, source_errors))
+            try:
+                if fast_build is None:
+                    raise FastPathDeclined
+                _build(target, _watched(fast_build, source_errors))
+            except FastPathDeclined:
+                _build(target, _watched(build, source_errors))
             opened, problem = _open(target, rebuilt=True)
     except OSError as exc:
         if any(exc is error for error in source_errors):
@@ -225,7 +305,7 @@ def _caller_level() -> int:
     return level
 
 
-def _watched(build: Callable[[], Iterable[Dialogue]], errors: list[BaseException]) -> Iterator[Dialogue]:
+def _watched(build: Callable[[], Iterable[Any]], errors: list[BaseException]) -> Iterator[Any]:
     """``build()``'s dialogues, noting any exception the source raises so it is not blamed on the cache."""
     try:
         iterator = iter(build())
@@ -236,8 +316,9 @@ def _watched(build: Callable[[], Iterable[Dialogue]], errors: list[BaseException
                 return
             yield dialogue
     except BaseException as exc:
-        # ``yield`` raises GeneratorExit here when the writer gives up; that is not the source's fault.
-        if not isinstance(exc, GeneratorExit):
+        # ``yield`` raises GeneratorExit here when the writer gives up; that is not the source's fault,
+        # and neither is a fast path declining.
+        if not isinstance(exc, (GeneratorExit, FastPathDeclined)):
             errors.append(exc)
         raise
 
@@ -271,6 +352,9 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
         version = manifest.get("format")
         if version != CACHE_FORMAT_VERSION:
             return None, f"it is in cache format {version!r}; this version of the atlas reads {CACHE_FORMAT_VERSION}"
+        aligned = manifest.get("aligned")
+        if not isinstance(aligned, bool):
+            return None, "its manifest does not say how evidence and passages line up"
         tables = {}
         for name in _TABLES:
             path = directory / f"{name}.arrow"
@@ -291,7 +375,9 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
         return None, "its manifest does not list the sizes of the tables"
     except OSError as exc:
         return None, describe_os_error(exc)
-    cached = CachedTables(tables["dialogues"], tables["turns"], tables["evidence"], directory, rebuilt)
+    cached = CachedTables(
+        tables["dialogues"], tables["turns"], tables["evidence"], tables["passages"], directory, rebuilt, aligned
+    )
     return cached, None
 
 
@@ -305,9 +391,10 @@ def _build(target: Path, dialogues: Iterable[Dialogue]) -> None:
     try:
         with contextlib.ExitStack() as files:
             sinks = {name: files.enter_context(_open_sink(staging / f"{name}.arrow")) for name in _TABLES}
-            rows = _write_tables(sinks, dialogues)
+            rows, aligned = _write_tables(sinks, dialogues)
         manifest = {
             "format": CACHE_FORMAT_VERSION,
+            "aligned": aligned,
             "rows": rows,
             "bytes": {name: (staging / f"{name}.arrow").stat().st_size for name in _TABLES},
         }
@@ -332,19 +419,29 @@ def _open_sink(path: Path) -> Any:
     return pa.OSFile(str(path), "wb")
 
 
-def build_in_memory(dialogues: Iterable[Dialogue]) -> CachedTables:
+def build_in_memory(dialogues: Iterable[Dialogue | PassageTable | EvidenceBatch]) -> CachedTables:
     """The tables of ``dialogues`` held in memory (Arrow IPC buffers), for when no cache can be written."""
     sinks = {name: pa.BufferOutputStream() for name in _TABLES}
-    _write_tables(sinks, dialogues)
+    _, aligned = _write_tables(sinks, dialogues)
     tables = {name: pa.ipc.open_file(sinks[name].getvalue()).read_all() for name in _TABLES}
-    return CachedTables(tables["dialogues"], tables["turns"], tables["evidence"], None, True)
+    return CachedTables(
+        tables["dialogues"], tables["turns"], tables["evidence"], tables["passages"], None, True, aligned
+    )
 
 
-def _write_tables(sinks: dict[str, Any], dialogues: Iterable[Dialogue]) -> dict[str, int]:
-    """Stream ``dialogues`` into one Arrow IPC file per table (``sinks``, left open); return row counts."""
+def _write_tables(
+    sinks: dict[str, Any], items: Iterable[Dialogue | PassageTable | EvidenceBatch]
+) -> tuple[dict[str, int], bool]:
+    """Stream ``items`` into one Arrow IPC file per table (``sinks``, left open); return the row counts
+    and whether passages and evidence rows are aligned (one passage per evidence row, in order).
+
+    ``items`` are dialogues, or (a parser's fast path) one :class:`PassageTable` followed by
+    :class:`EvidenceBatch` items.
+    """
     writers: dict[str, pa.ipc.RecordBatchFileWriter] = {}
     counts = dict.fromkeys(_TABLES, 0)
     encode_meta = _MetaEncoder()
+    aligned = True
     # The parser's objects form no reference cycles, but millions of them make the cyclic collector
     # rescan the survivors again and again: pausing it saves a fifth of the time of a large build.
     collecting = gc.isenabled()
@@ -354,9 +451,21 @@ def _write_tables(sinks: dict[str, Any], dialogues: Iterable[Dialogue]) -> dict[
             writers[name] = pa.ipc.new_file(sinks[name], _SCHEMAS[name])
         batch: list[Dialogue] = []
         rows = 0
-        for dialogue in dialogues:
-            batch.append(dialogue)
-            rows += 1 + len(dialogue.turns) + sum([len(turn.evidence) for turn in dialogue.turns])
+        for item in items:
+            if isinstance(item, (PassageTable, EvidenceBatch)):
+                aligned = False
+                if batch:
+                    _write_batch(batch, counts, writers, encode_meta)
+                    batch, rows = [], 0
+                if isinstance(item, PassageTable):
+                    _append_passages(item, writers["passages"], counts)
+                else:
+                    if item.passages is not None:
+                        _append_passages(item.passages, writers["passages"], counts)
+                    _write_evidence_batch(item, counts, writers)
+                continue
+            batch.append(item)
+            rows += 1 + len(item.turns) + sum([len(turn.evidence) for turn in item.turns])
             # Bounded by rows, not dialogues, so that memory stays flat whatever a dialogue holds.
             if len(batch) >= _BATCH_DIALOGUES or rows >= _BATCH_ROWS:
                 _write_batch(batch, counts, writers, encode_meta)
@@ -372,7 +481,7 @@ def _write_tables(sinks: dict[str, Any], dialogues: Iterable[Dialogue]) -> dict[
         for writer in writers.values():
             with contextlib.suppress(Exception):
                 writer.close()
-    return counts
+    return counts, aligned
 
 
 class _MetaEncoder:
@@ -413,11 +522,17 @@ def _offsets(counts: list[int], first: int) -> np.ndarray:
     return starts + first
 
 
-def _meta_column(metas: list[dict[str, Any]], encode_meta: _MetaEncoder) -> pa.Array:
-    """The ``meta`` column of evidence rows: in most datasets every one is empty, so say so at once."""
+def _meta_texts(metas: list[dict[str, Any]], encode_meta: _MetaEncoder) -> list[str]:
+    """The ``meta`` of evidence rows as JSON text: in most datasets every one is empty, so say so at once."""
     if not any(metas):
-        return pa.repeat(pa.scalar("{}", pa.string()), len(metas))
-    return pa.array([encode_meta(meta) for meta in metas], pa.string())
+        return ["{}"] * len(metas)
+    return [encode_meta(meta) for meta in metas]
+
+
+def _append_passages(table: PassageTable, writer: pa.ipc.RecordBatchFileWriter, counts: dict[str, int]) -> None:
+    """Append a parser's passages as they are (its evidence rows know their positions)."""
+    writer.write_table(pa.Table.from_arrays([table.text, table.title, table.meta], schema=PASSAGE_SCHEMA))
+    counts["passages"] += len(table.text)
 
 
 def _write_batch(
@@ -426,16 +541,69 @@ def _write_batch(
     writers: dict[str, pa.ipc.RecordBatchFileWriter],
     encode_meta: _MetaEncoder,
 ) -> None:
-    """Append one batch of dialogues to the three tables, column by column.
+    """Append one batch of dialogues to the tables, column by column; its passages row for row.
 
     Columns are built with one comprehension each and the repeated keys (dialogue index and id, turn
     index) by indexing arrays, rather than appending to nine lists per evidence row.
     """
     turns = [turn for dialogue in batch for turn in dialogue.turns]
-    turn_counts = [len(dialogue.turns) for dialogue in batch]
     evidence = [item for turn in turns for item in turn.evidence]
     evidence_counts = [len(turn.evidence) for turn in turns]
+    selected = np.array([item.selected for item in evidence], dtype=np.bool_)
+    keys = _write_dialogues_and_turns(batch, turns, evidence_counts, selected, counts, writers)
+    if evidence:
+        first = counts["passages"]
+        shown = PassageTable(
+            pa.array([item.text for item in evidence], pa.string()),
+            pa.array([item.title for item in evidence], pa.string()),
+            pa.array(_meta_texts([item.meta for item in evidence], encode_meta), pa.string()),
+        )
+        _append_passages(shown, writers["passages"], counts)
+        _append_evidence(
+            keys,
+            evidence_counts,
+            [
+                pa.array([item.id for item in evidence], pa.string()),
+                pa.array(np.arange(first, first + len(evidence), dtype=np.int32), pa.int32()),
+                pa.array([item.origin for item in evidence], pa.string()),
+                pa.array(selected, pa.bool_()),
+            ],
+            counts,
+            writers,
+        )
 
+
+def _write_evidence_batch(
+    batch: EvidenceBatch, counts: dict[str, int], writers: dict[str, pa.ipc.RecordBatchFileWriter]
+) -> None:
+    """Append a parser's columnar batch: its dialogues and turns, then its evidence columns as they are."""
+    turns = [turn for dialogue in batch.dialogues for turn in dialogue.turns]
+    evidence_counts = list(batch.counts)
+    if len(evidence_counts) != len(turns) or sum(evidence_counts) != len(batch.ids):
+        raise ValueError("an EvidenceBatch must give one count per turn, adding up to its rows")
+    if len(batch.passage) and pc.max(batch.passage).as_py() >= counts["passages"]:
+        raise ValueError("an EvidenceBatch points past the passages written so far")
+    selected = batch.selected.to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
+    keys = _write_dialogues_and_turns(batch.dialogues, turns, evidence_counts, selected, counts, writers)
+    if len(batch.ids):
+        columns = [batch.ids, batch.passage, batch.origin, batch.selected]
+        _append_evidence(keys, evidence_counts, columns, counts, writers)
+
+
+def _write_dialogues_and_turns(
+    batch: Sequence[Dialogue],
+    turns: list[Turn],
+    evidence_counts: list[int],
+    selected: np.ndarray,
+    counts: dict[str, int],
+    writers: dict[str, pa.ipc.RecordBatchFileWriter],
+) -> tuple[np.ndarray, pa.Array, np.ndarray, np.ndarray]:
+    """Append the dialogues and turns of a batch; return the keys its evidence rows repeat.
+
+    Those are the dialogue index and id and the position of each turn in the batch, and the turn
+    indexes; ``counts`` moves on for dialogues and turns only.
+    """
+    turn_counts = [len(dialogue.turns) for dialogue in batch]
     dialogue_ids = pa.array([dialogue.id for dialogue in batch], pa.string())
     dialogue_index = np.arange(counts["dialogues"], counts["dialogues"] + len(batch), dtype=np.int32)
     writers["dialogues"].write_batch(
@@ -455,8 +623,7 @@ def _write_batch(
 
     turn_dialogue = np.repeat(np.arange(len(batch)), turn_counts)
     turn_index = np.fromiter((turn.index for turn in turns), dtype=np.int32, count=len(turns))
-    selected = np.array([item.selected for item in evidence], dtype=np.int64)
-    running = np.concatenate(([0], np.cumsum(selected)))
+    running = np.concatenate(([0], np.cumsum(selected, dtype=np.int64)))
     ends = np.cumsum(evidence_counts, dtype=np.int64)
     selected_counts = running[ends] - running[ends - np.asarray(evidence_counts, dtype=np.int64)]
     turn_dialogue_ids = dialogue_ids.take(pa.array(turn_dialogue))
@@ -478,28 +645,33 @@ def _write_batch(
             schema=TURN_SCHEMA,
         )
     )
-
-    if evidence:
-        evidence_turn = np.repeat(np.arange(len(turns)), evidence_counts)
-        writers["evidence"].write_batch(
-            pa.RecordBatch.from_arrays(
-                [
-                    pa.array(dialogue_index[turn_dialogue[evidence_turn]], pa.int32()),
-                    turn_dialogue_ids.take(pa.array(evidence_turn)),
-                    pa.array(turn_index[evidence_turn], pa.int32()),
-                    pa.array([item.id for item in evidence], pa.string()),
-                    pa.array([item.text for item in evidence], pa.string()),
-                    pa.array([item.title for item in evidence], pa.string()),
-                    pa.array([item.origin for item in evidence], pa.string()),
-                    pa.array(selected.astype(np.bool_), pa.bool_()),
-                    _meta_column([item.meta for item in evidence], encode_meta),
-                ],
-                schema=EVIDENCE_SCHEMA,
-            )
-        )
     counts["dialogues"] += len(batch)
     counts["turns"] += len(turns)
-    counts["evidence"] += len(evidence)
+    return dialogue_index, turn_dialogue_ids, turn_dialogue, turn_index
+
+
+def _append_evidence(
+    keys: tuple[np.ndarray, pa.Array, np.ndarray, np.ndarray],
+    evidence_counts: list[int],
+    columns: list[pa.Array],
+    counts: dict[str, int],
+    writers: dict[str, pa.ipc.RecordBatchFileWriter],
+) -> None:
+    """Append evidence rows: the keys repeated from their turns, then ``columns`` (id to selected)."""
+    dialogue_index, turn_dialogue_ids, turn_dialogue, turn_index = keys
+    evidence_turn = np.repeat(np.arange(len(evidence_counts)), evidence_counts)
+    writers["evidence"].write_batch(
+        pa.RecordBatch.from_arrays(
+            [
+                pa.array(dialogue_index[turn_dialogue[evidence_turn]], pa.int32()),
+                turn_dialogue_ids.take(pa.array(evidence_turn)),
+                pa.array(turn_index[evidence_turn], pa.int32()),
+                *columns,
+            ],
+            schema=EVIDENCE_SCHEMA,
+        )
+    )
+    counts["evidence"] += len(evidence_turn)
 
 
 # -- reading ---------------------------------------------------------------------------------------
@@ -541,6 +713,31 @@ def _columns(table: pa.Table, names: Sequence[str]) -> list[list[Any]]:
     return [table.column(name).to_pylist() for name in names]
 
 
+def passage_values(tables: CachedTables, start: int, stop: int, names: Sequence[str] = ("text",)) -> list[list[Any]]:
+    """The passage columns ``names`` of evidence rows ``start`` to ``stop - 1``, as lists.
+
+    When passages are shared (WISE), each distinct one becomes one Python string, shared by all the
+    rows that show it.
+    """
+    if tables.aligned:
+        return [tables.passages.column(name).slice(start, stop - start).to_pylist() for name in names]
+    positions = tables.evidence.column("passage").slice(start, stop - start)
+    distinct = pc.unique(positions)
+    where = pc.index_in(positions, value_set=distinct).to_numpy(zero_copy_only=False).tolist()
+    result = []
+    for name in names:
+        values = tables.passages.column(name).take(distinct).to_pylist()
+        result.append([values[k] for k in where])
+    return result
+
+
+def passage_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
+    """The passage column ``name`` spelt out per evidence row (a copy of each text per row when shared)."""
+    if tables.aligned:
+        return tables.passages.column(name)
+    return tables.passages.column(name).take(tables.evidence.column("passage"))
+
+
 def rebuild_dialogues(tables: CachedTables, start: int, stop: int) -> list[Dialogue]:
     """Dialogues ``start`` to ``stop - 1`` rebuilt from the tables, a column at a time.
 
@@ -573,9 +770,11 @@ def _rebuild(tables: CachedTables, start: int, stop: int) -> list[Dialogue]:
         ("turn_index", "role", "speaker", "text", "labels", "raw", "evidence_start", "evidence_count"),
     )
     first_evidence = evidence_starts[0] if evidence_starts else 0
-    e_ids, e_texts, e_titles, e_origins, e_selected, e_metas = _columns(
-        tables.evidence.slice(first_evidence, sum(evidence_counts)),
-        ("id", "text", "title", "origin", "selected", "meta"),
+    evidence_total = sum(evidence_counts)
+    evidence_slice = tables.evidence.slice(first_evidence, evidence_total)
+    e_ids, e_origins, e_selected = _columns(evidence_slice, ("id", "origin", "selected"))
+    e_texts, e_titles, e_metas = passage_values(
+        tables, first_evidence, first_evidence + evidence_total, ("text", "title", "meta")
     )
     rows = zip(e_ids, e_texts, e_titles, e_origins, e_selected, e_metas, strict=True)
     evidence = [

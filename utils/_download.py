@@ -3,8 +3,9 @@
 Three ways in, one rule: nothing reaches its final name in the data directory until it is complete
 and, where a checksum or size is known, verified.
 
-* a direct URL (:func:`fetch` with ``item.url``): streamed by pooch's HTTP downloader into a hidden
-  temporary file beside the target, checked (size, sha256), then moved into place with
+* a direct URL (:func:`fetch` with ``item.url``, Hugging Face files included): :func:`pooch.retrieve`
+  streams it, with a progress bar, into a hidden staging folder beside the target and checks the
+  known sha256; the size is checked too, and only then is the file moved into place with
   :func:`os.replace`;
 * a member of an archive (``item.archive``): the archive is downloaded once, the same way, into
   ``<data dir>/_archives/``, its members are checked (no absolute paths, no ``..``, no link leading
@@ -24,6 +25,16 @@ Every failure is a :class:`~utils.errors.DownloadError` (or
 :class:`~utils.errors.DataUnavailableError` when the file cannot be fetched at all) naming the URL
 and the cause. With ``$ATLAS_OFFLINE`` set only loopback URLs are fetched (the tests' own server).
 
+Hugging Face files are fetched from a pinned commit (``/resolve/<commit>/``, see
+:mod:`utils.sources`) by the same route, not by ``huggingface_hub.hf_hub_download``. That function
+was tried against the tests' loopback server (huggingface_hub 2.4) and loses a guarantee the tests
+hold: a stalled server is not given up on after the timeout. It retries a silent transfer five
+times (11 s for a 1 s timeout, where the tests allow 6), retries a metadata request that gets no
+answer with a 60 s timeout and exponential back-off (minutes), and takes its transfer timeout from
+a process-wide setting rather than from the call. Its ``HF_HUB_OFFLINE`` switch would also refuse
+the tests' loopback server, which ``$ATLAS_OFFLINE`` allows. Its gains (resuming a broken transfer,
+tokens for gated repositories) are not needed for these public files.
+
 Hashing a large file on every load would be slow, so :func:`file_sha256` remembers digests in
 ``<cache dir>/file-hashes.json``, keyed by path, size and modification time.
 """
@@ -33,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -297,38 +309,71 @@ def _fetch_url(item: SourceFile, data_directory: Path, timeout: float) -> Path:
 
 
 def _download_verified(url: str, target: Path, *, sha256: str | None, size: int | None, timeout: float) -> str:
-    """Download ``url`` to ``target`` through a temporary file; return the sha256 of what was kept."""
+    """Download ``url`` to ``target`` through a staging folder; return the sha256 of what was kept.
+
+    :func:`pooch.retrieve` streams the file into a temporary file inside a hidden staging folder
+    beside ``target`` and checks the known sha256; the size is checked here, and only then is the
+    file moved to its final name. Any failure removes the staging folder: a retry starts afresh.
+    """
     _refuse_when_offline(url)
     target.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
-    os.close(descriptor)
-    part = Path(temporary)
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part"))
     try:
-        # Our own bar, so that it is closed even when the download fails (pooch leaves it open).
+        # Our own bar, handed to pooch's downloader, so that it is closed even when the download
+        # fails (pooch's own bar would be left open).
         progress = tqdm(total=0, ncols=79, unit="B", unit_scale=True, leave=True, desc=target.name)
         downloader = pooch.HTTPDownloader(progressbar=progress, timeout=(timeout, timeout))
         try:
-            downloader(url, str(part), None)
-        except Exception as exc:  # every transport failure becomes one clear error
+            with _quiet_pooch():
+                fetched = Path(
+                    pooch.retrieve(
+                        url,
+                        known_hash=f"sha256:{sha256.lower()}" if sha256 is not None else None,
+                        fname=target.name,
+                        path=staging,
+                        downloader=downloader,
+                    )
+                )
+        except Exception as exc:  # every failure becomes one clear error
+            if _is_checksum_refusal(exc):  # pooch has deleted the download already
+                raise DownloadError(
+                    f"could not verify {url}: its sha256 is not the expected {sha256} ({exc}) The file is "
+                    "corrupt or has changed upstream. Nothing was kept."
+                ) from exc
             raise DownloadError(f"could not download {url}: {_describe(exc, timeout)}. Nothing was kept.") from exc
         finally:
             progress.close()
-        received = part.stat().st_size
+        received = fetched.stat().st_size
         if size is not None and received != size:
             raise DownloadError(
                 f"could not download {url}: received {received:,} bytes, expected {size:,} "
                 "(the transfer was cut short or the file changed). Nothing was kept."
             )
-        digest = sha256_of(part)
-        if sha256 is not None and digest != sha256.lower():
-            raise DownloadError(
-                f"could not verify {url}: its sha256 is {digest}, expected {sha256} (the file is corrupt or "
-                "has changed upstream). Nothing was kept."
-            )
-        os.replace(part, target)
+        digest = sha256.lower() if sha256 is not None else sha256_of(fetched)
+        os.replace(fetched, target)
     finally:
-        part.unlink(missing_ok=True)
+        shutil.rmtree(staging, ignore_errors=True)
     return digest
+
+
+def _is_checksum_refusal(exc: BaseException) -> bool:
+    """True for pooch's refusal of a file whose hash differs (a ValueError, unlike a transport error)."""
+    import requests
+
+    return isinstance(exc, ValueError) and not isinstance(exc, requests.RequestException) and "hash" in str(exc)
+
+
+@contextlib.contextmanager
+def _quiet_pooch() -> Iterator[None]:
+    """Silence pooch's informational messages: they name the staging folder, not the file's home,
+    and the progress bar already says what is being downloaded. Warnings still show."""
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _describe(exc: BaseException, timeout: float) -> str:

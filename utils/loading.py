@@ -22,12 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _cache, _download, config
 from ._cache import CacheWarning as CacheWarning  # re-exported: utils.CacheWarning
 from .errors import DataError, DataUnavailableError, DownloadError, UnknownNameError
-from .formats import companion_files, parser_for
+from .formats import companion_files, fast_parser_for, parser_for
 from .formats._io import lines_of_ids
 from .records import Dialogue
 from .sources import SourceFile, dataset_names, get_source, get_split_files, origin
@@ -317,8 +318,13 @@ def load(
     path, kind, checksum, detail = _resolve(dataset, split, data_directory, download)
     parse, version = parser_for(dataset)
     key = _cache.cache_key(path, dataset, split, version, companion_files(dataset, path))
+    fast = fast_parser_for(dataset)
     tables = _cache.load_or_build(
-        config.cache_dir(), key, lambda: parse(path, split=split), label=f"{dataset}/{split} ({path})"
+        config.cache_dir(),
+        key,
+        lambda: parse(path, split=split),
+        label=f"{dataset}/{split} ({path})",
+        fast_build=None if fast is None else lambda: fast(path, split=split),
     )
     _check_record_ids(dataset, split, path, tables)
     provenance = Provenance(
@@ -334,6 +340,9 @@ def load(
     )
     return LoadedSplit(dataset, split, provenance, tables)
 
+
+#: The evidence columns kept in the passages table.
+_PASSAGE_COLUMNS = ("text", "title", "meta")
 
 #: Dialogues rebuilt at a time when iterating over a split.
 _ITER_CHUNK = 256
@@ -412,10 +421,34 @@ class LoadedSplit(Sequence[Dialogue]):
         return self._turn_frame.copy()
 
     def evidence(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
-        """One row per piece of evidence shown at a turn (``selected`` marks the chosen ones)."""
-        table = self._tables.evidence
-        names = list(columns) if columns is not None else [n for n in table.column_names if n != "meta"]
-        return table.select(names).to_pandas()
+        """One row per piece of evidence shown at a turn (``selected`` marks the chosen ones).
+
+        Columns: dialogue index and id, turn index, evidence id, text, title, origin, selected (and,
+        when asked for, ``meta`` as JSON text and ``passage``, the row of :meth:`arrow` ``("passages")``
+        holding the text). Asking only for the columns needed saves spelling out every text.
+        """
+        return self._evidence_table(columns).to_pandas()
+
+    def evidence_texts(self, column: str = "text") -> list[str | None]:
+        """The text (or ``column="title"``) of every evidence row, in table order, as a list.
+
+        A passage stored once (WISE's) is one string shared by all the rows that show it: far less
+        memory and time than one string per row.
+        """
+        if column not in ("text", "title"):
+            raise UnknownNameError("passage column", column, ["text", "title"])
+        (values,) = _cache.passage_values(self._tables, 0, self._tables.evidence.num_rows, (column,))
+        return values
+
+    def _evidence_table(self, columns: Sequence[str] | None = None) -> Any:
+        names = list(columns) if columns is not None else [n for n in _cache.EVIDENCE_COLUMNS if n != "meta"]
+        stored = self._tables.evidence
+        return pa.table(
+            {
+                name: _cache.passage_column(self._tables, name) if name in _PASSAGE_COLUMNS else stored.column(name)
+                for name in names
+            }
+        )
 
     def dialogues_frame(self) -> pd.DataFrame:
         """One row per dialogue: id, topic, number of turns and the dialogue-level metadata."""
@@ -428,15 +461,23 @@ class LoadedSplit(Sequence[Dialogue]):
         """The ``turns`` (or ``evidence`` or ``dialogues``) table as a :class:`datasets.Dataset`."""
         import datasets
 
-        tables = {"turns": self._tables.turns, "evidence": self._tables.evidence, "dialogues": self._tables.dialogues}
+        tables = {"turns": self._tables.turns, "evidence": None, "dialogues": self._tables.dialogues}
         if table not in tables:
-            from .errors import UnknownNameError
-
             raise UnknownNameError("table", table, list(tables))
-        return datasets.Dataset(tables[table])
+        # Evidence with its text and title spelt out per row, as a dataset of rows expects.
+        return datasets.Dataset(tables[table] if table != "evidence" else self._evidence_table(_cache.EVIDENCE_COLUMNS))
 
     def arrow(self, table: str = "turns") -> Any:
-        """The underlying memory-mapped :class:`pyarrow.Table` (``turns``, ``evidence`` or ``dialogues``)."""
+        """The underlying memory-mapped :class:`pyarrow.Table`: ``turns``, ``evidence``, ``dialogues`` or
+        ``passages``.
+
+        Evidence text lives in the ``passages`` table (``text``, ``title``, ``meta``): an ``evidence`` row
+        holds ``passage``, the row it shows (WISE's passages are stored once each; other datasets' row
+        for row); :meth:`evidence` spells them out.
+        """
+        names = ("turns", "evidence", "dialogues", "passages")
+        if table not in names:
+            raise UnknownNameError("table", table, list(names))
         return getattr(self._tables, table)
 
 

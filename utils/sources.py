@@ -166,12 +166,21 @@ def _hf(
     local: str,
     sha256: str | None = None,
     size: int | None = None,
-    revision: str = "main",
+    *,
+    revision: str,
 ) -> SourceFile:
+    # Always a commit: a branch such as ``main`` may change under the atlas's checksums and numbers.
     return SourceFile(
         path=local, url=f"{_HF}/{repo}/resolve/{revision}/{repo_path}", sha256=sha256, size=size
     )
 
+
+#: The FaithDial hub repository's commit the atlas downloads from: 7a414e8, "Fix task tags (#2)", the
+#: last commit to the repository's README (as its page on the hub shows). The full hash is the one
+#: another project pins to fetch ``data/<split>.json`` from this repository, so the data files are at
+#: this commit; whether ``main`` has moved on since was not checked. No checksums are recorded for
+#: these files (none were at hand from an unmodified download): they are checked by parsing.
+FAITHDIAL_REVISION = "7a414e80725eac766f2602676dc8b39f80b061e4"
 
 #: The JWHR hub repository's commit the atlas downloads from: the head of ``main`` in the commit
 #: history of baobab-trees/wikipedia-human-retrieval-ja (its last commit, 2024-03-19, edits the
@@ -308,7 +317,14 @@ SOURCES: dict[str, DatasetSource] = {
             "the one knowledge sentence is given; BEGIN and VRM labels describe the original response",
         ),
         splits={
-            split: (_hf("McGill-NLP/FaithDial", f"data/{split_file}.json", f"faithdial/{split_file}.json"),)
+            split: (
+                _hf(
+                    "McGill-NLP/FaithDial",
+                    f"data/{split_file}.json",
+                    f"faithdial/{split_file}.json",
+                    revision=FAITHDIAL_REVISION,
+                ),
+            )
             for split, split_file in {
                 "train": "train",
                 "valid": "valid",
@@ -326,7 +342,8 @@ SOURCES: dict[str, DatasetSource] = {
             "test_unseen": "test_topic_split",
         },
         notes="The hub repository's loading script does not run on current `datasets`; "
-        "the atlas downloads the JSON files and parses them itself.",
+        f"the atlas downloads the JSON files from commit {FAITHDIAL_REVISION[:7]} (not from `main`) "
+        "and parses them itself.",
     ),
     "faithdial_audit": DatasetSource(
         name="faithdial_audit",

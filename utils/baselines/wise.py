@@ -182,7 +182,8 @@ def _examples_from_tables(split: LoadedSplit) -> list[SystemTurnExample]:
     turns, evidence = split.arrow("turns"), split.arrow("evidence")
     shared: dict[str, str] = {}
     e_ids = _interned(evidence.column("id"), shared)
-    e_texts = _interned(evidence.column("text"), shared)
+    # Each passage's text is one string, shared by every row that shows it.
+    e_texts = split.evidence_texts()
     columns = ("dialogue_index", "dialogue_id", "turn_index", "role", "text", "labels", "evidence_start",
                "evidence_count")
     rows = zip(*(turns.column(name).to_pylist() for name in columns), strict=True)

@@ -27,8 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pa_json
 
+from .._cache import EvidenceBatch, FastPathDeclined, PassageTable
 from ..errors import DataError
 from ..records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from ._io import iter_json_lines, require, require_items
@@ -44,8 +49,8 @@ _USER_LISTS = ("intent",)
 _SYSTEM_LISTS = ("state", "query_candidate", "action", "selected_query")
 _SYSTEM_DOCUMENT_LISTS = ("document_candidate", "selected_document")
 _SYSTEM_PASSAGE_LISTS = ("passage_candidate", "selected_passage")
-_KNOWN_TURN_FIELDS = {"msg_id", "turn_id", "role", "response", *_USER_LISTS, *_SYSTEM_LISTS,
-                      *_SYSTEM_DOCUMENT_LISTS, *_SYSTEM_PASSAGE_LISTS}
+_KNOWN_TURN_FIELDS = frozenset({"msg_id", "turn_id", "role", "response", *_USER_LISTS, *_SYSTEM_LISTS,
+                                *_SYSTEM_DOCUMENT_LISTS, *_SYSTEM_PASSAGE_LISTS})
 _PASSAGE_ID = re.compile(r"([0-9]+)-([0-9]+)")  # ASCII digits only: \d admits full-width ones
 _SEARCH_INTENT = re.compile(
     r"^\s*intent\s*[:：]\s*(?P<intent>.*?)\s*(?:description\s*[:：]\s*(?P<description>.*))?$", re.S
@@ -238,7 +243,12 @@ def split_search_intent(text: str) -> tuple[str, str]:
 
 
 def _dialogue(
-    obj: Any, path: Path, line_number: int, split: str, passages: dict[str, PassageInfo] | None
+    obj: Any,
+    path: Path,
+    line_number: int,
+    split: str,
+    passages: dict[str, PassageInfo] | None,
+    sink: _CandidateColumns | None = None,
 ) -> Dialogue:
     record = f"line {line_number}"
     conversation_id = require(obj, "conversation_id", (int, str), path=path, record=record)
@@ -247,38 +257,59 @@ def _dialogue(
     search_intent = require(obj, "intent", str, path=path, record=record, optional=True, default="")
     topic, description = split_search_intent(search_intent)
     turns = [
-        _turn(index, utterance, path, f"{record}, conversations[{index}]", passages)
+        _turn(index, utterance, path, f"{record}, conversations[{index}]", passages, sink)
         for index, utterance in enumerate(utterances)
     ]
     meta: dict[str, Any] = {
         "conversation_id": conversation_id,
         "search_intent": search_intent,
         "search_intent_description": description,
-        "documents_resolved": passages is not None,
+        "documents_resolved": passages is not None if sink is None else sink.resolved,
     }
     meta.update({key: value for key, value in obj.items() if key not in {"conversation_id", "conversations", "intent"}})
     return Dialogue(id=str(conversation_id), dataset="wise", split=split, turns=turns, topic=topic or None, meta=meta)
 
 
+_STRINGS = frozenset({str})
+_IDS = _ID_TYPES = frozenset({int, str})  # not bool: a JSON true is not an id
+
+
 def _string_list(obj: dict, key: str, path: Path, record: str) -> list[str]:
+    values = obj.get(key)
+    # Settled at C speed for well-formed lists (a system turn has about a hundred of them to check);
+    # anything else goes through the checks that name the field.
+    if type(values) is list and _STRINGS.issuperset(map(type, values)):
+        return list(values)
     values = require(obj, key, list, path=path, record=record, optional=True, default=[])
     return list(require_items(values, str, path=path, record=record, field=key))
 
 
 def _turn(
-    index: int, obj: Any, path: Path, record: str, passages: dict[str, PassageInfo] | None
+    index: int,
+    obj: Any,
+    path: Path,
+    record: str,
+    passages: dict[str, PassageInfo] | None,
+    sink: _CandidateColumns | None = None,
 ) -> Turn:
-    speaker = require(obj, "role", str, path=path, record=record)
+    # The common case is settled by a type check; require() then only runs to name a problem.
+    if type(obj) is not dict:
+        require(obj, "role", str, path=path, record=record)
+    speaker, text = obj.get("role"), obj.get("response")
+    if type(speaker) is not str:
+        speaker = require(obj, "role", str, path=path, record=record)
     if speaker not in ROLES:
         raise DataError(
             f"unknown role {speaker!r}; expected 'user' or 'system'", path=path, record=record, field="role"
         )
-    text = require(obj, "response", str, path=path, record=record)
-    raw: dict[str, Any] = {
-        "msg_id": require(obj, "msg_id", (int, str), path=path, record=record, optional=True),
-        "turn_id": require(obj, "turn_id", (int, str), path=path, record=record, optional=True),
-    }
-    raw.update({key: value for key, value in obj.items() if key not in _KNOWN_TURN_FIELDS})
+    if type(text) is not str:
+        text = require(obj, "response", str, path=path, record=record)
+    raw: dict[str, Any] = {"msg_id": obj.get("msg_id"), "turn_id": obj.get("turn_id")}
+    for key, value in raw.items():
+        if type(value) not in _ID_TYPES and (value is not None or key in obj):
+            require(obj, key, (int, str), path=path, record=record, optional=True)
+    if not _KNOWN_TURN_FIELDS.issuperset(obj):  # a field this module does not know (rare): kept in raw
+        raw.update({key: value for key, value in obj.items() if key not in _KNOWN_TURN_FIELDS})
     labels: dict[str, list[str]] = {}
     evidence: list[Evidence] = []
     if speaker == "user":
@@ -287,12 +318,21 @@ def _turn(
         if "action" not in obj:
             raise DataError("required field is missing", path=path, record=record, field="action")
         for key in _SYSTEM_LISTS:
-            labels[key] = _string_list(obj, key, path, record)
+            values = obj.get(key)  # _string_list's first check, inline: a system turn has four such lists
+            if type(values) is list and _STRINGS.issuperset(map(type, values)):
+                labels[key] = list(values)
+            else:
+                labels[key] = _string_list(obj, key, path, record)
         for key in _SYSTEM_DOCUMENT_LISTS:
-            values = require(obj, key, list, path=path, record=record, optional=True, default=[])
-            require_items(values, (int, str), path=path, record=record, field=key)
-            labels[key] = [str(value) for value in values]
-        evidence, labels["selected_passage"], unresolved = _passages(obj, path, record, passages)
+            values = obj.get(key)
+            if not (type(values) is list and _IDS.issuperset(map(type, values))):
+                values = require(obj, key, list, path=path, record=record, optional=True, default=[])
+                require_items(values, (int, str), path=path, record=record, field=key)
+            labels[key] = list(map(str, values))
+        if sink is None:
+            evidence, labels["selected_passage"], unresolved = _passages(obj, path, record, passages)
+        else:  # the loader's fast path: the candidates go to columns, not to Evidence objects
+            labels["selected_passage"], unresolved = sink.add(obj, path, record)
         if unresolved:
             raw["unresolved_selected_passage"] = unresolved
     return Turn(index=index, role=ROLES[speaker], speaker=speaker, text=text, evidence=evidence, labels=labels, raw=raw)
@@ -339,6 +379,277 @@ def _evidence(
     if info is None:
         return Evidence(passage_id, "", None, "passage", selected, meta)
     return Evidence(passage_id, info.text, info.title, "passage", selected, meta)
+
+
+# -- the loader's fast path ---------------------------------------------------------------------------
+
+#: The document file's fields as the loader's fast path reads them (Arrow's JSON reader refuses any
+#: other field, a value of another type and a line that is not an object; it then declines).
+_DOCUMENT_SCHEMA = pa.schema(
+    [
+        ("id", pa.int64()),
+        ("origin_link", pa.string()),
+        ("title", pa.string()),
+        ("abstract", pa.string()),
+        ("final_link", pa.string()),
+        (
+            "passages",
+            pa.list_(
+                pa.struct(
+                    [
+                        ("id", pa.int64()),
+                        ("sentences", pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string())]))),
+                    ]
+                )
+            ),
+        ),
+    ]
+)
+# Batches of the fast path are large: each looks its candidates up in the whole collection at once
+# (Arrow builds a hash table of the collection's 230 thousand ids for every look-up).
+_FAST_BATCH_DIALOGUES = 4096
+_FAST_BATCH_ROWS = 1_000_000
+
+
+def parse_columns(path: Path, *, split: str) -> Iterator[PassageTable | EvidenceBatch]:
+    """:func:`parse` for the loader's cache: the same dialogues, their passage candidates as columns.
+
+    The document collection becomes one table of passages (read by Arrow's JSON reader) and every
+    candidate a row pointing into it, so no passage text is copied per candidate and no object is
+    made per candidate: on the full-size synthetic train file (1.4 million candidates) this is what
+    keeps a first load near a plain ``json.load``. Anything unusual (a field of another type or
+    unknown to the reader, a null, a malformed or repeated passage id) makes it decline with
+    :class:`~utils._cache.FastPathDeclined`; the loader then builds the cache with :func:`parse`,
+    which also reports whatever is wrong with the file.
+    """
+    path = Path(path)
+    documents = path.with_name(DOCUMENTS_FILENAME)
+    resolved = documents.is_file() and documents.resolve() != path.resolve()
+    if resolved:
+        passage_ids, table = _passage_columns(documents)
+    else:
+        passage_ids, table = pa.array([], pa.string()), PassageTable(*(pa.array([], pa.string()) for _ in range(3)))
+    yield table
+    sink = _CandidateColumns(resolved, passage_ids, table)
+    batch: list[Dialogue] = []
+    try:
+        for line_number, obj in iter_json_lines(path):
+            batch.append(_dialogue(obj, path, line_number, split, None, sink))
+            if len(batch) >= _FAST_BATCH_DIALOGUES or sink.rows >= _FAST_BATCH_ROWS:
+                yield sink.batch(batch)
+                batch = []
+        if batch:
+            yield sink.batch(batch)
+    except DataError as exc:  # parse finds it again and reports it
+        raise FastPathDeclined(str(exc)) from exc
+
+
+class _CandidateColumns:
+    """The passage candidates of the system turns of a batch, gathered as lists, turned into columns.
+
+    A candidate found in the collection, among the turn's candidates, points to the collection's
+    row for its passage (which holds the metadata :func:`_evidence` gives it). Any other (a passage
+    the collection lacks, a selected passage that is not a candidate) has metadata of its own: such
+    rows are added to the passages table, each distinct one once.
+    """
+
+    def __init__(self, resolved: bool, passage_ids: pa.Array, passages: PassageTable) -> None:
+        self.resolved = resolved
+        self._passage_ids = passage_ids
+        self._passages = passages
+        self._size = len(passages.text)  # rows of the passages table so far
+        self._others: dict[str, int] = {}  # the metadata of rows added, and their positions
+        self._clear()
+
+    def _clear(self) -> None:
+        self._ids: list[str] = []
+        self._counts: list[int] = []  # per system turn, in order
+        self._selected: list[int] = []  # rows of selected passages
+        self._outside: list[int] = []  # rows of selected passages missing from the candidates
+
+    @property
+    def rows(self) -> int:
+        return len(self._ids)
+
+    def add(self, obj: dict, path: Path, record: str) -> tuple[list[str], list[str]]:
+        """Gather one system turn's candidates (as :func:`_passages` orders them); return its selected
+        and unresolved selected passages."""
+        candidates, selected_raw = obj.get("passage_candidate", []), obj.get("selected_passage", [])
+        if not (type(candidates) is list and type(selected_raw) is list and _STRINGS.issuperset(map(type, candidates))):
+            raise FastPathDeclined("a passage list for _passages to check item by item")
+        selected: list[str] = []
+        unresolved: list[str] = []
+        for position, value in enumerate(selected_raw):
+            if _is_unresolved_selection(value):
+                unresolved.append(value)
+                continue
+            parse_passage_id(value, path=path, record=record, field=f"selected_passage[{position}]")
+            selected.append(value)
+        start = len(self._ids)
+        if not selected:
+            ordered = dict.fromkeys(candidates)  # in order, each once
+            self._ids += ordered
+            self._counts.append(len(ordered))
+            return selected, unresolved
+        ordered = list(dict.fromkeys(candidates))
+        shown = set(ordered)
+        outside = [value for value in dict.fromkeys(selected) if value not in shown]
+        self._outside.extend(range(start + len(ordered), start + len(ordered) + len(outside)))
+        ordered += outside
+        self._selected.extend(start + ordered.index(value) for value in set(selected))
+        self._ids += ordered
+        self._counts.append(len(ordered))
+        return selected, unresolved
+
+    def batch(self, dialogues: list[Dialogue]) -> EvidenceBatch:
+        """The gathered candidates of ``dialogues`` as an :class:`EvidenceBatch`; starts a new batch."""
+        system = iter(self._counts)
+        counts = [next(system) if turn.speaker == "system" else 0 for dialogue in dialogues for turn in dialogue.turns]
+        ids = pa.array(self._ids, pa.string())
+        size = len(ids)
+        found = pc.index_in(ids, value_set=self._passage_ids)
+        passage = np.array(pc.fill_null(found, -1).to_numpy(zero_copy_only=False), dtype=np.int32)  # written below
+        selected = np.zeros(size, dtype=np.bool_)
+        selected[self._selected] = True
+        outside = np.zeros(size, dtype=np.bool_)
+        outside[self._outside] = True
+        others = np.flatnonzero((passage < 0) | outside)
+        added = self._other_rows(ids.take(others), passage[others], outside[others], passage, others)
+        self._clear()
+        return EvidenceBatch(
+            dialogues=dialogues,
+            counts=counts,
+            ids=ids,
+            passage=pa.array(passage, pa.int32()),
+            origin=pa.repeat(pa.scalar("passage", pa.string()), size),
+            selected=pa.array(selected),
+            passages=added,
+        )
+
+    def _other_rows(
+        self, ids: pa.Array, found: np.ndarray, outside: np.ndarray, passage: np.ndarray, rows: np.ndarray
+    ) -> PassageTable | None:
+        """Point ``rows`` (candidates not found, selections outside the candidates) to rows of their own."""
+        if not len(rows):
+            return None
+        # A candidate found in the collection has the collection's canonical id; the others are checked.
+        if not pc.all(pc.match_substring_regex(ids, r"^[0-9]+-[0-9]+$")).as_py():
+            raise FastPathDeclined("a malformed passage id")
+        parts = pc.split_pattern(ids, "-", max_splits=1)
+        try:  # a number beyond 64 bits is fine for parse, not for Arrow
+            document, number = (pc.cast(pc.cast(pc.list_element(parts, k), pa.int64()), pa.string()) for k in (0, 1))
+        except pa.ArrowInvalid as exc:
+            raise FastPathDeclined(str(exc)) from exc
+        # The JSON text of _evidence's meta, key for key.
+        metas = pc.binary_join_element_wise(
+            '{"document":',
+            document,
+            ',"passage":',
+            number,
+            ',"text_found":',
+            pc.if_else(pa.array(found >= 0), "true", "false"),
+            pc.if_else(pa.array(outside), ',"in_candidates":false', ""),
+            "}",
+            "",
+        ).to_pylist()
+        texts, titles, new_metas = [], [], []
+        for row, meta, where in zip(rows.tolist(), metas, found.tolist(), strict=True):
+            known = self._others.get(meta)
+            if known is None:
+                known = self._others[meta] = self._size
+                self._size += 1
+                texts.append("" if where < 0 else self._passages.text[where].as_py())
+                titles.append(None if where < 0 else self._passages.title[where].as_py())
+                new_metas.append(meta)
+            passage[row] = known
+        if not new_metas:
+            return None
+        return PassageTable(*(pa.array(column, pa.string()) for column in (texts, titles, new_metas)))
+
+
+def _passage_columns(path: Path) -> tuple[pa.Array, PassageTable]:
+    """Every passage of a document file as columns, read by Arrow: its id (``"3251-8"``), and its
+    text, title and the metadata :func:`_evidence` gives a candidate showing it.
+
+    Remembered for the file's current content, like :func:`_passage_index`. Declines on anything
+    :func:`read_passages` would treat differently or refuse.
+    """
+    resolved = path.resolve()
+    data = resolved.read_bytes()
+    key = (str(resolved), len(data), resolved.stat().st_mtime_ns, zlib.adler32(data))
+    if key not in _PASSAGE_COLUMNS:
+        _PASSAGE_COLUMNS.clear()  # one file's passages are kept
+        _PASSAGE_COLUMNS[key] = _read_passage_columns(data)
+    return _PASSAGE_COLUMNS[key]
+
+
+_PASSAGE_COLUMNS: dict[tuple[str, int, int, int], tuple[pa.Array, PassageTable]] = {}
+
+
+def _read_passage_columns(data: bytes) -> tuple[pa.Array, PassageTable]:
+    lines = _object_lines(data)
+    if lines is None:
+        raise FastPathDeclined("the document file is not one JSON object on every line")
+    try:
+        table = pa_json.read_json(
+            pa.BufferReader(pa.py_buffer(data)),
+            # One thread: the same time on two cores, and half the CPU time of the threaded reader. Blocks
+            # of 1 MB (the default) are read faster than larger ones; a document over 1 MB makes it decline.
+            read_options=pa_json.ReadOptions(use_threads=False),
+            parse_options=pa_json.ParseOptions(explicit_schema=_DOCUMENT_SCHEMA, unexpected_field_behavior="error"),
+        )
+        table.validate(full=True)  # Arrow's reader does not check UTF-8 itself
+    except (pa.ArrowException, ValueError) as exc:
+        raise FastPathDeclined(f"Arrow's JSON reader: {exc}") from exc
+    if table.num_rows != lines:  # two objects on a line
+        raise FastPathDeclined("the document file is not one JSON object on every line")
+    # A null is a field that is absent or null: read_passages tells those apart (and refuses a null).
+    if any(column.null_count for column in table.columns):
+        raise FastPathDeclined("a document field is missing or null")
+    parts = [_passages_of(batch) for batch in table.to_batches()]
+    ids, text, title, meta = (pa.chunked_array([part[k] for part in parts], pa.string()) for k in range(4))
+    ids = ids.combine_chunks()
+    if pc.count_distinct(ids).as_py() != len(ids):  # read_passages keeps the last of repeated ids
+        raise FastPathDeclined("a passage id occurs twice in the document file")
+    return ids, PassageTable(text, title, meta)
+
+
+_LINE_NOT_AN_OBJECT = re.compile(rb"\n[^{]")
+
+
+def _object_lines(data: bytes) -> int | None:
+    """The number of lines of ``data`` when every one starts with ``{`` (none blank), else ``None``.
+
+    Lines that :func:`~utils.formats._io.iter_json_lines` would skip or refuse (blank ones, a value
+    that is not an object) are left to it: Arrow's JSON reader (pyarrow 26) crashes the process on a
+    file whose first line is ``null``.
+    """
+    if not data.startswith(b"{") or _LINE_NOT_AN_OBJECT.search(data):
+        return None
+    return data.count(b"\n") + (not data.endswith(b"\n"))
+
+
+def _passages_of(batch: pa.RecordBatch) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array]:
+    """The passages of a batch of documents: their ids, texts, titles and candidates' metadata."""
+    passages = batch.column("passages")
+    flat = passages.flatten()
+    numbers, sentences = pc.struct_field(flat, "id"), pc.struct_field(flat, "sentences")
+    items = pc.list_flatten(sentences)
+    texts = pc.struct_field(items, "text")
+    if flat.null_count or numbers.null_count or sentences.null_count or items.null_count or texts.null_count:
+        raise FastPathDeclined("a passage or sentence field is missing or null")
+    # A passage's sentences are consecutive in ``texts``, so its text (the sentences joined without a
+    # separator, as WisePassage.text) is one stretch of their data: new offsets, no copy of the text.
+    ends = np.cumsum(pc.list_value_length(sentences).to_numpy(zero_copy_only=False), dtype=np.int64)
+    bounds = np.frombuffer(texts.buffers()[1], dtype=np.int32)[texts.offset : texts.offset + len(texts) + 1]
+    offsets = bounds[np.concatenate(([0], ends))]
+    text = pa.StringArray.from_buffers(len(flat), pa.py_buffer(offsets), texts.buffers()[2])
+    owner = pc.list_parent_indices(passages)
+    document = pc.cast(batch.column("id").take(owner), pa.string())
+    number = pc.cast(numbers, pa.string())
+    ids = pc.binary_join_element_wise(document, number, "-")
+    meta = pc.binary_join_element_wise('{"document":', document, ',"passage":', number, ',"text_found":true}', "")
+    return ids, text, batch.column("title").take(owner), meta
 
 
 # -- labels as published ---------------------------------------------------------------------------

@@ -159,11 +159,17 @@ def _extra_knowledge_lines(split: LoadedSplit, wizard: pd.DataFrame) -> np.ndarr
     import pyarrow.compute as pc
 
     extra = np.zeros(len(wizard), dtype=np.int64)
-    table = split.arrow("evidence")
-    broken = pc.or_kleene(*(pc.match_substring(table.column(name), "\n") for name in ("text", "title")))
+    # Each distinct text is stored once (the passages table): look for line breaks there, then find
+    # the evidence rows showing such a passage.
+    passages = split.arrow("passages")
+    broken = pc.or_kleene(*(pc.match_substring(passages.column(name), "\n") for name in ("text", "title")))
     if not pc.any(broken).as_py():
         return extra
-    rows = table.filter(broken).select(["dialogue_index", "turn_index", "title", "text"]).to_pylist()
+    table = split.arrow("evidence")
+    shown = pc.is_in(table.column("passage"), value_set=pc.indices_nonzero(pc.fill_null(broken, False)))
+    found = table.filter(shown).select(["dialogue_index", "turn_index", "passage"])
+    texts = passages.take(found.column("passage")).select(["title", "text"])
+    rows = [{**key, **value} for key, value in zip(found.to_pylist(), texts.to_pylist(), strict=True)]
     position = {key: i for i, key in enumerate(zip(wizard["dialogue_index"], wizard["turn_index"], strict=True))}
     for row in rows:
         line = f"{row['title'] or ''} {_KNOWLEDGE_TOKEN} {row['text']}"
