@@ -553,3 +553,13 @@ def test_an_unwritable_cache_directory_does_not_stop_a_download(
     assert path.read_bytes() == PAYLOAD
     assert _download.local_status(item, path, data) == "verified"
     assert blocker.read_text(encoding="utf-8") == "not a directory"
+
+
+def test_a_failed_download_leaves_no_new_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ATLAS_OFFLINE", raising=False)
+    target = tmp_path / "data" / "faithdial" / "train.json"
+    (tmp_path / "data").mkdir()
+    with pytest.raises(DownloadError):
+        # nothing listens on port 9 of the loopback: the connection is refused at once
+        _download._download_verified("http://127.0.0.1:9/train.json", target, sha256=None, size=None, timeout=2)
+    assert list((tmp_path / "data").iterdir()) == []  # neither faithdial/ nor a staging folder

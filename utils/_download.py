@@ -316,8 +316,10 @@ def _download_verified(url: str, target: Path, *, sha256: str | None, size: int 
     file moved to its final name. Any failure removes the staging folder: a retry starts afresh.
     """
     _refuse_when_offline(url)
+    created = _missing_folders(target.parent)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part"))
+    kept = False
     try:
         # Our own bar, handed to pooch's downloader, so that it is closed even when the download
         # fails (pooch's own bar would be left open).
@@ -351,9 +353,27 @@ def _download_verified(url: str, target: Path, *, sha256: str | None, size: int 
             )
         digest = sha256.lower() if sha256 is not None else sha256_of(fetched)
         os.replace(fetched, target)
+        kept = True
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        if not kept:
+            _remove_empty(created)
     return digest
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and its ancestors that do not exist yet, deepest first."""
+    return [path for path in (folder, *folder.parents) if not path.exists()]
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove the folders a failed download created, deepest first, where they are still empty: a
+    failed download leaves the data directory as it found it."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _is_checksum_refusal(exc: BaseException) -> bool:
