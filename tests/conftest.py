@@ -10,6 +10,17 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+#: Debian's Chromium, which the browser tests drive (never a test tool's own browser download), and the
+#: flags a headless run needs here (root, no GPU, a closed network).
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 # Read before the autouse fixture below replaces it with an empty directory.
 _CONFIGURED_DATA_DIR = os.environ.get("ATLAS_REAL_DATA_DIR") or os.environ.get("ATLAS_DATA_DIR")
 

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 import nbformat
 import pytest
-from conftest import REPO
+from conftest import CHROMIUM, CHROMIUM_ARGS, REPO
 from lab_server import QUIET_OPTIONS, LabServer, free_port, jupyter_env, new_token, start
 
 import utils
@@ -33,15 +33,6 @@ from utils.records import Dialogue
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCREENSHOTS = Path("/tmp")
 #: Seconds for the kernel to start and every viewer to appear.
 READY_TIMEOUT_MS = 60_000

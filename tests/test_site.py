@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import CHROMIUM, CHROMIUM_ARGS
 
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 
@@ -35,15 +36,6 @@ REPO = Path(__file__).resolve().parents[1]
 SITE = Path(os.environ.get("ATLAS_SITE_DIR") or REPO / "_build" / "html")
 STATIC = REPO / "book" / "_static"
 ARTIFACTS = REPO / "tests" / "artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 DATASET_CHAPTERS = ["notebooks/wow.html", "notebooks/faithdial.html", "notebooks/wise.html", "notebooks/jwhr.html"]
 #: Built pages that are not book content (Sphinx's own index pages, execution reports).
 SKIP_PREFIXES = ("_static/", "_sources/", "_images/", "reports/", "_downloads/")
