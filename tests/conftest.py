@@ -6,6 +6,8 @@ import os
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -23,6 +25,16 @@ CHROMIUM_ARGS = [
 ]
 # Read before the autouse fixture below replaces it with an empty directory.
 _CONFIGURED_DATA_DIR = os.environ.get("ATLAS_REAL_DATA_DIR") or os.environ.get("ATLAS_DATA_DIR")
+
+
+def local_only(route: Any) -> None:
+    """A Playwright route handler: requests to this machine go through, any other host is aborted at
+    once (the pages must work without third-party servers, which are unreachable here anyway)."""
+    host = urlsplit(route.request.url).hostname
+    if host in ("127.0.0.1", "localhost") or route.request.url.startswith(("data:", "blob:")):
+        route.continue_()
+    else:
+        route.abort()
 
 
 def _real_data_dir() -> Path | None:

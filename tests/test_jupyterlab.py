@@ -21,11 +21,10 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import nbformat
 import pytest
-from conftest import CHROMIUM, CHROMIUM_ARGS, REPO
+from conftest import CHROMIUM, CHROMIUM_ARGS, REPO, local_only
 from lab_server import QUIET_OPTIONS, LabServer, free_port, jupyter_env, new_token, start
 
 import utils
@@ -144,14 +143,6 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
         server.stop()
 
 
-def _local_only(route: Any) -> None:
-    host = urlsplit(route.request.url).hostname
-    if host in ("127.0.0.1", "localhost") or route.request.url.startswith(("data:", "blob:")):
-        route.continue_()
-    else:
-        route.abort()
-
-
 @pytest.fixture(scope="module")
 def notebook_page(lab: LabServer) -> Iterator[tuple[Any, list[str]]]:
     """The notebook open in Chromium with every cell run, and the page errors seen so far."""
@@ -159,7 +150,7 @@ def notebook_page(lab: LabServer) -> Iterator[tuple[Any, list[str]]]:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
-            context.route("**/*", _local_only)
+            context.route("**/*", local_only)
             page = context.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))

@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import CHROMIUM, CHROMIUM_ARGS
+from conftest import CHROMIUM, CHROMIUM_ARGS, local_only
 
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 
@@ -87,14 +87,6 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-def _local_only(route: Any) -> None:
-    host = urlsplit(route.request.url).hostname
-    if host in ("127.0.0.1", "localhost") or route.request.url.startswith(("data:", "blob:")):
-        route.continue_()
-    else:
-        route.abort()
-
-
 def new_page(browser: Any, *, width: int = 1280, theme: str = "light") -> tuple[Any, list[str]]:
     """A page that only talks to the local server, with its uncaught script errors collected."""
     context = browser.new_context(
@@ -104,7 +96,7 @@ def new_page(browser: Any, *, width: int = 1280, theme: str = "light") -> tuple[
     )
     # pydata-sphinx-theme keeps the reader's choice in localStorage ("mode"); set it before any script runs.
     context.add_init_script(f"try {{ localStorage.setItem('mode', '{theme}'); }} catch (e) {{}}")
-    context.route("**/*", _local_only)
+    context.route("**/*", local_only)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}\n{error.stack or ''}"))
