@@ -116,6 +116,23 @@ def test_benchmark_smoke(synth: Path, tmp_path: Path) -> None:
     assert (tmp_path / "again" / "latest.csv").read_text(encoding="utf-8").count("\n") == len(rows) + 1
 
 
+def test_a_load_that_reads_more_files_is_measured_against_all_of_them(synth: Path, tmp_path: Path) -> None:
+    # WISE's load reads its document collection too; WoW's reads the split's file alone.
+    out = tmp_path / "results"
+    skip = "pandas.read_json,datasets.load_dataset,chapter stats,chapter baselines"
+    args = ["--data", str(synth), "--out", str(out), "--datasets", "wow,wise", "--in-process", "--skip", skip]
+    assert bench.main(args) == 0
+    with open(out / "latest.csv", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    steps = {dataset: [row["step"] for row in rows if row["dataset"] == dataset] for dataset in ("wow", "wise")}
+    assert "json.load (every file read)" not in steps["wow"]
+    assert steps["wise"][:3] == ["json.load", "json.load (gc off)", "json.load (every file read)"]
+    floor = next(row for row in rows if row["step"] == "json.load (every file read)")
+    assert floor["detail"].endswith("in 2 files")  # the conversations and the document collection
+    first = next(row for row in rows if row["dataset"] == "wise" and row["step"] == "atlas first load")
+    assert "x json.load of every file read" in first["target"]
+
+
 def _m(step: str, seconds: float, peak: float) -> bench.Measurement:
     return bench.Measurement("wow", "train", step, seconds, seconds, seconds + 1, peak, 10.0)
 

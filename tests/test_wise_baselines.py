@@ -325,9 +325,11 @@ def test_bm25_ties_keep_the_original_order() -> None:
     assert bl.rank_candidates("猫狗", ["。", "猫狗"]) == [1, 0]
 
 
-def test_ranking_equals_rank_bm25_s_on_the_whole_query() -> None:
-    # rank_candidates leaves out query words no candidate has; the library's own scores on the
-    # whole query must order the candidates the same way.
+def test_scores_equal_rank_bm25_s_on_the_whole_index_bit_for_bit() -> None:
+    # _bm25_scores indexes every word the context lacks as one placeholder and leaves out query
+    # words no candidate has; the library's own scores on every word of every candidate and the
+    # whole query must be the same floats, not merely in the same order.
+    import numpy as np
     from rank_bm25 import BM25Plus
 
     rng = random.Random(1)
@@ -340,6 +342,7 @@ def test_ranking_equals_rank_bm25_s_on_the_whole_query() -> None:
         candidates = [text() for _ in range(rng.randint(1, 8))]
         context = text() + "鱼鸟虫"  # words no candidate has
         scores = BM25Plus([bl._bigrams(c) or [""] for c in candidates]).get_scores(bl._bigrams(context))
+        assert np.array_equal(bl._bm25_scores(context, candidates), scores), (context, candidates)
         expected = sorted(range(len(candidates)), key=lambda index: (-scores[index], index))
         assert bl.rank_candidates(context, candidates) == expected
 
