@@ -28,6 +28,7 @@ import pytest
 from conftest import CHROMIUM, CHROMIUM_ARGS, local_only
 
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
+from utils.sources import SOURCES
 
 pytestmark = pytest.mark.browser
 
@@ -650,7 +651,7 @@ def test_hostile_explorer_runs_no_script(browser: Any) -> None:
     assert labels == [f"test #{i}: {explorer_label(d)}" for i, d in enumerate(dialogues)], "labels must stay plain text"
 
 
-@pytest.mark.parametrize("dataset", ["wow", "faithdial", "wise", "jwhr"])
+@pytest.mark.parametrize("dataset", [name for name, source in SOURCES.items() if source.chapter_splits])
 def test_every_renderer_s_explorer_runs_no_script(browser: Any, dataset: str) -> None:
     """The demo sample with attack strings in every field, through the dataset's own renderer."""
     from test_html_safety import INJECTIONS, _demo_dialogues, _renderer, hostile
