@@ -52,5 +52,7 @@ system-deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk
 
+## Remove what builds and runs wrote: the book, learner copies, benchmark results and its synthetic files.
 clean:
 	rm -rf _build learner bench-results .pytest_cache
+	$(if $(wildcard $(BIN)/python),$(BIN)/python -c "import shutil, benchmarks.bench as b; shutil.rmtree(b.DEFAULT_DATA, ignore_errors=True)")

@@ -905,6 +905,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
     markdown, table = write_report(rows, args.out, data_dir, notes)
     print(f"\nwrote {markdown}\nwrote {table}")
+    if data_dir.is_dir():
+        size = sum(item.stat().st_size for item in data_dir.rglob("*") if item.is_file()) / 2**30
+        print(f"kept the synthetic files in {data_dir} ({size:.1f} GB) for the next run; `make clean` removes them")
     return 0
 
 

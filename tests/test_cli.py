@@ -126,9 +126,11 @@ def test_status_on_the_real_data(capsys: pytest.CaptureFixture[str], real_data_d
 
 
 def test_show_a_jwhr_session_of_the_demo_sample(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "show", "jwhr", "answered", "0")
+    status, out, err = run(capsys, "show", "jwhr", "answered", "0")
     assert status == 0
     assert "DEMO SAMPLE, not the dataset" in out
+    # why the demo sample, and where to go from here, said once on stderr
+    assert err.count("could not be downloaded") == 1 and "book/data.md" in err and "atlas status" in err
     assert FUJI in out
     # references 0 and 1 are cited by the answer, reference 2 (a search result page) is not
     lines = out.splitlines()
@@ -136,6 +138,7 @@ def test_show_a_jwhr_session_of_the_demo_sample(capsys: pytest.CaptureFixture[st
     assert any(line.strip().startswith("✔ SELECTED [1] link · 宝永大噴火") for line in lines)
     assert any(line.strip().startswith("· [2] search · 日本の山一覧") for line in lines)
     assert "evidence: 3 shown to the speaker, 2 selected" in out
+    assert "answered: yes" in out and "True" not in out  # a flag reads as a word
     # Japanese is two columns a character: nothing may run past column 80
     assert max(cell_len(line) for line in lines) <= 80
 
@@ -541,3 +544,30 @@ def test_make_lab_starts_a_server_that_lists_the_chapters(tmp_path: Path) -> Non
     finally:
         server.stop()
     assert server.process.returncode is not None
+
+
+def test_a_reader_who_stops_reading_is_not_an_error(tmp_path: Path) -> None:
+    # `atlas show wow train | head -1`: the pipe closes after one line; no traceback, status 0
+    env = {"PATH": "/usr/bin:/bin", "ATLAS_OFFLINE": "1", "ATLAS_DATA_DIR": str(tmp_path / "none"),
+           "ATLAS_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(REPO)}
+    atlas = subprocess.Popen([sys.executable, "-m", "utils", "show", "wow", "train"], cwd=tmp_path, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert atlas.stdout is not None and atlas.stdout.readline()
+    atlas.stdout.close()
+    _, errors = atlas.communicate(timeout=120)
+    assert atlas.returncode == 0, errors.decode()
+    assert b"Traceback" not in errors and b"BrokenPipe" not in errors
+
+
+def test_status_offline_says_how_to_get_the_files(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ATLAS_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("ATLAS_OFFLINE", "1")
+    status, out, _ = run(capsys, "status")
+    text = " ".join(out.split())
+    assert status == 0 and "Downloads are off: unset $ATLAS_OFFLINE" in text and "by hand" in text
+    monkeypatch.delenv("ATLAS_OFFLINE")
+    status, out, _ = run(capsys, "status")
+    text = " ".join(out.split())
+    assert "Downloads are off" not in text and "`atlas fetch DATASET` downloads" in text

@@ -295,7 +295,7 @@ def test_provenance_shows_paths_relative_to_the_data_directory_or_package(
 
 
 def test_provenance_counts_are_singular_for_one() -> None:
-    from utils.loading import _counted
+    from utils.text import counted as _counted
 
     assert _counted(1, "sessions") == "1 session"
     assert _counted(1, "labelled responses") == "1 labelled response"

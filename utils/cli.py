@@ -86,7 +86,7 @@ import pyarrow as pa
 
 from . import __version__, _download, config
 from .errors import AtlasError, DataUnavailableError, DownloadError, UnknownNameError
-from .loading import DEMO, PARTIAL, SYNTHETIC, LoadedSplit, data_status, load
+from .loading import DEMO, PARTIAL, SYNTHETIC, DemoDataWarning, LoadedSplit, data_status, load
 from .records import ROLES, Dialogue, Turn
 from .sources import SourceFile, dataset_names, get_source, get_split_files
 
@@ -166,9 +166,15 @@ class UsageError(AtlasError):
 def _console() -> Any:
     from rich.console import Console
 
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            # rich exits with status 1 here; main() treats a reader that stopped reading as success
+            self.quiet = True
+            raise BrokenPipeError
+
     # highlight=False: rich would otherwise colour numbers and quotes inside dataset text; emoji=False:
     # ":smile:" in a dialogue stays as typed.
-    return Console(highlight=False, emoji=False)
+    return _Console(highlight=False, emoji=False)
 
 
 def clean(text: object) -> str:
@@ -185,9 +191,14 @@ def _text(value: object, style: str = "") -> Any:
 def _load(dataset: str, split: str) -> LoadedSplit:
     """:func:`utils.load` with names checked first and the demo-data warning said in one line."""
     get_split_files(dataset, split)  # an UnknownNameError (exit 2) before anything is touched
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the provenance line below says it for every kind
-        return load(dataset, split)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        loaded = load(dataset, split)
+    # The provenance line says what was loaded; why it is the demo sample goes to stderr, once.
+    for warning in caught:
+        if issubclass(warning.category, DemoDataWarning):
+            print(f"{PROG}: {clean(warning.message)} `{PROG} status` lists what is in place.", file=sys.stderr)
+    return loaded
 
 
 def _provenance_line(split: LoadedSplit) -> Any:
@@ -227,10 +238,17 @@ def cmd_status(args: argparse.Namespace) -> int:
         style = {"official file present": "green", PARTIAL: "yellow", DEMO: "red", "missing": "red"}.get(row.status, "")
         table.add_row(_text(row.dataset), _text(row.split), _text(row.status, style), _text(path.as_posix()))
     console.print(table)
+    if config.offline():
+        getting = (
+            f"Downloads are off: unset ${config.OFFLINE_ENV} for `atlas fetch DATASET`, or put the files "
+            "in place by hand (the book's page 'Getting the data' says where each comes from)."
+        )
+    else:
+        getting = "`atlas fetch DATASET` downloads and verifies them."
     console.print(
         _text(
             "official file present: a file is in place (checked when a split is loaded); demo sample: "
-            "no file, a split would use the atlas's demo sample. `atlas fetch DATASET` downloads."
+            f"no file, a split would use the atlas's demo sample. {getting}"
         )
     )
     return 0
@@ -417,7 +435,9 @@ def dialogue_renderable(dialogue: Dialogue, index: int, total: int, *, evidence_
         items.append(Text.assemble(("topic ", "dim"), (clean(dialogue.topic), "bold")))
     scalars = {k: v for k, v in dialogue.meta.items() if isinstance(v, str | int | float | bool) and v != ""}
     if scalars:
-        shown = "; ".join(f"{clean(k)}: {clean(v)[:60]}" for k, v in scalars.items())
+        # a flag reads as a word, not as Python's True/False
+        words = {k: ("yes" if v else "no") if isinstance(v, bool) else clean(v)[:60] for k, v in scalars.items()}
+        shown = "; ".join(f"{clean(k)}: {word}" for k, word in words.items())
         items.append(_text(f"meta {shown}", "dim"))
     for turn in dialogue.turns:
         items.extend(_turn_renderables(dialogue.dataset, turn, evidence_limit))
@@ -846,6 +866,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     prefix = f"{PROG} {args.command}: error:"
     try:
         return int(args.handler(args))
+    except BrokenPipeError:
+        # The reader stopped reading (`atlas show ... | head`): not an error. Python would complain
+        # again when it flushes stdout at exit, so stdout goes to /dev/null first.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except (UnknownNameError, UsageError) as exc:
         print(f"{prefix} {exc}", file=sys.stderr)
         return 2

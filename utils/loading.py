@@ -32,6 +32,7 @@ from .formats import companion_files, fast_parser_for, parser_for
 from .formats._io import lines_of_ids
 from .records import Dialogue
 from .sources import SourceFile, dataset_names, get_source, get_split_files, origin
+from .text import counted
 
 if TYPE_CHECKING:
     import datasets
@@ -77,7 +78,7 @@ class Provenance:
         counts = ""
         if self.dialogues or self.turns:  # a file of records, not a companion such as WISE's documents
             unit = get_source(self.dataset).record_unit
-            counts = f"{_counted(self.dialogues, unit)}, {_counted(self.turns, 'turns')}, "
+            counts = f"{counted(self.dialogues, unit)}, {counted(self.turns, 'turns')}, "
         text = (
             f"{self.dataset}/{self.split}: {self.kind} ({self.checksum}), {counts}"
             f"{_human_size(self.size_bytes)}, from {config.display_path(self.path)}"
@@ -102,11 +103,6 @@ class Provenance:
             f'<div class="atlas-provenance atlas-provenance-{css}" role="note">'
             f"<strong>{html.escape(label)}</strong>: {html.escape(self.summary())}</div>"
         )
-
-
-def _counted(count: int, plural: str) -> str:
-    """``1 session``, ``2 sessions``; ``plural`` is the unit's plural form."""
-    return f"{count:,} {plural.removesuffix('s') if count == 1 else plural}"
 
 
 def _human_size(size: int) -> str:

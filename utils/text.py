@@ -16,6 +16,11 @@ _PARLAI_ARTICLES = re.compile(r"\b(a|an|the)\b")
 _CJK_PUNCTUATION = set("，。、；：？！「」『』（）《》〈〉【】〔〕…—～·・“”‘’")
 
 
+def counted(count: int, plural: str) -> str:
+    """``1 session``, ``2 sessions``, ``1,271 sessions``: a count and its unit, ``plural`` the unit's plural."""
+    return f"{count:,} {plural.removesuffix('s') if count == 1 else plural}"
+
+
 def normalize_parlai(text: str) -> str:
     """ParlAI's answer normalisation: lowercase, punctuation to spaces, no articles, single spaces."""
     text = text.lower()

@@ -81,14 +81,18 @@ def item_key(dialogue: Dialogue, index: int) -> str:
 
 @dataclass(frozen=True)
 class _Part:
-    """One split as the explorer shows it: its name, its dialogues and, when known, its provenance kind."""
+    """One split as the explorer shows it: its name, its dialogues, when known its provenance kind,
+    and the name readers see (``valid seen`` for ``valid_seen``)."""
 
     name: str
     dialogues: Sequence[Dialogue]
     kind: str | None
+    label: str
 
 
-def _parts(splits: Mapping[str, Sequence[Dialogue]] | Sequence[Dialogue]) -> list[_Part]:
+def _parts(
+    splits: Mapping[str, Sequence[Dialogue]] | Sequence[Dialogue], labels: Mapping[str, str] | None = None
+) -> list[_Part]:
     if isinstance(splits, Mapping):
         named = list(splits.items())
     else:
@@ -98,7 +102,8 @@ def _parts(splits: Mapping[str, Sequence[Dialogue]] | Sequence[Dialogue]) -> lis
     parts = []
     for name, dialogues in named:
         provenance = getattr(dialogues, "provenance", None)
-        parts.append(_Part(str(name), dialogues, getattr(provenance, "kind", None)))
+        label = (labels or {}).get(str(name), str(name).replace("_", " "))
+        parts.append(_Part(str(name), dialogues, getattr(provenance, "kind", None), label))
     return parts
 
 
@@ -241,6 +246,7 @@ def static_explorer(
     render: Callable[..., str] = render_dialogue,
     search_text: Callable[[Dialogue], str] | None = None,
     glosses: Mapping[str, str] | None = None,
+    split_labels: Mapping[str, str] | None = None,
     **render_options: Any,
 ) -> SafeHTML:
     """A self-contained HTML explorer over a sample of ``splits`` (search, filters, statistics, links).
@@ -253,11 +259,13 @@ def static_explorer(
     real data (the page says so). ``note`` is shown under the title, ``noun`` names the items in the
     sentence that says how many are embedded. ``render`` and ``render_options`` choose the rendering
     of each dialogue; ``glosses`` is passed to ``render`` and its English is searched too;
-    ``search_text`` replaces the dataset's default search text.
+    ``search_text`` replaces the dataset's default search text. Splits are shown to readers by
+    ``split_labels`` (``{"kilt_dev": "KILT dev"}``), else by their name with spaces for underscores.
     """
     if max_items is not None and max_items < 1:
         raise ValueError(f"max_items must be at least 1, not {max_items}")
-    parts, left_out = _real_parts(_parts(splits)) if prefer_real else (_parts(splits), [])
+    named = _parts(splits, split_labels)
+    parts, left_out = _real_parts(named) if prefer_real else (named, [])
     if glosses is not None:
         render_options["glosses"] = glosses
     text_of = search_text or _dataset_search_text
@@ -272,13 +280,13 @@ def static_explorer(
         keys.add(key)
         found = facets(dialogue)
         if len(parts) > 1:
-            found = {SPLIT_FACET: [part.name], **found}
-        search = " ".join([text_of(dialogue), part.name, *search_words(dialogue, glosses)])
+            found = {SPLIT_FACET: [part.label], **found}
+        search = " ".join([text_of(dialogue), part.name, part.label, *search_words(dialogue, glosses)])
         return {
             "key": key,
             "split": part.name,
             "index": index,
-            "label": f"{part.name} #{index}: {explorer_label(dialogue)}",
+            "label": f"{part.label} #{index}: {explorer_label(dialogue)}",
             "html": str(render(dialogue, **render_options)),
             "search": " ".join(search.split()).lower(),
             "facets": found,
@@ -375,12 +383,12 @@ def _sample_sentence(
     total = sum(len(part.dialogues) for part in parts)
     per_part = [sum(1 for c in chosen if c.part == number) for number in range(len(parts))]
     by_split = "; ".join(
-        f"{part.name}: {k:,} of {len(part.dialogues):,}" for part, k in zip(parts, per_part, strict=True)
+        f"{part.label}: {k:,} of {len(part.dialogues):,}" for part, k in zip(parts, per_part, strict=True)
     )
     if len(chosen) == total:
         sentence = f"All {_count(total, noun)} are embedded in this page ({by_split})."
     else:
-        pins = [f"{parts[c.part].name} #{c.index}" for c in chosen if c.pinned]
+        pins = [f"{parts[c.part].label} #{c.index}" for c in chosen if c.pinned]
         first = f"the {noun} the chapter shows above ({', '.join(pins)}), then " if pins else ""
         if max_items is not None and len(chosen) >= max_items:
             until = f"{max_items:,} were embedded"
@@ -392,7 +400,7 @@ def _sample_sentence(
             f"until {until}."
         )
     if left_out:
-        names = ", ".join(part.name for part in left_out)
+        names = ", ".join(part.label for part in left_out)
         sentence += f" Left out since real data is loaded: {names} (demo or synthetic stand-ins, not the dataset)."
     return sentence
 

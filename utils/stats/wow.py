@@ -23,6 +23,7 @@ from ..formats.wow_raw import NO_PASSAGES_USED
 from ..loading import LoadedSplit
 from ..records import SEEKER, WIZARD
 from ..reported import REPORTED, Reported, Reproduced, compare
+from ..text import counted
 
 #: The raw splits in reading order.
 RAW_SPLITS = ("train", "valid_seen", "valid_unseen", "test_seen", "test_unseen")
@@ -462,7 +463,7 @@ def describe_topics(train: LoadedSplit, others: Mapping[str, LoadedSplit], n: in
     shared = "; ".join(
         f"{split_label(name)} {row.shared_with_train} of {row.topics}" for name, row in overlap.iterrows()
     )
-    lead = f", led by {counts.index[0]} ({counts.iloc[0]:,} dialogues)" if len(counts) else ""
+    lead = f", led by {counts.index[0]} ({counted(int(counts.iloc[0]), 'dialogues')})" if len(counts) else ""
     return (
         f"Two bar charts. Top: the {len(counts)} most frequent topics of train by number of dialogues{lead}. "
         f"Bottom: topics of each held-out split that are also topics of train: {shared}."
