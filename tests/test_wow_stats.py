@@ -282,3 +282,12 @@ def test_real_knowledge_lines_match_the_generator_fixture(real_data_dir: Path) -
     wizard = stats.wizard_turns(utils.load("wow", "train"))
     ours = wizard[wizard["parlai_example"]]["knowledge_lines"].head(len(acts)).tolist()
     assert ours == theirs
+
+
+def test_wizard_turns_are_worked_out_once_per_split_and_each_caller_gets_its_own_copy() -> None:
+    split = utils.load("wow", "train")
+    first = stats.wizard_turns(split)
+    first["candidates"] = -1  # a caller's change stays in its copy
+    again = stats.wizard_turns(split)
+    assert (again["candidates"] > 0).all()
+    assert again.equals(stats._wizard_turns(split))

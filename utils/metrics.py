@@ -62,7 +62,7 @@ def grounding_overlap(
     response: str,
     evidence: str,
     *,
-    tokenize: Callable[[str], list[str]] = word_tokens,
+    tokenize: Callable[[str], Sequence[str]] = word_tokens,
     n: int = 1,
     distinct: bool = False,
 ) -> PRF:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -43,9 +44,12 @@ def ngram_overlap(sentence: str, reference: str, n: int = 2) -> float:
     return grounding_overlap(sentence, reference, tokenize=_characters, n=n, distinct=True).precision
 
 
-def _characters(text: str) -> list[str]:
+# Each reference is compared with every sentence of its answer, at several n: its characters are
+# worked out once.
+@lru_cache(maxsize=16384)
+def _characters(text: str) -> tuple[str, ...]:
     # whitespace is not a character here; punctuation is (as in utils.text.char_ngrams)
-    return char_tokens(text, drop_punctuation=False)
+    return tuple(char_tokens(text, drop_punctuation=False))
 
 
 def candidates(steps: Sequence[Step]) -> list[Step]:
@@ -445,11 +449,11 @@ def plot_extractiveness(frame: pd.DataFrame) -> Any:
     longest common substring (7 in wide, text of at least 9 pt)."""
     import matplotlib.pyplot as plt
 
-    from ..stats.jwhr import FIGURE_FONTS
+    from ..stats.jwhr import FIGURE_FONTS, SESSION_COLOURS
 
     with plt.rc_context(FIGURE_FONTS):
         fig, axes = plt.subplots(2, 1, figsize=(7.0, 5.6))
-        axes[0].hist(frame["covered_share"] * 100, bins=[5 * i for i in range(21)], color="#2e7d32")
+        axes[0].hist(frame["covered_share"] * 100, bins=[5 * i for i in range(21)], color=SESSION_COLOURS["answered"])
         axes[0].set_xlabel("characters copied from the cited quotes (% of the sentences citing a quote)")
         axes[0].set_ylabel("answers")
         axes[0].set_title("How extractive are the answers?")

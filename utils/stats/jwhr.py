@@ -499,7 +499,9 @@ def flagged_view(flagged: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> t
 # it through utils.figures.figure with a caption and the alt text built by the *_alt functions.
 # Labels are English; Japanese page titles need a CJK font (utils.plotting.use_cjk_font).
 
-_COLOURS = {"answered": "#2e7d32", "not answered": "#c62828"}
+#: Colours of answered and not-answered sessions in every JWHR figure: Okabe and Ito's blue and
+#: vermillion, told apart by readers with any common colour-vision deficiency.
+SESSION_COLOURS = {"answered": "#0072B2", "not answered": "#D55E00"}
 #: Text sizes in points: nothing under 9 pt at the figure's printed width.
 FIGURE_FONTS = {
     "font.size": 9,
@@ -568,7 +570,7 @@ def plot_top_pages(dialogues: Dialogues, k: int = 15) -> Any:
     top = top_pages(dialogues, k, cited_only=True)
     with plt.rc_context(FIGURE_FONTS):
         fig, ax = plt.subplots(figsize=(6.5, 0.3 * max(len(top), 3) + 1.0))
-        ax.barh(list(top.index)[::-1], list(top.to_numpy())[::-1], color=_COLOURS["answered"])
+        ax.barh(list(top.index)[::-1], list(top.to_numpy())[::-1], color=SESSION_COLOURS["answered"])
         ax.set_xlabel("answers citing the page")
         ax.xaxis.get_major_locator().set_params(integer=True)
         fig.tight_layout()
@@ -634,7 +636,7 @@ def _hist(
         edges = [low + (high - low) * i / bins for i in range(bins + 1)] if high > low else [low - 0.5, low + 0.5]
     for name, v in values.items():
         weights = [1 / len(v)] * len(v) if len(v) else None
-        ax.hist(v, bins=edges, weights=weights, alpha=0.6, color=_COLOURS.get(name))
+        ax.hist(v, bins=edges, weights=weights, alpha=0.6, color=SESSION_COLOURS.get(name))
     ax.set_title(title)
     ax.set_xlabel(unit)
     ax.set_ylabel(share_of)
@@ -645,7 +647,7 @@ def _bars(ax: Any, shares: dict[str, pd.Series], order: list[str], title: str) -
     for offset, (name, series) in enumerate(shares.items()):
         heights = [float(series.get(key, 0.0)) for key in order]
         positions = [i + offset * width for i in range(len(order))]
-        ax.bar(positions, heights, width=width, color=_COLOURS.get(name))
+        ax.bar(positions, heights, width=width, color=SESSION_COLOURS.get(name))
     ax.set_xticks([i + width * (len(shares) - 1) / 2 for i in range(len(order))], order, rotation=20)
     ax.set_title(title)
     ax.set_ylabel("share of steps")
@@ -655,7 +657,7 @@ def _legend(fig: Any, sessions: Mapping[str, int]) -> None:
     """One legend above the panels (a legend inside a panel hides its bars), then a tight layout."""
     from matplotlib.patches import Patch
 
-    handles = [Patch(color=_COLOURS.get(name), alpha=0.8, label=f"{name} ({_sessions(count)})")
+    handles = [Patch(color=SESSION_COLOURS.get(name), alpha=0.8, label=f"{name} ({_sessions(count)})")
                for name, count in sessions.items()]
     fig.legend(handles=handles, loc="upper center", ncol=len(handles), frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 0.95 if fig.get_figheight() < 7 else 0.965))

@@ -10,6 +10,7 @@ it needs is the full official split.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -122,6 +123,11 @@ def parlai_example_turns(split: LoadedSplit, teacher: str) -> pd.DataFrame:
     )
 
 
+# The chapter asks for a split's wizard turns many times (summary, comparison, figures, alt text);
+# a loaded split never changes, so they are worked out once per split and each caller gets a copy.
+_WIZARD_TURNS: weakref.WeakKeyDictionary[LoadedSplit, pd.DataFrame] = weakref.WeakKeyDictionary()
+
+
 def wizard_turns(split: LoadedSplit) -> pd.DataFrame:
     """One row per wizard turn with ParlAI's view of it.
 
@@ -136,6 +142,12 @@ def wizard_turns(split: LoadedSplit) -> pd.DataFrame:
     generator counts for ``know_chance``: the "no passage used" line plus one line per sentence
     shown, more when a sentence holds a line break; equal to ``candidates`` in the real files).
     """
+    if split not in _WIZARD_TURNS:
+        _WIZARD_TURNS[split] = _wizard_turns(split)
+    return _WIZARD_TURNS[split].copy()
+
+
+def _wizard_turns(split: LoadedSplit) -> pd.DataFrame:
     turns = split.turns()
     first_role = turns.groupby("dialogue_index", sort=False)["role"].transform("first")
     turns["wizard_first"] = first_role.to_numpy() == WIZARD
