@@ -377,25 +377,27 @@ def test_faithdial_facets_come_from_the_turns_labels_whichever_turn_holds_them()
     )
     dialogue = Dialogue(id="0", dataset="faithdial", split="train", turns=turns)
     assert facets(dialogue) == {
-        "BEGIN": ["Hallucination", "Entailment"],
-        "VRM": ["Disclosure", "Edification"],
+        "BEGIN labels": ["Hallucination", "Entailment"],
+        "VRM labels": ["Disclosure", "Edification"],
         "edited": ["edited", "not edited"],
     }
     assert columns(dialogue) == {"turns": 4, "response length (words)": 2.5, "knowledge length (words)": 6.0}
     # a parser that moves the labels to another turn (say, one holding the original response) moves the facet
     turns[1].labels, turns[0].labels = {}, {"BEGIN": ["Generic"]}
-    assert facets(dialogue)["BEGIN"] == ["Generic", "Entailment"]
+    assert facets(dialogue)["BEGIN labels"] == ["Generic", "Entailment"]
 
 
 def test_audit_rows_have_begin_and_vrm_but_no_edits() -> None:
     turns = faithdial_turns(("a reply", {"BEGIN": ["Partial Hallucination"], "VRM": ["Question"]}, ""))
     row = Dialogue(id="gold_wow-1", dataset="faithdial_audit", split="gold_wow", turns=turns)
-    assert facets(row) == {"BEGIN": ["Partial Hallucination"], "VRM": ["Question"], "BEGIN class": ["none"]}
+    assert facets(row) == {
+        "BEGIN labels": ["Partial Hallucination"], "VRM labels": ["Question"], "BEGIN class of the audit row": ["none"]
+    }
     # a model file writes Partial Hallucination as two labels: the row's one class is a facet of its own
     turns[1].labels["BEGIN"] = ["Entailment", "Hallucination"]
     row.meta["begin_class"] = "Partial Hallucination"
-    assert facets(row)["BEGIN"] == ["Entailment", "Hallucination"]
-    assert facets(row)["BEGIN class"] == ["Partial Hallucination"]
+    assert facets(row)["BEGIN labels"] == ["Entailment", "Hallucination"]
+    assert facets(row)["BEGIN class of the audit row"] == ["Partial Hallucination"]
     assert "turns" not in columns(row)
     assert "Partial Hallucination" in search_words(row)
 
@@ -560,3 +562,40 @@ def test_selected_evidence_and_citations_are_said_to_screen_readers() -> None:
     css = (REPO / "utils" / "render" / "atlas.css").read_text(encoding="utf-8")
     hidden = re.search(r"\.atlas-sr \{[^}]*clip: rect\(0, 0, 0, 0\)", css)
     assert hidden, "the screen-reader text must be hidden on screen"
+
+
+def test_anchors_inside_items_do_not_collide_with_the_chapter_s_own_rendering() -> None:
+    # JWHR's renderer gives each reference an id and each citation a link to it; the chapter shows
+    # the same session above its explorer, so the explorer's copies carry ids of their own.
+    def render(dialogue: Dialogue, **_: Any) -> SafeHTML:
+        text = esc(dialogue.turns[0].text)
+        return SafeHTML(
+            f'<p id="s{dialogue.id}-ref-1">{text}</p><a href="#s{dialogue.id}-ref-1">[1]</a>'
+            f'<a href="https://example.org/#top">out</a><a href="../book/bibliography.html#cite-x">bib</a>'
+        )
+
+    hostile = make_dialogue(0)
+    hostile.turns[0].text = f'see id="s{hostile.id}-ref-1" and href="#s{hostile.id}-ref-1"'
+    markup = static_explorer([hostile, make_dialogue(1)], render=render)
+    (first, second) = explorer_payload(markup)
+    assert f'id="explore-s{hostile.id}-ref-1"' in first["html"]
+    assert f'href="#explore-s{hostile.id}-ref-1"' in first["html"]
+    assert f'id="explore-s{make_dialogue(1).id}-ref-1"' in second["html"]
+    # links to other pages keep their fragments; the dataset's own text is not touched
+    assert 'href="https://example.org/#top"' in first["html"]
+    assert 'href="../book/bibliography.html#cite-x"' in first["html"]
+    assert f"see id=&#34;s{hostile.id}-ref-1&#34; and href=&#34;#s{hostile.id}-ref-1&#34;" in first["html"]
+
+
+def test_records_without_turns_are_neither_embedded_nor_counted_and_the_page_says_so() -> None:
+    # the audit files' blank rows are records with no turn at all
+    dialogues = [make_dialogue(i) for i in range(6)]
+    blank = [Dialogue(dataset="wow", split="test", id=f"blank{i}", turns=[]) for i in range(3)]
+    markup = static_explorer(dialogues[:3] + blank + dialogues[3:], render=simple_render)
+    items = explorer_payload(markup)
+    assert [item["index"] for item in items] == [0, 1, 2, 6, 7, 8]
+    assert explorer_meta(markup)["total"] == 6
+    assert sample_sentence(markup) == (
+        "All 6 dialogues are embedded in this page (test: 6 of 6). "
+        "Not counted or embedded: records without a single turn, with nothing to show (test: 3)."
+    )

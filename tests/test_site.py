@@ -385,7 +385,7 @@ def _chart_number(value: float) -> str:
 #: Per chapter: the facet to filter by, a label word to search, and where a gloss word comes from.
 CHAPTER_EXPLORERS = {
     "notebooks/wow.html": {"facet": "checked source", "label": ("checked source", "partner"), "gloss": None},
-    "notebooks/faithdial.html": {"facet": "BEGIN", "label": ("BEGIN", "hallucination"), "gloss": None},
+    "notebooks/faithdial.html": {"facet": "BEGIN labels", "label": ("BEGIN labels", "hallucination"), "gloss": None},
     "notebooks/wise.html": {"facet": "system action", "label": ("system action", "clarify"), "gloss": "wise"},
     "notebooks/jwhr.html": {"facet": "answered", "label": ("quote / summary", "summary"), "gloss": "jwhr"},
 }

@@ -77,6 +77,8 @@
     this.meta = meta;
     this.items = items;
     this.noun = typeof meta.noun === "string" ? meta.noun : "items";
+    // true when the page holds a sample: statistics then describe the sample, not the splits
+    this.sampled = typeof meta.total === "number" && meta.total > items.length;
     this.facetNames = Array.isArray(meta.facets) ? meta.facets : [];
     this.columnNames = Array.isArray(meta.columns) ? meta.columns : [];
     this.selected = {}; // facet name -> {value: true}
@@ -448,7 +450,7 @@
     var matching = this.matches.map(function (i) { return self.items[i]; });
     var intro = make("p", "atlas-explorer-stats-intro",
       "Of the " + fmt(matching.length) + " matching " + this.noun + " (of " + fmt(this.items.length) +
-      " embedded here; not the whole dataset).");
+      " embedded here" + (this.sampled ? ", a sample of " + fmt(this.meta.total) + ")." : ", all there are in the splits shown)."));
     this.charts.appendChild(intro);
     this.columnNames.forEach(function (name) {
       var values = [];

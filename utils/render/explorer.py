@@ -24,6 +24,7 @@ import gzip
 import heapq
 import json
 import random
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -88,6 +89,13 @@ class _Part:
     dialogues: Sequence[Dialogue]
     kind: str | None
     label: str
+    #: positions of records without a single turn (the audit files' blank rows): nothing to show
+    empty: frozenset[int] = frozenset()
+
+    @property
+    def shown(self) -> int:
+        """How many of the split's records have something to show."""
+        return len(self.dialogues) - len(self.empty)
 
 
 def _parts(
@@ -103,8 +111,15 @@ def _parts(
     for name, dialogues in named:
         provenance = getattr(dialogues, "provenance", None)
         label = (labels or {}).get(str(name), str(name).replace("_", " "))
-        parts.append(_Part(str(name), dialogues, getattr(provenance, "kind", None), label))
+        parts.append(_Part(str(name), dialogues, getattr(provenance, "kind", None), label, _empty(dialogues)))
     return parts
+
+
+def _empty(dialogues: Sequence[Dialogue]) -> frozenset[int]:
+    """Positions of the records without turns, read from a loaded split's table where there is one."""
+    arrow = getattr(dialogues, "arrow", None)
+    counts = arrow("dialogues").column("turn_count").to_pylist() if arrow else [len(d.turns) for d in dialogues]
+    return frozenset(index for index, count in enumerate(counts) if count == 0)
 
 
 def _real_parts(parts: list[_Part]) -> tuple[list[_Part], list[_Part]]:
@@ -190,7 +205,8 @@ def _choose(
     heapq.heapify(heap)
     while heap and (max_items is None or len(chosen) < max_items):
         _, number = heapq.heappop(heap)
-        index = next((i for i in orders[number] if (number, i) not in taken), None)
+        empty = parts[number].empty
+        index = next((i for i in orders[number] if (number, i) not in taken and i not in empty), None)
         if index is None:
             continue  # this split is embedded whole
         add(number, index, pin=False)
@@ -230,6 +246,28 @@ def _encode(chosen: Sequence[_Chosen]) -> tuple[list[_Chosen], str]:
 
 
 # -- the explorer ---------------------------------------------------------------------------------
+
+#: Prefix of the anchors inside explorer items (see :func:`_scoped_anchors`).
+ANCHOR_SCOPE = "explore-"
+_ANCHOR = re.compile(r'(\s(?:id|href)=")(#?)([^"#][^"]*)"')
+
+
+def _scoped_anchors(html: str) -> str:
+    """``html`` with its ``id``s and in-page links prefixed by :data:`ANCHOR_SCOPE`.
+
+    A chapter often shows a dialogue above its explorer too; with the same ids twice, a citation
+    clicked in the explorer would jump to the copy above. Only attributes the renderer wrote can
+    match: in escaped dataset text a quote is ``&quot;``. Links to other pages are left alone.
+    """
+
+    def scoped(match: re.Match[str]) -> str:
+        attribute, hash_sign, value = match.groups()
+        if attribute.strip().startswith("href") and not hash_sign:
+            return match.group(0)
+        return f'{attribute}{hash_sign}{ANCHOR_SCOPE}{value}"'
+
+    return _ANCHOR.sub(scoped, html)
+
 
 
 def static_explorer(
@@ -287,7 +325,7 @@ def static_explorer(
             "split": part.name,
             "index": index,
             "label": f"{part.label} #{index}: {explorer_label(dialogue)}",
-            "html": str(render(dialogue, **render_options)),
+            "html": _scoped_anchors(str(render(dialogue, **render_options))),
             "search": " ".join(search.split()).lower(),
             "facets": found,
             "columns": columns(dialogue),
@@ -310,7 +348,7 @@ def static_explorer(
     meta = {
         "encoding": ENCODING,
         "count": len(items),
-        "total": sum(len(part.dialogues) for part in parts),
+        "total": sum(part.shown for part in parts),
         "noun": noun,
         "facets": list(dict.fromkeys(name for item in items for name in item["facets"])),
         "columns": list(dict.fromkeys(name for item in items for name in item["columns"])),
@@ -380,10 +418,10 @@ def _sample_sentence(
     max_items: int | None,
 ) -> str:
     """The sentence under an explorer's title: how many items of how many are embedded, and how chosen."""
-    total = sum(len(part.dialogues) for part in parts)
+    total = sum(part.shown for part in parts)
     per_part = [sum(1 for c in chosen if c.part == number) for number in range(len(parts))]
     by_split = "; ".join(
-        f"{part.label}: {k:,} of {len(part.dialogues):,}" for part, k in zip(parts, per_part, strict=True)
+        f"{part.label}: {k:,} of {part.shown:,}" for part, k in zip(parts, per_part, strict=True)
     )
     if len(chosen) == total:
         sentence = f"All {_count(total, noun)} are embedded in this page ({by_split})."
@@ -402,6 +440,9 @@ def _sample_sentence(
     if left_out:
         names = ", ".join(part.label for part in left_out)
         sentence += f" Left out since real data is loaded: {names} (demo or synthetic stand-ins, not the dataset)."
+    blank = "; ".join(f"{part.label}: {len(part.empty):,}" for part in parts if part.empty)
+    if blank:
+        sentence += f" Not counted or embedded: records without a single turn, with nothing to show ({blank})."
     return sentence
 
 

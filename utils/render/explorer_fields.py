@@ -83,14 +83,16 @@ def _wow_columns(dialogue: Dialogue) -> Columns:
 
 def _faithdial_facets(dialogue: Dialogue) -> Facets:
     # Read from every turn's labels: whichever turn the parser gives them to, the facet follows.
+    # Named for what they count: a dialogue can carry several labels (one per turn, or two on one
+    # turn), so their chip counts differ from those of the one class of an audit row.
     found: Facets = {
-        name: _unique(label for turn in dialogue.turns for label in turn.labels.get(name, []))
+        f"{name} labels": _unique(label for turn in dialogue.turns for label in turn.labels.get(name, []))
         for name in ("BEGIN", "VRM")
     }
     if dialogue.dataset == "faithdial_audit":
         # The one class the chapter counts per row: the model files write Partial Hallucination as
-        # the two labels Entailment and Hallucination, which the BEGIN facet shows as written.
-        found["BEGIN class"] = [str(dialogue.meta.get("begin_class") or "none")]
+        # the two labels Entailment and Hallucination, which the labels facet shows as written.
+        found["BEGIN class of the audit row"] = [str(dialogue.meta.get("begin_class") or "none")]
     if dialogue.dataset == "faithdial":
         responses = [turn for turn in dialogue.turns_by(WIZARD) if not turn.raw.get("from_history")]
         found["edited"] = _unique(
