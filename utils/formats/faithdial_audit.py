@@ -320,3 +320,18 @@ def audit_report(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
     )
     frame.index.name = "file"
     return frame
+
+
+# -- names for readers ------------------------------------------------------------------------------
+
+#: The audit files' systems and benchmarks as readers name them.
+SYSTEMS = {"gold": "gold", "gpt2": "GPT2", "doha": "DoHA", "ctrl": "CTRL"}
+BENCHMARKS = {"wow": "WoW", "cmu": "CMU-DoG", "topical": "TopicalChat"}
+
+
+def audit_file_label(name: str) -> str:
+    """An audit split as readers name it: ``gold_wow`` reads "WoW, gold", ``gpt2_cmu`` "CMU-DoG, GPT2"."""
+    system, _, benchmark = name.partition("_")
+    if system not in SYSTEMS or benchmark not in BENCHMARKS:
+        return name
+    return f"{BENCHMARKS[benchmark]}, {SYSTEMS[system]}"

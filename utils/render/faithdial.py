@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from ..formats.faithdial import DESCRIBES_ORIGINAL, begin_class, labels_describe
+from ..formats.faithdial_audit import audit_file_label
 from ..records import WIZARD, Dialogue, Turn
 from ..text import word_diff
 from ._html import SafeHTML, badge, bullet_list, details, dialogue_frame, diff_html, esc, highlight_words, turn_block
@@ -125,10 +126,9 @@ def _cell(value: object) -> str:
 def _render_audit(dialogue: Dialogue, *, note: str, highlight: bool) -> SafeHTML:
     meta = dialogue.meta
     status = meta.get("status", "")
-    title = (
-        f"Audit {meta.get('system', '')} on {meta.get('benchmark', '')} · row {meta.get('row', '')} · "
-        f"{status} · BEGIN class: {meta.get('begin_class') or 'none'}"
-    )
+    which = audit_file_label(f"{meta.get('system', '')}_{meta.get('benchmark', '')}")
+    begin = meta.get("begin_class") or "none"
+    title = f"Audit of {which} · row {meta.get('row', '')} · {status} · BEGIN class: {begin}"
     if not dialogue.turns:
         body = '<div class="atlas-note">Blank row in the file: left out of the distributions.</div>'
         return dialogue_frame(title, body, note)

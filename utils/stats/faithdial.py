@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..formats.faithdial import DESCRIBES_ORIGINAL, begin_class, labelled_text
 from ..formats.faithdial import labels_describe as _labels_describe
-from ..formats.faithdial_audit import BEGIN_CLASSES, STATUS_LABELLED, VRM_CLASSES, audit_report
+from ..formats.faithdial_audit import BEGIN_CLASSES, STATUS_LABELLED, VRM_CLASSES, audit_file_label, audit_report
 from ..loading import Dialogues
 from ..metrics import grounding_overlap
 from ..records import SEEKER, WIZARD, Dialogue
@@ -299,18 +299,6 @@ def before_after_summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 # -- the audit ---------------------------------------------------------------------------------
-
-
-_SYSTEMS = {"gold": "gold", "gpt2": "GPT2", "doha": "DoHA", "ctrl": "CTRL"}
-_BENCHMARKS = {"wow": "WoW", "cmu": "CMU-DoG", "topical": "TopicalChat"}
-
-
-def audit_file_label(name: str) -> str:
-    """An audit split as readers name it: ``gold_wow`` reads "WoW, gold", ``gpt2_cmu`` "CMU-DoG, GPT2"."""
-    system, _, benchmark = name.partition("_")
-    if system not in _SYSTEMS or benchmark not in _BENCHMARKS:
-        return name
-    return f"{_BENCHMARKS[benchmark]}, {_SYSTEMS[system]}"
 
 
 def one_row_per_class(dialogues: Iterable[Dialogue], classes: Sequence[str] = BEGIN_CLASSES) -> list[Dialogue]:
