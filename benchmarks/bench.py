@@ -234,8 +234,6 @@ def _split(task: dict[str, Any], split: str | None = None) -> Any:
 
 def _step_first_load(task: dict[str, Any]) -> str:
     loaded = _split(task)
-    if task.get("files_read") is not None:
-        task["files_read"][:] = _files_opened_under(os.environ["ATLAS_DATA_DIR"])
     return (
         f"{len(loaded):,} dialogues, {loaded.provenance.turns:,} turns, {loaded.arrow('evidence').num_rows:,} evidence"
     )
@@ -473,19 +471,25 @@ def _wise_baselines(load: Callable[..., Any]) -> str:
 # -- child process ---------------------------------------------------------------------------------
 
 
-_OPENED: list[str] = []
+#: Paths opened while a first load is measured (see :func:`_record_opens`); ``None``: not recording.
+_OPENED: list[str] | None = None
 
 
 def _record_opens(event: str, args: tuple[Any, ...]) -> None:
-    if event == "open" and isinstance(args[0], str | os.PathLike):
+    if _OPENED is not None and event == "open" and isinstance(args[0], str | os.PathLike):
         _OPENED.append(os.fspath(args[0]))
 
 
-def _files_opened_under(directory: str) -> list[str]:
-    """The files under ``directory`` opened since the hook was set, each once, in order."""
-    root = Path(directory).resolve()
-    opened = (Path(path).resolve() for path in _OPENED)
-    return [str(path) for path in dict.fromkeys(opened) if path.is_file() and path.is_relative_to(root)]
+def _dataset_files_opened(dataset: str, opened: Sequence[str]) -> list[str]:
+    """The dataset's own files (its splits' and its extra files, as declared) among ``opened``, in
+    the order first opened: bookkeeping files such as a download manifest are not the dataset."""
+    from utils.config import data_dir
+    from utils.sources import get_source
+
+    source = get_source(dataset)
+    declared = [item for files in source.splits.values() for item in files] + list(source.extra_files.values())
+    wanted = {(data_dir() / item.path).resolve() for item in declared}
+    return [str(path) for path in dict.fromkeys(Path(p).resolve() for p in opened) if path in wanted]
 
 
 def run_task(task: dict[str, Any]) -> dict[str, Any]:
@@ -494,19 +498,25 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
     function = STEP_FUNCTIONS[task["step"]]
     for module in _imports_of(task):  # imports are not part of the step's time
         importlib.import_module(module)
-    if task["step"] == "atlas first load":
-        # An audit hook sees every open, whichever module makes it, for a call per open. It cannot be
-        # removed: the in-process smoke test keeps it, harmlessly (the list is cleared per first load).
-        task["files_read"] = []
-        _OPENED.clear()
+    global _OPENED
+    recording = task["step"] == "atlas first load"
+    if recording:
+        # An audit hook sees every open, whichever module makes it, for a call per open (about 70 in
+        # a load). Hooks cannot be removed: one is added per process and records only meanwhile.
         if not getattr(run_task, "_hooked", False):
             sys.addaudithook(_record_opens)
             run_task._hooked = True  # type: ignore[attr-defined]
+        _OPENED = []
     before = _rss_mb()
     start, cpu = time.perf_counter(), time.process_time()
-    detail = function(task)
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    try:
+        detail = function(task)
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    finally:
+        opened, _OPENED = _OPENED, None
     peak = _peak_rss_mb()
+    if recording:
+        task["files_read"] = _dataset_files_opened(task["dataset"], opened or [])
     return {
         "seconds": seconds,
         "cpu_seconds": cpu,
@@ -665,8 +675,9 @@ def benchmark_dataset(
                 env, timeout, in_process,
             )
             report(floor)
-            # in table order: beside the other floors
-            measurements.insert(next(i for i, m in enumerate(measurements) if m.step.startswith("atlas")), floor)
+            # in table order (STEPS): after the floors measured before it
+            place = STEPS.index("json.load (every file read)")
+            measurements.insert(sum(1 for m in measurements if STEPS.index(m.step) < place), floor)
     shutil.rmtree(cache, ignore_errors=True)
     shutil.rmtree(scratch / "hf-cache", ignore_errors=True)
     return assess(measurements, path.stat().st_size / 2**20)
@@ -907,7 +918,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\nwrote {markdown}\nwrote {table}")
     if data_dir.is_dir():
         size = sum(item.stat().st_size for item in data_dir.rglob("*") if item.is_file()) / 2**30
-        print(f"kept the synthetic files in {data_dir} ({size:.1f} GB) for the next run; `make clean` removes them")
+        removal = "; `make clean` removes them" if data_dir == DEFAULT_DATA.resolve() else ""
+        print(f"kept the synthetic files in {data_dir} ({size:.1f} GB) for the next run{removal}")
     return 0
 
 

@@ -572,6 +572,7 @@ def test_anchors_inside_items_do_not_collide_with_the_chapter_s_own_rendering() 
         return SafeHTML(
             f'<p id="s{dialogue.id}-ref-1">{text}</p><a href="#s{dialogue.id}-ref-1">[1]</a>'
             f'<a href="https://example.org/#top">out</a><a href="../book/bibliography.html#cite-x">bib</a>'
+            '<a href="#overview">a section of the chapter</a>'
         )
 
     hostile = make_dialogue(0)
@@ -584,6 +585,7 @@ def test_anchors_inside_items_do_not_collide_with_the_chapter_s_own_rendering() 
     # links to other pages keep their fragments; the dataset's own text is not touched
     assert 'href="https://example.org/#top"' in first["html"]
     assert 'href="../book/bibliography.html#cite-x"' in first["html"]
+    assert 'href="#overview"' in first["html"]  # not an id of the item: a link out of it
     assert f"see id=&#34;s{hostile.id}-ref-1&#34; and href=&#34;#s{hostile.id}-ref-1&#34;" in first["html"]
 
 
@@ -599,3 +601,6 @@ def test_records_without_turns_are_neither_embedded_nor_counted_and_the_page_say
         "All 6 dialogues are embedded in this page (test: 6 of 6). "
         "Not counted or embedded: records without a single turn, with nothing to show (test: 3)."
     )
+    # even when the chapter pins one
+    pinned = static_explorer(dialogues[:3] + blank + dialogues[3:], render=simple_render, pinned={"test": [3, 0]})
+    assert [item["index"] for item in explorer_payload(pinned)] == [0, 1, 2, 6, 7, 8]

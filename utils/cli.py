@@ -155,6 +155,10 @@ _BANNERS = {
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+class _ReaderGone(Exception):
+    """Standard output was closed by its reader (``atlas show ... | head``)."""
+
+
 class UsageError(AtlasError):
     """A command line that cannot be carried out as given: conflicting options, an index out of range
     (exit status 2, like argparse's own errors)."""
@@ -170,7 +174,7 @@ def _console() -> Any:
         def on_broken_pipe(self) -> None:
             # rich exits with status 1 here; main() treats a reader that stopped reading as success
             self.quiet = True
-            raise BrokenPipeError
+            raise _ReaderGone
 
     # highlight=False: rich would otherwise colour numbers and quotes inside dataset text; emoji=False:
     # ":smile:" in a dialogue stays as typed.
@@ -866,9 +870,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     prefix = f"{PROG} {args.command}: error:"
     try:
         return int(args.handler(args))
-    except BrokenPipeError:
+    except _ReaderGone:
         # The reader stopped reading (`atlas show ... | head`): not an error. Python would complain
-        # again when it flushes stdout at exit, so stdout goes to /dev/null first.
+        # again when it flushes stdout at exit, so stdout goes to /dev/null first. A broken pipe
+        # anywhere else (an export into a pipe) stays an error below.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0

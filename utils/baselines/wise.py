@@ -642,7 +642,7 @@ def rank_candidates(context: str, candidates: Sequence[str]) -> list[int]:
     return list(_bm25_order(context, tuple(candidates)))
 
 
-#: The one word standing for every candidate word the context lacks (see :func:`_bm25_order`).
+#: The one word standing for every candidate word the context lacks (see :func:`_bm25_scores`).
 _UNASKED = ""
 
 

@@ -197,6 +197,8 @@ def _choose(
             if not 0 <= index < len(parts[number].dialogues):
                 size = len(parts[number].dialogues)
                 raise ValueError(f"pinned index {index} is outside split {name!r} ({size} items)")
+            if index in parts[number].empty:
+                continue  # nothing to show, and not counted
             if (number, index) not in taken:
                 add(number, index, pin=True)
     fits, checkpoint = len(chosen), _FIRST_CHECKPOINT
@@ -249,24 +251,26 @@ def _encode(chosen: Sequence[_Chosen]) -> tuple[list[_Chosen], str]:
 
 #: Prefix of the anchors inside explorer items (see :func:`_scoped_anchors`).
 ANCHOR_SCOPE = "explore-"
-_ANCHOR = re.compile(r'(\s(?:id|href)=")(#?)([^"#][^"]*)"')
+_ID = re.compile(r'(\sid=")([^"]+)"')
+_IN_PAGE_LINK = re.compile(r'(\shref="#)([^"]+)"')
 
 
 def _scoped_anchors(html: str) -> str:
-    """``html`` with its ``id``s and in-page links prefixed by :data:`ANCHOR_SCOPE`.
+    """``html`` with its ``id``s, and the links to them, prefixed by :data:`ANCHOR_SCOPE`.
 
     A chapter often shows a dialogue above its explorer too; with the same ids twice, a citation
     clicked in the explorer would jump to the copy above. Only attributes the renderer wrote can
-    match: in escaped dataset text a quote is ``&quot;``. Links to other pages are left alone.
+    match (in escaped dataset text a quote is ``&#34;``); links to anything outside the item, a
+    section of the chapter or another page, are left alone.
     """
-
-    def scoped(match: re.Match[str]) -> str:
-        attribute, hash_sign, value = match.groups()
-        if attribute.strip().startswith("href") and not hash_sign:
-            return match.group(0)
-        return f'{attribute}{hash_sign}{ANCHOR_SCOPE}{value}"'
-
-    return _ANCHOR.sub(scoped, html)
+    ids = {name for _, name in _ID.findall(html)}
+    if not ids:
+        return html
+    html = _ID.sub(lambda match: f'{match.group(1)}{ANCHOR_SCOPE}{match.group(2)}"', html)
+    return _IN_PAGE_LINK.sub(
+        lambda match: f'{match.group(1)}{ANCHOR_SCOPE}{match.group(2)}"' if match.group(2) in ids else match.group(0),
+        html,
+    )
 
 
 
