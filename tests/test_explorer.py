@@ -221,7 +221,7 @@ def test_pinned_items_come_first_even_over_the_budget() -> None:
     markup = static_explorer(dialogues, render=simple_render, budget=100, pinned={"test": [42, 7]})
     items = explorer_payload(markup)
     assert [item["index"] for item in items] == [7, 42]
-    assert "the dialogues the chapter shows above (test #7, test #42)" in sample_sentence(markup)
+    assert "the dialogues the chapter shows (test #7, test #42)" in sample_sentence(markup)
     with pytest.raises(ValueError, match="outside split 'test'"):
         static_explorer(dialogues, render=simple_render, pinned={"test": [100]})
 
@@ -604,3 +604,12 @@ def test_records_without_turns_are_neither_embedded_nor_counted_and_the_page_say
     # even when the chapter pins one
     pinned = static_explorer(dialogues[:3] + blank + dialogues[3:], render=simple_render, pinned={"test": [3, 0]})
     assert [item["index"] for item in explorer_payload(pinned)] == [0, 1, 2, 6, 7, 8]
+
+
+def test_the_note_says_by_default_what_data_each_split_is() -> None:
+    splits = {name: utils.load("jwhr", name) for name in ("answered", "not_answered")}
+    markup = static_explorer(splits)
+    kinds = {split.provenance.kind for split in splits.values()}
+    (kind,) = kinds
+    assert f'<div class="atlas-explorer-note">answered: {kind}; not answered: {kind}</div>' in markup
+    assert "atlas-explorer-note" not in static_explorer(splits, note="")

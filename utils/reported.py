@@ -66,13 +66,13 @@ _PARLAI_E2E_UNSEEN = (
     "parlai2019wowproject",
 )
 _LEADERBOARD = (
-    "ParlAI Wizard of Wikipedia project page, leaderboard 'Retrieval Models' (from Dinan et al. 2019)",
+    "ParlAI Wizard of Wikipedia project page, leaderboard 'Retrieval Models' (from Dinan et al. 2019a)",
     "parlai2019wowproject",
 )
 _KILT_README = ("KILT repository README, 'KILT data catalogue': wow-dev-kilt.jsonl", "kilt2020repo")
 _FAITHDIAL_CARD = ("FaithDial dataset card", "faithdial2022card")
 #: the abstract says the standard benchmarks (WoW among them) "consist of >60% hallucinated responses"
-_AUDIT_PAPER = ("Dziri et al. (2022), 'On the Origin of Hallucinations', abstract", "dziri2022origin")
+_AUDIT_PAPER = ("Dziri et al. (2022c), 'On the Origin of Hallucinations', abstract", "dziri2022origin")
 #: WISE.md of PengjieRen/CaSE_WISE states "1.9K conversation", "37K utterances" and "an average turn
 #: number of 9.2", nothing more; the paper's tables (split sizes, baseline scores) are not readable here
 #: and nothing from them is recorded.

@@ -533,7 +533,6 @@
       return counts[b] - counts[a] || (a < b ? -1 : a > b ? 1 : 0);
     });
     var shown = values.slice(0, 10);
-    var top = counts[values[0]];
     var chart = make("div", "atlas-chart atlas-chart-frequencies");
     chart.setAttribute("data-facet", name);
     chart.appendChild(make("div", "atlas-chart-title", name));
@@ -546,18 +545,26 @@
       var track = make("span", "atlas-chart-track");
       track.setAttribute("aria-hidden", "true");
       var bar = make("span", "atlas-chart-fill");
-      bar.style.width = (100 * counts[value]) / top + "%";
+      // the bar is the share of the matching items, as the number beside it says
+      bar.style.width = (100 * counts[value]) / total + "%";
       track.appendChild(bar);
       row.appendChild(track);
       row.appendChild(make("span", "atlas-chart-number",
-        fmt(counts[value]) + " (" + Math.round((100 * counts[value]) / total) + "%)"));
+        fmt(counts[value]) + " (" + share(counts[value], total) + ")"));
       list.appendChild(row);
     });
     chart.appendChild(list);
     if (values.length > shown.length) {
-      chart.appendChild(make("div", "atlas-chart-summary", "and " + (values.length - shown.length) + " more values"));
+      var more = values.length - shown.length;
+      chart.appendChild(make("div", "atlas-chart-summary", "and " + fmt(more) + " more value" + (more === 1 ? "" : "s")));
     }
     return chart;
+  }
+
+  /* A share as a whole percentage; one that would round to 0 says "<1%" (it is not nothing). */
+  function share(count, total) {
+    var percent = (100 * count) / total;
+    return percent > 0 && percent < 0.5 ? "<1%" : Math.round(percent) + "%";
   }
 
   /* -- the page: set up every explorer, then follow the URL hash -------------------------------- */

@@ -278,7 +278,7 @@ def static_explorer(
     splits: Mapping[str, Sequence[Dialogue]] | Sequence[Dialogue],
     *,
     title: str = "Explore the dialogues",
-    note: str = "",
+    note: str | None = None,
     noun: str = "dialogues",
     budget: int | None = DEFAULT_BUDGET,
     seed: int = DEFAULT_SEED,
@@ -298,7 +298,8 @@ def static_explorer(
     shows) come first, then a random sample (``seed``) drawn split by split, fewest bytes first,
     until ``budget`` bytes of compressed data are used (``None``: no limit) or ``max_items`` are
     embedded. With ``prefer_real``, demo and synthetic splits are left out when another split is
-    real data (the page says so). ``note`` is shown under the title, ``noun`` names the items in the
+    real data (the page says so). ``note`` is shown under the title (by default, what data each split
+    is: ``train: official; valid seen: demo sample``), ``noun`` names the items in the
     sentence that says how many are embedded. ``render`` and ``render_options`` choose the rendering
     of each dialogue; ``glosses`` is passed to ``render`` and its English is searched too;
     ``search_text`` replaces the dataset's default search text. Splits are shown to readers by
@@ -339,6 +340,8 @@ def static_explorer(
     if _split_is_implied([c.item for c in chosen]):
         for c in chosen:
             del c.item["facets"][SPLIT_FACET]
+    if note is None:
+        note = "; ".join(f"{part.label}: {part.kind}" for part in named if part.kind)
     note_html = f'<div class="atlas-explorer-note">{esc(note)}</div>' if note else ""
     if not chosen:
         return SafeHTML(
@@ -431,7 +434,7 @@ def _sample_sentence(
         sentence = f"All {_count(total, noun)} are embedded in this page ({by_split})."
     else:
         pins = [f"{parts[c.part].label} #{c.index}" for c in chosen if c.pinned]
-        first = f"the {noun} the chapter shows above ({', '.join(pins)}), then " if pins else ""
+        first = f"the {noun} the chapter shows ({', '.join(pins)}), then " if pins else ""
         if max_items is not None and len(chosen) >= max_items:
             until = f"{max_items:,} were embedded"
         else:

@@ -625,7 +625,8 @@ def _sessions(count: int) -> str:
 def _hist(
     ax: Any, series: dict[str, pd.Series], title: str, unit: str, share_of: str, bins: int | None = None
 ) -> None:
-    """Overlaid histograms whose bars are shares of each series (unit-wide bins unless ``bins`` is given)."""
+    """Histograms whose bars are shares of each series, side by side in each bin (bars laid over one
+    another would mix the two colours into a third); unit-wide bins unless ``bins`` is given."""
     values = {name: pd.to_numeric(s, errors="coerce").dropna() for name, s in series.items()}
     top = max((int(v.max()) for v in values.values() if len(v)), default=1)
     if bins is None:
@@ -634,9 +635,13 @@ def _hist(
         low = min((float(v.min()) for v in values.values() if len(v)), default=0.0)
         high = max((float(v.max()) for v in values.values() if len(v)), default=1.0)
         edges = [low + (high - low) * i / bins for i in range(bins + 1)] if high > low else [low - 0.5, low + 0.5]
-    for name, v in values.items():
-        weights = [1 / len(v)] * len(v) if len(v) else None
-        ax.hist(v, bins=edges, weights=weights, alpha=0.6, color=SESSION_COLOURS.get(name))
+    names = list(values)
+    ax.hist(
+        [values[name].to_numpy() for name in names],
+        bins=edges,
+        weights=[[1 / len(values[name])] * len(values[name]) if len(values[name]) else [] for name in names],
+        color=[SESSION_COLOURS.get(name) for name in names],
+    )
     ax.set_title(title)
     ax.set_xlabel(unit)
     ax.set_ylabel(share_of)
@@ -657,7 +662,7 @@ def _legend(fig: Any, sessions: Mapping[str, int]) -> None:
     """One legend above the panels (a legend inside a panel hides its bars), then a tight layout."""
     from matplotlib.patches import Patch
 
-    handles = [Patch(color=SESSION_COLOURS.get(name), alpha=0.8, label=f"{name} ({_sessions(count)})")
+    handles = [Patch(color=SESSION_COLOURS.get(name), label=f"{name} ({_sessions(count)})")
                for name, count in sessions.items()]
     fig.legend(handles=handles, loc="upper center", ncol=len(handles), frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 0.95 if fig.get_figheight() < 7 else 0.965))
