@@ -92,7 +92,7 @@ def _faithdial_facets(dialogue: Dialogue) -> Facets:
     if dialogue.dataset == "faithdial_audit":
         # The one class the chapter counts per row: the model files write Partial Hallucination as
         # the two labels Entailment and Hallucination, which the labels facet shows as written.
-        found["BEGIN class of the audit row"] = [str(dialogue.meta.get("begin_class") or "none")]
+        found["BEGIN class of the audit row"] = [str(dialogue.meta.get("begin_class") or "no BEGIN label")]
     if dialogue.dataset == "faithdial":
         responses = [turn for turn in dialogue.turns_by(WIZARD) if not turn.raw.get("from_history")]
         found["edited"] = _unique(

@@ -127,8 +127,8 @@ def _render_audit(dialogue: Dialogue, *, note: str, highlight: bool) -> SafeHTML
     meta = dialogue.meta
     status = meta.get("status", "")
     which = audit_file_label(f"{meta.get('system', '')}_{meta.get('benchmark', '')}")
-    begin = meta.get("begin_class") or "none"
-    title = f"Audit of {which} · row {meta.get('row', '')} · {status} · BEGIN class: {begin}"
+    begin = f" · BEGIN class: {meta['begin_class']}" if meta.get("begin_class") else ""
+    title = f"Audit of {which} · row {meta.get('row', '')} · {status}{begin}"
     if not dialogue.turns:
         body = '<div class="atlas-note">Blank row in the file: left out of the distributions.</div>'
         return dialogue_frame(title, body, note)
