@@ -390,7 +390,7 @@ def _turn_renderables(dataset: str, turn: Turn, evidence_limit: int | None) -> l
     for key, values in turn.labels.items():
         shown = ", ".join(clean(v) for v in _label_values(dataset, key, values))
         parts.append(
-            Padding(Text.assemble(("label ", "dim"), (clean(key), "bold"), f" = {shown}"), (0, 0, 0, 4), expand=False)
+            Padding(Text.assemble(("label ", "dim"), (clean(key), "bold"), f": {shown}"), (0, 0, 0, 4), expand=False)
         )
     if turn.evidence:
         selected = sum(item.selected for item in turn.evidence)
@@ -433,7 +433,7 @@ def dialogue_renderable(dialogue: Dialogue, index: int, total: int, *, evidence_
     from rich.rule import Rule
     from rich.text import Text
 
-    title = f"{dialogue.dataset}/{dialogue.split} · {index} of {total} (0-based) · id {dialogue.id}"
+    title = f"{dialogue.dataset}/{dialogue.split} · #{index} of {total:,} (counted from 0) · id {dialogue.id}"
     items: list[Any] = [Rule(_text(title), align="left")]
     if dialogue.topic:
         items.append(Text.assemble(("topic ", "dim"), (clean(dialogue.topic), "bold")))
