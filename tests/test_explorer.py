@@ -391,7 +391,9 @@ def test_audit_rows_have_begin_and_vrm_but_no_edits() -> None:
     turns = faithdial_turns(("a reply", {"BEGIN": ["Partial Hallucination"], "VRM": ["Question"]}, ""))
     row = Dialogue(id="gold_wow-1", dataset="faithdial_audit", split="gold_wow", turns=turns)
     assert facets(row) == {
-        "BEGIN labels": ["Partial Hallucination"], "VRM labels": ["Question"], "BEGIN class of the audit row": ["no BEGIN label"]
+        "BEGIN labels": ["Partial Hallucination"],
+        "VRM labels": ["Question"],
+        "BEGIN class of the audit row": ["no BEGIN label"],
     }
     # a model file writes Partial Hallucination as two labels: the row's one class is a facet of its own
     turns[1].labels["BEGIN"] = ["Entailment", "Hallucination"]
