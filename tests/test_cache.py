@@ -498,15 +498,66 @@ def _shown(*texts: str) -> Dialogue:
     return Dialogue(id="d", dataset="wow", split="train", turns=turns)
 
 
-def test_evidence_of_dialogues_is_stored_row_for_row() -> None:
-    # Passages shared between rows come from a parser's fast path (WISE, tested with it); evidence that
-    # arrives as objects gets one passages row per evidence row, in order, and needs no look-up.
+def test_each_distinct_passage_is_stored_once_per_split() -> None:
+    # A passage is its text, title and metadata together: the same text under another title or with
+    # other metadata is a passage of its own. Evidence ids, origins and selections stay per row.
     dialogues = [_shown("x", "y", "x"), _shown("x", "y"), _shown("z")]
     tables = _cache.build_in_memory(dialogues)
-    assert tables.aligned
-    assert tables.passages.column("text").to_pylist() == ["x", "y", "x", "x", "y", "z"]
-    assert tables.passages.column("title").to_pylist() == [None, "T", "T", None, "T", None]
-    assert tables.passages.column("meta").to_pylist()[:3] == ['{"k":0}', '{"k":1}', '{"k":2}']
-    assert tables.evidence.column("passage").to_pylist() == list(range(6))
+    assert tables.passages.column("text").to_pylist() == ["x", "y", "x", "z"]
+    assert tables.passages.column("title").to_pylist() == [None, "T", "T", None]
+    assert tables.passages.column("meta").to_pylist() == ['{"k":0}', '{"k":1}', '{"k":2}', '{"k":0}']
+    assert tables.evidence.column("passage").to_pylist() == [0, 1, 2, 0, 1, 3]
     assert _cache.rebuild_dialogues(tables, 0, 3) == dialogues
     assert _cache.rebuild_dialogues(tables, 1, 3) == dialogues[1:]
+
+
+def test_passages_are_shared_across_batches_and_origins_grow_between_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_cache, "_BATCH_DIALOGUES", 1)
+    dialogues = [_shown("x", "y"), _shown("y", "z"), _shown("x")]
+    for number, dialogue in enumerate(dialogues):
+        for item in dialogue.turns[1].evidence:
+            item.origin = f"channel {number % 2}"
+    tables = _cache.build_in_memory(dialogues)
+    assert tables.passages.num_rows == 4  # y under title T twice, x with k=0 twice
+    assert _cache.rebuild_dialogues(tables, 0, 3) == dialogues
+    evidence = _cache.evidence_table(tables)
+    assert evidence.column("origin").to_pylist() == ["channel 0"] * 2 + ["channel 1"] * 2 + ["channel 0"]
+    assert evidence.column("dialogue_id").to_pylist() == ["d"] * 5
+
+
+def test_the_memory_of_distinct_passages_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_cache, "_BATCH_DIALOGUES", 1)
+    dialogues = [_shown("a", "b", "c"), _shown("a", "b"), _shown("c", "a")]
+    assert _cache.build_in_memory(dialogues).passages.num_rows == 5
+    monkeypatch.setattr(_cache, "_DISTINCT_PASSAGES", 2)
+    tables = _cache.build_in_memory(dialogues)
+    assert _cache.rebuild_dialogues(tables, 0, 3) == dialogues
+    assert tables.passages.num_rows == 7  # the second dialogue's two came after the memory started afresh
+
+
+def _overwrite(path: Path, offset: int, data: bytes) -> None:
+    with open(path, "r+b") as handle:
+        handle.seek(offset)
+        handle.write(data)
+
+
+@pytest.mark.parametrize("table", ["dialogues", "turns", "evidence", "passages"])
+def test_bytes_overwritten_in_place_are_detected_and_rebuilt(
+    data_dir: Path, parser: dict[str, int], table: str
+) -> None:
+    # The size and the Arrow footer stay as they were: only the checksum can tell. Without it a
+    # damaged offsets buffer crashed the process or raised UnicodeDecodeError or SystemError.
+    write_source(data_dir, 40)
+    first = utils.load("wow", "train")
+    expected = [dialogue.turns for dialogue in first]
+    directory = first._tables.directory
+    del first
+    path = directory / f"{table}.arrow"
+    size = path.stat().st_size
+    _overwrite(path, size // 3, bytes([0xFF, 0xFE, 0x7F, 0x80, 0x00, 0xC3, 0x28, 0xFF]))
+    assert path.stat().st_size == size
+    _cache._CHECKED.clear()  # as a new process would
+    with pytest.warns(utils.CacheWarning, match=f"{table}.arrow is damaged") as caught:
+        again = utils.load("wow", "train")
+    assert len(caught) == 1
+    assert rebuilt(again) and [dialogue.turns for dialogue in again] == expected

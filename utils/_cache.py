@@ -1,11 +1,15 @@
 """A columnar cache of parsed splits: four Arrow files (dialogues, turns, evidence, passages) per split.
 
 A split is parsed once, streamed into Arrow record batches and written atomically; later loads
-memory-map the files, so reloading a split of any size takes milliseconds and little memory. The
-cache key covers the source file (path, size, modification time), the parser version and this
-module's format version, so a changed file or parser rebuilds the cache. A manifest, written last,
-records the byte size of every table: a cache cut short fails that check and is rebuilt. A file lock
-makes concurrent loads of the same split build it once.
+memory-map the files, so reloading a split of any size takes little time and memory. The cache key
+covers the source file (path, inode, size, modification and status-change times: copying a file with
+``cp -p`` or ``rsync -t`` keeps its size and modification time but not the other two), the parser
+version and this module's format version, so a changed file or parser rebuilds the cache. A manifest,
+written last, records the byte size and a CRC-32 of every table: a cache cut short or damaged in place
+(bytes overwritten, size unchanged) fails that check and is rebuilt, rather than handing Arrow corrupt
+offsets that crash the process. The check reads every byte once per process (about 1.6 GB/s), the
+price of never serving a damaged file. A file lock makes concurrent loads of the same split build it
+once.
 
 The cache is a convenience, never a condition: when it cannot be written (a full disk, a read-only
 or foreign directory, a file where the directory should be) the split is built in memory from its
@@ -14,17 +18,20 @@ cannot be read (damaged, cut short, another format version) is rebuilt, with a w
 killed half-way leaves only a hidden staging directory, which no load takes for a cache and the next
 build of the same split removes.
 
-Evidence text lives in the ``passages`` table (text, title and the row's metadata), and an evidence
-row holds the position of its own (``passage``). WISE lists about a hundred passages of one document
-collection per system turn; copying each passage's text per occurrence made the cache of its
-full-size synthetic train file 555 MB. A parser whose evidence comes from such a collection hands it
-over whole (:class:`PassageTable`) and its evidence as columns pointing into it
-(:class:`EvidenceBatch`): each passage is stored once and no Python object is made per evidence row.
-Evidence that arrives as :class:`~utils.records.Evidence` objects is stored row for row, in order
-(the manifest says ``aligned``, and reading it needs no look-up): Wizard of Wikipedia repeats its
-sentences too (1.35 million rows, 198 thousand distinct ones, quarter-size synthetic train file), but
-finding the repeats cost more than it saved (first load 4.5 s -> 5.7 s of CPU with a dict of the
-distinct rows, 6.6 s with Arrow finding them batch by batch, where 70% of the rows are distinct).
+Evidence text lives in the ``passages`` table (text, title and the row's metadata), each distinct
+one stored once per split, and an evidence row holds the position of its own (``passage``). WISE
+lists about a hundred passages of one document collection per system turn, and Wizard of Wikipedia
+shows the same sentences again and again (the topic's passage at every wizard turn, popular articles
+in many dialogues: 5.4 million rows, 216 thousand distinct sentences in its full-size synthetic train
+file); stored per row, they made its cache 1.6 times the size of the JSON file. A parser whose
+evidence comes from a collection hands it over whole (:class:`PassageTable`) and its evidence as
+columns pointing into it (:class:`EvidenceBatch`); evidence that arrives as
+:class:`~utils.records.Evidence` objects is looked up in a dict of the distinct ``(text, title,
+meta)`` already written (bounded: past :data:`_DISTINCT_PASSAGES` it starts afresh, costing only
+some sharing). Reading shares the payoff: a chunk of rows turns each distinct passage into one
+Python string. The evidence table keeps no copy of what the turns already say: its dialogue id is
+looked up from its dialogue index when asked for, and its ``origin`` (a handful of channel names) is
+dictionary-encoded.
 
 Labels, metadata and ``raw`` stay JSON text, measured against Arrow types (CPU, best of three, garbage
 collector paused as in a build). Labels as ``map<string, list<string>>`` write and read faster (WoW,
@@ -43,6 +50,7 @@ import contextlib
 import errno
 import gc
 import hashlib
+import itertools
 import json
 import os
 import secrets
@@ -50,6 +58,7 @@ import shutil
 import sys
 import tempfile
 import warnings
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,12 +71,14 @@ from filelock import FileLock
 
 from .records import Dialogue, Evidence, Turn
 
-CACHE_FORMAT_VERSION = 2
+CACHE_FORMAT_VERSION = 3
 # A batch is held in memory as parsed objects until it is written. Small batches (tens of MB of
 # objects) let the allocators reuse the memory of the last one: with batches four times larger, the
 # kernel's work of freeing and faulting pages in took about a tenth of a full-size WoW build's CPU.
 _BATCH_DIALOGUES = 128
 _BATCH_ROWS = 50_000  # rows of all three tables held before a batch is written
+#: Distinct passages remembered while writing, at most (WoW's full-size train has 216 thousand).
+_DISTINCT_PASSAGES = 1 << 21
 _TABLES = ("dialogues", "turns", "evidence", "passages")
 
 DIALOGUE_SCHEMA = pa.schema(
@@ -99,11 +110,10 @@ TURN_SCHEMA = pa.schema(
 EVIDENCE_SCHEMA = pa.schema(
     [
         ("dialogue_index", pa.int32()),
-        ("dialogue_id", pa.string()),
         ("turn_index", pa.int32()),
         ("id", pa.string()),
         ("passage", pa.int32()),  # the row of the passages table with this evidence's text, title and meta
-        ("origin", pa.string()),
+        ("origin", pa.dictionary(pa.int32(), pa.string())),
         ("selected", pa.bool_()),
     ]
 )
@@ -115,7 +125,7 @@ _SCHEMAS = {
     "passages": PASSAGE_SCHEMA,
 }
 #: The columns of an evidence row as :meth:`utils.loading.LoadedSplit.evidence` shows them: the stored
-#: ones, with ``passage`` resolved to its text, title and metadata (JSON text).
+#: ones, with ``passage`` resolved to its text, title and metadata (JSON text) and the dialogue's id.
 EVIDENCE_COLUMNS = ("dialogue_index", "dialogue_id", "turn_index", "id", "text", "title", "origin", "selected", "meta")
 
 
@@ -171,8 +181,6 @@ class CachedTables:
     #: The cache entry the tables are mapped from; ``None`` when the cache could not be written.
     directory: Path | None
     rebuilt: bool
-    #: True when passage ``i`` belongs to evidence row ``i`` (evidence stored row for row).
-    aligned: bool = False
 
 
 # One encoder for the whole module: ``json.dumps`` with options builds a new encoder on every call,
@@ -192,9 +200,18 @@ def cache_key(
     files = []
     for path in (source, *companions):
         stat = path.stat() if path.exists() else None
-        files.append([str(path.resolve()), stat.st_size if stat else None, stat.st_mtime_ns if stat else None])
+        files.append([str(path.resolve()), *file_identity(stat)])
     ident = _dumps([files, dataset, split, parser_version, CACHE_FORMAT_VERSION])
     return hashlib.sha256(ident.encode()).hexdigest()[:24]
+
+
+def file_identity(stat: os.stat_result | None) -> list[int | None]:
+    """What says that a file's content may have changed: its inode, size and modification and
+    status-change times. The last cannot be set from user space, so a copy that restores size and
+    modification time (``cp -p``, ``rsync -t``, ``touch -r``) still changes it."""
+    if stat is None:
+        return [None, None, None, None]
+    return [stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
 
 
 def load_or_build(
@@ -352,9 +369,6 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
         version = manifest.get("format")
         if version != CACHE_FORMAT_VERSION:
             return None, f"it is in cache format {version!r}; this version of the atlas reads {CACHE_FORMAT_VERSION}"
-        aligned = manifest.get("aligned")
-        if not isinstance(aligned, bool):
-            return None, "its manifest does not say how evidence and passages line up"
         tables = {}
         for name in _TABLES:
             path = directory / f"{name}.arrow"
@@ -363,6 +377,8 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
             size = path.stat().st_size
             if size != manifest["bytes"][name]:
                 return None, f"{path.name} has {size:,} bytes where its manifest says {manifest['bytes'][name]}"
+            if not _intact(path, manifest["crc32"][name]):
+                return None, f"{path.name} is damaged (its checksum differs from its manifest's)"
             try:
                 with pa.memory_map(str(path), "r") as source:
                     table = pa.ipc.open_file(source).read_all()
@@ -375,10 +391,32 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
         return None, "its manifest does not list the sizes of the tables"
     except OSError as exc:
         return None, describe_os_error(exc)
-    cached = CachedTables(
-        tables["dialogues"], tables["turns"], tables["evidence"], tables["passages"], directory, rebuilt, aligned
-    )
-    return cached, None
+    names = ("dialogues", "turns", "evidence", "passages")
+    return CachedTables(*(tables[name] for name in names), directory, rebuilt), None
+
+
+#: Table files whose checksum this process has already compared: ``(path, identity) -> crc``.
+_CHECKED: dict[tuple[str, tuple[int | None, ...]], int] = {}
+
+
+def _crc32(path: Path) -> int:
+    """CRC-32 of a file, read (not mapped: its pages stay out of this process's resident memory)."""
+    crc, block = 0, bytearray(1 << 24)
+    view = memoryview(block)
+    with open(path, "rb", buffering=0) as handle:
+        while size := handle.readinto(block):
+            crc = zlib.crc32(view[:size], crc)
+    return crc
+
+
+def _intact(path: Path, expected: object) -> bool:
+    """True when ``path``'s bytes have the manifest's CRC-32 (compared once per process and file version)."""
+    key = (str(path), tuple(file_identity(path.stat())))
+    if _CHECKED.get(key) != expected:
+        if _crc32(path) != expected:
+            return False
+        _CHECKED[key] = expected  # type: ignore[assignment]
+    return True
 
 
 def _first_line(exc: BaseException) -> str:
@@ -391,12 +429,13 @@ def _build(target: Path, dialogues: Iterable[Dialogue]) -> None:
     try:
         with contextlib.ExitStack() as files:
             sinks = {name: files.enter_context(_open_sink(staging / f"{name}.arrow")) for name in _TABLES}
-            rows, aligned = _write_tables(sinks, dialogues)
+            rows = _write_tables(sinks, dialogues)
+        crc = {name: _crc32(staging / f"{name}.arrow") for name in _TABLES}
         manifest = {
             "format": CACHE_FORMAT_VERSION,
-            "aligned": aligned,
             "rows": rows,
             "bytes": {name: (staging / f"{name}.arrow").stat().st_size for name in _TABLES},
+            "crc32": crc,
         }
         (staging / _MANIFEST).write_text(_dumps(manifest), encoding="utf-8")
         if target.exists():
@@ -422,66 +461,117 @@ def _open_sink(path: Path) -> Any:
 def build_in_memory(dialogues: Iterable[Dialogue | PassageTable | EvidenceBatch]) -> CachedTables:
     """The tables of ``dialogues`` held in memory (Arrow IPC buffers), for when no cache can be written."""
     sinks = {name: pa.BufferOutputStream() for name in _TABLES}
-    _, aligned = _write_tables(sinks, dialogues)
+    _write_tables(sinks, dialogues)
     tables = {name: pa.ipc.open_file(sinks[name].getvalue()).read_all() for name in _TABLES}
-    return CachedTables(
-        tables["dialogues"], tables["turns"], tables["evidence"], tables["passages"], None, True, aligned
-    )
+    return CachedTables(tables["dialogues"], tables["turns"], tables["evidence"], tables["passages"], None, True)
 
 
-def _write_tables(
-    sinks: dict[str, Any], items: Iterable[Dialogue | PassageTable | EvidenceBatch]
-) -> tuple[dict[str, int], bool]:
-    """Stream ``items`` into one Arrow IPC file per table (``sinks``, left open); return the row counts
-    and whether passages and evidence rows are aligned (one passage per evidence row, in order).
+class _Writers:
+    """The four table writers of one build, with what a batch needs to know of the batches before it:
+    the rows written so far, the distinct passages (their positions) and the origin names."""
+
+    def __init__(self) -> None:
+        self.counts = dict.fromkeys(_TABLES, 0)
+        self.files: dict[str, pa.ipc.RecordBatchFileWriter] = {}
+        self.encode_meta = _MetaEncoder()
+        self._passages: dict[tuple[str, str | None, str], int] = {}
+        self._passages_base = 0  # the position of the first passage in ``_passages``
+        self._origins: dict[str, int] = {}
+
+    def open(self, sinks: dict[str, Any]) -> None:
+        # The origin dictionary grows as new names appear: written as deltas, which the file format allows.
+        options = pa.ipc.IpcWriteOptions(emit_dictionary_deltas=True)
+        for name in _TABLES:
+            self.files[name] = pa.ipc.new_file(sinks[name], _SCHEMAS[name], options=options)
+
+    def close(self) -> None:
+        for name in _TABLES:
+            self.files.pop(name).close()  # writes the footer: on a full disk, this is where it fails
+
+    def abandon(self) -> None:
+        for writer in self.files.values():
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    def passage_positions(self, texts: list[str], titles: list[str | None], metas: list[str]) -> pa.Array:
+        """The passages row of each ``(text, title, meta)``; the ones not seen before are appended."""
+        memo = self._passages
+        if not memo or len(memo) > _DISTINCT_PASSAGES:
+            memo.clear()
+            self._passages_base = self.counts["passages"]
+        known = len(memo)
+        base = self._passages_base
+        # setdefault gives a new key the next position (len is taken before the key goes in)
+        positions = [memo.setdefault(key, base + len(memo)) for key in zip(texts, titles, metas, strict=True)]
+        if len(memo) > known:
+            new = list(itertools.islice(memo, known, None))
+            self.append_passages(
+                PassageTable(
+                    pa.array([key[0] for key in new], pa.string()),
+                    pa.array([key[1] for key in new], pa.string()),
+                    pa.array([key[2] for key in new], pa.string()),
+                )
+            )
+        return pa.array(positions, pa.int32())
+
+    def append_passages(self, table: PassageTable) -> None:
+        """Append passages as they are (the evidence rows to come know their positions)."""
+        self.files["passages"].write_table(
+            pa.Table.from_arrays([table.text, table.title, table.meta], schema=PASSAGE_SCHEMA)
+        )
+        self.counts["passages"] += len(table.text)
+
+    def origin_column(self, origin: pa.Array) -> pa.DictionaryArray:
+        """``origin`` encoded against the names of every batch so far (new names go at the end)."""
+        for name in pc.unique(origin).to_pylist():
+            self._origins.setdefault(name, len(self._origins))
+        names = pa.array(list(self._origins), pa.string())
+        indices = pc.index_in(origin, value_set=names).cast(pa.int32())
+        return pa.DictionaryArray.from_arrays(indices, names)
+
+
+def _write_tables(sinks: dict[str, Any], items: Iterable[Dialogue | PassageTable | EvidenceBatch]) -> dict[str, int]:
+    """Stream ``items`` into one Arrow IPC file per table (``sinks``, left open); return the row counts.
 
     ``items`` are dialogues, or (a parser's fast path) one :class:`PassageTable` followed by
     :class:`EvidenceBatch` items.
     """
-    writers: dict[str, pa.ipc.RecordBatchFileWriter] = {}
-    counts = dict.fromkeys(_TABLES, 0)
-    encode_meta = _MetaEncoder()
-    aligned = True
     # The parser's objects form no reference cycles, but millions of them make the cyclic collector
     # rescan the survivors again and again: pausing it saves a fifth of the time of a large build.
     collecting = gc.isenabled()
     gc.disable()
+    writers = _Writers()
     try:
-        for name in _TABLES:
-            writers[name] = pa.ipc.new_file(sinks[name], _SCHEMAS[name])
+        writers.open(sinks)
         batch: list[Dialogue] = []
         rows = 0
         for item in items:
             if isinstance(item, (PassageTable, EvidenceBatch)):
-                aligned = False
                 if batch:
-                    _write_batch(batch, counts, writers, encode_meta)
+                    _write_batch(batch, writers)
                     batch, rows = [], 0
                 if isinstance(item, PassageTable):
-                    _append_passages(item, writers["passages"], counts)
+                    writers.append_passages(item)
                 else:
                     if item.passages is not None:
-                        _append_passages(item.passages, writers["passages"], counts)
-                    _write_evidence_batch(item, counts, writers)
+                        writers.append_passages(item.passages)
+                    _write_evidence_batch(item, writers)
                 continue
             batch.append(item)
             rows += 1 + len(item.turns) + sum([len(turn.evidence) for turn in item.turns])
             # Bounded by rows, not dialogues, so that memory stays flat whatever a dialogue holds.
             if len(batch) >= _BATCH_DIALOGUES or rows >= _BATCH_ROWS:
-                _write_batch(batch, counts, writers, encode_meta)
+                _write_batch(batch, writers)
                 batch, rows = [], 0
         if batch:
-            _write_batch(batch, counts, writers, encode_meta)
-        for name in _TABLES:
-            writers.pop(name).close()  # writes the footer: on a full disk, this is where it fails
+            _write_batch(batch, writers)
+        writers.close()
     finally:
         if collecting:
             gc.enable()
         # Only after a failure: the first error is the one to report, not the next writer's.
-        for writer in writers.values():
-            with contextlib.suppress(Exception):
-                writer.close()
-    return counts, aligned
+        writers.abandon()
+    return writers.counts
 
 
 class _MetaEncoder:
@@ -529,65 +619,45 @@ def _meta_texts(metas: list[dict[str, Any]], encode_meta: _MetaEncoder) -> list[
     return [encode_meta(meta) for meta in metas]
 
 
-def _append_passages(table: PassageTable, writer: pa.ipc.RecordBatchFileWriter, counts: dict[str, int]) -> None:
-    """Append a parser's passages as they are (its evidence rows know their positions)."""
-    writer.write_table(pa.Table.from_arrays([table.text, table.title, table.meta], schema=PASSAGE_SCHEMA))
-    counts["passages"] += len(table.text)
+def _write_batch(batch: list[Dialogue], writers: _Writers) -> None:
+    """Append one batch of dialogues to the tables, column by column; each new passage once.
 
-
-def _write_batch(
-    batch: list[Dialogue],
-    counts: dict[str, int],
-    writers: dict[str, pa.ipc.RecordBatchFileWriter],
-    encode_meta: _MetaEncoder,
-) -> None:
-    """Append one batch of dialogues to the tables, column by column; its passages row for row.
-
-    Columns are built with one comprehension each and the repeated keys (dialogue index and id, turn
-    index) by indexing arrays, rather than appending to nine lists per evidence row.
+    Columns are built with one comprehension each and the repeated keys (dialogue index, turn index)
+    by indexing arrays, rather than appending to nine lists per evidence row.
     """
     turns = [turn for dialogue in batch for turn in dialogue.turns]
     evidence = [item for turn in turns for item in turn.evidence]
     evidence_counts = [len(turn.evidence) for turn in turns]
     selected = np.array([item.selected for item in evidence], dtype=np.bool_)
-    keys = _write_dialogues_and_turns(batch, turns, evidence_counts, selected, counts, writers)
+    keys = _write_dialogues_and_turns(batch, turns, evidence_counts, selected, writers)
     if evidence:
-        first = counts["passages"]
-        shown = PassageTable(
-            pa.array([item.text for item in evidence], pa.string()),
-            pa.array([item.title for item in evidence], pa.string()),
-            pa.array(_meta_texts([item.meta for item in evidence], encode_meta), pa.string()),
+        positions = writers.passage_positions(
+            [item.text for item in evidence],
+            [item.title for item in evidence],
+            _meta_texts([item.meta for item in evidence], writers.encode_meta),
         )
-        _append_passages(shown, writers["passages"], counts)
-        _append_evidence(
-            keys,
-            evidence_counts,
-            [
-                pa.array([item.id for item in evidence], pa.string()),
-                pa.array(np.arange(first, first + len(evidence), dtype=np.int32), pa.int32()),
-                pa.array([item.origin for item in evidence], pa.string()),
-                pa.array(selected, pa.bool_()),
-            ],
-            counts,
-            writers,
-        )
+        columns = [
+            pa.array([item.id for item in evidence], pa.string()),
+            positions,
+            pa.array([item.origin for item in evidence], pa.string()),
+            pa.array(selected, pa.bool_()),
+        ]
+        _append_evidence(keys, evidence_counts, columns, writers)
 
 
-def _write_evidence_batch(
-    batch: EvidenceBatch, counts: dict[str, int], writers: dict[str, pa.ipc.RecordBatchFileWriter]
-) -> None:
+def _write_evidence_batch(batch: EvidenceBatch, writers: _Writers) -> None:
     """Append a parser's columnar batch: its dialogues and turns, then its evidence columns as they are."""
     turns = [turn for dialogue in batch.dialogues for turn in dialogue.turns]
     evidence_counts = list(batch.counts)
     if len(evidence_counts) != len(turns) or sum(evidence_counts) != len(batch.ids):
         raise ValueError("an EvidenceBatch must give one count per turn, adding up to its rows")
-    if len(batch.passage) and pc.max(batch.passage).as_py() >= counts["passages"]:
+    if len(batch.passage) and pc.max(batch.passage).as_py() >= writers.counts["passages"]:
         raise ValueError("an EvidenceBatch points past the passages written so far")
     selected = batch.selected.to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
-    keys = _write_dialogues_and_turns(batch.dialogues, turns, evidence_counts, selected, counts, writers)
+    keys = _write_dialogues_and_turns(batch.dialogues, turns, evidence_counts, selected, writers)
     if len(batch.ids):
         columns = [batch.ids, batch.passage, batch.origin, batch.selected]
-        _append_evidence(keys, evidence_counts, columns, counts, writers)
+        _append_evidence(keys, evidence_counts, columns, writers)
 
 
 def _write_dialogues_and_turns(
@@ -595,18 +665,18 @@ def _write_dialogues_and_turns(
     turns: list[Turn],
     evidence_counts: list[int],
     selected: np.ndarray,
-    counts: dict[str, int],
-    writers: dict[str, pa.ipc.RecordBatchFileWriter],
-) -> tuple[np.ndarray, pa.Array, np.ndarray, np.ndarray]:
+    writers: _Writers,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Append the dialogues and turns of a batch; return the keys its evidence rows repeat.
 
-    Those are the dialogue index and id and the position of each turn in the batch, and the turn
-    indexes; ``counts`` moves on for dialogues and turns only.
+    Those are the dialogue indexes, the position of each turn's dialogue in the batch, and the turn
+    indexes; the counts move on for dialogues and turns only.
     """
+    counts = writers.counts
     turn_counts = [len(dialogue.turns) for dialogue in batch]
     dialogue_ids = pa.array([dialogue.id for dialogue in batch], pa.string())
     dialogue_index = np.arange(counts["dialogues"], counts["dialogues"] + len(batch), dtype=np.int32)
-    writers["dialogues"].write_batch(
+    writers.files["dialogues"].write_batch(
         pa.RecordBatch.from_arrays(
             [
                 dialogue_ids,
@@ -626,12 +696,11 @@ def _write_dialogues_and_turns(
     running = np.concatenate(([0], np.cumsum(selected, dtype=np.int64)))
     ends = np.cumsum(evidence_counts, dtype=np.int64)
     selected_counts = running[ends] - running[ends - np.asarray(evidence_counts, dtype=np.int64)]
-    turn_dialogue_ids = dialogue_ids.take(pa.array(turn_dialogue))
-    writers["turns"].write_batch(
+    writers.files["turns"].write_batch(
         pa.RecordBatch.from_arrays(
             [
                 pa.array(dialogue_index[turn_dialogue], pa.int32()),
-                turn_dialogue_ids,
+                dialogue_ids.take(pa.array(turn_dialogue)),
                 pa.array(turn_index, pa.int32()),
                 pa.array([turn.role for turn in turns], pa.string()),
                 pa.array([turn.speaker for turn in turns], pa.string()),
@@ -647,31 +716,33 @@ def _write_dialogues_and_turns(
     )
     counts["dialogues"] += len(batch)
     counts["turns"] += len(turns)
-    return dialogue_index, turn_dialogue_ids, turn_dialogue, turn_index
+    return dialogue_index, turn_dialogue, turn_index
 
 
 def _append_evidence(
-    keys: tuple[np.ndarray, pa.Array, np.ndarray, np.ndarray],
+    keys: tuple[np.ndarray, np.ndarray, np.ndarray],
     evidence_counts: list[int],
     columns: list[pa.Array],
-    counts: dict[str, int],
-    writers: dict[str, pa.ipc.RecordBatchFileWriter],
+    writers: _Writers,
 ) -> None:
     """Append evidence rows: the keys repeated from their turns, then ``columns`` (id to selected)."""
-    dialogue_index, turn_dialogue_ids, turn_dialogue, turn_index = keys
+    dialogue_index, turn_dialogue, turn_index = keys
+    ids, passage, origin, selected = columns
     evidence_turn = np.repeat(np.arange(len(evidence_counts)), evidence_counts)
-    writers["evidence"].write_batch(
+    writers.files["evidence"].write_batch(
         pa.RecordBatch.from_arrays(
             [
                 pa.array(dialogue_index[turn_dialogue[evidence_turn]], pa.int32()),
-                turn_dialogue_ids.take(pa.array(evidence_turn)),
                 pa.array(turn_index[evidence_turn], pa.int32()),
-                *columns,
+                ids,
+                passage,
+                writers.origin_column(origin),
+                selected,
             ],
             schema=EVIDENCE_SCHEMA,
         )
     )
-    counts["evidence"] += len(evidence_turn)
+    writers.counts["evidence"] += len(evidence_turn)
 
 
 # -- reading ---------------------------------------------------------------------------------------
@@ -713,14 +784,28 @@ def _columns(table: pa.Table, names: Sequence[str]) -> list[list[Any]]:
     return [table.column(name).to_pylist() for name in names]
 
 
+def shared_values(column: pa.ChunkedArray) -> list[Any]:
+    """A column's values as a list, one Python object per distinct value of a chunk, shared by its repeats.
+
+    For columns of few distinct values (a role, an origin, a title): far less time and memory than a
+    string per row. Dictionary-encoded columns are decoded through their dictionary.
+    """
+    values: list[Any] = []
+    for chunk in column.chunks:
+        encoded = chunk if pa.types.is_dictionary(chunk.type) else chunk.dictionary_encode()
+        words = encoded.dictionary.to_pylist()
+        if encoded.null_count:
+            values += [None if index is None else words[index] for index in encoded.indices.to_pylist()]
+        else:
+            values += [words[index] for index in encoded.indices.to_numpy(zero_copy_only=False).tolist()]
+    return values
+
+
 def passage_values(tables: CachedTables, start: int, stop: int, names: Sequence[str] = ("text",)) -> list[list[Any]]:
     """The passage columns ``names`` of evidence rows ``start`` to ``stop - 1``, as lists.
 
-    When passages are shared (WISE), each distinct one becomes one Python string, shared by all the
-    rows that show it.
+    Each distinct passage becomes one Python string, shared by all the rows that show it.
     """
-    if tables.aligned:
-        return [tables.passages.column(name).slice(start, stop - start).to_pylist() for name in names]
     positions = tables.evidence.column("passage").slice(start, stop - start)
     distinct = pc.unique(positions)
     where = pc.index_in(positions, value_set=distinct).to_numpy(zero_copy_only=False).tolist()
@@ -732,10 +817,28 @@ def passage_values(tables: CachedTables, start: int, stop: int, names: Sequence[
 
 
 def passage_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
-    """The passage column ``name`` spelt out per evidence row (a copy of each text per row when shared)."""
-    if tables.aligned:
-        return tables.passages.column(name)
+    """The passage column ``name`` spelt out per evidence row (a copy of each text per row)."""
     return tables.passages.column(name).take(tables.evidence.column("passage"))
+
+
+def evidence_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
+    """One column of the evidence rows as :meth:`utils.loading.LoadedSplit.evidence` shows it: stored,
+    or looked up (the passage's text, title and meta, the dialogue's id), or decoded (``origin``)."""
+    if name in ("text", "title", "meta"):
+        return passage_column(tables, name)
+    if name == "dialogue_id":
+        return tables.dialogues.column("id").take(tables.evidence.column("dialogue_index"))
+    column = tables.evidence.column(name)
+    if pa.types.is_dictionary(column.type):
+        return column.cast(column.type.value_type)
+    return column
+
+
+def evidence_table(tables: CachedTables) -> pa.Table:
+    """The evidence rows with the dialogue's id and plain-text origins, as they were stored before
+    format 3: what :meth:`utils.loading.LoadedSplit.arrow` shows."""
+    names = ["dialogue_index", "dialogue_id", *(n for n in EVIDENCE_SCHEMA.names if n != "dialogue_index")]
+    return pa.table({name: evidence_column(tables, name) for name in names})
 
 
 def rebuild_dialogues(tables: CachedTables, start: int, stop: int) -> list[Dialogue]:
@@ -765,21 +868,29 @@ def _rebuild(tables: CachedTables, start: int, stop: int) -> list[Dialogue]:
         ("id", "dataset", "split", "topic", "meta", "turn_start", "turn_count"),
     )
     turn_table = tables.turns.slice(turn_starts[0], sum(turn_counts))
-    t_index, roles, speakers, texts, labels, raws, evidence_starts, evidence_counts = _columns(
-        turn_table,
-        ("turn_index", "role", "speaker", "text", "labels", "raw", "evidence_start", "evidence_count"),
+    t_index, texts, labels, raws, evidence_starts, evidence_counts = _columns(
+        turn_table, ("turn_index", "text", "labels", "raw", "evidence_start", "evidence_count")
     )
+    roles, speakers = shared_values(turn_table.column("role")), shared_values(turn_table.column("speaker"))
     first_evidence = evidence_starts[0] if evidence_starts else 0
     evidence_total = sum(evidence_counts)
-    evidence_slice = tables.evidence.slice(first_evidence, evidence_total)
-    e_ids, e_origins, e_selected = _columns(evidence_slice, ("id", "origin", "selected"))
+    rows = tables.evidence.slice(first_evidence, evidence_total)
     e_texts, e_titles, e_metas = passage_values(
         tables, first_evidence, first_evidence + evidence_total, ("text", "title", "meta")
     )
-    rows = zip(e_ids, e_texts, e_titles, e_origins, e_selected, e_metas, strict=True)
-    evidence = [
-        Evidence(i, text, title, origin, selected, loads(meta)) for i, text, title, origin, selected, meta in rows
-    ]
+    # Each row gets a dict of its own (callers may change it); most are empty.
+    metas = [{} if meta == "{}" else loads(meta) for meta in e_metas]
+    evidence = list(
+        map(
+            Evidence,
+            rows.column("id").to_pylist(),
+            e_texts,
+            e_titles,
+            shared_values(rows.column("origin")),
+            rows.column("selected").to_pylist(),
+            metas,
+        )
+    )
     turns = []
     for k in range(len(t_index)):
         offset = evidence_starts[k] - first_evidence

@@ -337,9 +337,6 @@ def load(
     return LoadedSplit(dataset, split, provenance, tables)
 
 
-#: The evidence columns kept in the passages table.
-_PASSAGE_COLUMNS = ("text", "title", "meta")
-
 #: Dialogues rebuilt at a time when iterating over a split.
 _ITER_CHUNK = 256
 
@@ -438,13 +435,8 @@ class LoadedSplit(Sequence[Dialogue]):
 
     def _evidence_table(self, columns: Sequence[str] | None = None) -> Any:
         names = list(columns) if columns is not None else [n for n in _cache.EVIDENCE_COLUMNS if n != "meta"]
-        stored = self._tables.evidence
-        return pa.table(
-            {
-                name: _cache.passage_column(self._tables, name) if name in _PASSAGE_COLUMNS else stored.column(name)
-                for name in names
-            }
-        )
+        # Only the columns asked for are spelt out: each text per row costs time and memory.
+        return pa.table({name: _cache.evidence_column(self._tables, name) for name in names})
 
     def dialogues_frame(self) -> pd.DataFrame:
         """One row per dialogue: id, topic, number of turns and the dialogue-level metadata."""
@@ -467,13 +459,16 @@ class LoadedSplit(Sequence[Dialogue]):
         """The underlying memory-mapped :class:`pyarrow.Table`: ``turns``, ``evidence``, ``dialogues`` or
         ``passages``.
 
-        Evidence text lives in the ``passages`` table (``text``, ``title``, ``meta``): an ``evidence`` row
-        holds ``passage``, the row it shows (WISE's passages are stored once each; other datasets' row
-        for row); :meth:`evidence` spells them out.
+        Evidence text lives in the ``passages`` table (``text``, ``title``, ``meta``), each distinct one
+        stored once: an ``evidence`` row holds ``passage``, the row it shows; :meth:`evidence` spells
+        them out. The ``evidence`` table's ``dialogue_id`` is looked up from its ``dialogue_index`` (and
+        its ``origin`` decoded) when asked for, so it is built in memory rather than mapped.
         """
         names = ("turns", "evidence", "dialogues", "passages")
         if table not in names:
             raise UnknownNameError("table", table, list(names))
+        if table == "evidence":
+            return _cache.evidence_table(self._tables)
         return getattr(self._tables, table)
 
 
