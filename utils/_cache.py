@@ -801,19 +801,65 @@ def shared_values(column: pa.ChunkedArray) -> list[Any]:
     return values
 
 
+class PassageMemo:
+    """Passages already turned into Python objects while walking a split, by position, column by column.
+
+    A walk meets the same passages in chunk after chunk (WoW's topic passages recur in every dialogue
+    on that topic): decoding each once, and handing every row a reference to it, saves most of the
+    work and memory of one string per row. Holds at most ``limit`` passages, then starts afresh.
+    """
+
+    def __init__(self, tables: CachedTables, names: Sequence[str], limit: int = 1 << 21) -> None:
+        self._tables = tables
+        self._names = tuple(names)
+        self._limit = limit
+        self._clear()
+
+    def _clear(self) -> None:
+        size = self._tables.passages.num_rows
+        self._known = np.zeros(size, dtype=np.bool_)
+        self._count = 0
+        self._values = {name: np.empty(size, dtype=object) for name in self._names}
+
+    def rows(self, start: int, stop: int) -> list[np.ndarray]:
+        """Per evidence row ``start`` to ``stop - 1``, an object array of each column's values."""
+        positions = self._tables.evidence.column("passage").slice(start, stop - start).to_numpy()
+        distinct = np.unique(positions)
+        missing = distinct[~self._known[distinct]]
+        if self._count + len(missing) > self._limit:
+            self._clear()
+            missing = distinct
+        if len(missing):
+            for name in self._names:
+                self._values[name][missing] = take_sorted(self._tables.passages.column(name), missing)
+            self._known[missing] = True
+            self._count += len(missing)
+        return [self._values[name][positions] for name in self._names]
+
+
 def passage_values(tables: CachedTables, start: int, stop: int, names: Sequence[str] = ("text",)) -> list[list[Any]]:
     """The passage columns ``names`` of evidence rows ``start`` to ``stop - 1``, as lists.
 
     Each distinct passage becomes one Python string, shared by all the rows that show it.
     """
-    positions = tables.evidence.column("passage").slice(start, stop - start)
-    distinct = pc.unique(positions)
-    where = pc.index_in(positions, value_set=distinct).to_numpy(zero_copy_only=False).tolist()
-    result = []
-    for name in names:
-        values = tables.passages.column(name).take(distinct).to_pylist()
-        result.append([values[k] for k in where])
-    return result
+    return [column.tolist() for column in PassageMemo(tables, names).rows(start, stop)]
+
+
+def take_sorted(column: pa.ChunkedArray, positions: np.ndarray) -> list[Any]:
+    """``column``'s values at ``positions`` (ascending) as a list, taken chunk by chunk.
+
+    ``ChunkedArray.take`` first joins all the chunks into one array: a copy of the whole column for
+    every call, which made walking a split's dialogues spend most of its time copying passages.
+    """
+    values: list[Any] = []
+    bounds = np.cumsum([0, *(len(chunk) for chunk in column.chunks)])
+    cuts = np.searchsorted(positions, bounds)
+    for number, chunk in enumerate(column.chunks):
+        low, high = cuts[number], cuts[number + 1]
+        if high > low:
+            part = positions[low:high] - bounds[number]
+            values += chunk.take(pa.array(part)).to_pylist()
+    return values
 
 
 def passage_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
@@ -841,11 +887,14 @@ def evidence_table(tables: CachedTables) -> pa.Table:
     return pa.table({name: evidence_column(tables, name) for name in names})
 
 
-def rebuild_dialogues(tables: CachedTables, start: int, stop: int) -> list[Dialogue]:
+def rebuild_dialogues(
+    tables: CachedTables, start: int, stop: int, passages: PassageMemo | None = None
+) -> list[Dialogue]:
     """Dialogues ``start`` to ``stop - 1`` rebuilt from the tables, a column at a time.
 
     Converting whole columns of a slice is several times faster than converting row by row, which
-    matters when a chapter walks through a split of millions of evidence rows.
+    matters when a chapter walks through a split of millions of evidence rows. A walk passes the same
+    ``passages`` memo (of ``_EVIDENCE_PASSAGE_COLUMNS``) to every call.
     """
     if stop <= start:
         return []
@@ -853,13 +902,17 @@ def rebuild_dialogues(tables: CachedTables, start: int, stop: int) -> list[Dialo
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _rebuild(tables, start, stop)
+        return _rebuild(tables, start, stop, passages or PassageMemo(tables, _EVIDENCE_PASSAGE_COLUMNS))
     finally:
         if collecting:
             gc.enable()
 
 
-def _rebuild(tables: CachedTables, start: int, stop: int) -> list[Dialogue]:
+#: The passage columns an Evidence object holds.
+_EVIDENCE_PASSAGE_COLUMNS = ("text", "title", "meta")
+
+
+def _rebuild(tables: CachedTables, start: int, stop: int, passages: PassageMemo) -> list[Dialogue]:
     # Positional arguments in the field order of utils.records (faster than keywords; the loader's
     # round-trip tests compare rebuilt dialogues with parsed ones, so a reordering would show).
     loads = _JsonMemo()
@@ -875,22 +928,18 @@ def _rebuild(tables: CachedTables, start: int, stop: int) -> list[Dialogue]:
     first_evidence = evidence_starts[0] if evidence_starts else 0
     evidence_total = sum(evidence_counts)
     rows = tables.evidence.slice(first_evidence, evidence_total)
-    e_texts, e_titles, e_metas = passage_values(
-        tables, first_evidence, first_evidence + evidence_total, ("text", "title", "meta")
-    )
-    # Each row gets a dict of its own (callers may change it); most are empty.
-    metas = [{} if meta == "{}" else loads(meta) for meta in e_metas]
-    evidence = list(
-        map(
-            Evidence,
-            rows.column("id").to_pylist(),
-            e_texts,
-            e_titles,
-            shared_values(rows.column("origin")),
-            rows.column("selected").to_pylist(),
-            metas,
-        )
-    )
+    e_texts, e_titles, e_metas = passages.rows(first_evidence, first_evidence + evidence_total)
+    columns = [
+        rows.column("id").to_pylist(),
+        e_texts,
+        e_titles,
+        shared_values(rows.column("origin")),
+        rows.column("selected").to_pylist(),
+    ]
+    # Each row gets a dict of its own (callers may change it): when all are empty, Evidence makes them.
+    if any(meta != "{}" for meta in e_metas):
+        columns.append([{} if meta == "{}" else loads(meta) for meta in e_metas])
+    evidence = list(map(Evidence, *columns))
     turns = []
     for k in range(len(t_index)):
         offset = evidence_starts[k] - first_evidence
