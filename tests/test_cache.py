@@ -142,6 +142,7 @@ def _truncate(path: Path) -> None:
 
 DAMAGE = {
     "turns cut short": lambda d: _truncate(d / "turns.arrow"),
+    "raw texts cut short": lambda d: _truncate(d / "raw.arrow"),
     "evidence emptied": lambda d: (d / "evidence.arrow").write_bytes(b""),
     "dialogues removed": lambda d: (d / "dialogues.arrow").unlink(),
     "manifest cut short": lambda d: _truncate(d / "manifest.json"),
@@ -219,6 +220,7 @@ def test_two_processes_build_one_valid_cache(data_dir: Path, parser: dict[str, i
         "evidence.arrow",
         "manifest.json",
         "passages.arrow",
+        "raw.arrow",
         "turns.arrow",
     ]
     assert not [p for p in cache_root().iterdir() if p.name.startswith(".")]
@@ -551,7 +553,7 @@ def _overwrite(path: Path, offset: int, data: bytes) -> None:
         handle.write(data)
 
 
-@pytest.mark.parametrize("table", ["dialogues", "turns", "evidence", "passages"])
+@pytest.mark.parametrize("table", ["dialogues", "turns", "evidence", "passages", "raw"])
 def test_bytes_overwritten_in_place_are_detected_and_rebuilt(
     data_dir: Path, parser: dict[str, int], table: str
 ) -> None:

@@ -80,6 +80,8 @@ _BATCH_ROWS = 50_000  # rows of all three tables held before a batch is written
 #: Distinct passages remembered while writing, at most (WoW's full-size train has 216 thousand).
 _DISTINCT_PASSAGES = 1 << 21
 _TABLES = ("dialogues", "turns", "evidence", "passages")
+#: The files of a cache entry: the tables, and the turns' ``raw`` texts compressed (:class:`RawTexts`).
+_FILES = (*_TABLES, "raw")
 
 DIALOGUE_SCHEMA = pa.schema(
     [
@@ -101,7 +103,6 @@ TURN_SCHEMA = pa.schema(
         ("speaker", pa.string()),
         ("text", pa.string()),
         ("labels", pa.string()),
-        ("raw", pa.string()),
         ("evidence_start", pa.int64()),
         ("evidence_count", pa.int32()),
         ("selected_count", pa.int32()),
@@ -118,6 +119,9 @@ EVIDENCE_SCHEMA = pa.schema(
     ]
 )
 PASSAGE_SCHEMA = pa.schema([("text", pa.string()), ("title", pa.string()), ("meta", pa.string())])
+#: The turns' ``raw`` (JSON text), one record batch per batch of turns, compressed.
+RAW_SCHEMA = pa.schema([("raw", pa.string())])
+_RAW_OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
 _SCHEMAS = {
     "dialogues": DIALOGUE_SCHEMA,
     "turns": TURN_SCHEMA,
@@ -169,6 +173,41 @@ class FastPathDeclined(Exception):
     """A parser's fast path met something only its record-by-record path handles (or reports)."""
 
 
+class RawTexts:
+    """The ``raw`` JSON text of every turn, stored apart from the turns table and compressed (zstd).
+
+    ``raw`` keeps every field of the original record that the common fields do not cover; for Wizard
+    of Wikipedia that is mostly the passages retrieved for the last turns, which no turn shows: 85% of
+    the turns table, and, uncompressed, the largest part of the cache. Read a record batch at a time
+    (a rebuilt chunk of dialogues needs a few), so neither a reload nor a walk decompresses it all.
+    """
+
+    def __init__(self, source: Any, batch_rows: Sequence[int]) -> None:
+        self._reader = pa.ipc.open_file(source)
+        if self._reader.num_record_batches != len(batch_rows):
+            raise ValueError(f"{self._reader.num_record_batches} record batches where {len(batch_rows)} were written")
+        self._starts = np.concatenate(([0], np.cumsum(batch_rows, dtype=np.int64)))
+        self.num_rows = int(self._starts[-1])
+
+    def texts(self, start: int, stop: int) -> list[str]:
+        """The ``raw`` texts of turns ``start`` to ``stop - 1``."""
+        texts: list[str] = []
+        batch = max(int(np.searchsorted(self._starts, start, side="right")) - 1, 0)
+        while start < stop:
+            first, last = self._starts[batch], self._starts[batch + 1]
+            if last > start:
+                column = self._reader.get_batch(batch).column(0)
+                texts += column.slice(start - first, min(stop, last) - start).to_pylist()
+                start = int(min(stop, last))
+            batch += 1
+        return texts
+
+    def column(self) -> pa.ChunkedArray:
+        """All the ``raw`` texts, decompressed (as much memory as the texts themselves)."""
+        batches = [self._reader.get_batch(i).column(0) for i in range(self._reader.num_record_batches)]
+        return pa.chunked_array(batches, pa.string())
+
+
 @dataclass(frozen=True)
 class CachedTables:
     """The three tables of one parsed split: memory-mapped from the cache, or held in memory."""
@@ -178,6 +217,8 @@ class CachedTables:
     evidence: pa.Table
     #: The texts, titles and metadata the evidence rows point to by position.
     passages: pa.Table
+    #: The ``raw`` JSON text of every turn, read a batch at a time.
+    raw: RawTexts
     #: The cache entry the tables are mapped from; ``None`` when the cache could not be written.
     directory: Path | None
     rebuilt: bool
@@ -369,8 +410,8 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
         version = manifest.get("format")
         if version != CACHE_FORMAT_VERSION:
             return None, f"it is in cache format {version!r}; this version of the atlas reads {CACHE_FORMAT_VERSION}"
-        tables = {}
-        for name in _TABLES:
+        tables: dict[str, Any] = {}
+        for name in _FILES:
             path = directory / f"{name}.arrow"
             if not path.is_file():
                 return None, f"{path.name} is missing"
@@ -380,19 +421,21 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
             if not _intact(path, manifest["crc32"][name]):
                 return None, f"{path.name} is damaged (its checksum differs from its manifest's)"
             try:
-                with pa.memory_map(str(path), "r") as source:
-                    table = pa.ipc.open_file(source).read_all()
-            except pa.ArrowException as exc:
+                if name == "raw":  # read a batch at a time, from a mapping kept open for it
+                    table = RawTexts(pa.memory_map(str(path), "r"), manifest["raw_batches"])
+                else:
+                    with pa.memory_map(str(path), "r") as source:
+                        table = pa.ipc.open_file(source).read_all()
+            except (pa.ArrowException, ValueError) as exc:
                 return None, f"Arrow cannot read {path.name} ({_first_line(exc)})"
-            if table.num_rows != manifest["rows"][name]:
+            if table.num_rows != manifest["rows"][name]:  # RawTexts counts its rows too
                 return None, f"{path.name} has {table.num_rows:,} rows where its manifest says {manifest['rows'][name]}"
             tables[name] = table
     except (KeyError, TypeError):
         return None, "its manifest does not list the sizes of the tables"
     except OSError as exc:
         return None, describe_os_error(exc)
-    names = ("dialogues", "turns", "evidence", "passages")
-    return CachedTables(*(tables[name] for name in names), directory, rebuilt), None
+    return CachedTables(*(tables[name] for name in _FILES), directory, rebuilt), None
 
 
 #: Table files whose checksum this process has already compared: ``(path, identity) -> crc``.
@@ -428,14 +471,15 @@ def _build(target: Path, dialogues: Iterable[Dialogue]) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         with contextlib.ExitStack() as files:
-            sinks = {name: files.enter_context(_open_sink(staging / f"{name}.arrow")) for name in _TABLES}
-            rows = _write_tables(sinks, dialogues)
-        crc = {name: _crc32(staging / f"{name}.arrow") for name in _TABLES}
+            sinks = {name: files.enter_context(_open_sink(staging / f"{name}.arrow")) for name in _FILES}
+            rows, raw_batches = _write_tables(sinks, dialogues)
+        crc = {name: _crc32(staging / f"{name}.arrow") for name in _FILES}
         manifest = {
             "format": CACHE_FORMAT_VERSION,
             "rows": rows,
-            "bytes": {name: (staging / f"{name}.arrow").stat().st_size for name in _TABLES},
+            "bytes": {name: (staging / f"{name}.arrow").stat().st_size for name in _FILES},
             "crc32": crc,
+            "raw_batches": raw_batches,
         }
         (staging / _MANIFEST).write_text(_dumps(manifest), encoding="utf-8")
         if target.exists():
@@ -460,10 +504,11 @@ def _open_sink(path: Path) -> Any:
 
 def build_in_memory(dialogues: Iterable[Dialogue | PassageTable | EvidenceBatch]) -> CachedTables:
     """The tables of ``dialogues`` held in memory (Arrow IPC buffers), for when no cache can be written."""
-    sinks = {name: pa.BufferOutputStream() for name in _TABLES}
-    _write_tables(sinks, dialogues)
+    sinks = {name: pa.BufferOutputStream() for name in _FILES}
+    _, raw_batches = _write_tables(sinks, dialogues)
     tables = {name: pa.ipc.open_file(sinks[name].getvalue()).read_all() for name in _TABLES}
-    return CachedTables(tables["dialogues"], tables["turns"], tables["evidence"], tables["passages"], None, True)
+    raw = RawTexts(sinks["raw"].getvalue(), raw_batches)
+    return CachedTables(*(tables[name] for name in _TABLES), raw, None, True)
 
 
 class _Writers:
@@ -471,7 +516,8 @@ class _Writers:
     the rows written so far, the distinct passages (their positions) and the origin names."""
 
     def __init__(self) -> None:
-        self.counts = dict.fromkeys(_TABLES, 0)
+        self.counts = dict.fromkeys(_FILES, 0)
+        self.raw_batches: list[int] = []  # turns per record batch of the raw file
         self.files: dict[str, pa.ipc.RecordBatchFileWriter] = {}
         self.encode_meta = _MetaEncoder()
         self._passages: dict[tuple[str, str | None, str], int] = {}
@@ -483,9 +529,10 @@ class _Writers:
         options = pa.ipc.IpcWriteOptions(emit_dictionary_deltas=True)
         for name in _TABLES:
             self.files[name] = pa.ipc.new_file(sinks[name], _SCHEMAS[name], options=options)
+        self.files["raw"] = pa.ipc.new_file(sinks["raw"], RAW_SCHEMA, options=_RAW_OPTIONS)
 
     def close(self) -> None:
-        for name in _TABLES:
+        for name in _FILES:
             self.files.pop(name).close()  # writes the footer: on a full disk, this is where it fails
 
     def abandon(self) -> None:
@@ -530,8 +577,11 @@ class _Writers:
         return pa.DictionaryArray.from_arrays(indices, names)
 
 
-def _write_tables(sinks: dict[str, Any], items: Iterable[Dialogue | PassageTable | EvidenceBatch]) -> dict[str, int]:
-    """Stream ``items`` into one Arrow IPC file per table (``sinks``, left open); return the row counts.
+def _write_tables(
+    sinks: dict[str, Any], items: Iterable[Dialogue | PassageTable | EvidenceBatch]
+) -> tuple[dict[str, int], list[int]]:
+    """Stream ``items`` into one Arrow IPC file per table (``sinks``, left open); return the row counts
+    and the turns in each record batch of the ``raw`` file.
 
     ``items`` are dialogues, or (a parser's fast path) one :class:`PassageTable` followed by
     :class:`EvidenceBatch` items.
@@ -571,7 +621,7 @@ def _write_tables(sinks: dict[str, Any], items: Iterable[Dialogue | PassageTable
             gc.enable()
         # Only after a failure: the first error is the one to report, not the next writer's.
         writers.abandon()
-    return writers.counts
+    return writers.counts, writers.raw_batches
 
 
 class _MetaEncoder:
@@ -706,7 +756,6 @@ def _write_dialogues_and_turns(
                 pa.array([turn.speaker for turn in turns], pa.string()),
                 pa.array([turn.text for turn in turns], pa.string()),
                 pa.array([_encode(turn.labels) for turn in turns], pa.string()),
-                pa.array([_encode(turn.raw) for turn in turns], pa.string()),
                 pa.array(_offsets(evidence_counts, counts["evidence"]), pa.int64()),
                 pa.array(evidence_counts, pa.int32()),
                 pa.array(selected_counts.astype(np.int32), pa.int32()),
@@ -714,6 +763,11 @@ def _write_dialogues_and_turns(
             schema=TURN_SCHEMA,
         )
     )
+    if turns:
+        raws = pa.array([_encode(turn.raw) for turn in turns], pa.string())
+        writers.files["raw"].write_batch(pa.RecordBatch.from_arrays([raws], schema=RAW_SCHEMA))
+        writers.raw_batches.append(len(turns))
+        counts["raw"] += len(turns)
     counts["dialogues"] += len(batch)
     counts["turns"] += len(turns)
     return dialogue_index, turn_dialogue, turn_index
@@ -880,6 +934,11 @@ def evidence_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
     return column
 
 
+def turns_table(tables: CachedTables) -> pa.Table:
+    """The turns with their ``raw`` texts (after ``labels``), as they were stored before format 3."""
+    return tables.turns.add_column(tables.turns.schema.get_field_index("labels") + 1, "raw", tables.raw.column())
+
+
 def evidence_table(tables: CachedTables) -> pa.Table:
     """The evidence rows with the dialogue's id and plain-text origins, as they were stored before
     format 3: what :meth:`utils.loading.LoadedSplit.arrow` shows."""
@@ -921,9 +980,10 @@ def _rebuild(tables: CachedTables, start: int, stop: int, passages: PassageMemo)
         ("id", "dataset", "split", "topic", "meta", "turn_start", "turn_count"),
     )
     turn_table = tables.turns.slice(turn_starts[0], sum(turn_counts))
-    t_index, texts, labels, raws, evidence_starts, evidence_counts = _columns(
-        turn_table, ("turn_index", "text", "labels", "raw", "evidence_start", "evidence_count")
+    t_index, texts, labels, evidence_starts, evidence_counts = _columns(
+        turn_table, ("turn_index", "text", "labels", "evidence_start", "evidence_count")
     )
+    raws = tables.raw.texts(turn_starts[0], turn_starts[0] + len(t_index))
     roles, speakers = shared_values(turn_table.column("role")), shared_values(turn_table.column("speaker"))
     first_evidence = evidence_starts[0] if evidence_starts else 0
     evidence_total = sum(evidence_counts)

@@ -478,11 +478,12 @@ class LoadedSplit(Sequence[Dialogue]):
         """The ``turns`` (or ``evidence`` or ``dialogues``) table as a :class:`datasets.Dataset`."""
         import datasets
 
-        tables = {"turns": self._tables.turns, "evidence": None, "dialogues": self._tables.dialogues}
-        if table not in tables:
-            raise UnknownNameError("table", table, list(tables))
-        # Evidence with its text and title spelt out per row, as a dataset of rows expects.
-        return datasets.Dataset(tables[table] if table != "evidence" else self._evidence_table(_cache.EVIDENCE_COLUMNS))
+        names = ("turns", "evidence", "dialogues")
+        if table not in names:
+            raise UnknownNameError("table", table, list(names))
+        if table == "evidence":  # with its text and title spelt out per row, as a dataset of rows expects
+            return datasets.Dataset(self._evidence_table(_cache.EVIDENCE_COLUMNS))
+        return datasets.Dataset(self.arrow(table))
 
     def arrow(self, table: str = "turns") -> Any:
         """The underlying memory-mapped :class:`pyarrow.Table`: ``turns``, ``evidence``, ``dialogues`` or
@@ -491,13 +492,16 @@ class LoadedSplit(Sequence[Dialogue]):
         Evidence text lives in the ``passages`` table (``text``, ``title``, ``meta``), each distinct one
         stored once: an ``evidence`` row holds ``passage``, the row it shows; :meth:`evidence` spells
         them out. The ``evidence`` table's ``dialogue_id`` is looked up from its ``dialogue_index`` (and
-        its ``origin`` decoded) when asked for, so it is built in memory rather than mapped.
+        its ``origin`` decoded), and the ``turns`` table's ``raw`` decompressed, when asked for: those
+        columns are built in memory rather than mapped.
         """
         names = ("turns", "evidence", "dialogues", "passages")
         if table not in names:
             raise UnknownNameError("table", table, list(names))
         if table == "evidence":
             return _cache.evidence_table(self._tables)
+        if table == "turns":
+            return _cache.turns_table(self._tables)
         return getattr(self._tables, table)
 
 
