@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
 from ...records import WIZARD, Dialogue, Evidence, Turn
 from ...render._html import (
     SafeHTML,
@@ -37,6 +35,10 @@ _ORIGIN_LABELS = {
 
 def shared_words(response: str, sentence: str) -> set[str]:
     """Content words (ParlAI-normalised, English stop words left out) found in both strings."""
+    # Imported here: the dataset registry imports this module, and scikit-learn took 1.6 s of every
+    # process's first utils.load (the benchmark's reload among them).
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
     return (set(word_tokens(response)) & set(word_tokens(sentence))) - ENGLISH_STOP_WORDS
 
 
