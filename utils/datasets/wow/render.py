@@ -8,6 +8,7 @@ sentence are highlighted on both sides. Every dataset string is escaped.
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import groupby
 
 from ...records import WIZARD, Dialogue, Evidence, Turn
@@ -33,13 +34,18 @@ _ORIGIN_LABELS = {
 }
 
 
-def shared_words(response: str, sentence: str) -> set[str]:
-    """Content words (ParlAI-normalised, English stop words left out) found in both strings."""
-    # Imported here: the dataset registry imports this module, and scikit-learn took 1.6 s of every
-    # process's first utils.load (the benchmark's reload among them).
+@cache
+def _stop_words() -> frozenset[str]:
+    # Imported on first use: scikit-learn takes seconds to import, and the registry imports every
+    # renderer whether or not a WoW dialogue is ever drawn.
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    return (set(word_tokens(response)) & set(word_tokens(sentence))) - ENGLISH_STOP_WORDS
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def shared_words(response: str, sentence: str) -> set[str]:
+    """Content words (ParlAI-normalised, English stop words left out) found in both strings."""
+    return (set(word_tokens(response)) & set(word_tokens(sentence))) - _stop_words()
 
 
 def render(
