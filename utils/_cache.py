@@ -917,8 +917,13 @@ def take_sorted(column: pa.ChunkedArray, positions: np.ndarray) -> list[Any]:
 
 
 def passage_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
-    """The passage column ``name`` spelt out per evidence row (a copy of each text per row)."""
-    return tables.passages.column(name).take(tables.evidence.column("passage"))
+    """The passage column ``name`` spelt out per evidence row (a copy of each text per row).
+
+    Taken as one array: ``ChunkedArray.take`` would join the passages first anyway, and pandas joins
+    a chunked result again, a second copy of every text.
+    """
+    passages = tables.passages.column(name).combine_chunks()
+    return pa.chunked_array([passages.take(tables.evidence.column("passage").combine_chunks())])
 
 
 def evidence_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
@@ -940,10 +945,18 @@ def turns_table(tables: CachedTables) -> pa.Table:
 
 
 def evidence_table(tables: CachedTables) -> pa.Table:
-    """The evidence rows with the dialogue's id and plain-text origins, as they were stored before
-    format 3: what :meth:`utils.loading.LoadedSplit.arrow` shows."""
-    names = ["dialogue_index", "dialogue_id", *(n for n in EVIDENCE_SCHEMA.names if n != "dialogue_index")]
-    return pa.table({name: evidence_column(tables, name) for name in names})
+    """The evidence rows with their dialogue's id: what :meth:`utils.loading.LoadedSplit.arrow` shows.
+
+    A view, not a copy: ``dialogue_id`` is dictionary-encoded over the dialogues' ids (its indices
+    are the ``dialogue_index`` column) and ``origin`` stays dictionary-encoded as stored, so asking
+    for the table (if only for its number of rows) costs no memory per row.
+    """
+    ids = tables.dialogues.column("id").combine_chunks()
+    dialogue_ids = pa.chunked_array(
+        [pa.DictionaryArray.from_arrays(chunk, ids) for chunk in tables.evidence.column("dialogue_index").chunks],
+        pa.dictionary(pa.int32(), pa.string()),
+    )
+    return tables.evidence.add_column(1, "dialogue_id", dialogue_ids)
 
 
 def rebuild_dialogues(

@@ -505,9 +505,9 @@ class LoadedSplit(Sequence[Dialogue]):
 
         Evidence text lives in the ``passages`` table (``text``, ``title``, ``meta``), each distinct one
         stored once: an ``evidence`` row holds ``passage``, the row it shows; :meth:`evidence` spells
-        them out. The ``evidence`` table's ``dialogue_id`` is looked up from its ``dialogue_index`` (and
-        its ``origin`` decoded), and the ``turns`` table's ``raw`` decompressed, when asked for: those
-        columns are built in memory rather than mapped.
+        them out. In the ``evidence`` table, ``dialogue_id`` and ``origin`` are dictionary-encoded (the
+        former over the dialogues' ids, by ``dialogue_index``); the ``turns`` table's ``raw`` is
+        decompressed when asked for, in memory rather than mapped.
         """
         names = ("turns", "evidence", "dialogues", "passages")
         if table not in names:
