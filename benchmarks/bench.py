@@ -338,7 +338,7 @@ STEP_FUNCTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
 
 # -- chapter workloads: what each chapter computes on its split ------------------------------------
 # ``_<dataset>_stats`` and ``_<dataset>_baselines`` make the calls the dataset's chapter makes (the
-# chapter's own functions of utils.stats and utils.baselines, with the same arguments; a test checks
+# chapter's own functions of utils.datasets.<name>.stats and .baselines, with the same arguments; a test checks
 # that every function the notebook calls is called here, companion datasets aside). Each takes
 # ``load(split=None)`` (the benchmarked split by default) and returns a short description.
 
@@ -590,7 +590,8 @@ def _imports_of(task: dict[str, Any]) -> list[str]:
     if step == "C parser (gc off)":
         return []  # imported by the step itself, which says so when neither parser is installed
     if step.startswith("chapter"):
-        return ["utils", f"utils.{'stats' if step.endswith('stats') else 'baselines'}.{task['dataset']}"]
+        part = "stats" if step.endswith("stats") else "baselines"
+        return ["utils", f"utils.datasets.{task['dataset']}.{part}"]
     return ["utils"] if step.startswith("atlas") else []
 
 
