@@ -39,7 +39,9 @@ class SourceFile:
 
     ``path`` is where the file sits inside the data directory. Exactly one of ``url`` (a direct
     download), ``archive`` (a member of an :class:`Archive`, extracted to ``path``) or
-    ``gdrive_folder`` (a file in a public Google Drive folder) says how to fetch it.
+    ``gdrive_folder`` (a file in a public Google Drive folder) says how to fetch it. ``git_blob``
+    is the file's git blob id where the publisher's repository pins it but publishes no sha256: the
+    SHA-1 of ``blob <size>\0`` and the content, checked after download and on load.
     """
 
     path: str
@@ -48,6 +50,7 @@ class SourceFile:
     gdrive_folder: str | None = None
     sha256: str | None = None
     size: int | None = None
+    git_blob: str | None = None
     #: A known partial copy (for example a published sample) rather than the whole split.
     partial: bool = False
     description: str = ""
