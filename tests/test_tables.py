@@ -110,3 +110,22 @@ def test_table_links_only_web_urls_and_escapes_the_text() -> None:
     assert '<a href="https://example.org/a?b=1&amp;c=2"' in html and "&lt;i&gt;A&lt;/i&gt;" in html
     assert "javascript:" not in html and ">B<" in html
     assert "homepage" not in html  # the URL column is shown only when labelled
+
+
+def test_reproduced_holds_only_values_computed_on_the_official_files() -> None:
+    computed = {
+        ("sessions", "answered"): Reproduced(838, ("official",)),
+        ("sessions", "not_answered"): Reproduced(3, ("demo sample",)),
+    }
+    shown = tables.comparison(compare("jwhr", computed)).data.set_index("Split")
+    assert shown.loc["answered", "Reproduced"] == "838"
+    assert shown.loc["not_answered", "Reproduced"] == "not reproduced: demo sample"
+    assert shown.loc["not_answered", tables.NOT_THE_DATASET] == "3"  # beside it, headed as not the dataset
+    assert shown.loc["answered", tables.NOT_THE_DATASET] == ""
+    partial = compare("wow", {("knowledge_chance", "valid_seen"): Reproduced(0.03, ("official", "partial"), 2e-4)})
+    row = tables.comparison(partial).data.set_index(["Split", "Quantity"]).loc[
+        ("valid_seen", "knowledge selection by chance (know_chance)")
+    ]
+    assert row["Reproduced"] == "not reproduced: partial copy"
+    official_only = tables.comparison(compare("jwhr", {("sessions", "answered"): Reproduced(838, ("official",))}))
+    assert tables.NOT_THE_DATASET not in official_only.data.columns  # no empty column when nothing is demo
