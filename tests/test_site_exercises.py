@@ -24,9 +24,12 @@ _EXERCISE = re.compile(
     r'<div class="exercise admonition" id="(?P<label>[\w-]+)">\s*<p class="admonition-title">'
     r'<span class="caption-number">Exercise (?P<number>\d+) </span>'
 )
-_SOLUTION = re.compile(r'Solution to<a class="reference internal" href="#(?P<label>[\w-]+)"> Exercise (?P<number>\d+) ')
+_SOLUTION = re.compile(
+    r'Solution to<a class="reference internal" href="#(?P<label>[\w-]+)"> Exercise (?P<number>\d+) '
+)
 _GUIDE_LINK = re.compile(
-    r'href="\.\./notebooks/[\w-]+\.html#(?P<label>[\w-]+-ex-\d+)"><span class="std std-numref">Exercise (?P<number>\d+)<'
+    r'href="\.\./notebooks/[\w-]+\.html#(?P<label>[\w-]+-ex-\d+)">'
+    r'<span class="std std-numref">Exercise (?P<number>\d+)<'
 )
 
 

@@ -156,3 +156,17 @@ def test_every_figure_on_demo_or_partial_data_carries_the_mark_in_its_image(page
             assert "PARTIAL COPY" in mark, f"{page.name}: a figure on a partial copy lacks the mark: {caption[:80]}"
         if not on_demo and not on_partial:
             assert mark == "", f"{page.name}: a figure on official data is marked {mark!r}"
+
+
+def test_a_threshold_fitted_on_a_demo_sample_scores_no_real_data() -> None:
+    """FaithDial's lexical critic: fitted on a demo training split, it is scored on demo data only."""
+    page = SITE / "notebooks" / "faithdial.html"
+    if status_panel()[("faithdial", "train")] == "official":
+        pytest.skip("built on the official FaithDial training split: its threshold may score any data")
+    caption = "lexical critic with the threshold chosen on FaithDial"
+    critic_tables = [table for table in tables_of(page) if caption in table["caption"]]
+    assert len(critic_tables) == 1, "the FaithDial chapter's critic table is missing"
+    rows = critic_tables[0]["rows"][1:]  # after the header
+    assert rows, "the critic table has no row"
+    for row in rows:
+        assert "demo sample" in row[0][0], f"a demo-fitted threshold scores real data: {row[0][0]!r}"
