@@ -20,7 +20,7 @@ from nbclient import NotebookClient
 
 import utils
 from benchmarks.synthetic import write_all
-from utils.stats.wise import WITHOUT_DOCUMENTS_NOTE
+from utils.datasets.wise.stats import WITHOUT_DOCUMENTS_NOTE
 
 REPO = Path(__file__).resolve().parents[1]
 

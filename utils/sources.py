@@ -253,7 +253,8 @@ def _url(item: SourceFile) -> str:
 
 def registry_table(dataset: str | None = None) -> pd.DataFrame:
     """Every known official file: where it goes in the data directory, where it comes from (``url``: the
-    address to open), its checks."""
+    address to open), its checks (``sha256`` or, for a file pinned in a git repository, ``git blob``;
+    16 hex digits each)."""
     rows = []
     for source in [get_source(dataset)] if dataset else registry().values():
         entries = [(split, item) for split, items in source.splits.items() for item in items]
@@ -267,6 +268,7 @@ def registry_table(dataset: str | None = None) -> pd.DataFrame:
                     "official location": origin(item),
                     "url": _url(item),
                     "sha256": (item.sha256 or (item.archive.sha256 if item.archive else None) or "")[:16],
+                    "git blob": (item.git_blob or "")[:16],
                     "size (bytes)": item.size,
                     "kind": "partial sample" if item.partial else "official",
                 }

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from .loading import DEMO, PARTIAL, SYNTHETIC, data_status, load
-from .reported import REPORTED
+from .reported import all_reported
 from .sources import get_source
 from .text import counted
 
@@ -37,7 +37,7 @@ def reported_size(dataset: str, split: str) -> str:
     records of the split, and are left out.
     """
     for name in _SIZE_NAMES:
-        for item in REPORTED:
+        for item in all_reported():
             # a ParlAI teacher's episodes are dialogues; its other counts are examples of a task
             sizes_split = (item.dataset, item.split, item.name) == (dataset, split, name)
             if sizes_split and (name == "dialogues" or not item.teacher):
