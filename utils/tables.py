@@ -205,9 +205,18 @@ def _tolerance(tolerance: float, show: Callable[[float], str]) -> str:
     return "exact" if tolerance == 0 else f"± {show(tolerance)}"
 
 
-#: The header of the column that holds values computed on a demo sample or a partial copy: never
-#: "Reproduced", which holds only values computed on the complete official files.
-NOT_THE_DATASET = "On the data loaded here (not the dataset)"
+#: The column that holds values computed on a demo sample or a partial copy: never "Reproduced",
+#: which holds only values computed on the complete official files. Its header names what the
+#: values rest on (:func:`_not_the_dataset_header`).
+NOT_THE_DATASET = "not the dataset"
+
+
+def _not_the_dataset_header(kinds: set[str]) -> str:
+    if kinds <= {"demo sample"}:
+        return "On the demo sample (not the dataset)"
+    if kinds <= {"partial"}:
+        return "On the partial copy (not the whole dataset)"
+    return "On the demo sample or partial copy (not the dataset)"
 _NOT_REPRODUCED = {"demo sample": "not reproduced: demo sample", "partial": "not reproduced: partial copy"}
 
 
@@ -274,7 +283,10 @@ def comparison(
         data = data.drop(columns="Dataset")
     if not compared["teacher"].astype(bool).any():
         data = data.drop(columns="ParlAI teacher")
-    if not computed_on.astype(bool).any():
+    kinds_elsewhere = {kind for value in computed_on if value for kind in value.split(", ")}
+    if kinds_elsewhere:
+        data = data.rename(columns={NOT_THE_DATASET: _not_the_dataset_header(kinds_elsewhere)})
+    else:
         data = data.drop(columns=NOT_THE_DATASET)
     formatters: dict[str, Callable[[object], str]] = {
         column: (lambda value: html.escape(str(value))) for column in data.columns
@@ -288,16 +300,17 @@ def comparison(
         f"atlas-data--{dataset}--{split}" for dataset, split in zip(compared["dataset"], compared["split"], strict=True)
     ]
     styler = styler.set_td_classes(cell_classes)
-    numeric = [column for column in ("Reported", "Reproduced", NOT_THE_DATASET, "Tolerance") if column in data]
+    numeric = [column for column in data.columns if column in ("Reported", "Reproduced", "Tolerance")
+               or column.startswith("On the ")]
     styler = styler.set_properties(subset=numeric, **{"text-align": "right"})
     # on a narrow screen the Status column may scroll out of view: the count stays under the table
     counts = compared["status"].str.split(":").str[0].value_counts()
     notes = ["Rows by status: " + ", ".join(f"{count} {status}" for status, count in counts.items())]
     if computed_on.astype(bool).any():
         notes.append(
-            f"Reproduced holds only values computed on the complete official files; “{NOT_THE_DATASET}” "
-            "holds what the same code gives on a demo sample or a partial copy: it shows that the code runs, "
-            "not what the dataset is like"
+            f"Reproduced holds only values computed on the complete official files; "
+            f"“{_not_the_dataset_header(kinds_elsewhere)}” holds what the same code gives on the data loaded "
+            "here: it shows that the code runs, not what the dataset is like"
         )
     if (compared["status"] == QUOTED_ONLY).any():
         notes.append("quoted only: a trained model's or the source's number, shown for reference, not reproduced")
