@@ -57,7 +57,9 @@ def _lines(path: Path) -> Iterator[str]:
             try:
                 yield raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise DataError(f"invalid UTF-8 at byte {exc.start} of the line", path=path, record=f"line {number}") from None
+                raise DataError(
+                    f"invalid UTF-8 at byte {exc.start} of the line", path=path, record=f"line {number}"
+                ) from None
 
 
 def _column(position: int, header: list[str]) -> str:
@@ -124,7 +126,8 @@ def _row(
     value = {name: cells[position] for name, position in positions.items()}
     for name in _REQUIRED:
         if not value[name].strip():
-            raise DataError("the cell is empty", path=path, record=f"line {line}", field=_column(positions[name], header))
+            where = _column(positions[name], header)
+            raise DataError("the cell is empty", path=path, record=f"line {line}", field=where)
     label = value["begin_label"]
     if label not in LABELS:
         raise DataError(
@@ -145,7 +148,9 @@ def _row(
     else:
         meta["message_missing"] = True
     knowledge = value["knowledge"]
-    evidence = [Evidence(id="knowledge", text=knowledge, origin="knowledge", selected=True)] if knowledge.strip() else []
+    evidence = []
+    if knowledge.strip():
+        evidence.append(Evidence(id="knowledge", text=knowledge, origin="knowledge", selected=True))
     if not evidence:
         meta["knowledge_missing"] = True
     if not value["response"].strip():
