@@ -36,6 +36,7 @@ from sklearn.preprocessing import StandardScaler
 # The FaithDial chapter's critic, reused rather than copied: the same score, fit and evaluation.
 from ...baselines.faithdial import CriticResult, LexicalCritic, knowledge_precision
 from ...metrics import ngrams
+from ...tables import Table, table
 from ...text import word_tokens
 from .parser import GENERIC, NOT_FULLY
 
@@ -315,8 +316,8 @@ def evaluation_frame(
         ((key,) if isinstance(key, str) else tuple(key), frame)
         for key, frame in test.groupby(list(by), sort=False)
     ]
-    if len(groups) > 1:
-        groups.append((("all",) * len(by), test))
+    if len(groups) > 1:  # every group together, keeping what they share (the split, when grouped by model)
+        groups.append((tuple(test[c].iloc[0] if test[c].nunique() == 1 else "all" for c in by), test))
     records = []
     for key, frame in groups:
         positives, n = int(frame["hallucinated"].sum()), len(frame)
@@ -377,3 +378,166 @@ def auc_of_score(examples: pd.DataFrame, score: str) -> float:
     scored = Scored(examples["hallucinated"].to_numpy().astype(int), examples[score].to_numpy(dtype=float),
                     np.zeros(len(examples), dtype=int))
     return float(_auc_rows(scored.labels[None, :], scored.scores[None, :])[0])
+
+
+# -- what the chapter calls -----------------------------------------------------------------------------
+
+#: The critics' names in every table.
+LEXICAL = "knowledge precision (FaithDial lexical critic)"
+FEATURE = "feature critic (logistic regression)"
+
+
+def dev_test_pairs(split_names: Sequence[str]) -> dict[str, str]:
+    """``test split -> dev split`` of the same source, for every test split whose dev split is among
+    ``split_names`` (``{"wow_test": "wow_dev"}``): each critic is fitted on the dev split of the source
+    it is tested on."""
+    names = set(split_names)
+    return {
+        name: name.removesuffix("_test") + "_dev"
+        for name in split_names
+        if name.endswith("_test") and name.removesuffix("_test") + "_dev" in names
+    }
+
+
+def fit_critics(dev: pd.DataFrame, *, fitted_on: str) -> dict[str, LexicalCritic | FeatureCritic]:
+    """Both critics fitted on ``dev`` (:func:`critic_examples` rows): the lexical critic's threshold and
+    the feature critic's weights and threshold."""
+    return {LEXICAL: LexicalCritic.fit(dev), FEATURE: FeatureCritic.fit(dev, fitted_on=fitted_on)}
+
+
+def evaluate_on_test(
+    examples: pd.DataFrame, pairs: Mapping[str, str], *, by: Sequence[str] = ("split",)
+) -> pd.DataFrame:
+    """:func:`evaluation_frame` of both critics on every test split of ``pairs``, each fitted on its dev
+    split; with a ``fitted on`` column and the lexical critic's ``threshold``."""
+    frames = []
+    for test, dev in pairs.items():
+        critics = fit_critics(examples[examples["split"] == dev], fitted_on=dev)
+        frame = evaluation_frame(critics, examples[examples["split"] == test], by=by)
+        frame.insert(0, "fitted on", dev)
+        frame["threshold"] = [
+            critics[name].threshold for name in frame["critic"]  # type: ignore[union-attr]
+        ]
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def improvement_frame(examples: pd.DataFrame, pairs: Mapping[str, str]) -> pd.DataFrame:
+    """Per test split of ``pairs``: the feature critic minus the lexical critic in ROC AUC, F1 and
+    accuracy, each with its paired bootstrap interval (:func:`paired_difference`)."""
+    records = []
+    for test, dev in pairs.items():
+        critics = fit_critics(examples[examples["split"] == dev], fitted_on=dev)
+        chosen = examples[examples["split"] == test]
+        difference = paired_difference(
+            feature_scored(critics[FEATURE], chosen), lexical_scored(critics[LEXICAL], chosen)  # type: ignore[arg-type]
+        )
+        record: dict[str, object] = {"split": test, "fitted on": dev, "responses": len(chosen)}
+        for metric, (value, low, high) in difference.items():
+            record.update({metric: value, f"{metric} low": low, f"{metric} high": high})
+        records.append(record)
+    return pd.DataFrame(records)
+
+
+def auc_by_split(examples: pd.DataFrame) -> pd.DataFrame:
+    """ROC AUC of plain knowledge precision (no threshold, nothing fitted) on every split of
+    ``examples``, with its bootstrap interval and the mean knowledge length in words."""
+    records = []
+    for split, frame in examples.groupby("split", sort=False):
+        scores = LexicalCritic.scores(frame["response"], frame["knowledge"])
+        scored = Scored(frame["hallucinated"].to_numpy().astype(int), scores, np.zeros(len(frame), dtype=int))
+        value, low, high = bootstrap_intervals(scored)["ROC AUC"]
+        length = float(frame["knowledge_words"].mean()) if "knowledge_words" in frame else math.nan
+        records.append(
+            {
+                "split": split,
+                "responses": len(frame),
+                "not fully attributable": int(frame["hallucinated"].sum()),
+                "knowledge words (mean)": length,
+                "ROC AUC": value,
+                "ROC AUC low": low,
+                "ROC AUC high": high,
+            }
+        )
+    return pd.DataFrame(records)
+
+
+def features_by_label(rows: pd.DataFrame) -> pd.DataFrame:
+    """The mean of every feature per BEGIN label (Generic included), labels as rows."""
+    frame = feature_frame(rows)
+    frame["label"] = rows["label"].to_numpy()
+    means = frame.groupby("label")[list(FEATURES)].mean()
+    means.insert(0, "responses", frame.groupby("label").size())
+    return means.reindex([name for name in ("Fully attributable", NOT_FULLY, GENERIC) if name in means.index])
+
+
+def feature_descriptions_frame() -> pd.DataFrame:
+    """The :data:`FEATURES` as a table: one row per feature, with what it measures."""
+    return pd.DataFrame({"what it measures": list(FEATURES.values())}, index=pd.Index(list(FEATURES), name="feature"))
+
+
+# -- tables for readers -----------------------------------------------------------------------------------
+
+
+def _split_names(values: pd.Series) -> list[str]:
+    from .stats import split_label
+
+    return [split_label(value) for value in values]
+
+
+def evaluation_table(evaluation: pd.DataFrame, *, caption: str) -> Table:
+    """:func:`evaluate_on_test` for readers: one row per test split (and model, when it has a ``model``
+    column) and critic, each metric with its 95% interval beside the two trivial rules."""
+    from .render import MODELS
+
+    shown = pd.DataFrame({"test split": _split_names(evaluation["split"]),
+                          "fitted on": _split_names(evaluation["fitted on"])})
+    if "model" in evaluation:
+        shown["model"] = [MODELS.get(model, "all models") for model in evaluation["model"]]
+    shown["critic"] = evaluation["critic"].to_numpy()
+    shown["responses"] = evaluation["responses"].to_numpy()
+    shown["not fully"] = evaluation["not fully attributable"].to_numpy()
+    shown["ROC AUC (95% interval)"] = with_interval(evaluation, "ROC AUC").to_numpy()
+    shown["F1, not fully attributable"] = with_interval(evaluation, "F1").to_numpy()
+    shown["accuracy (%)"] = with_interval(evaluation, "accuracy", 1, percent=True).to_numpy()
+    shown["majority class"] = evaluation["majority accuracy"].to_numpy()
+    shown["flag all: F1"] = evaluation["flag-all F1"].to_numpy()
+    return table(
+        shown,
+        integers=["responses", "not fully"],
+        percents={"majority class": 1},
+        decimals={"flag all: F1": 2},
+        caption=caption,
+        notes=["Majority class: the accuracy of always answering the more common class. Flag all: the F1 of "
+               "calling every response not fully attributable. Intervals: 95% percentile bootstrap, "
+               f"{RESAMPLES:,} resamples of the responses, seed {SEED}."],
+    )
+
+
+def improvement_table(improvement: pd.DataFrame, *, caption: str) -> Table:
+    """:func:`improvement_frame` for readers: each gain with its paired 95% interval."""
+    shown = pd.DataFrame(
+        {
+            "test split": _split_names(improvement["split"]),
+            "fitted on": _split_names(improvement["fitted on"]),
+            "responses": improvement["responses"].to_numpy(),
+            "ROC AUC gain": with_interval(improvement, "ROC AUC", 3).to_numpy(),
+            "F1 gain": with_interval(improvement, "F1", 3).to_numpy(),
+            "accuracy gain (points)": with_interval(improvement, "accuracy", 1, percent=True).to_numpy(),
+        }
+    )
+    return table(shown, integers=["responses"], caption=caption)
+
+
+def auc_by_split_table(by_split: pd.DataFrame, *, caption: str) -> Table:
+    """:func:`auc_by_split` for readers."""
+    shown = pd.DataFrame(
+        {
+            "split": _split_names(by_split["split"]),
+            "responses": by_split["responses"].to_numpy(),
+            "not fully": by_split["not fully attributable"].to_numpy(),
+            "knowledge words (mean)": by_split["knowledge words (mean)"].to_numpy(),
+            "ROC AUC (95% interval)": with_interval(by_split, "ROC AUC").to_numpy(),
+        }
+    )
+    return table(shown, integers=["responses", "not fully"], decimals={"knowledge words (mean)": 0}, caption=caption)

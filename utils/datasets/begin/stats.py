@@ -123,3 +123,52 @@ def first_row(rows: pd.DataFrame, **conditions: object) -> pd.Series | None:
     for column, value in conditions.items():
         chosen = chosen[chosen[column] == value]
     return None if chosen.empty else chosen.iloc[0]
+
+
+def reported_vs_reproduced(splits: Mapping[str, object]) -> pd.DataFrame:
+    """The README's figures beside the ones counted in ``splits`` (loaded splits, every split of
+    BEGIN): the number of responses ("12k") and the dev files' share ("10%"). Both describe all six
+    files together, so each is checked only when all six are complete official files; the tolerance is
+    the rounding of the figure as written (12k: ±500; 10%: ±0.5 points). When some splits are official
+    and others demo samples, no value is computed (the status says the splits are not all loaded)."""
+    from ...reported import Reproduced, compare
+
+    loaded = dict(splits)
+    kinds = tuple(split.provenance.kind for split in loaded.values())  # type: ignore[attr-defined]
+    total = sum(len(split) for split in loaded.values())  # type: ignore[arg-type]
+    dev = sum(len(split) for name, split in loaded.items() if name.endswith("_dev"))  # type: ignore[arg-type]
+    # A count over official files and demo samples together describes neither: it is left out.
+    mixed = len(set(kinds)) > 1
+    computed = {
+        ("responses", ""): Reproduced(None if mixed else float(total), kinds, tolerance=500),
+        ("dev_share", ""): Reproduced(None if mixed or not total else 100 * dev / total, kinds, tolerance=0.5),
+    }
+    return compare("begin", computed)
+
+
+def plot_precision_by_label(rows: pd.DataFrame, precision: pd.Series) -> plt.Figure:
+    """Histograms of knowledge precision per BEGIN label (share of each label's responses per bin)."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    bins = np.linspace(0, 1, 21)
+    for name in LABELS:
+        values = precision[rows["label"] == name]
+        if len(values):
+            weights = np.full(len(values), 1 / len(values))
+            ax.hist(values, bins=bins, weights=weights, histtype="step", linewidth=2, color=LABEL_COLOURS[name],
+                    label=f"{name} ({len(values):,})")
+    ax.set_xlabel("knowledge precision (share of the response's words found in the knowledge)")
+    ax.set_ylabel("share of the label's responses")
+    ax.legend(fontsize=9, frameon=False, loc="upper center")
+    fig.tight_layout()
+    return fig
+
+
+def precision_alt(rows: pd.DataFrame, precision: pd.Series) -> str:
+    """Alt text of :func:`plot_precision_by_label`: the median precision and size of each label."""
+    parts = [
+        f"{name}: {int((rows['label'] == name).sum()):,} responses, median "
+        f"{precision[rows['label'] == name].median():.0%}"
+        for name in LABELS
+        if (rows["label"] == name).any()
+    ]
+    return "Histograms of knowledge precision for each BEGIN label. " + "; ".join(parts) + "."
