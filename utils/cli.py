@@ -88,7 +88,7 @@ from . import __version__, _download, config
 from .errors import AtlasError, DataUnavailableError, DownloadError, UnknownNameError
 from .loading import DEMO, PARTIAL, SYNTHETIC, DemoDataWarning, LoadedSplit, data_status, load
 from .records import ROLES, Dialogue, Turn
-from .sources import SourceFile, dataset_names, get_source, get_split_files
+from .sources import SourceFile, dataset_names, get_source, get_split_files, registry
 
 PROG = "atlas"
 #: Dialogues per Parquet row group (and per batch converted to Arrow) when exporting.
@@ -359,17 +359,9 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 def _search_text_for(dataset: str) -> Callable[[Dialogue], str]:
     """What ``--search`` matches: the same text as the dataset's viewer in Jupyter searches."""
-    if dataset == "jwhr":
-        from .render.jwhr import search_text
-
-        return search_text
-    if dataset == "wise":
-        from .render.wise import search_text
-
-        return search_text
     from .render.explorer import explorer_search_text
 
-    return explorer_search_text
+    return get_source(dataset).search_text or explorer_search_text
 
 
 def _label_values(dataset: str, key: str, values: Sequence[str]) -> list[str]:
@@ -507,7 +499,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _language(dataset: str) -> str:
-    from .stats.cross_dataset import language_of
+    from .cross_dataset import language_of
 
     return language_of(dataset)
 
@@ -542,7 +534,7 @@ def role_stats(split: LoadedSplit) -> list[dict[str, Any]]:
 
 def label_counts(split: LoadedSplit) -> list[dict[str, Any]]:
     """Turns carrying each label of the dataset's categorical label schemes (the dataset's declared ``label_keys``),
-    a turn counted once per label; for JWHR, references per kind of content (quote, summary, ...)."""
+    a turn counted once per label; then any counts the dataset declares besides (JWHR's references per kind)."""
     rows: list[dict[str, Any]] = []
     keys = get_source(split.dataset).label_keys
     counters: dict[str, Counter[str]] = {key: Counter() for key in keys}
@@ -554,16 +546,8 @@ def label_counts(split: LoadedSplit) -> list[dict[str, Any]]:
         rows += [
             {"scheme": key, "label": label, "count": n, "unit": "turns"} for label, n in counters[key].most_common()
         ]
-    if split.dataset == "jwhr":
-        from .stats.jwhr import reference_frame
-
-        references = reference_frame(split)
-        if len(references):
-            for content, n in references["content"].value_counts().items():
-                rows.append(
-                    {"scheme": "reference content", "label": str(content), "count": int(n), "unit": "references"}
-                )
-    return rows
+    extra = get_source(split.dataset).extra_label_counts
+    return rows + (extra(split) if extra else [])
 
 
 def evidence_counts(split: LoadedSplit) -> list[dict[str, Any]]:
@@ -760,15 +744,22 @@ def _add_names(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("split", metavar="SPLIT", help="a split of DATASET (`atlas status` lists them)")
 
 
+def _example() -> tuple[str, str]:
+    """A dataset and split for the help's examples: the first declared dataset and its chapter's first split."""
+    name, source = next(iter(registry().items()))
+    return name, (source.chapter_splits or tuple(source.splits))[0]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``atlas`` argument parser (one sub-command per task, each with ``--help``)."""
     formatter = argparse.RawDescriptionHelpFormatter
+    name, split = _example()
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Read, measure and export the Grounded Dialogue Atlas datasets from the shell.",
         epilog=(
-            "examples:\n  atlas status\n  atlas fetch jwhr\n  atlas show jwhr answered 0\n"
-            "  atlas stats jwhr answered\n  atlas export jwhr answered --to parquet\n\n"
+            f"examples:\n  atlas status\n  atlas fetch {name}\n  atlas show {name} {split} 0\n"
+            f"  atlas stats {name} {split}\n  atlas export {name} {split} --to parquet\n\n"
             f"environment: ${config.DATA_DIR_ENV} (data directory), ${config.CACHE_DIR_ENV} (parsed splits), "
             f"${config.OFFLINE_ENV}=1 (no downloads).\nexit status: 0 done, 1 failed while running, "
             "2 wrong command line."
@@ -796,7 +787,7 @@ def build_parser() -> argparse.ArgumentParser:
         "already present are kept, so running the command again fetches only what is missing. "
         f"Offline (${config.OFFLINE_ENV}=1) or when a download fails, it says where to get each "
         "file by hand and where to put it.",
-        epilog="examples:\n  atlas fetch jwhr\n  atlas fetch wow valid_seen valid_unseen\n  atlas fetch --all",
+        epilog=f"examples:\n  atlas fetch {name}\n  atlas fetch {name} {split}\n  atlas fetch --all",
         formatter_class=formatter,
     )
     fetch.add_argument("dataset", metavar="DATASET", nargs="?", help=f"one of: {', '.join(dataset_names())}")
@@ -810,8 +801,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print dialogues of a split with the evidence each speaker was shown and the "
         "dataset's labels; selected evidence is marked ✔ SELECTED. Without INDEX, --random or "
         "--search, the first dialogue.",
-        epilog="examples:\n  atlas show jwhr answered 0\n  atlas show wow valid_seen --random 2 --seed 1\n"
-        "  atlas show faithdial train --search lighthouse --evidence all",
+        epilog=f"examples:\n  atlas show {name} {split} 0\n  atlas show {name} {split} --random 2 --seed 1\n"
+        f"  atlas show {name} {split} --search lighthouse --evidence all",
         formatter_class=formatter,
     )
     _add_names(show)
@@ -850,7 +841,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write a split's dialogues (turns, evidence, labels, provenance) in the atlas's "
         "export schema (documented in the book's command-line page and in utils/cli.py). The file "
         "is written to a temporary name and moved into place when complete.",
-        epilog="example:\n  atlas export jwhr answered --to parquet --out jwhr-answered.parquet",
+        epilog=f"example:\n  atlas export {name} {split} --to parquet --out {name}-{split}.parquet",
         formatter_class=formatter,
     )
     _add_names(export)
