@@ -14,7 +14,7 @@ from conftest import require_real_file
 from sklearn.metrics import roc_auc_score
 
 import utils
-from utils.datasets.begin import BEGIN, BEGIN_REVISION, baselines, parser, render, stats
+from utils.datasets.begin import BEGIN, REVISION, baselines, parser, render, stats
 from utils.datasets.begin.exercises import check_feature_auc
 from utils.errors import DataError
 from utils.exercises import ExerciseCheckError
@@ -138,7 +138,7 @@ def test_demo_files_are_the_published_layout(demo_dir: Path) -> None:
 def test_declaration_points_at_the_pinned_commit() -> None:
     assert set(BEGIN.splits) == {"wow_dev", "wow_test", "cmu_dev", "cmu_test", "tc_dev", "tc_test"}
     for split, (item,) in BEGIN.splits.items():
-        assert item.url == f"https://raw.githubusercontent.com/google/BEGIN-dataset/{BEGIN_REVISION}/" + item.path[6:]
+        assert item.url == f"https://raw.githubusercontent.com/google/BEGIN-dataset/{REVISION}/" + item.path[6:]
         assert (item.sha256 is None) == (split in ("cmu_test", "tc_test"))
     assert BEGIN.splits["wow_test"][0].size == 1241097
     assert BEGIN.splits["wow_test"][0].sha256.startswith("d5c106a42042c3ab")

@@ -10,12 +10,20 @@ not their sha256 or size, so they are checked by parsing, like any file without 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ...sources import DatasetProfile, DatasetSource, SourceFile
+from . import explorer, parser, render
+from .reported import QUANTITY_LABELS, REPORTED
+
+#: Where this dataset stands in the book's lists (the chapters' order): after the other datasets,
+#: since its chapter builds on FaithDial's critic.
+ORDER = 50
 
 #: The commit of google/BEGIN-dataset the atlas downloads from: 6e65f0d, "Add NOTICE files to data
 #: directories", the repository's last commit when the atlas was checked.
-BEGIN_REVISION = "6e65f0d5a1ed1b9574643a7640ff1678d4e979b5"
-_RAW = f"https://raw.githubusercontent.com/google/BEGIN-dataset/{BEGIN_REVISION}"
+REVISION = "6e65f0d5a1ed1b9574643a7640ff1678d4e979b5"
+_RAW = f"https://raw.githubusercontent.com/google/BEGIN-dataset/{REVISION}"
 
 #: split -> (path in the repository, sha256, size in bytes); ``None`` where the file was not at hand.
 _FILES: dict[str, tuple[str, str | None, int | None]] = {
@@ -53,8 +61,15 @@ BEGIN = DatasetSource(
     homepage="https://github.com/google/BEGIN-dataset",
     license="CC BY 4.0 (WoW, CMU-DoG files); Community Data License Agreement - Sharing 1.0 (TopicalChat files)",
     citation_key="dziri2022begin",
-    parser="utils.datasets.begin.parser",
-    renderer="utils.datasets.begin.render",
+    folder=Path(__file__).parent,
+    parse=parser.parse,
+    parser_version=parser.PARSER_VERSION,
+    render=render.render,
+    search_text=render.search_text,
+    facets=explorer.facets,
+    columns=explorer.columns,
+    reported=REPORTED,
+    quantity_labels=QUANTITY_LABELS,
     chapter_splits=("wow_test", "wow_dev", "cmu_dev", "tc_dev", "cmu_test", "tc_test"),
     profile=DatasetProfile(
         ("wow_dev", "wow_test"),
@@ -67,7 +82,7 @@ BEGIN = DatasetSource(
         for split, (path, sha256, size) in _FILES.items()
     },
     original_split_names={split: path.rsplit("/", 1)[1].removesuffix(".tsv") for split, (path, _, _) in _FILES.items()},
-    notes=f"Downloaded from commit {BEGIN_REVISION[:7]} of google/BEGIN-dataset. The CMU-DoG and TopicalChat "
+    notes=f"Downloaded from commit {REVISION[:7]} of google/BEGIN-dataset. The CMU-DoG and TopicalChat "
     "test files have no recorded checksum in the atlas and are checked by parsing.",
 )
 

@@ -5,7 +5,7 @@ snippet (the positive class, 1) or fully attributable (0)? Responses labelled Ge
 of the binary task, as the FaithDial chapter's critic leaves Generic responses out
 (:func:`critic_examples`).
 
-1. **Knowledge precision**, the FaithDial chapter's :class:`~utils.baselines.faithdial.LexicalCritic`
+1. **Knowledge precision**, the FaithDial chapter's :class:`~utils.datasets.faithdial.baselines.LexicalCritic`
    reused as it is: a response is flagged when the share of its words found in the knowledge falls
    below a threshold. Its score, one minus knowledge precision, needs no fitting, so its ROC AUC is
    a property of the data.
@@ -33,11 +33,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-# The FaithDial chapter's critic, reused rather than copied: the same score, fit and evaluation.
-from ...baselines.faithdial import CriticResult, LexicalCritic, knowledge_precision
 from ...metrics import ngrams
 from ...tables import Table, table
 from ...text import word_tokens
+
+# The FaithDial chapter's critic, reused rather than copied: the same score, fit and evaluation.
+from ..faithdial.baselines import CriticResult, LexicalCritic, knowledge_precision
 from .parser import GENERIC, NOT_FULLY
 
 __all__ = [

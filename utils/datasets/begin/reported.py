@@ -9,7 +9,7 @@ numbers is recorded, and the chapter says so rather than filling them in from me
 
 from __future__ import annotations
 
-from ...reported import Reported
+from ...reported import Reported, number
 
 _README = (
     "BEGIN repository README (google/BEGIN-dataset, commit 6e65f0d): 'comprised of 12k dialogue turns'; "
@@ -18,11 +18,14 @@ _README = (
 )
 
 REPORTED: tuple[Reported, ...] = (
-    Reported("begin", "responses", 12000, *_README, unit="approx.",
-             note="all six files together ('12k dialogue turns', each a labelled model response)"),
-    Reported("begin", "dev_share", 10.0, *_README, unit="%",
-             note="share of the responses in the dev files, all three sources together"),
+    number("begin", "responses", 12000, _README, unit="approx.",
+           note="all six files together ('12k dialogue turns', each a labelled model response)"),
+    number("begin", "dev_share", 10.0, _README, unit="%",
+           note="share of the responses in the dev files, all three sources together"),
 )
+
+#: How the comparison table names the quantities above.
+QUANTITY_LABELS = {"responses": "labelled responses", "dev_share": "share in the dev files"}
 
 #: The FaithDial abstract's statement about its critic on BEGIN, quoted exactly (the abstract on
 #: arXiv 2204.10757, as the paper's Hugging Face page reproduces it). The abstract does not name the
