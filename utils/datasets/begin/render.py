@@ -8,9 +8,21 @@ copied sentence shares many). Every dataset string is escaped.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+import pandas as pd
 
 from ...records import SEEKER, Dialogue
-from ...render._html import SafeHTML, badge, bullet_list, dialogue_frame, esc, highlight_words, turn_block
+from ...render._html import (
+    SafeHTML,
+    badge,
+    bullet_list,
+    dialogue_frame,
+    esc,
+    highlight_words,
+    stylesheet,
+    turn_block,
+)
 from .parser import knowledge, label, response_turn
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -63,3 +75,16 @@ def search_text(dialogue: Dialogue) -> str:
         [*(t.text for t in dialogue.turns), knowledge(dialogue), label(dialogue), response.speaker,
          str(dialogue.meta.get("source", ""))]
     )
+
+
+def rows_html(split: Sequence[Dialogue], rows: pd.DataFrame) -> SafeHTML:
+    """The rows of ``split`` that ``rows`` names (its ``row`` column, as
+    :func:`utils.datasets.begin.stats.response_frame` gives it), each rendered with the split's
+    provenance and its ``knowledge precision`` in the note, after the atlas's stylesheet."""
+    provenance = getattr(split, "provenance", None)
+    kind = f"{provenance.kind} · " if provenance is not None else ""
+    parts = [
+        render(split[int(row)], note=f"{kind}knowledge precision {precision:.0%}")
+        for row, precision in zip(rows["row"], rows["knowledge precision"], strict=True)
+    ]
+    return SafeHTML(stylesheet() + "".join(parts))
