@@ -24,7 +24,9 @@ import pytest
 from conftest import REPO
 from rich.cells import cell_len
 
+import utils
 from utils import cli, sources
+from utils.records import RECORD_SCHEMA
 
 DEMO_JWHR = REPO / "utils" / "datasets" / "jwhr" / "demo" / "jwhr" / "answered.jsonl"
 FUJI = "富士山の高さはどのくらいですか？"
@@ -280,7 +282,7 @@ def test_export_parquet_of_the_demo_sample(capsys: pytest.CaptureFixture[str], t
     status, out, _ = run(capsys, "export", "jwhr", "answered", "--to", "parquet", "--out", str(out_path))
     assert status == 0 and "wrote 3 records" in out
     table = pq.read_table(out_path)
-    assert table.schema.equals(cli.EXPORT_SCHEMA)
+    assert table.schema.equals(RECORD_SCHEMA)
     rows = table.to_pylist()
     assert [row["id"] for row in rows] == ["1", "2", "4"]
     first = rows[0]
@@ -571,3 +573,15 @@ def test_status_offline_says_how_to_get_the_files(
     status, out, _ = run(capsys, "status")
     text = " ".join(out.split())
     assert "Downloads are off" not in text and "`atlas fetch DATASET` downloads" in text
+
+
+def test_export_and_datasets_share_the_one_record_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import datasets
+
+    out_path = tmp_path / "jwhr.parquet"
+    status, _, _ = run(capsys, "export", "jwhr", "answered", "--to", "parquet", "--out", str(out_path))
+    exported = pq.read_table(out_path)
+    handed = utils.load("jwhr", "answered").to_hf_dataset("records")
+    assert status == 0 and exported.schema.equals(RECORD_SCHEMA)
+    assert handed.features == datasets.Features.from_arrow_schema(RECORD_SCHEMA)
+    assert handed.data.table.to_pylist() == exported.to_pylist()

@@ -13,6 +13,7 @@ be written never stops a load (see :mod:`utils._cache`).
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import warnings
 from collections.abc import Iterator, Sequence
@@ -29,12 +30,15 @@ from . import _cache, _download, config
 from ._cache import CacheWarning as CacheWarning  # re-exported: utils.CacheWarning
 from .errors import DataError, DataUnavailableError, DownloadError, UnknownNameError
 from .formats._io import lines_of_ids
-from .records import Dialogue
+from .records import RECORD_SCHEMA, Dialogue
 from .sources import DatasetSource, SourceFile, get_source, origin, registry
 from .text import counted
 
 if TYPE_CHECKING:
     import datasets
+
+#: Dialogues converted to Arrow at a time when a split is handed to ``datasets`` as records.
+_RECORD_BATCH = 512
 
 #: Provenance kinds, from most to least trustworthy.
 OFFICIAL = "official"
@@ -462,12 +466,22 @@ class LoadedSplit(Sequence[Dialogue]):
         return frame
 
     def to_hf_dataset(self, table: str = "turns") -> datasets.Dataset:
-        """The ``turns`` (or ``evidence`` or ``dialogues``) table as a :class:`datasets.Dataset`."""
+        """The ``turns`` (or ``evidence`` or ``dialogues``) table as a :class:`datasets.Dataset`; or
+        ``records``: one row per dialogue with its turns, labels and evidence nested, in the atlas's
+        one record schema (:data:`utils.records.RECORD_SCHEMA`, which ``atlas export`` writes too)."""
         import datasets
 
+        if table == "records":
+            from .summary import export_records
+
+            rows = export_records(self, parquet=True)
+            batches = []
+            while batch := list(itertools.islice(rows, _RECORD_BATCH)):
+                batches.append(pa.RecordBatch.from_pylist(batch, schema=RECORD_SCHEMA))
+            return datasets.Dataset(pa.Table.from_batches(batches, schema=RECORD_SCHEMA))
         tables = {"turns": self._tables.turns, "evidence": None, "dialogues": self._tables.dialogues}
         if table not in tables:
-            raise UnknownNameError("table", table, list(tables))
+            raise UnknownNameError("table", table, [*tables, "records"])
         # Evidence with its text and title spelt out per row, as a dataset of rows expects.
         return datasets.Dataset(tables[table] if table != "evidence" else self._evidence_table(_cache.EVIDENCE_COLUMNS))
 
