@@ -241,3 +241,11 @@ def test_feature_auc_checker_accepts_the_answer_and_explains_the_flipped_score(d
     if right != 0.5:
         with pytest.raises(ExerciseCheckError, match="one minus"):
             check_feature_auc(1 - right, dev, "bigram_precision")
+
+
+def test_a_missing_test_file_falls_back_to_the_demo_sample_loudly(data_dir: Path) -> None:
+    # offline, no file: the loader warns and loads the demo sample, as for every dataset
+    with pytest.warns(utils.DemoDataWarning, match="begin/cmu_test"):
+        loaded = utils.load("begin", "cmu_test")
+    assert loaded.provenance.is_demo and not loaded.provenance.is_full
+    assert {d.meta["source"] for d in loaded} == {"cmu"}
