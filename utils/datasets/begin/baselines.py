@@ -384,8 +384,13 @@ def auc_of_score(examples: pd.DataFrame, score: str) -> float:
 # -- what the chapter calls -----------------------------------------------------------------------------
 
 #: The critics' names in every table.
-LEXICAL = "knowledge precision (FaithDial lexical critic)"
-FEATURE = "feature critic (logistic regression)"
+LEXICAL = "knowledge precision"
+FEATURE = "feature critic"
+
+
+#: What the two critics are, for the tables' notes.
+LEXICAL_NOTE = "the FaithDial chapter's lexical critic; its ROC AUC is that of knowledge precision itself."
+FEATURE_NOTE = "a logistic regression on the features of this chapter."
 
 
 def dev_test_pairs(split_names: Sequence[str]) -> dict[str, str]:
@@ -491,8 +496,9 @@ def evaluation_table(evaluation: pd.DataFrame, *, caption: str) -> Table:
     column) and critic, each metric with its 95% interval beside the two trivial rules."""
     from .render import MODELS
 
-    shown = pd.DataFrame({"test split": _split_names(evaluation["split"]),
-                          "fitted on": _split_names(evaluation["fitted on"])})
+    shown = pd.DataFrame(index=evaluation.index)
+    if evaluation["split"].nunique() > 1:  # one test split: the caption and the note name it
+        shown["test split"] = _split_names(evaluation["split"])
     if "model" in evaluation:
         shown["model"] = [MODELS.get(model, "all models") for model in evaluation["model"]]
     shown["critic"] = evaluation["critic"].to_numpy()
@@ -503,15 +509,21 @@ def evaluation_table(evaluation: pd.DataFrame, *, caption: str) -> Table:
     shown["accuracy (%)"] = with_interval(evaluation, "accuracy", 1, percent=True).to_numpy()
     shown["majority class"] = evaluation["majority accuracy"].to_numpy()
     shown["flag all: F1"] = evaluation["flag-all F1"].to_numpy()
+    pairs = dict.fromkeys(f"{test} on {dev}" for test, dev in zip(
+        _split_names(evaluation["split"]), _split_names(evaluation["fitted on"]), strict=True))
     return table(
         shown,
         integers=["responses", "not fully"],
         percents={"majority class": 1},
         decimals={"flag all: F1": 2},
         caption=caption,
-        notes=["Majority class: the accuracy of always answering the more common class. Flag all: the F1 of "
-               "calling every response not fully attributable. Intervals: 95% percentile bootstrap, "
-               f"{RESAMPLES:,} resamples of the responses, seed {SEED}."],
+        notes=[
+            f"Knowledge precision: {LEXICAL_NOTE} Feature critic: {FEATURE_NOTE}",
+            f"Fitted (threshold, weights) on the dev split of the same benchmark: {', '.join(pairs)}.",
+            "Majority class: the accuracy of always answering the more common class. Flag all: the F1 of "
+            "calling every response not fully attributable. Intervals: 95% percentile bootstrap, "
+            f"{RESAMPLES:,} resamples of the responses, seed {SEED}.",
+        ],
     )
 
 

@@ -20,6 +20,7 @@ from ...render._html import (
     dialogue_frame,
     esc,
     highlight_words,
+    safe_href,
     stylesheet,
     turn_block,
 )
@@ -88,3 +89,10 @@ def rows_html(split: Sequence[Dialogue], rows: pd.DataFrame) -> SafeHTML:
         for row, precision in zip(rows["row"], rows["knowledge precision"], strict=True)
     ]
     return SafeHTML(stylesheet() + "".join(parts))
+
+
+def quote_html(quote: str, source: str, url: str) -> SafeHTML:
+    """A quotation as a block with its source and link (all escaped; only an http(s) link is kept)."""
+    href = safe_href(url)
+    where = f'<a href="{esc(href)}">{esc(url)}</a>' if href else esc(url)
+    return SafeHTML(f"<blockquote><p>“{esc(quote)}.”</p><footer>{esc(source)}, {where}</footer></blockquote>")
