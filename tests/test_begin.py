@@ -249,3 +249,9 @@ def test_a_missing_test_file_falls_back_to_the_demo_sample_loudly(data_dir: Path
         loaded = utils.load("begin", "cmu_test")
     assert loaded.provenance.is_demo and not loaded.provenance.is_full
     assert {d.meta["source"] for d in loaded} == {"cmu"}
+
+
+def test_quotation_is_escaped_and_links_only_http() -> None:
+    html = str(render.quote_html('a <b>bold</b> "claim"', "Source & co", "javascript:alert(1)"))
+    assert "<b>" not in html and "&lt;b&gt;" in html and "href" not in html
+    assert 'href="https://arxiv.org/abs/2204.10757"' in str(render.quote_html("q", "s", "https://arxiv.org/abs/2204.10757"))
