@@ -70,7 +70,10 @@ BEGIN = DatasetSource(
     columns=explorer.columns,
     reported=REPORTED,
     quantity_labels=QUANTITY_LABELS,
-    chapter_splits=("wow_test", "wow_dev", "cmu_dev", "tc_dev", "cmu_test", "tc_test"),
+    # Empty, although the chapter computes on every split: the benchmark (benchmarks/bench.py) times
+    # the chapter_splits of a dataset against bare JSON readers (json.load, pandas.read_json, the
+    # datasets JSON loader), which cannot read a TSV file. BEGIN joins it once its naive steps know TSV.
+    chapter_splits=(),
     profile=DatasetProfile(
         ("wow_dev", "wow_test"),
         "labelled response (a model's reply to one message)",
