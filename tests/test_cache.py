@@ -222,6 +222,7 @@ def test_two_processes_build_one_valid_cache(data_dir: Path, parser: dict[str, i
         "passages.arrow",
         "raw.arrow",
         "turns.arrow",
+        "verified.json",
     ]
     assert not [p for p in cache_root().iterdir() if p.name.startswith(".")]
     assert not rebuilt(utils.load("wow", "train"))  # and this process can use it
@@ -573,3 +574,30 @@ def test_bytes_overwritten_in_place_are_detected_and_rebuilt(
         again = utils.load("wow", "train")
     assert len(caught) == 1
     assert rebuilt(again) and [dialogue.turns for dialogue in again] == expected
+
+
+def test_a_new_process_does_not_read_a_verified_file_again(
+    data_dir: Path, parser: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Reading every byte of a 437 MB cache in each new process made a reload take 0.36 s instead of 0.02 s.
+    write_source(data_dir, 40)
+    directory = utils.load("wow", "train")._tables.directory
+    _cache._CHECKED.clear()  # as a new process would
+    read: list[str] = []
+    crc32 = _cache._crc32
+    monkeypatch.setattr(_cache, "_crc32", lambda path: read.append(path.name) or crc32(path))
+    assert not rebuilt(utils.load("wow", "train"))
+    assert read == []
+    (directory / "verified.json").unlink()  # no record: each file is read once, and recorded again
+    _cache._CHECKED.clear()
+    assert not rebuilt(utils.load("wow", "train"))
+    assert sorted(read) == sorted(f"{name}.arrow" for name in _cache._FILES)
+    _cache._CHECKED.clear()
+    read.clear()
+    assert not rebuilt(utils.load("wow", "train"))
+    assert read == []
+    turns = directory / "turns.arrow"
+    _overwrite(turns, 100, bytes([turns.read_bytes()[100] ^ 0xFF]))  # in place: the record no longer holds
+    _cache._CHECKED.clear()
+    with pytest.warns(utils.CacheWarning, match="turns.arrow is damaged"):
+        assert rebuilt(utils.load("wow", "train"))

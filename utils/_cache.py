@@ -7,8 +7,10 @@ covers the source file (path, inode, size, modification and status-change times:
 version and this module's format version, so a changed file or parser rebuilds the cache. A manifest,
 written last, records the byte size and a CRC-32 of every table: a cache cut short or damaged in place
 (bytes overwritten, size unchanged) fails that check and is rebuilt, rather than handing Arrow corrupt
-offsets that crash the process. The check reads every byte once per process (about 1.6 GB/s), the
-price of never serving a damaged file. A file lock makes concurrent loads of the same split build it
+offsets that crash the process. The check reads every byte once, when the entry is built or first
+opened; a small ``verified.json`` then records each file's inode, size, mtime and ctime, and later
+processes skip the read while those hold. Writing into a file in place moves its ctime, which no user
+tool can set back, so damage is still read and caught. A file lock makes concurrent loads of the same split build it
 once.
 
 The cache is a convenience, never a condition: when it cannot be written (a full disk, a read-only
@@ -392,6 +394,8 @@ def _remove_stale_staging(cache_root: Path, key: str) -> None:
 
 
 _MANIFEST = "manifest.json"
+#: Which table files were checksummed, and in what state: ``{name: [inode, size, mtime_ns, ctime_ns, crc]}``.
+_VERIFIED = "verified.json"
 
 
 def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, str | None]:
@@ -411,6 +415,8 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
         if version != CACHE_FORMAT_VERSION:
             return None, f"it is in cache format {version!r}; this version of the atlas reads {CACHE_FORMAT_VERSION}"
         tables: dict[str, Any] = {}
+        stamps = _read_stamps(directory)
+        stamped = dict(stamps)
         for name in _FILES:
             path = directory / f"{name}.arrow"
             if not path.is_file():
@@ -418,8 +424,9 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
             size = path.stat().st_size
             if size != manifest["bytes"][name]:
                 return None, f"{path.name} has {size:,} bytes where its manifest says {manifest['bytes'][name]}"
-            if not _intact(path, manifest["crc32"][name]):
+            if not _intact(path, manifest["crc32"][name], stamps.get(name)):
                 return None, f"{path.name} is damaged (its checksum differs from its manifest's)"
+            stamped[name] = [*file_identity(path.stat()), manifest["crc32"][name]]
             try:
                 if name == "raw":  # read a batch at a time, from a mapping kept open for it
                     table = RawTexts(pa.memory_map(str(path), "r"), manifest["raw_batches"])
@@ -431,6 +438,8 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
             if table.num_rows != manifest["rows"][name]:  # RawTexts counts its rows too
                 return None, f"{path.name} has {table.num_rows:,} rows where its manifest says {manifest['rows'][name]}"
             tables[name] = table
+        if stamped != stamps:
+            _write_stamps(directory, stamped)
     except (KeyError, TypeError):
         return None, "its manifest does not list the sizes of the tables"
     except OSError as exc:
@@ -452,14 +461,43 @@ def _crc32(path: Path) -> int:
     return crc
 
 
-def _intact(path: Path, expected: object) -> bool:
-    """True when ``path``'s bytes have the manifest's CRC-32 (compared once per process and file version)."""
-    key = (str(path), tuple(file_identity(path.stat())))
-    if _CHECKED.get(key) != expected:
-        if _crc32(path) != expected:
-            return False
-        _CHECKED[key] = expected  # type: ignore[assignment]
+def _intact(path: Path, expected: object, stamp: object = None) -> bool:
+    """True when ``path``'s bytes have the manifest's CRC-32.
+
+    Read once per process and file version, and not at all while ``stamp`` (from the entry's
+    :data:`_VERIFIED` file) says the file was checksummed in its present state: inode, size, mtime and
+    ctime unchanged. Writing into a file changes its ctime, which no user tool can set back, so bytes
+    damaged in place are still read and caught.
+    """
+    identity = tuple(file_identity(path.stat()))
+    key = (str(path), identity)
+    if _CHECKED.get(key) == expected:
+        return True
+    recorded = isinstance(stamp, list) and tuple(stamp[:-1]) == identity and stamp[-1] == expected
+    if not recorded and _crc32(path) != expected:
+        return False
+    _CHECKED[key] = expected  # type: ignore[assignment]
     return True
+
+
+def _read_stamps(directory: Path) -> dict[str, Any]:
+    """The entry's record of checksummed files (empty when missing or unreadable: they are read again)."""
+    try:
+        stamps = json.loads((directory / _VERIFIED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stamps if isinstance(stamps, dict) else {}
+
+
+def _write_stamps(directory: Path, stamps: dict[str, Any]) -> None:
+    """Record which files were checksummed, atomically; a cache we cannot write to is only slower."""
+    staging = directory / f".{_VERIFIED}.{secrets.token_hex(6)}"
+    try:
+        staging.write_text(_dumps(stamps), encoding="utf-8")
+        os.replace(staging, directory / _VERIFIED)
+    except OSError:
+        with contextlib.suppress(OSError):
+            staging.unlink()
 
 
 def _first_line(exc: BaseException) -> str:
@@ -482,6 +520,12 @@ def _build(target: Path, dialogues: Iterable[Dialogue]) -> None:
             "raw_batches": raw_batches,
         }
         (staging / _MANIFEST).write_text(_dumps(manifest), encoding="utf-8")
+        # Computed from these very files: a new process need not read them again while they stay so.
+        # (Renaming the directory below leaves each file's inode and times as they are.)
+        identities = {name: file_identity((staging / f"{name}.arrow").stat()) for name in _FILES}
+        (staging / _VERIFIED).write_text(
+            _dumps({name: [*identities[name], crc[name]] for name in _FILES}), encoding="utf-8"
+        )
         if target.exists():
             # Moved aside rather than deleted in place, so that the entry is never seen half removed.
             # The aside name has the staging prefix: if we die before removing it, the next build of
