@@ -588,15 +588,34 @@ class _Writers:
                 writer.close()
 
     def passage_positions(self, texts: list[str], titles: list[str | None], metas: list[str]) -> pa.Array:
-        """The passages row of each ``(text, title, meta)``; the ones not seen before are appended."""
+        """The passages row of each ``(text, title, meta)``; the ones not seen before are appended.
+
+        A batch repeats a few distinct passages many times (WoW: 5.4M rows, 216k distinct): Arrow
+        finds the batch's distinct triples in C, and only those are looked up in the memory of
+        earlier batches, rather than hashing every row's strings in Python.
+        """
         memo = self._passages
         if not memo or len(memo) > _DISTINCT_PASSAGES:
             memo.clear()
             self._passages_base = self.counts["passages"]
+        codes = np.zeros(len(texts), dtype=np.int64)
+        for values in (texts, titles, metas):
+            encoded = pa.array(values, pa.string()).dictionary_encode(null_encoding="encode")
+            if (int(codes.max(initial=0)) + 1) * len(encoded.dictionary) >= 1 << 62:  # numbered afresh
+                codes = np.unique(codes, return_inverse=True)[1].reshape(-1).astype(np.int64)
+            codes *= len(encoded.dictionary)
+            codes += encoded.indices.to_numpy(zero_copy_only=False)
+        _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")  # new passages are stored in the order they first appear
+        rows = first[order].tolist()
+        keys = zip([texts[i] for i in rows], [titles[i] for i in rows], [metas[i] for i in rows], strict=True)
         known = len(memo)
         base = self._passages_base
         # setdefault gives a new key the next position (len is taken before the key goes in)
-        positions = [memo.setdefault(key, base + len(memo)) for key in zip(texts, titles, metas, strict=True)]
+        positions = np.empty(len(rows), dtype=np.int32)
+        positions[order] = np.fromiter(
+            (memo.setdefault(key, base + len(memo)) for key in keys), dtype=np.int32, count=len(rows)
+        )
         if len(memo) > known:
             new = list(itertools.islice(memo, known, None))
             self.append_passages(
@@ -606,7 +625,7 @@ class _Writers:
                     pa.array([key[2] for key in new], pa.string()),
                 )
             )
-        return pa.array(positions, pa.int32())
+        return pa.array(positions[inverse.reshape(-1)], pa.int32())
 
     def append_passages(self, table: PassageTable) -> None:
         """Append passages as they are (the evidence rows to come know their positions)."""
