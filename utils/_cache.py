@@ -54,6 +54,7 @@ import gc
 import hashlib
 import itertools
 import json
+import operator
 import os
 import secrets
 import shutil
@@ -608,16 +609,15 @@ class _Writers:
         _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")  # new passages are stored in the order they first appear
         rows = first[order].tolist()
-        keys = zip([texts[i] for i in rows], [titles[i] for i in rows], [metas[i] for i in rows], strict=True)
-        known = len(memo)
+        keys = list(zip([texts[i] for i in rows], [titles[i] for i in rows], [metas[i] for i in rows], strict=True))
         base = self._passages_base
-        # setdefault gives a new key the next position (len is taken before the key goes in)
+        # Every loop below runs in C (map, compress, update): the keys are distinct within the batch,
+        # so the missing ones can be numbered in one go, in the order they first appear.
+        new = list(itertools.compress(keys, map(operator.not_, map(memo.__contains__, keys))))
+        memo.update(zip(new, range(base + len(memo), base + len(memo) + len(new)), strict=True))
         positions = np.empty(len(rows), dtype=np.int32)
-        positions[order] = np.fromiter(
-            (memo.setdefault(key, base + len(memo)) for key in keys), dtype=np.int32, count=len(rows)
-        )
-        if len(memo) > known:
-            new = list(itertools.islice(memo, known, None))
+        positions[order] = np.fromiter(map(memo.__getitem__, keys), dtype=np.int32, count=len(rows))
+        if new:
             self.append_passages(
                 PassageTable(
                     pa.array([key[0] for key in new], pa.string()),
