@@ -54,7 +54,6 @@ import gc
 import hashlib
 import itertools
 import json
-import operator
 import os
 import secrets
 import shutil
@@ -611,12 +610,17 @@ class _Writers:
         rows = first[order].tolist()
         keys = list(zip([texts[i] for i in rows], [titles[i] for i in rows], [metas[i] for i in rows], strict=True))
         base = self._passages_base
-        # Every loop below runs in C (map, compress, update): the keys are distinct within the batch,
-        # so the missing ones can be numbered in one go, in the order they first appear.
-        new = list(itertools.compress(keys, map(operator.not_, map(memo.__contains__, keys))))
-        memo.update(zip(new, range(base + len(memo), base + len(memo) + len(new)), strict=True))
+        # Every loop below runs in C (map, compress, update), and each key is hashed once more only
+        # when it is new: the keys are distinct within the batch, so the new ones are numbered in one
+        # go, in the order they first appear.
+        found = np.array(list(map(memo.get, keys, itertools.repeat(-1))), dtype=np.int64)
+        missing = found < 0
+        new = list(itertools.compress(keys, missing.tolist()))
+        numbers = range(base + len(memo), base + len(memo) + len(new))
+        found[missing] = numbers
+        memo.update(zip(new, numbers, strict=True))
         positions = np.empty(len(rows), dtype=np.int32)
-        positions[order] = np.fromiter(map(memo.__getitem__, keys), dtype=np.int32, count=len(rows))
+        positions[order] = found
         if new:
             self.append_passages(
                 PassageTable(
