@@ -453,7 +453,8 @@ _CHECKED: dict[tuple[str, tuple[int | None, ...]], int] = {}
 
 def _crc32(path: Path) -> int:
     """CRC-32 of a file, read (not mapped: its pages stay out of this process's resident memory)."""
-    crc, block = 0, bytearray(1 << 24)
+    # A block no larger than the file: zero-filling 16 MB for each small table cost more than its CRC.
+    crc, block = 0, bytearray(max(1, min(1 << 24, path.stat().st_size)))
     view = memoryview(block)
     with open(path, "rb", buffering=0) as handle:
         while size := handle.readinto(block):
