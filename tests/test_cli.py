@@ -130,7 +130,8 @@ def test_show_a_jwhr_session_of_the_demo_sample(capsys: pytest.CaptureFixture[st
     assert status == 0
     assert "DEMO SAMPLE, not the dataset" in out
     # why the demo sample, and where to go from here, said once on stderr
-    assert err.count("could not be downloaded") == 1 and "book/data.md" in err and "atlas status" in err
+    assert err.count("the official file is not in") == 1 and "book/data.md" in err and "atlas status" in err
+    assert "could not be downloaded" not in err and "downloads are off" in err  # nothing was tried
     assert FUJI in out
     # references 0 and 1 are cited by the answer, reference 2 (a search result page) is not
     lines = out.splitlines()

@@ -81,6 +81,13 @@ _BAIDU_NOTE = (
 )
 
 
+def short_reason(exc: BaseException) -> str:
+    """The cause of a failed fetch in one short line (its first sentence, without the advice after it)."""
+    text = " ".join(str(exc).split())
+    first = re.split(r"(?<=[.)])\s+(?=[A-Z])", text, maxsplit=1)[0]
+    return first if len(first) <= 300 else first[:297] + "..."
+
+
 def download_timeout() -> float:
     """Seconds of silence before a download is abandoned: ``$ATLAS_DOWNLOAD_TIMEOUT`` or 60."""
     configured = os.environ.get(TIMEOUT_ENV, "").strip()

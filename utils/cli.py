@@ -222,26 +222,23 @@ def _provenance_line(split: LoadedSplit) -> Any:
 def cmd_status(args: argparse.Namespace) -> int:
     frame = data_status()
     data_directory = config.data_dir()
+    problem = config.data_dir_problem(data_directory)
     if args.json:
-        print(json.dumps({"data_dir": str(data_directory), "splits": frame.to_dict("records")}, ensure_ascii=False))
+        report = {"data_dir": str(data_directory), "splits": frame.to_dict("records")}
+        print(json.dumps({**report, "problem": problem} if problem else report, ensure_ascii=False))
         return 0
-    from rich import box
-    from rich.table import Table
-
     console = _console()
     downloads = f"off (${config.OFFLINE_ENV} is set)" if config.offline() else "allowed"
     console.print(_text(f"data directory: {data_directory}   downloads: {downloads}"))
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in ("dataset", "split", "status"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("file in the data directory", overflow="fold")
+    if problem:
+        console.print(_text(f"{problem[0].upper()}{problem[1:]}.", "bold red"))
+    rows = []
     for row in frame.itertuples(index=False):
         path = Path(row.path)
         with contextlib.suppress(ValueError):
             path = path.relative_to(data_directory)
-        style = {"official file present": "green", PARTIAL: "yellow", DEMO: "red", "missing": "red"}.get(row.status, "")
-        table.add_row(_text(row.dataset), _text(row.split), _text(row.status, style), _text(path.as_posix()))
-    console.print(table)
+        rows.append((clean(row.dataset), clean(row.split), clean(row.status), clean(path.as_posix())))
+    _status_rows(console, rows)
     if config.offline():
         getting = (
             f"Downloads are off: unset ${config.OFFLINE_ENV} for `atlas fetch DATASET`, or put the files "
@@ -256,6 +253,30 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
     )
     return 0
+
+
+def _status_rows(console: Any, rows: list[tuple[str, str, str, str]]) -> None:
+    """One table row per split where the widest row fits the terminal; else each file name on a line
+    of its own, so that no file name is ever broken in two."""
+    from rich import box
+    from rich.table import Table
+
+    styles = {"official file present": "green", PARTIAL: "yellow", DEMO: "red", "missing": "red"}
+    headers = ("dataset", "split", "status", "file in the data directory")
+    widths = [max(len(header), *(len(row[column]) for row in rows)) for column, header in enumerate(headers)]
+    if sum(widths) + 2 * (len(widths) - 1) <= console.width:
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        for header in headers:
+            table.add_column(header, no_wrap=True)
+        for dataset, split, status, path in rows:
+            table.add_row(_text(dataset), _text(split), _text(status, styles.get(status, "")), _text(path))
+        console.print(table)
+        return
+    for dataset, split, status, path in rows:
+        line = _text(f"{dataset}/{split}: ")
+        line.append(status, style=styles.get(status, ""))
+        console.print(line)
+        console.print(_text(f"    {path}"), soft_wrap=True)
 
 
 # -- fetch ----------------------------------------------------------------------------------------------

@@ -151,17 +151,17 @@ def _resolve(
                     f"{path} does not match the official checksum; using it as a user copy", stacklevel=stacklevel
                 )
             return path, kind, status, detail
+    # A data directory that is not there is said as such, not taken for a folder missing one file.
+    problem = config.data_dir_problem(data_directory)
     failure = ""
-    if download and not config.offline():
+    if download and not config.offline() and not problem:
         for item in complete:
             try:
                 path = _download.fetch(item, data_directory)
             except (DownloadError, DataUnavailableError) as exc:
-                failure = str(exc)
+                failure = _download.short_reason(exc)
                 continue
             return path, OFFICIAL, _download.local_status(item, path, data_directory), ""
-    elif config.offline():
-        failure = f"downloads are off (${config.OFFLINE_ENV} is set)"
     for item in partial:
         path = data_directory / item.path
         if path.is_file():
@@ -169,15 +169,23 @@ def _resolve(
             return path, PARTIAL, _download.local_status(item, path, data_directory), item.description
     demo = config.demo_dir() / complete[0].path
     if not demo.is_file():
-        raise DataUnavailableError(_how_to_get(dataset, split, complete[0], data_directory, failure))
+        raise DataUnavailableError(_how_to_get(dataset, split, complete[0], data_directory, problem or failure))
+    if problem:
+        why = problem
+    elif failure:
+        why = f"the official file is not in {data_directory} and could not be downloaded ({failure})"
+    elif config.offline():
+        why = f"the official file is not in {data_directory} (downloads are off: ${config.OFFLINE_ENV} is set)"
+    else:
+        why = f"the official file is not in {data_directory}"
     warnings.warn(
-        f"{dataset}/{split}: the official file is not in {data_directory} and could not be downloaded"
-        f"{' (' + failure + ')' if failure else ''}; using the project's DEMO SAMPLE, which is not the "
-        "dataset. See book/data.md to get the real data.",
+        f"{dataset}/{split}: {why}; using the project's DEMO SAMPLE, which is not the dataset. "
+        "See book/data.md to get the real data.",
         DemoDataWarning,
         stacklevel=stacklevel,
     )
-    return demo, DEMO, "unverified", "A handful of records written by the atlas in the original format."
+    detail = "A handful of records written by the atlas in the original format."
+    return demo, DEMO, "unverified", f"{problem[0].upper()}{problem[1:]}. {detail}" if problem else detail
 
 
 def resolve_file(
@@ -287,7 +295,9 @@ def data_status(data_dir: str | Path | None = None) -> pd.DataFrame:
     for dataset in dataset_names():
         for split, files in get_source(dataset).splits.items():
             found = next((item for item in files if (data_directory / item.path).is_file()), None)
-            if found is None:
+            if found is None and config.data_dir_problem(data_directory):
+                status = "no data directory"
+            elif found is None:
                 status = DEMO if (config.demo_dir() / files[0].path).is_file() else "missing"
             elif _is_synthetic(data_directory / found.path):
                 status = SYNTHETIC
