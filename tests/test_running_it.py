@@ -143,3 +143,88 @@ def test_atlas_status_never_breaks_a_file_name(real_data_dir: Path, columns: int
         for files in source.splits.values():
             assert any(item.path in words for item in files), files[0].path
     assert max(len(line) for line in done.stdout.splitlines()) <= columns
+
+
+# -- wording (item 7) ------------------------------------------------------------------------------
+
+
+def test_a_json_line_cut_at_its_end_names_the_column_where_it_stops(tmp_path: Path) -> None:
+    from utils.errors import DataError
+    from utils.formats._io import iter_json_lines
+
+    line = '{"id": "x", "turns": [' + "1, " * 350 + "2"
+    path = tmp_path / "cut.jsonl"
+    path.write_text('{"id": "a"}\n' + line + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=f"line 2.*at column {len(line) + 1}\\b"):
+        list(iter_json_lines(path))
+
+
+def test_an_unterminated_string_is_reported_without_at_at(tmp_path: Path) -> None:
+    from utils.errors import DataError
+    from utils.formats._io import iter_json_lines
+
+    path = tmp_path / "cut.jsonl"
+    path.write_text('{"id": "abc\n', encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        list(iter_json_lines(path))
+    assert "Unterminated string starting at column 8" in str(caught.value)
+    assert " at at " not in str(caught.value)
+
+
+def test_an_unknown_split_is_named_before_its_dataset() -> None:
+    from utils import load
+    from utils.errors import UnknownNameError
+
+    with pytest.raises(UnknownNameError, match=r"unknown split 'answerd' of jwhr; choose one of: answered"):
+        load("jwhr", "answerd")
+
+
+def test_a_csv_cell_over_the_field_limit_names_its_own_line(tmp_path: Path) -> None:
+    import csv
+
+    from utils.errors import DataError
+    from utils.formats._io import iter_csv_rows
+
+    path = tmp_path / "big.csv"
+    path.write_text("a,b\n1," + "x" * (csv.field_size_limit() + 10) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"record line 2\b.*field larger than field limit"):
+        list(iter_csv_rows(path))
+
+
+def test_a_read_only_file_system_is_called_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from utils import cli
+
+    real = os.statvfs
+
+    class ReadOnly:
+        def __init__(self, path: str) -> None:
+            self.f_flag = real(path).f_flag | os.ST_RDONLY
+
+    monkeypatch.setattr(os, "statvfs", ReadOnly)
+    with pytest.raises(OSError, match="read-only file system") as caught:
+        cli.check_output_path(tmp_path / "out.jsonl")
+    assert "permission" not in str(caught.value)
+
+
+@pytest.mark.parametrize("command", ["status", "fetch", "show", "stats", "export"])
+def test_every_subcommand_help_is_wrapped_to_the_terminal(command: str) -> None:
+    env = {**os.environ, "COLUMNS": "80", "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-m", "utils", command, "--help"], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert max(len(line) for line in done.stdout.splitlines()) <= 80
+
+
+def test_the_command_line_says_a_cache_warning(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from utils import CacheWarning, cli
+
+    real = cli.load
+
+    def load_with_a_cache_problem(dataset: str, split: str) -> object:
+        warnings.warn("the cache of jwhr/answered could not be written (disk full)", CacheWarning, stacklevel=2)
+        return real(dataset, split)
+
+    monkeypatch.setattr(cli, "load", load_with_a_cache_problem)
+    assert cli.main(["stats", "jwhr", "answered"]) == 0
+    assert "warning: the cache of jwhr/answered could not be written (disk full)" in capsys.readouterr().err

@@ -74,8 +74,10 @@ import json
 import os
 import random
 import re
+import stat
 import sys
 import tempfile
+import textwrap
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -85,6 +87,7 @@ from typing import Any
 import pyarrow as pa
 
 from . import __version__, _download, config
+from ._cache import describe_os_error
 from .errors import AtlasError, DataUnavailableError, DownloadError, UnknownNameError
 from .loading import DEMO, PARTIAL, SYNTHETIC, DemoDataWarning, LoadedSplit, data_status, load
 from .records import ROLES, Dialogue, Turn
@@ -167,7 +170,7 @@ class UsageError(AtlasError):
 # -- output helpers -----------------------------------------------------------------------------------
 
 
-def _console() -> Any:
+def _console(*, stderr: bool = False) -> Any:
     from rich.console import Console
 
     class _Console(Console):
@@ -178,7 +181,7 @@ def _console() -> Any:
 
     # highlight=False: rich would otherwise colour numbers and quotes inside dataset text; emoji=False:
     # ":smile:" in a dialogue stays as typed.
-    return _Console(highlight=False, emoji=False)
+    return _Console(highlight=False, emoji=False, stderr=stderr)
 
 
 def clean(text: object) -> str:
@@ -199,9 +202,13 @@ def _load(dataset: str, split: str) -> LoadedSplit:
         warnings.simplefilter("always")
         loaded = load(dataset, split)
     # The provenance line says what was loaded; why it is the demo sample goes to stderr, once.
+    # Every other warning (a cache that could not be used or written, a copy that differs from the
+    # official file) is said too, one line each: recorded but unsaid, it would be lost.
     for warning in caught:
         if issubclass(warning.category, DemoDataWarning):
             print(f"{PROG}: {clean(warning.message)} `{PROG} status` lists what is in place.", file=sys.stderr)
+        else:
+            print(f"{PROG}: warning: {clean(warning.message)}", file=sys.stderr)
     return loaded
 
 
@@ -712,44 +719,92 @@ def _batches(records: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict
         yield batch
 
 
+#: ``--out -``: the export goes to standard output, and what the command says goes to standard error.
+STDOUT = "-"
+
+
+def _written_in_place(out: Path) -> bool:
+    """True when ``out`` is written directly, not replaced: standard output (``-``), or something that
+    exists and is not a regular file (a device such as ``/dev/null``, a FIFO, a terminal)."""
+    if str(out) == STDOUT:
+        return True
+    try:
+        return not stat.S_ISREG(out.stat().st_mode)  # follows links: /dev/stdout is its target
+    except OSError:
+        return False
+
+
+def _replaced_file(out: Path) -> Path:
+    """The regular file an atomic write of ``out`` replaces: a link's target, so the link stays."""
+    return Path(os.path.realpath(out)) if out.is_symlink() else out
+
+
 def check_output_path(out: Path) -> None:
     """Raise :class:`OSError` with a clear message when ``out`` cannot be written as a file."""
+    if _written_in_place(out):
+        if str(out) != STDOUT and out.is_dir():
+            raise OSError(f"cannot write {out}: it is a directory (give a file name with --out)")
+        return
+    out = _replaced_file(out)
     if out.is_dir():
         raise OSError(f"cannot write {out}: it is a directory (give a file name with --out)")
     if out.parent.exists() and not out.parent.is_dir():
         raise OSError(f"cannot write {out}: {out.parent} is not a directory")
     if not out.parent.is_dir():
         raise OSError(f"cannot write {out}: the directory {out.parent} does not exist")
+    read_only = False
+    with contextlib.suppress(OSError, AttributeError):  # statvfs: not on every platform
+        read_only = bool(os.statvfs(out.parent).f_flag & os.ST_RDONLY)
+    if read_only:
+        raise OSError(f"cannot write {out}: {out.parent} is on a read-only file system")
     if not os.access(out.parent, os.W_OK):
         raise OSError(f"cannot write {out}: no permission to write in {out.parent}")
 
 
+def _write_records(split: LoadedSplit, handle: Any, fmt: str) -> int:
+    """Write the split to an open binary ``handle``; return the number of records."""
+    count = 0
+    if fmt == "jsonl":
+        for record in export_records(split):
+            handle.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+            count += 1
+        return count
+    import pyarrow.parquet as pq
+
+    with pq.ParquetWriter(pa.PythonFile(handle, mode="w"), EXPORT_SCHEMA, compression="zstd") as writer:
+        for batch in _batches(export_records(split, parquet=True), _EXPORT_BATCH):
+            writer.write_table(pa.Table.from_pylist(batch, schema=EXPORT_SCHEMA))
+            count += len(batch)
+        if not count:  # an empty split still gives a readable file with the schema
+            writer.write_table(EXPORT_SCHEMA.empty_table())
+    return count
+
+
 def write_export(split: LoadedSplit, out: Path, fmt: str) -> int:
-    """Write the split to ``out`` as ``jsonl`` or ``parquet`` through a temporary file; return the records."""
+    """Write the split to ``out`` as ``jsonl`` or ``parquet``; return the number of records.
+
+    A regular file (or a new one) is written through a temporary file and replaced at once, so a
+    failure leaves the old file whole; a link is followed and its target replaced. Standard output
+    (``-``), devices and FIFOs are written to directly: replacing ``/dev/null`` would turn the device
+    into a file.
+    """
     out = Path(out)
     check_output_path(out)
+    if str(out) == STDOUT:
+        sys.stdout.flush()
+        return _write_records(split, sys.stdout.buffer, fmt)
+    if _written_in_place(out):
+        with open(out, "wb") as handle:
+            return _write_records(split, handle, fmt)
+    out = _replaced_file(out)
     try:
         descriptor, name = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".part")
     except OSError as exc:
-        raise OSError(f"cannot write {out}: {exc.strerror or exc}") from exc
+        raise OSError(f"cannot write {out}: {describe_os_error(exc)}") from exc
     temporary = Path(name)
-    count = 0
     try:
-        if fmt == "jsonl":
-            with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-                for record in export_records(split):
-                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-                    count += 1
-        else:
-            import pyarrow.parquet as pq
-
-            os.close(descriptor)
-            with pq.ParquetWriter(temporary, EXPORT_SCHEMA, compression="zstd") as writer:
-                for batch in _batches(export_records(split, parquet=True), _EXPORT_BATCH):
-                    writer.write_table(pa.Table.from_pylist(batch, schema=EXPORT_SCHEMA))
-                    count += len(batch)
-                if not count:  # an empty split still gives a readable file with the schema
-                    writer.write_table(EXPORT_SCHEMA.empty_table())
+        with os.fdopen(descriptor, "wb") as handle:
+            count = _write_records(split, handle, fmt)
         # mkstemp makes the file private; give it the permissions a newly created file would have.
         umask = os.umask(0)
         os.umask(umask)
@@ -767,9 +822,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     check_output_path(out)  # before loading: a large split is not parsed for nothing
     split = _load(args.dataset, args.split)
     count = write_export(split, out, args.to)
-    console = _console()
+    console = _console(stderr=str(out) == STDOUT)  # the records alone on standard output
     console.print(_provenance_line(split))
-    console.print(_text(f"wrote {count:,} records to {out} ({args.to})"))
+    console.print(_text(f"wrote {count:,} records to {'standard output' if str(out) == STDOUT else out} ({args.to})"))
     return 0
 
 
@@ -781,9 +836,22 @@ def _add_names(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("split", metavar="SPLIT", help="a split of DATASET (`atlas status` lists them)")
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Descriptions and epilogs wrapped to the terminal, line by line; example lines (indented) are kept
+    as typed, so that a command can be copied."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(
+            indent + line if not line or line.startswith("  ") else textwrap.fill(
+                line, width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False
+            )
+            for line in text.splitlines()
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``atlas`` argument parser (one sub-command per task, each with ``--help``)."""
-    formatter = argparse.RawDescriptionHelpFormatter
+    formatter = _HelpFormatter
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Read, measure and export the Grounded Dialogue Atlas datasets from the shell.",
@@ -876,7 +944,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_names(export)
     export.add_argument("--to", choices=("jsonl", "parquet"), required=True, help="output format")
-    export.add_argument("--out", metavar="PATH", help="output file (default: DATASET-SPLIT.jsonl or .parquet)")
+    export.add_argument(
+        "--out",
+        metavar="PATH",
+        help="output file (default: DATASET-SPLIT.jsonl or .parquet); - for standard output",
+    )
     export.set_defaults(handler=cmd_export)
     return parser
 

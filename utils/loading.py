@@ -202,7 +202,7 @@ def resolve_file(
     try:
         item = source.extra_files[name]
     except KeyError:
-        raise UnknownNameError(f"extra file of {dataset!r}", name, list(source.extra_files)) from None
+        raise UnknownNameError("extra file", name, list(source.extra_files), of=dataset) from None
     return _resolve(dataset, name, config.data_dir(data_dir), download, (item,), stacklevel=4)
 
 

@@ -185,7 +185,7 @@ def reported_value(dataset: str, name: str, split: str = "") -> Reported:
         if (item.dataset, item.name, item.split) == (dataset, name, split):
             return item
     known = sorted({f"{i.name}@{i.split or 'all'}" for i in REPORTED if i.dataset == dataset})
-    raise UnknownNameError(f"reported number of {dataset!r}", f"{name}@{split or 'all'}", known)
+    raise UnknownNameError("reported number", f"{name}@{split or 'all'}", known, of=dataset)
 
 
 # -- the one reported-versus-reproduced comparison ---------------------------------------------------

@@ -475,7 +475,7 @@ def get_split_files(dataset: str, split: str) -> tuple[SourceFile, ...]:
     try:
         return source.splits[split]
     except KeyError:
-        raise UnknownNameError(f"split of {dataset!r}", split, list(source.splits)) from None
+        raise UnknownNameError("split", split, list(source.splits), of=dataset) from None
 
 
 def origin(item: SourceFile) -> str:
