@@ -92,3 +92,45 @@ def test_a_csv_cut_between_two_cells_is_a_data_error(tmp_path: Path) -> None:
     path.write_text("a,b,c\n1,2,3\n4,5", encoding="utf-8")
     with pytest.raises(DataError, match=r"record line 3: 2 values for the header's 3 columns"):
         list(iter_csv_rows(path))
+
+
+# -- bidirectional controls in HTML (item 15) --------------------------------------------------------------
+
+_OPENERS = {"\u202a": "e", "\u202b": "e", "\u202d": "e", "\u202e": "e", "\u2066": "i", "\u2067": "i", "\u2068": "i"}
+
+
+def _open_bidi_at_tags(html: str) -> list[int]:
+    """Positions of the tags at which a bidirectional embedding, override or isolate is still open."""
+    stack: list[str] = []
+    open_at = []
+    for position, char in enumerate(html):
+        if char in _OPENERS:
+            stack.append(_OPENERS[char])
+        elif char == "\u202c" and stack and stack[-1] == "e":
+            stack.pop()
+        elif char == "\u2069" and "i" in stack:
+            while stack.pop() != "i":
+                pass
+        elif char == "<" and stack:
+            open_at.append(position)
+    return open_at
+
+
+@pytest.mark.parametrize("dataset", ["wow", "faithdial", "wise", "jwhr"])
+def test_an_override_in_data_reorders_only_its_own_string(dataset: str) -> None:
+    # every string of a demo dialogue (turn text, answer sentences, titles, labels) ends with an RLO
+    from test_html_safety import _demo_dialogues, _renderer, hostile
+
+    for dialogue in _demo_dialogues(dataset)[:2]:
+        html = str(_renderer(dataset)(hostile(dialogue, "\u202e", "append")))
+        assert "\u202e" in html
+        assert _open_bidi_at_tags(html) == [], dataset
+
+
+def test_isolated_bidi_closes_what_the_text_leaves_open() -> None:
+    from utils.render._html import esc
+
+    assert esc("plain <text>") == "plain &lt;text&gt;"  # text without controls is unchanged
+    assert esc("abc\u202e") == "\u2068abc\u202e\u202c\u2069"
+    assert esc("\u2067a\u202bb") == "\u2068\u2067a\u202bb\u202c\u2069\u2069"
+    assert esc("a\u202eb\u202cc") == "\u2068a\u202eb\u202cc\u2069"
