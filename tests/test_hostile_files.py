@@ -134,3 +134,49 @@ def test_isolated_bidi_closes_what_the_text_leaves_open() -> None:
     assert esc("abc\u202e") == "\u2068abc\u202e\u202c\u2069"
     assert esc("\u2067a\u202bb") == "\u2068\u2067a\u202bb\u202c\u2069\u2069"
     assert esc("a\u202eb\u202cc") == "\u2068a\u202eb\u202cc\u2069"
+
+
+# -- one id in two splits (item 17) ---------------------------------------------------------------------------
+
+
+def _jwhr_copies(data_dir: Path, demo_dir: Path, monkeypatch: pytest.MonkeyPatch, *, shared_id: bool) -> None:
+    """Copies of the demo's two JWHR files in the data directory (taken for the official files, whose
+    recorded sizes are set aside), with one id of ``answered`` put into ``not_answered`` or not."""
+    import json
+
+    from utils import loading
+    from utils.sources import SourceFile
+
+    monkeypatch.setattr(loading, "get_split_files", lambda dataset, split: (SourceFile(path=f"jwhr/{split}.jsonl"),))
+
+    folder = data_dir / "jwhr"
+    folder.mkdir()
+    answered = (demo_dir / "jwhr" / "answered.jsonl").read_text(encoding="utf-8")
+    lines = (demo_dir / "jwhr" / "not_answered.jsonl").read_text(encoding="utf-8").splitlines()
+    if shared_id:
+        first = json.loads(lines[0])
+        first["id"] = json.loads(answered.splitlines()[0])["id"]
+        lines[0] = json.dumps(first, ensure_ascii=False)
+    (folder / "answered.jsonl").write_text(answered, encoding="utf-8")
+    (folder / "not_answered.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("split", ["answered", "not_answered"])
+def test_one_jwhr_id_in_both_splits_is_a_data_error_naming_both_files(
+    data_dir: Path, demo_dir: Path, monkeypatch: pytest.MonkeyPatch, split: str
+) -> None:
+    _jwhr_copies(data_dir, demo_dir, monkeypatch, shared_id=True)
+    with pytest.raises(DataError) as caught:
+        load("jwhr", split)
+    message = str(caught.value)
+    assert "answered.jsonl" in message and "not_answered.jsonl" in message
+    assert "1 id value" in message and "field 'id'" in message
+
+
+def test_jwhr_splits_with_distinct_ids_load(data_dir: Path, demo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _jwhr_copies(data_dir, demo_dir, monkeypatch, shared_id=False)
+    assert len(load("jwhr", "answered")) and len(load("jwhr", "not_answered"))
+
+
+def test_the_real_jwhr_splits_share_no_id(real_data_dir: Path) -> None:
+    assert load("jwhr", "answered").provenance.kind == "official"

@@ -12,6 +12,7 @@ be written never stops a load (see :mod:`utils._cache`).
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import warnings
@@ -279,6 +280,51 @@ def _check_record_ids(dataset: str, split: str, path: Path, tables: _cache.Cache
     )
 
 
+#: Datasets whose other splits are being loaded for :func:`_check_ids_across_splits` (no recursion).
+_CHECKING_ACROSS: set[str] = set()
+
+
+def _check_ids_across_splits(
+    dataset: str, split: str, path: Path, demo: bool, tables: _cache.CachedTables, data_directory: Path
+) -> None:
+    """A :class:`DataError` naming both files when an id of this split occurs in another split of a
+    dataset whose ``record_ids`` says ids are unique across its splits. Splits from different places
+    (one from the data directory, one a demo sample) are not compared."""
+    rule = get_source(dataset).record_ids
+    if rule is None or not rule.unique_across_splits or dataset in _CHECKING_ACROSS:
+        return
+    ids = set(tables.dialogues.column("id").to_pylist())
+    _CHECKING_ACROSS.add(dataset)
+    try:
+        for other in get_source(dataset).splits:
+            if other == split:
+                continue
+            loaded: LoadedSplit | None = None
+            # the other split's own warnings and errors belong to its own load
+            with warnings.catch_warnings(), contextlib.suppress(DataError, DataUnavailableError):
+                warnings.simplefilter("ignore")
+                loaded = load(dataset, other, data_dir=data_directory, download=False)
+            if loaded is None or loaded.provenance.path.resolve() == path.resolve():
+                continue
+            if loaded.provenance.is_demo != demo:
+                continue
+            shared = sorted(ids & set(loaded._tables.dialogues.column("id").to_pylist()))
+            if shared:
+                more = f" and {len(shared) - 10:,} more" if len(shared) > 10 else ""
+                listing = ", ".join(map(repr, shared[:10])) + more
+                raise DataError(
+                    f"{len(shared):,} {rule.field} value{'s' if len(shared) > 1 else ''} ({listing}) also in "
+                    f"{other}, {loaded.provenance.path}: each of {dataset}'s {get_source(dataset).record_unit} "
+                    f"is in one split only, so these are not faithful copies of {dataset}/{split} and "
+                    f"{dataset}/{other}. Replace them with the official files (book/data.md says where to get "
+                    "them).",
+                    path=path,
+                    field=rule.field,
+                )
+    finally:
+        _CHECKING_ACROSS.discard(dataset)
+
+
 def _how_to_get(dataset: str, split: str, item: SourceFile, data_directory: Path, failure: str) -> str:
     where = item.url or (item.archive.url if item.archive else None) or f"Google Drive folder {item.gdrive_folder}"
     return (
@@ -333,6 +379,7 @@ def load(
         fast_build=None if fast is None else lambda: fast(path, split=split),
     )
     _check_record_ids(dataset, split, path, tables)
+    _check_ids_across_splits(dataset, split, path, kind == DEMO, tables, data_directory)
     provenance = Provenance(
         dataset=dataset,
         split=split,

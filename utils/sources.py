@@ -77,6 +77,9 @@ class RecordIds:
     #: (a :class:`~utils.errors.DataError`). False: repeats are known in the original data, so they
     #: are kept, with a warning naming them.
     unique: bool
+    #: True: the splits are parts of one collection, so no id may occur in two of them (checked when
+    #: both splits come from the data directory, or both from the demo samples).
+    unique_across_splits: bool = False
 
 
 @dataclass(frozen=True)
@@ -406,7 +409,7 @@ SOURCES: dict[str, DatasetSource] = {
         name="jwhr",
         # The dataset card calls ``id`` the "Entry ID" of a session; in the real files the 838 answered
         # and 433 not-answered ids are all distinct, and the two files share none.
-        record_ids=RecordIds(field="id", unique=True),
+        record_ids=RecordIds(field="id", unique=True, unique_across_splits=True),
         record_unit="sessions",
         title="Japanese Wikipedia Human Retrieval",
         language="Japanese",
