@@ -180,3 +180,46 @@ def test_jwhr_splits_with_distinct_ids_load(data_dir: Path, demo_dir: Path, monk
 
 def test_the_real_jwhr_splits_share_no_id(real_data_dir: Path) -> None:
     assert load("jwhr", "answered").provenance.kind == "official"
+
+
+# -- mathtext in data (item 11) ------------------------------------------------------------------------------
+
+
+def _all_plot_functions() -> list[tuple[str, object]]:
+    import importlib
+    import pkgutil
+
+    import utils
+
+    found = []
+    for module_info in pkgutil.walk_packages(utils.__path__, "utils."):
+        if module_info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(module_info.name)
+        for name, value in vars(module).items():
+            if name.startswith("plot_") and callable(value) and getattr(value, "__module__", "") == module.__name__:
+                found.append((f"{module.__name__}.{name}", value))
+    return found
+
+
+def test_every_plot_function_draws_data_text_as_typed() -> None:
+    plots = _all_plot_functions()
+    assert len(plots) >= 10
+    assert [name for name, plot in plots if not getattr(plot, "text_as_typed", False)] == []
+
+
+@pytest.mark.filterwarnings("ignore:Glyph")
+def test_a_dollar_in_a_page_title_is_drawn_as_typed(data_dir: Path) -> None:
+    import io
+
+    import matplotlib.text
+    from test_html_safety import hostile
+
+    from utils.stats.jwhr import plot_top_pages
+
+    dialogues = [hostile(d, r" $\notacommand$ and $x$", "append") for d in load("jwhr", "answered")]
+    fig = plot_top_pages(dialogues)
+    texts = [t for t in fig.findobj(matplotlib.text.Text) if "$" in t.get_text()]
+    fig.savefig(io.BytesIO(), format="png")  # mathtext would raise ParseFatalException here
+    texts += [t for t in fig.findobj(matplotlib.text.Text) if "$" in t.get_text()]
+    assert texts and not any(t.get_parse_math() for t in texts)

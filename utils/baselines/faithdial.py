@@ -25,6 +25,7 @@ import pandas as pd
 from sklearn.metrics import accuracy_score, f1_score, roc_auc_score, roc_curve
 
 from ..metrics import corpus_bleu, rouge_l, unigram_f1
+from ..plotting import text_as_typed
 from ..render._html import esc
 from ..stats.faithdial import HALLUCINATED, audit_file_label, knowledge_overlap
 from ..tables import Table, table
@@ -306,6 +307,7 @@ def audit_separation(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(records).set_index("file")
 
 
+@text_as_typed
 def plot_roc(results: Sequence[CriticResult]) -> plt.Figure:
     """ROC curves of several evaluations on one plot (sets with one class only are skipped)."""
     fig, ax = plt.subplots(figsize=(5.5, 4.8))

@@ -25,6 +25,7 @@ from .. import tables
 from ..figures import data_caveat
 from ..formats.jwhr import NOT_FOUND, NOTHING, QUOTE, SUMMARY, Sentence, Step, answered, sentences, trail
 from ..metrics import PRF, grounding_overlap, set_prf
+from ..plotting import text_as_typed
 from ..records import Dialogue
 from ..stats.jwhr import link_depth
 from ..text import char_tokens
@@ -444,6 +445,7 @@ def extractiveness_alt(frame: pd.DataFrame) -> str:
     )
 
 
+@text_as_typed
 def plot_extractiveness(frame: pd.DataFrame) -> Any:
     """Two histograms of an :func:`extractiveness` frame, one above the other: covered share and
     longest common substring (7 in wide, text of at least 9 pt)."""

@@ -23,6 +23,7 @@ from ..errors import UnknownNameError
 from ..figures import MAX_WIDTH_INCHES, data_caveat
 from ..loading import DEMO, PARTIAL, DemoDataWarning, LoadedSplit, Provenance, load
 from ..metrics import ngram_prf
+from ..plotting import text_as_typed
 from ..records import WIZARD
 from ..render import SafeHTML, esc
 from ..sources import SOURCES, DatasetProfile, get_source
@@ -548,6 +549,7 @@ def _horizontal(axis: object) -> dict[str, object]:
     return {"orientation": "horizontal"} if "orientation" in parameters else {"vert": False}
 
 
+@text_as_typed
 def plot_overlap(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit] | None = None) -> Figure:
     """Box plots of coverage per dataset (every response a dot): single tokens above, token pairs below.
 

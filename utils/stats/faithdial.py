@@ -25,6 +25,7 @@ from ..formats.faithdial import labels_describe as _labels_describe
 from ..formats.faithdial_audit import BEGIN_CLASSES, STATUS_LABELLED, VRM_CLASSES, audit_file_label, audit_report
 from ..loading import Dialogues
 from ..metrics import grounding_overlap
+from ..plotting import text_as_typed
 from ..records import SEEKER, WIZARD, Dialogue
 from ..reported import Reproduced, compare, reported, reported_value
 from ..text import word_tokens
@@ -455,6 +456,7 @@ def _share_bars(ax: plt.Axes, table: pd.DataFrame, colours: Sequence[str]) -> No
     ax.set_xlabel("% of responses")
 
 
+@text_as_typed
 def plot_label_distribution(frame: pd.DataFrame, scheme: str = "BEGIN", title: str = "") -> plt.Figure:
     """Horizontal bars of :func:`label_distribution` (the share of responses per class or mode)."""
     table = label_distribution(frame, scheme)
@@ -465,6 +467,7 @@ def plot_label_distribution(frame: pd.DataFrame, scheme: str = "BEGIN", title: s
     return fig
 
 
+@text_as_typed
 def plot_label_distributions(frame: pd.DataFrame) -> plt.Figure:
     """BEGIN classes above VRM modes: the share of labelled responses carrying each (one figure)."""
     begin = label_distribution(frame, "BEGIN")
@@ -481,6 +484,7 @@ def plot_label_distributions(frame: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+@text_as_typed
 def plot_before_after(frame: pd.DataFrame, title: str = "") -> plt.Figure:
     """Histograms of length and knowledge precision before and after editing (edited responses)."""
     sizes = lengths(frame)
@@ -506,6 +510,7 @@ def plot_before_after(frame: pd.DataFrame, title: str = "") -> plt.Figure:
     return fig
 
 
+@text_as_typed
 def plot_audit_begin(table: pd.DataFrame) -> plt.Figure:
     """Stacked horizontal bars of :func:`audit_begin_table`: one bar per audit file, one colour per
     BEGIN class, and the paper's lower bound for gold WoW as a dashed line."""

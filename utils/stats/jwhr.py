@@ -21,6 +21,7 @@ from .. import tables
 from ..figures import data_caveat
 from ..formats.jwhr import NOT_FOUND, NOTHING, QUOTE, SUMMARY, Step, answered, question, sentences, trail
 from ..loading import Dialogues
+from ..plotting import text_as_typed
 from ..records import WIZARD, Dialogue
 from ..render._html import esc
 from ..reported import Reproduced, compare
@@ -514,6 +515,7 @@ FIGURE_FONTS = {
 }
 
 
+@text_as_typed
 def plot_trails(splits: Mapping[str, Dialogues]) -> Any:
     """Six panels in a 3 x 2 grid comparing the splits' trails: length, pages, search/link, contents,
     keywords, depth; one legend for the figure, each bar a share of the chunk's sessions, steps or searches."""
@@ -538,6 +540,7 @@ def plot_trails(splits: Mapping[str, Dialogues]) -> Any:
     return fig
 
 
+@text_as_typed
 def plot_answers(dialogues: Dialogues, not_answered: Dialogues = ()) -> Any:
     """Four panels in a 2 x 2 grid: sentences per answer, citations per sentence, question lengths
     (answered and, when given, not-answered sessions) and answer lengths, in characters."""
@@ -563,6 +566,7 @@ def plot_answers(dialogues: Dialogues, not_answered: Dialogues = ()) -> Any:
     return fig
 
 
+@text_as_typed
 def plot_top_pages(dialogues: Dialogues, k: int = 15) -> Any:
     """The pages cited in the most answers, as a horizontal bar chart (Japanese titles)."""
     import matplotlib.pyplot as plt

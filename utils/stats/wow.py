@@ -22,6 +22,7 @@ from ..errors import UnknownNameError
 from ..figures import caption
 from ..formats.wow_raw import NO_PASSAGES_USED
 from ..loading import LoadedSplit
+from ..plotting import text_as_typed
 from ..records import SEEKER, WIZARD
 from ..reported import REPORTED, Reported, Reproduced, compare
 from ..text import counted
@@ -482,6 +483,7 @@ def describe_topics(train: LoadedSplit, others: Mapping[str, LoadedSplit], n: in
     )
 
 
+@text_as_typed
 def plot_lengths(splits: Mapping[str, LoadedSplit]):
     """Histograms of utterance length (words) and of utterances per dialogue, one panel above the other."""
     import matplotlib.pyplot as plt
@@ -501,6 +503,7 @@ def plot_lengths(splits: Mapping[str, LoadedSplit]):
     return fig
 
 
+@text_as_typed
 def plot_candidates(splits: Mapping[str, LoadedSplit]):
     """Histogram of knowledge candidates per wizard turn."""
     import matplotlib.pyplot as plt
@@ -515,6 +518,7 @@ def plot_candidates(splits: Mapping[str, LoadedSplit]):
     return fig
 
 
+@text_as_typed
 def plot_topics(split: LoadedSplit, train: LoadedSplit, others: Mapping[str, LoadedSplit], n: int = 15):
     """The most frequent topics of ``split`` above, the held-out splits' topics seen in train below."""
     import matplotlib.pyplot as plt
