@@ -96,7 +96,7 @@ def test_session_and_sentence_frames(session: utils.Dialogue) -> None:
 def test_id_gaps_span_both_splits(tmp_path: Path) -> None:
     first = _parse(tmp_path, {**TRAIL_SESSION, "id": 1}, {**TRAIL_SESSION, "id": 4})
     second = _parse(tmp_path, {"id": 2, "question": "？", "references": []}, split="not_answered")
-    assert stats.id_gaps(first, second) == [3]
+    assert stats.id_gaps(first, second) == [(3, 3)]
     assert stats.duplicate_ids(first, second + second) == [2]
 
 
@@ -146,7 +146,7 @@ def test_demo_statistics_and_baselines_run() -> None:
     table = stats.summary_table({"answered": answered, "not answered": not_answered})
     assert table.loc["sessions"].tolist() == [3, 3]
     assert table.loc["sessions without references", "not answered"] == 1
-    assert stats.id_gaps(answered, not_answered) == [6]
+    assert stats.id_gaps(answered, not_answered) == [(6, 6)]
     assert math.isnan(table.loc["sentences per answer (mean)", "not answered"])
     scores = baselines.attribution_scores(answered)
     assert scores["sentences"].iloc[0] == 8
@@ -170,7 +170,7 @@ def test_real_statistics(real_data_dir: Path) -> None:
     table = stats.summary_table({"answered": answered, "not answered": not_answered})
     assert table.loc["sessions"].tolist() == [838, 433]
     assert table.loc["links not pointing back (count)"].tolist() == [0, 2]
-    assert stats.id_gaps(answered, not_answered) == [82, 88, 368, 841, 849, 851, 1069, 1161, 1173]
+    assert stats.id_gaps(answered, not_answered) == [(i, i) for i in (82, 88, 368, 841, 849, 851, 1069, 1161, 1173)]
     assert stats.duplicate_ids(answered, not_answered) == []
     scores = baselines.attribution_scores(answered).set_index("method")
     assert scores.loc["char 2-gram overlap", "accuracy"] > scores.loc["random (expected)", "accuracy"]
@@ -380,3 +380,18 @@ def test_real_chapter_tables(real_data_dir: Path) -> None:
     flagged = stats.flagged_steps(splits)
     assert flagged.loc[flagged["page_missing"], ["session", "step"]].to_numpy().tolist() == [[23, 4]]
     assert int(flagged["title_as_written"].notna().sum()) == 8
+
+
+def test_one_huge_id_is_one_gap_range_and_the_page_lists_a_bounded_number(tmp_path: Path) -> None:
+    import time
+
+    first = _parse(tmp_path, {**TRAIL_SESSION, "id": 1}, {**TRAIL_SESSION, "id": 10**9})
+    started = time.perf_counter()
+    gaps = stats.id_gaps(first)
+    assert time.perf_counter() - started < 1
+    assert gaps == [(2, 10**9 - 1)]
+    assert stats.id_gaps_text(gaps) == "2–999,999,999"
+    many = [(i, i) for i in range(2, 2000, 2)]
+    text = stats.id_gaps_text(many)
+    assert len(text) < 300 and text.endswith(f"and {len(many) - stats.GAPS_LISTED:,} more ranges (979 ids)")
+    assert stats.id_gaps_text([]) == "none"

@@ -141,10 +141,33 @@ def sentence_frame(dialogues: Dialogues) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["id", "sentence", "chars", "citations", "cites_quote", "cites_summary_only"])
 
 
-def id_gaps(*splits: Dialogues) -> list[int]:
-    """Record ids missing between 1 and the largest id, over all the given splits together."""
-    ids = {int(d.meta.get("id", d.id)) for split in splits for d in split}
-    return [i for i in range(1, max(ids, default=0) + 1) if i not in ids]
+def id_gaps(*splits: Dialogues) -> list[tuple[int, int]]:
+    """Record ids missing between 1 and the largest id, over all the given splits together, as
+    ``(first, last)`` ranges: one huge id (5,000,000 or 10**9) is one range, not millions of ids."""
+    ids = sorted({int(d.meta.get("id", d.id)) for split in splits for d in split})
+    gaps, expected = [], 1
+    for value in ids:
+        if value > expected:
+            gaps.append((expected, value - 1))
+        expected = max(expected, value + 1)
+    return gaps
+
+
+#: Most gap ranges a page lists; the rest are counted.
+GAPS_LISTED = 20
+
+
+def id_gaps_text(gaps: Sequence[tuple[int, int]], limit: int = GAPS_LISTED) -> str:
+    """The ranges of :func:`id_gaps` for a page: ``"82, 88, 368–370"``, at most ``limit`` of them and
+    then how many more (and how many ids they hold), ``"none"`` for none."""
+    if not gaps:
+        return "none"
+    shown = ", ".join(f"{first:,}" if first == last else f"{first:,}–{last:,}" for first, last in gaps[:limit])
+    rest = gaps[limit:]
+    if not rest:
+        return shown
+    ids = sum(last - first + 1 for first, last in rest)
+    return f"{shown} and {len(rest):,} more range{'s' if len(rest) > 1 else ''} ({ids:,} ids)"
 
 
 def duplicate_ids(*splits: Dialogues) -> list[int]:
