@@ -507,7 +507,7 @@ def test_fetch_of_a_corrupt_file_keeps_nothing_and_explains(
     _point_jwhr_at(monkeypatch, f"{base}/answered.jsonl", "0" * 64, len(body))
     status, out, _ = run(capsys, "fetch", "jwhr", "answered")
     assert status == 1
-    assert "failed    jwhr/answered: could not verify" in out and "By hand: download" in out
+    assert "failed    jwhr/answered: could not verify" in out and "By hand:\n  - download" in out
     leftovers = [p for p in data_dir.rglob("*") if p.is_file() and "_archives" not in p.parts]
     assert leftovers == []
 

@@ -336,6 +336,28 @@ def how_to_get(item: SourceFile, data_directory: Path) -> str:
     return f"place the file at {target} by hand."
 
 
+def _by_hand(items: list[SourceFile], data_directory: Path) -> list[str]:
+    """How to place the files of a failed ``atlas fetch`` by hand: one instruction per source (a
+    Drive folder or an archive holds several files), in the order the files were listed."""
+    groups: dict[str, list[SourceFile]] = {}
+    for item in items:
+        key = item.url or (item.archive.url if item.archive else None) or f"gdrive:{item.gdrive_folder}"
+        groups.setdefault(key, []).append(item)
+    lines = []
+    for group in groups.values():
+        first = group[0]
+        if first.gdrive_folder and len(group) > 1:
+            folder = (data_directory / first.path).parent
+            names = ", ".join(Path(item.path).name for item in group)
+            lines.append(
+                f"open https://drive.google.com/drive/folders/{first.gdrive_folder} in a browser, download "
+                f"{names} and place them in {folder}. {_download._BAIDU_NOTE}"
+            )
+        else:
+            lines.append(how_to_get(first, data_directory))
+    return lines
+
+
 def cmd_fetch(args: argparse.Namespace) -> int:
     targets = _fetch_targets(args)
     data_directory = config.data_dir()
@@ -344,18 +366,12 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     def say(line: str, style: str = "") -> None:
         console.print(_text(line, style), soft_wrap=True)  # never break a URL or a path in two
 
-    explained: set[str] = set()
-
-    def by_hand(item: SourceFile) -> None:
-        if item.archive is not None and item.archive.url in explained:
-            say(f"          By hand: it is in the archive {item.archive.filename} (see above).")
-            return
-        if item.archive is not None:
-            explained.add(item.archive.url)
-        say(f"          By hand: {how_to_get(item, data_directory)}")
-
     say(f"data directory: {data_directory}")
-    problems = 0
+    problem = config.data_dir_problem(data_directory)
+    if problem:
+        say(f"{problem[0].upper()}{problem[1:]}: create it first, or point ${config.DATA_DIR_ENV} at it.", "red")
+        return 1
+    failed: list[SourceFile] = []
     for label, item in targets:
         target = data_directory / item.path
         if target.is_file():
@@ -369,17 +385,20 @@ def cmd_fetch(args: argparse.Namespace) -> int:
             # Offline, the download layer refuses every host but this machine's (the tests' servers).
             path = _download.fetch(item, data_directory)
         except (DownloadError, DataUnavailableError) as exc:
-            problems += 1
+            failed.append(item)
             if config.offline() and isinstance(exc, DataUnavailableError):
                 say(f"missing   {label}: {item.path}; downloads are off (${config.OFFLINE_ENV} is set).", "red")
             else:
-                say(f"failed    {label}: {exc}", "red")
-            by_hand(item)
+                say(f"failed    {label}: {_download.short_reason(exc)}", "red")
             continue
         say(f"fetched   {label}: {item.path} ({_download.local_status(item, path, data_directory)})", "green")
-    done = len(targets) - problems
-    say(f"{done} of {len(targets)} files in place" + (f"; {problems} missing" if problems else ""))
-    return 1 if problems else 0
+    if failed:
+        say("By hand:")
+        for line in _by_hand(failed, data_directory):
+            say(f"  - {line}")
+    done = len(targets) - len(failed)
+    say(f"{done} of {len(targets)} files in place" + (f"; {len(failed)} missing" if failed else ""))
+    return 1 if failed else 0
 
 
 # -- show -----------------------------------------------------------------------------------------------

@@ -158,9 +158,9 @@ def _resolve(
     if download and not config.offline() and not problem:
         for item in complete:
             try:
-                path = _download.fetch(item, data_directory)
+                path = _download.fetch_once(item, data_directory)
             except (DownloadError, DataUnavailableError) as exc:
-                failure = _download.short_reason(exc)
+                failure = str(exc)
                 continue
             return path, OFFICIAL, _download.local_status(item, path, data_directory), ""
     for item in partial:
@@ -174,7 +174,10 @@ def _resolve(
     if problem:
         why = problem
     elif failure:
-        why = f"the official file is not in {data_directory} and could not be downloaded ({failure})"
+        why = (
+            f"the official file is not in {data_directory} and could not be downloaded "
+            f"({_download.short_reason(failure)})"
+        )
     elif config.offline():
         why = f"the official file is not in {data_directory} (downloads are off: ${config.OFFLINE_ENV} is set)"
     else:
