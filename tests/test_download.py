@@ -734,3 +734,19 @@ def test_atlas_fetch_gives_one_short_reason_per_file_and_one_set_of_instructions
     assert out.count("By hand:") == 1 and out.count("drive.google.com/drive/folders/") == len(failed) + 1
     assert out.count("Baidu") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_every_fixed_official_file_at_hand_is_pinned_by_size_and_checksum(real_data_dir: Path) -> None:
+    # A file whose publisher's version is fixed (a pinned commit, a versioned file) and of which an
+    # unmodified copy is at hand is pinned: a download that differs fails instead of being parsed.
+    from utils.sources import SOURCES
+
+    checked = 0
+    for source in SOURCES.values():
+        for item in [*(f for files in source.splits.values() for f in files), *source.extra_files.values()]:
+            local = real_data_dir / item.path
+            if item.partial or not local.is_file():
+                continue
+            assert (item.sha256, item.size) == (_download.sha256_of(local), local.stat().st_size), item.path
+            checked += 1
+    assert checked >= 15
