@@ -228,3 +228,15 @@ def test_the_command_line_says_a_cache_warning(
     monkeypatch.setattr(cli, "load", load_with_a_cache_problem)
     assert cli.main(["stats", "jwhr", "answered"]) == 0
     assert "warning: the cache of jwhr/answered could not be written (disk full)" in capsys.readouterr().err
+
+
+@needs_make
+def test_make_lab_opens_the_learner_copies_when_asked() -> None:
+    done = subprocess.run(
+        ["make", "-n", "--no-print-directory", "-o", ".venv/.installed-stamp", "lab", "LAB_DIR=learner"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "jupyter lab learner/" in done.stdout
