@@ -162,11 +162,11 @@ def test_a_download_is_staged_outside_the_data_directory_and_shows_no_bar_off_a_
 
 
 def test_every_hugging_face_file_comes_from_a_pinned_commit() -> None:
-    from utils.sources import SOURCES
+    from utils.sources import registry
 
     hub = [
         item
-        for source in SOURCES.values()
+        for source in registry().values()
         for files in source.splits.values()
         for item in files
         if item.url and "huggingface.co" in item.url
@@ -610,18 +610,19 @@ def test_the_loader_tries_a_failed_source_once_per_run(
     server: LocalServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from utils import loading
+    from utils.sources import get_source
 
     archive = Archive(url=server.url("wizard_of_wikipedia.tgz"), filename="wizard_of_wikipedia.tgz", sha256=None)
     files = {
         split: (SourceFile(path=f"wow/raw/{name}.json", archive=archive),)
         for split, name in (("train", "train"), ("valid", "valid_random_split"))
     }
-    monkeypatch.setattr(loading, "get_split_files", lambda dataset, split: files[split])
+    monkeypatch.setattr(loading, "_split_files", lambda source, split: files[split])
     monkeypatch.setenv("ATLAS_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("ATLAS_OFFLINE")  # this machine's server only, all the same
     for split in ("train", "valid", "train"):
         with pytest.warns(loading.DemoDataWarning, match="HTTP 404"):
-            loading._resolve("wow", split, tmp_path, True)
+            loading._resolve(get_source("wow"), split, tmp_path, True)
     assert server.hits == {"/wizard_of_wikipedia.tgz": 1}
 
 
@@ -739,10 +740,10 @@ def test_atlas_fetch_gives_one_short_reason_per_file_and_one_set_of_instructions
 def test_every_fixed_official_file_at_hand_is_pinned_by_size_and_checksum(real_data_dir: Path) -> None:
     # A file whose publisher's version is fixed (a pinned commit, a versioned file) and of which an
     # unmodified copy is at hand is pinned: a download that differs fails instead of being parsed.
-    from utils.sources import SOURCES
+    from utils.sources import registry
 
     checked = 0
-    for source in SOURCES.values():
+    for source in registry().values():
         for item in [*(f for files in source.splits.values() for f in files), *source.extra_files.values()]:
             local = real_data_dir / item.path
             if item.partial or not local.is_file():

@@ -7,6 +7,7 @@ import os
 import stat
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -139,7 +140,7 @@ def test_isolated_bidi_closes_what_the_text_leaves_open() -> None:
 # -- one id in two splits (item 17) ---------------------------------------------------------------------------
 
 
-def _jwhr_copies(data_dir: Path, demo_dir: Path, monkeypatch: pytest.MonkeyPatch, *, shared_id: bool) -> None:
+def _jwhr_copies(data_dir: Path, demo_dir: Any, monkeypatch: pytest.MonkeyPatch, *, shared_id: bool) -> None:
     """Copies of the demo's two JWHR files in the data directory (taken for the official files, whose
     recorded sizes are set aside), with one id of ``answered`` put into ``not_answered`` or not."""
     import json
@@ -147,12 +148,12 @@ def _jwhr_copies(data_dir: Path, demo_dir: Path, monkeypatch: pytest.MonkeyPatch
     from utils import loading
     from utils.sources import SourceFile
 
-    monkeypatch.setattr(loading, "get_split_files", lambda dataset, split: (SourceFile(path=f"jwhr/{split}.jsonl"),))
+    monkeypatch.setattr(loading, "_split_files", lambda source, split: (SourceFile(path=f"jwhr/{split}.jsonl"),))
 
     folder = data_dir / "jwhr"
     folder.mkdir()
-    answered = (demo_dir / "jwhr" / "answered.jsonl").read_text(encoding="utf-8")
-    lines = (demo_dir / "jwhr" / "not_answered.jsonl").read_text(encoding="utf-8").splitlines()
+    answered = (demo_dir / "jwhr/answered.jsonl").read_text(encoding="utf-8")
+    lines = (demo_dir / "jwhr/not_answered.jsonl").read_text(encoding="utf-8").splitlines()
     if shared_id:
         first = json.loads(lines[0])
         first["id"] = json.loads(answered.splitlines()[0])["id"]
@@ -163,7 +164,7 @@ def _jwhr_copies(data_dir: Path, demo_dir: Path, monkeypatch: pytest.MonkeyPatch
 
 @pytest.mark.parametrize("split", ["answered", "not_answered"])
 def test_one_jwhr_id_in_both_splits_is_a_data_error_naming_both_files(
-    data_dir: Path, demo_dir: Path, monkeypatch: pytest.MonkeyPatch, split: str
+    data_dir: Path, demo_dir: Any, monkeypatch: pytest.MonkeyPatch, split: str
 ) -> None:
     _jwhr_copies(data_dir, demo_dir, monkeypatch, shared_id=True)
     with pytest.raises(DataError) as caught:
@@ -173,7 +174,7 @@ def test_one_jwhr_id_in_both_splits_is_a_data_error_naming_both_files(
     assert "1 id value" in message and "field 'id'" in message
 
 
-def test_jwhr_splits_with_distinct_ids_load(data_dir: Path, demo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_jwhr_splits_with_distinct_ids_load(data_dir: Path, demo_dir: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     _jwhr_copies(data_dir, demo_dir, monkeypatch, shared_id=False)
     assert len(load("jwhr", "answered")) and len(load("jwhr", "not_answered"))
 
@@ -215,7 +216,7 @@ def test_a_dollar_in_a_page_title_is_drawn_as_typed(data_dir: Path) -> None:
     import matplotlib.text
     from test_html_safety import hostile
 
-    from utils.stats.jwhr import plot_top_pages
+    from utils.datasets.jwhr.stats import plot_top_pages
 
     dialogues = [hostile(d, r" $\notacommand$ and $x$", "append") for d in load("jwhr", "answered")]
     fig = plot_top_pages(dialogues)

@@ -133,13 +133,13 @@ def test_the_readme_says_how_to_run_atlas_after_make_book() -> None:
 
 @pytest.mark.parametrize("columns", [80, 60])
 def test_atlas_status_never_breaks_a_file_name(real_data_dir: Path, columns: int) -> None:
-    from utils.sources import SOURCES
+    from utils.sources import registry
 
     env = {**os.environ, "COLUMNS": str(columns), "PYTHONPATH": str(REPO)}
     done = subprocess.run([sys.executable, "-m", "utils", "status"], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     words = set(done.stdout.split())
-    for source in SOURCES.values():
+    for source in registry().values():
         for files in source.splits.values():
             assert any(item.path in words for item in files), files[0].path
     assert max(len(line) for line in done.stdout.splitlines()) <= columns

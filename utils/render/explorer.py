@@ -31,6 +31,7 @@ from typing import Any
 
 from ..loading import DEMO, SYNTHETIC
 from ..records import Dialogue
+from ..sources import get_source
 from . import render_dialogue
 from ._html import SafeHTML, esc, json_for_script, stylesheet
 from .explorer_fields import columns, facets, search_words
@@ -56,11 +57,8 @@ def explorer_search_text(dialogue: Dialogue) -> str:
 
 
 def _dataset_search_text(dialogue: Dialogue) -> str:
-    # A renderer may say what its dataset's search should match (WISE and JWHR labels and keywords,
-    # FaithDial's labelled original responses); the others search the default text.
-    from . import renderer_module
-
-    own = getattr(renderer_module(dialogue.dataset), "search_text", None)
+    """The dataset's own search text (as its viewer in Jupyter searches), else :func:`explorer_search_text`."""
+    own = get_source(dialogue.dataset).search_text
     return own(dialogue) if own else explorer_search_text(dialogue)
 
 
