@@ -389,7 +389,7 @@ def test_one_huge_id_is_one_gap_range_and_the_page_lists_a_bounded_number(tmp_pa
     gaps = stats.id_gaps(first)
     assert time.perf_counter() - started < 1
     assert gaps == [(2, 10**9 - 1)]
-    assert stats.id_gaps_text(gaps) == "2–999,999,999"
+    assert stats.id_gaps_text(gaps) == "2–999999999"
     many = [(i, i) for i in range(2, 2000, 2)]
     text = stats.id_gaps_text(many)
     assert len(text) < 300 and text.endswith(f"and {len(many) - stats.GAPS_LISTED:,} more ranges (979 ids)")

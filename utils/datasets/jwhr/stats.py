@@ -162,7 +162,8 @@ def id_gaps_text(gaps: Sequence[tuple[int, int]], limit: int = GAPS_LISTED) -> s
     then how many more (and how many ids they hold), ``"none"`` for none."""
     if not gaps:
         return "none"
-    shown = ", ".join(f"{first:,}" if first == last else f"{first:,}–{last:,}" for first, last in gaps[:limit])
+    # ids are names, not amounts: written as the files write them, without thousands separators
+    shown = ", ".join(f"{first}" if first == last else f"{first}–{last}" for first, last in gaps[:limit])
     rest = gaps[limit:]
     if not rest:
         return shown
