@@ -149,6 +149,29 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def git_blob_id(path: Path) -> str:
+    """The git blob id of a file: the SHA-1 of ``blob <size>\\0`` followed by its content.
+
+    A repository tree lists this id for every file at a commit, so a file fetched from a pinned
+    commit can be verified against it where the publisher gives no sha256 (WISE's conversations).
+    """
+    digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode("ascii"), usedforsecurity=False)
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify_git_blob(path: Path, expected: str, url: str) -> None:
+    """Raise :class:`DownloadError` naming ``url`` unless ``path`` has the git blob id ``expected``."""
+    found = git_blob_id(path)
+    if found != expected.lower():
+        raise DownloadError(
+            f"could not verify {url}: its git blob id is {found}, not the {expected} of the pinned commit. "
+            "The file is corrupt or is not the published one. Nothing was kept."
+        )
+
+
 def _hash_cache_path(data_directory: Path) -> Path:
     return config.cache_dir() / _HASHES
 
@@ -255,6 +278,8 @@ def local_status(item: SourceFile, path: Path, data_directory: Path) -> str:
     if item.size is not None and path.stat().st_size != item.size:
         return "mismatch"
     expected = item.sha256
+    if expected is None and item.git_blob is not None:
+        return "verified" if git_blob_id(path) == item.git_blob.lower() else "mismatch"
     if expected is None:
         entry = _manifest_entry(item, data_directory)
         archive_ok = item.archive is None or entry is None or entry.get("archive_sha256") == item.archive.sha256
@@ -336,7 +361,9 @@ def _fetch_url(item: SourceFile, data_directory: Path, timeout: float) -> Path:
     with _locked(target):
         if target.is_file():  # another process fetched it while we waited for the lock
             return target
-        digest = _download_verified(item.url, target, sha256=item.sha256, size=item.size, timeout=timeout)
+        digest = _download_verified(
+            item.url, target, sha256=item.sha256, size=item.size, timeout=timeout, git_blob=item.git_blob
+        )
         _remember_hash(target, digest, data_directory)
         stat = target.stat()
         _record_fetched(
@@ -345,7 +372,7 @@ def _fetch_url(item: SourceFile, data_directory: Path, timeout: float) -> Path:
                 item.path: {
                     "source": item.url,
                     "sha256": digest,
-                    "verified": item.sha256 is not None,
+                    "verified": item.sha256 is not None or item.git_blob is not None,
                     "size": stat.st_size,
                 }
             },
@@ -353,15 +380,22 @@ def _fetch_url(item: SourceFile, data_directory: Path, timeout: float) -> Path:
     return target
 
 
-def _download_verified(url: str, target: Path, *, sha256: str | None, size: int | None, timeout: float) -> str:
+def _download_verified(
+    url: str, target: Path, *, sha256: str | None, size: int | None, timeout: float, git_blob: str | None = None
+) -> str:
     """Download ``url`` to ``target``; return the sha256 of what was kept.
 
-    The file is streamed into a staging folder outside the data directory (:func:`_staging`), checked,
-    and only then moved to its final name, creating its folder at that moment: a failure leaves the
-    data directory exactly as it was, no folder made, no timestamp touched.
+    The file is streamed into a staging folder outside the data directory (:func:`_staging`), checked
+    (its size, sha256 and git blob id where known), and only then moved to its final name, creating
+    its folder at that moment: a failure leaves the data directory exactly as it was, no folder made,
+    no timestamp touched.
     """
     with _staging() as staging:
-        staged, digest = _stream(url, staging / target.name, sha256=sha256, size=size, timeout=timeout)
+        staged, digest = _stream(
+            url, staging / target.name, sha256=sha256, size=size, timeout=timeout, blob_known=git_blob is not None
+        )
+        if git_blob is not None:
+            verify_git_blob(staged, git_blob, url)
         _place(staged, target)
     return digest
 
@@ -437,7 +471,9 @@ def _progress(total: int | None, label: str) -> Any:
 _HTML_START = re.compile(rb"^\s*(<!doctype html|<html|<head|<body)", re.IGNORECASE)
 
 
-def _stream(url: str, destination: Path, *, sha256: str | None, size: int | None, timeout: float) -> tuple[Path, str]:
+def _stream(
+    url: str, destination: Path, *, sha256: str | None, size: int | None, timeout: float, blob_known: bool = False
+) -> tuple[Path, str]:
     """Stream ``url`` into ``destination`` (a staging file) and check it; return it with its sha256.
 
     Refused, with a :class:`DownloadError` saying why: an HTTP error; a redirect to a host the offline
@@ -483,7 +519,7 @@ def _stream(url: str, destination: Path, *, sha256: str | None, size: int | None
                     )
                 announced = int(headers["Content-Length"]) if headers.get("Content-Length", "").isdigit() else None
                 chunked = "chunked" in headers.get("Transfer-Encoding", "").lower()
-                if announced is None and not chunked and sha256 is None and size is None:
+                if announced is None and not chunked and sha256 is None and size is None and not blob_known:
                     raise refuse(
                         "the server gave no length for the file and no size or checksum of it is recorded, so "
                         "a transfer cut short could not be told from the whole file"
