@@ -718,7 +718,7 @@ def test_atlas_fetch_gives_one_short_reason_per_file_and_one_set_of_instructions
 
     from utils import cli
 
-    def unreachable(**kwargs: object) -> list[str]:
+    def unreachable(*args: object, **kwargs: object) -> list[str]:
         raise requests.ConnectionError(
             "HTTPSConnectionPool(host='drive.google.com', port=443): Max retries exceeded with url: "
             "/drive/folders/1KFo3OGvFjqC-cDL6_hULyZc5CANz2Rky?hl=en (Caused by NameResolutionError(\"<urllib3."
@@ -728,14 +728,16 @@ def test_atlas_fetch_gives_one_short_reason_per_file_and_one_set_of_instructions
 
     monkeypatch.delenv("ATLAS_OFFLINE")
     monkeypatch.setenv("ATLAS_DATA_DIR", str(tmp_path))
-    monkeypatch.setattr(gdown, "download_folder", unreachable)
+    monkeypatch.setattr(gdown, "download_folder", unreachable)  # nothing leaves this machine
+    monkeypatch.setattr(requests.Session, "get", unreachable)
     assert cli.main(["fetch", "wise"]) == 1
     out = capsys.readouterr().out
     failed = [line for line in out.splitlines() if line.startswith("failed")]
     assert len(failed) == 6 and all(len(line) < 400 and "could not be resolved" in line for line in failed)
     assert "HTTPSConnectionPool" not in out and "Max retries" not in out
-    assert out.count("By hand:") == 1 and out.count("drive.google.com/drive/folders/") == len(failed) + 1
-    assert out.count("Baidu") == 1
+    by_hand = out.split("By hand:\n", 1)[1].splitlines()[:-1]
+    assert out.count("By hand:") == 1 and by_hand and len(set(by_hand)) == len(by_hand)
+    assert out.count("Baidu") <= 1
     assert list(tmp_path.iterdir()) == []
 
 
