@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ...plotting import text_as_typed
 from ...records import Dialogue
 from ...text import word_tokens
 from .parser import FULLY, GENERIC, LABELS, NOT_FULLY, knowledge, label, message, response_turn
@@ -79,6 +80,7 @@ def label_counts_alt(counts: pd.DataFrame, *, by: str) -> str:
     return f"Stacked bars of the BEGIN labels per {by}, in percent of its responses. " + "; ".join(parts) + "."
 
 
+@text_as_typed
 def plot_label_shares(counts: pd.DataFrame, *, names: Mapping[str, str] | None = None) -> plt.Figure:
     """Stacked horizontal bars: the share of each label for each row of :func:`label_counts_frame`."""
     fig, ax = plt.subplots(figsize=(6.4, 0.5 * len(counts) + 1.4))
@@ -146,6 +148,7 @@ def reported_vs_reproduced(splits: Mapping[str, object]) -> pd.DataFrame:
     return compare("begin", computed)
 
 
+@text_as_typed
 def plot_precision_by_label(rows: pd.DataFrame, precision: pd.Series) -> plt.Figure:
     """Histograms of knowledge precision per BEGIN label (share of each label's responses per bin)."""
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
