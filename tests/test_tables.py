@@ -126,3 +126,24 @@ def test_declared_table_takes_headers_and_units_from_the_declaration() -> None:
     assert "extra" not in html and "Never shown" not in html  # only the declared columns the frame has
     chosen = tables.declared_table(frame, columns, ["share"]).to_html()
     assert ">Share (%)<" in chosen and "Wizard turns" not in chosen
+
+
+def test_reproduced_holds_only_values_computed_on_the_official_files() -> None:
+    computed = {
+        ("sessions", "answered"): Reproduced(838, ("official",)),
+        ("sessions", "not_answered"): Reproduced(3, ("demo sample",)),
+    }
+    shown = tables.comparison(compare("jwhr", computed)).data.set_index("Split")
+    assert shown.loc["answered", "Reproduced"] == "838"
+    assert shown.loc["not_answered", "Reproduced"] == "not reproduced: demo sample"
+    demo_column = "On the demo sample (not the dataset)"  # beside it, headed as the demo sample
+    assert shown.loc["not_answered", demo_column] == "3"
+    assert shown.loc["answered", demo_column] == ""
+    partial = compare("wow", {("knowledge_chance", "valid_seen"): Reproduced(0.03, ("official", "partial"), 2e-4)})
+    row = tables.comparison(partial).data.set_index(["Split", "Quantity"]).loc[
+        ("valid_seen", "knowledge selection by chance (know_chance)")
+    ]
+    assert row["Reproduced"] == "not reproduced: partial copy"
+    assert row["On the partial copy (not the whole dataset)"] == "0.03000"
+    official_only = tables.comparison(compare("jwhr", {("sessions", "answered"): Reproduced(838, ("official",))}))
+    assert not [c for c in official_only.data.columns if c.startswith("On the ")]  # no empty column

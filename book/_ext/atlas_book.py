@@ -4,6 +4,12 @@ sphinx-thebe registers its inline configuration script once per read phase, and 
 runs that phase twice, so every page declared ``const THEBE_JS_URL`` twice and threw a SyntaxError
 on load. We keep the first copy of each identical script.
 
+Exercises are numbered per chapter: sphinx-exercise numbers them through Sphinx's figure numbers,
+which run on across the whole book in an unnumbered table of contents (the FaithDial chapter's first
+exercise was "Exercise 4"). After Sphinx assigns the numbers, each page's exercises are renumbered
+from 1 in their order on the page, so the chapter, its contents and the teachers' guide all say
+"Exercise 1" for a chapter's first exercise.
+
 The book cites author-year ("Dziri et al., 2022c"), so its bibliography is labelled the same way
 instead of [1]-[17]: the ``atlas`` bibliography style is pybtex's ``plain`` with author-year labels.
 """
@@ -67,9 +73,20 @@ def _author_year_style() -> type:
     return AuthorYear
 
 
+def _number_exercises_per_page(app: Any, env: Any) -> list[str]:
+    for numbers_by_type in env.toc_fignumbers.values():
+        numbers = numbers_by_type.get("exercise")
+        if numbers:
+            in_order = sorted(numbers, key=lambda key: numbers[key])
+            numbers_by_type["exercise"] = {key: (position,) for position, key in enumerate(in_order, 1)}
+    return []
+
+
 def setup(app: Any) -> dict[str, Any]:
     from pybtex.plugin import register_plugin
 
     register_plugin("pybtex.style.formatting", "atlas", _author_year_style())
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
+    # after Sphinx's own numbering (TocTreeCollector, default priority 500)
+    app.connect("env-get-updated", _number_exercises_per_page, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -262,11 +262,16 @@ def results_frame(results: Sequence[CriticResult]) -> pd.DataFrame:
 
 
 def results_table(
-    results: Sequence[CriticResult], *, columns: Sequence[str] | None = None, caption: str = ""
+    results: Sequence[CriticResult],
+    *,
+    columns: Sequence[str] | None = None,
+    caption: str = "",
+    notes: Sequence[str] = (),
 ) -> Table:
     """The results side by side for readers (:func:`utils.tables.table`): counts as integers,
     accuracies in percent, F1 and ROC AUC with two decimals; ``columns`` picks some of
-    :data:`RESULT_LABELS`. An empty cell (AUC of a set with one class) is a dash, explained."""
+    :data:`RESULT_LABELS`. An empty cell (AUC of a set with one class) is a dash, explained;
+    ``notes`` go under the table."""
     names = list(columns) if columns is not None else list(RESULT_LABELS)
     return table(
         results_frame(results),
@@ -276,6 +281,7 @@ def results_table(
         percents={"accuracy": 1, "majority-class accuracy": 1},
         decimals={"F1 (hallucinated)": 2, "F1 of flagging all": 2, "ROC AUC": 2},
         caption=caption,
+        notes=notes,
         empty_note="– ROC AUC needs both classes in the set",
     )
 
@@ -299,19 +305,33 @@ def response_baselines_table(frame: pd.DataFrame, split: Dialogues) -> Table:
 CRITIC_COLUMNS = ("responses", "accuracy", "majority-class accuracy", "F1 (hallucinated)", "F1 of flagging all")
 
 
-def critic_results_table(results: Sequence[CriticResult], *splits: Dialogues) -> Table:
+def evaluated_as(name: str, split: Dialogues) -> str:
+    """The name of a set the critic is evaluated on, saying when the data scored is a demo sample."""
+    provenance = getattr(split, "provenance", None)
+    return name if provenance is not None and provenance.is_full else f"{name} (demo sample, not the dataset)"
+
+
+def critic_results_table(results: Sequence[CriticResult], splits: Sequence[Dialogues], *, left_out: int = 0) -> Table:
     """:func:`results_table` of the lexical critic (threshold chosen on FaithDial train) evaluated on
-    FaithDial test and the audit files, ``splits`` being the data it was fitted and evaluated on."""
+    FaithDial test and on the audit files it may be applied to; ``splits`` are the data it was fitted
+    and evaluated on, ``left_out`` the official audit files a threshold from the demo sample must not
+    score (a note under the table says so)."""
+    notes = [] if not left_out else [
+        f"Not scored here: the {left_out} official audit files. The threshold comes from the demo sample, "
+        "and a threshold fitted on demo data is never applied to real data; the next table judges those files "
+        "without it."
+    ]
     return results_table(
         results,
         columns=CRITIC_COLUMNS,
         caption=caption(
             "The lexical critic with the threshold chosen on FaithDial train, on the labelled responses of "
-            "FaithDial test and of each audit file, beside two trivial rules: always answering the majority "
-            "class (accuracy) and flagging every response (F1). Accuracy in percent; F1 of the hallucinated "
-            "class, from 0 to 1.",
+            "FaithDial test and of each audit file it may be applied to, beside two trivial rules: always "
+            "answering the majority class (accuracy) and flagging every response (F1). Accuracy in percent; F1 "
+            "of the hallucinated class, from 0 to 1.",
             *splits,
         ),
+        notes=notes,
     )
 
 
@@ -359,16 +379,22 @@ def audit_separation_table(separation: pd.DataFrame, files: Mapping[str, Dialogu
     )
 
 
-def audit_roc_curves(critic: LexicalCritic, rows: pd.DataFrame) -> list[CriticResult]:
-    """``critic`` evaluated on the audit ``rows`` (:func:`utils.datasets.faithdial.stats.audit_rows`):
-    on all files, on the gold (human) responses and on the model responses."""
+def audit_roc_curves(rows: pd.DataFrame) -> list[CriticResult]:
+    """ROC curves of the lexical score on the audit ``rows`` (:func:`utils.datasets.faithdial.stats.audit_rows`):
+    all files, the gold (human) responses and the model responses. A ROC curve needs no threshold:
+    each set is scored with the critic tuned on that set, never with the FaithDial one (which may
+    come from the demo sample)."""
     gold = rows["system"] == "gold"
     sets = {
         "audit, all files": rows,
         "audit, gold responses": rows[gold],
         "audit, model responses": rows[~gold],
     }
-    return [critic.evaluate(audit_examples(chosen), name) for name, chosen in sets.items()]
+    curves = []
+    for name, chosen in sets.items():
+        examples = audit_examples(chosen)
+        curves.append(LexicalCritic.fit(examples).evaluate(examples, name))
+    return curves
 
 
 def audit_roc_alt(curves: Sequence[CriticResult]) -> str:
