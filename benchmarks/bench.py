@@ -406,6 +406,7 @@ def _jwhr_stats(load: Callable[..., Any]) -> str:
     jwhr.sentences(session)
     jwhr.first_with(splits["not answered"], origin="search")
     jwhr.summary_table(splits)
+    jwhr.trail_length_frame(splits)
     jwhr.plot_trails(splits)
     jwhr.plot_answers(splits["answered"], splits["not answered"])
     jwhr.plot_top_pages(splits["answered"])

@@ -448,3 +448,11 @@ def test_a_read_only_data_directory_serves_its_files_and_says_why_it_cannot_down
     assert str(data_dir / "jwhr/answered.jsonl") in message
     assert ("read-only file system" if how == "read-only mount" else "permission denied") in message
     assert config.DATA_DIR_ENV in message
+
+
+def test_sizes_read_without_a_trailing_point_zero() -> None:
+    from utils.loading import _human_size
+
+    # BEGIN's WoW dev file is 147,417 bytes: "144 KB", never "144.0 KB" (it reads as a count printed as a float)
+    sizes = [_human_size(n) for n in (500, 147417, 531393, 1241097, 2**20)]
+    assert sizes == ["500 B", "144 KB", "518.9 KB", "1.2 MB", "1 MB"]
