@@ -397,3 +397,8 @@ def test_alt_texts_and_tables_of_the_edits() -> None:
     assert ">mean knowledge precision (%)<" in html and ">75.0<" in html
     curves = [baselines.CriticResult("set", 2, 1, 1.0, 1.0, 0.75, np.array([0.0, 1.0]), np.array([0.0, 1.0]))]
     assert "set, AUC 0.75." in baselines.audit_roc_alt(curves)
+
+
+def test_shares_in_words_count_responses_as_whole_numbers() -> None:
+    table = pd.DataFrame({"responses": [3, 2], "share": [0.6, 0.4]}, index=["Hallucination", "Entailment"])
+    assert stats.shares_text(table) == "Hallucination 3 (60%), Entailment 2 (40%)"

@@ -633,7 +633,8 @@ def describe_audit_begin(table: pd.DataFrame) -> str:
 
 def shares_text(table: pd.DataFrame) -> str:
     """``label_distribution`` in words: ``Hallucination 3 (33%), Entailment 2 (22%)``."""
-    return ", ".join(f"{label} {row.responses:,} ({row.share:.0%})" for label, row in table.iterrows())
+    # iterrows() gives each row as one Series, so the count arrives as a float beside the share
+    return ", ".join(f"{label} {int(row.responses):,} ({row.share:.0%})" for label, row in table.iterrows())
 
 
 def audit_reported_vs_reproduced(
