@@ -348,6 +348,7 @@ def static_explorer(
             f'<section class="atlas-explorer atlas-explorer-empty"><div class="atlas-explorer-title">{esc(title)}</div>'
             f"{note_html}<p><em>No {esc(noun)} to show.</em></p></section>"
         )
+    viewer_html = _write_viewer(parts, render, render_options, glosses, text_of)
     chosen, encoded = _encode_within_budget(chosen, fits, budget)
     items = [c.item for c in chosen]
     sentence = _sample_sentence(parts, chosen, left_out, noun=noun, seed=seed, budget=budget, max_items=max_items)
@@ -370,7 +371,74 @@ def static_explorer(
         f'<div class="atlas-explorer-title">{esc(title)}</div>{note_html}{sample_html}{_CONTROLS}{fallback}'
         f'<div class="atlas-explorer-view" tabindex="-1">{items[0]["html"]}</div>'
         f'<script type="application/json" class="atlas-explorer-data">{json_for_script(meta)}</script>'
-        f"{stylesheet()}</section>"
+        f"{viewer_html}{stylesheet()}</section>"
+    )
+
+
+#: Where the viewer's data files sit in the built site, from its root.
+VIEWER_PATH = "_viewer"
+
+
+def _write_viewer(
+    parts: Sequence[_Part],
+    render: Callable[..., str],
+    render_options: Mapping[str, Any],
+    glosses: Mapping[str, str] | None,
+    text_of: Callable[[Dialogue], str],
+) -> str:
+    """Write every split's data files for the book's data viewer (during a book build: see
+    :func:`utils.viewer.viewer_dir`) and return the block that tells viewer.js where they are."""
+    from ..glosses import english
+    from ..sources import get_source
+    from ..viewer import split_rows, viewer_dir, write_split
+    from .viewer_fields import dataset_rows, example_queries
+
+    splits = []
+    for part in parts:
+        if not len(part.dialogues):
+            continue
+        dataset = part.dialogues[0].dataset
+        splits.append({"dataset": dataset, "split": part.name, "label": part.label,
+                       "path": f"{VIEWER_PATH}/{dataset}/{part.name}/"})
+    directory = viewer_dir()
+    if directory is not None:
+        for part, entry in zip([p for p in parts if len(p.dialogues)], splits, strict=True):
+            dataset = entry["dataset"]
+
+            def search(dialogue: Dialogue) -> str:
+                words = [str(dialogue.id), text_of(dialogue), *search_words(dialogue, glosses)]
+                return " ".join(words)
+
+            rows = split_rows(
+                part.dialogues,
+                label_keys=get_source(dataset).label_keys,
+                facets=facets,
+                columns=columns,
+                search_text=search,
+                english=(lambda text: english(text, glosses)) if glosses else None,
+            )
+            rows = dataset_rows(dataset, part.dialogues, rows)
+            source = get_source(dataset)
+            write_split(
+                directory / dataset / part.name,
+                part.dialogues,
+                rows,
+                render=lambda dialogue: _scoped_anchors(str(render(dialogue, **render_options))),
+                meta={
+                    "dataset": dataset,
+                    "title": source.title,
+                    "split": part.name,
+                    "label": part.label,
+                    "kind": part.kind or "",
+                    "queries": example_queries(dataset, rows),
+                },
+            )
+    if not splits:
+        return ""
+    block = {"splits": splits}
+    return (
+        '<div class="atlas-viewer" hidden></div>'
+        f'<script type="application/json" class="atlas-viewer-data">{json_for_script(block)}</script>'
     )
 
 
