@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
 
-.PHONY: env book test lab lint fuzz bench learner clean system-deps
+.PHONY: env vendor book test lab lint fuzz bench learner clean system-deps
 
 env: $(STAMP)
 
@@ -18,8 +18,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
+## The SQL console's DuckDB-WASM, from the npm registry as book/_vendor/package-lock.json pins it
+## (node_modules stays out of the repository; the build copies the files it needs into the site).
+VENDOR_STAMP := book/_vendor/node_modules/.installed-stamp
+vendor: $(VENDOR_STAMP)
+
+$(VENDOR_STAMP): book/_vendor/package.json book/_vendor/package-lock.json
+	cd book/_vendor && npm ci --no-audit --no-fund --ignore-scripts
+	touch $(VENDOR_STAMP)
+
 ## Build the book into _build/html (every chapter executed; any warning fails the build).
-book: env
+book: env vendor
 	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
 
 ## Run the tests: unit tests, real-data tests (skipped without data), every chapter under nbval,
@@ -54,5 +63,5 @@ system-deps:
 
 ## Remove what builds and runs wrote: the book, learner copies, benchmark results and its synthetic files.
 clean:
-	rm -rf _build learner bench-results .pytest_cache
+	rm -rf _build learner bench-results .pytest_cache book/_vendor/node_modules
 	$(if $(wildcard $(BIN)/python),$(BIN)/python -c "import shutil, benchmarks.bench as b; shutil.rmtree(b.DEFAULT_DATA, ignore_errors=True)")

@@ -110,6 +110,10 @@ class DatasetSource:
     #: extra files that are not splits (for example WISE's document collection).
     extra_files: dict[str, SourceFile] = field(default_factory=dict)
     notes: str = ""
+    #: whether the published book may carry the dataset's rows (the data viewer's files), and why:
+    #: decided from the licence; a local build always has them
+    redistributable: bool = False
+    redistribution: str = "no licence granting redistribution is recorded"
     #: what one record of a split is called (a :class:`~utils.records.Dialogue` in the atlas).
     record_unit: str = "dialogues"
     #: the splits the dataset's own chapter computes on, the largest first (the benchmark times
@@ -223,6 +227,8 @@ SOURCES: dict[str, DatasetSource] = {
         format="ParlAI raw JSON (one list of dialogues per file)",
         homepage="https://parl.ai/projects/wizard_of_wikipedia/",
         license="MIT (ParlAI repository); the project page names no separate data licence",
+        redistributable=True,
+        redistribution="the ParlAI repository that publishes the files is MIT-licensed: copies may be redistributed with the notice",
         citation_key="dinan2019wizard",
         parser="utils.formats.wow_raw",
         renderer="utils.render.wow",
@@ -275,6 +281,8 @@ SOURCES: dict[str, DatasetSource] = {
         format="KILT JSON Lines (one example per line: input, output answers with provenance)",
         homepage="https://github.com/facebookresearch/KILT",
         license="MIT",
+        redistributable=True,
+        redistribution="MIT: copies may be redistributed with the licence notice",
         citation_key="petroni2021kilt",
         parser="utils.formats.wow_kilt",
         renderer="utils.render.wow",
@@ -305,6 +313,8 @@ SOURCES: dict[str, DatasetSource] = {
         format="JSON (a list of dialogues, each a list of wizard utterances with history)",
         homepage="https://mcgill-nlp.github.io/FaithDial/",
         license="MIT",
+        redistributable=True,
+        redistribution="MIT: copies may be redistributed with the licence notice",
         citation_key="dziri2022faithdial",
         parser="utils.formats.faithdial",
         renderer="utils.render.faithdial",
@@ -354,6 +364,8 @@ SOURCES: dict[str, DatasetSource] = {
         format="CSV (one labelled response per row; column names differ between files)",
         homepage="https://github.com/McGill-NLP/FaithDial/tree/main/data-audit",
         license="MIT",
+        redistributable=True,
+        redistribution="MIT: copies may be redistributed with the licence notice",
         citation_key="dziri2022origin",
         parser="utils.formats.faithdial_audit",
         renderer="utils.render.faithdial",
@@ -379,6 +391,8 @@ SOURCES: dict[str, DatasetSource] = {
         format="JSON Lines (one conversation per line) plus a JSON Lines document collection",
         homepage="https://github.com/PengjieRen/CaSE_WISE",
         license="see the authors' repository (research use)",
+        redistributable=False,
+        redistribution="research-use terms in the authors' repository; no licence grants redistribution",
         citation_key="ren2021wizard",
         parser="utils.formats.wise",
         renderer="utils.render.wise",
@@ -413,6 +427,8 @@ SOURCES: dict[str, DatasetSource] = {
         format="JSON Lines (one QA session per line)",
         homepage="https://huggingface.co/datasets/baobab-trees/wikipedia-human-retrieval-ja",
         license="Apache-2.0",
+        redistributable=True,
+        redistribution="Apache-2.0: copies may be redistributed with the licence and notices",
         citation_key="oda2023jwhr",
         parser="utils.formats.jwhr",
         renderer="utils.render.jwhr",
@@ -535,6 +551,7 @@ def datasets_table() -> pd.DataFrame:
                 "language": s.language,
                 "format": s.format,
                 "licence": s.license,
+                "rows published": ("yes: " if s.redistributable else "no: ") + s.redistribution,
                 "homepage": s.homepage,
                 "cite as": s.citation_key,
             }
