@@ -111,19 +111,20 @@ def write_level(
 ) -> dict[str, Any]:
     """Write one level's rows as shards; returns its entry of the manifest."""
     columns = []
+    values_as = {}  # how a column's cells are written: hidden columns keep their own kind's form
     for name in frame.columns:
-        kind = (
-            "hidden" if name.startswith("_") else ("id" if name == id_column else column_kind(frame[name], name, kinds))
-        )
+        kind = column_kind(frame[name], name, kinds)
+        values_as[name] = kind
+        if name.startswith("_"):
+            kind = "hidden"
+        elif name == id_column:
+            kind = "id"
         columns.append({"name": name, "kind": kind})
     shards = []
     for number, start in enumerate(range(0, max(len(frame), 1), SHARD_ROWS)):
         part = frame.iloc[start : start + SHARD_ROWS]
         data = {
-            column["name"]: [
-                _plain(value, "number" if column["kind"] == "number" else column["kind"])
-                for value in part[column["name"]].tolist()
-            ]
+            column["name"]: [_plain(value, values_as[column["name"]]) for value in part[column["name"]].tolist()]
             for column in columns
         }
         name = f"{level}-{number:04d}.json.gz"

@@ -23,7 +23,8 @@ VENDOR_FILES = {
     "@duckdb/duckdb-wasm/dist/duckdb-browser.mjs": "duckdb-browser.mjs",
     "@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js": "duckdb-browser-eh.worker.js",
     "@duckdb/duckdb-wasm/dist/duckdb-eh.wasm": "duckdb-eh.wasm",
-    "@duckdb/duckdb-wasm/LICENSE": "LICENSE-duckdb-wasm.txt",
+    # the package ships no licence file; its package.json declares MIT
+    "@duckdb/duckdb-wasm/package.json": "duckdb-wasm-package.json",
     "apache-arrow/Arrow.es2015.min.js": "Arrow.es2015.min.js",
     "apache-arrow/LICENSE.txt": "LICENSE-apache-arrow.txt",
     "apache-arrow/NOTICE.txt": "NOTICE-apache-arrow.txt",
@@ -119,7 +120,7 @@ def _copy_vendor(outdir: Path) -> None:
         if name == "duckdb-browser.mjs":
             text = (VENDOR / source).read_text(encoding="utf-8")
             rewritten = text.replace('from"apache-arrow"', 'from"../../viewer-arrow.mjs"')
-            if rewritten.count("viewer-arrow.mjs") != text.count('"apache-arrow"'):
+            if 'from"apache-arrow"' not in text or "apache-arrow\"" in rewritten.replace('"apache-arrow":', ""):
                 raise RuntimeError(f"{source}: its imports of apache-arrow are not written as expected")
             (target / name).write_text(rewritten, encoding="utf-8")
         else:

@@ -1021,25 +1021,17 @@
           var columns = data.info.columns.filter(function (c) {
             return c.kind !== "hidden" && data.columns[c.name].some(function (v) { return v !== null; });
           });
-          var types = {};
+          // An Arrow table built column by column with the grid's kinds: no type guessed from the values.
           var Arrow = window.Arrow;
+          var vectors = {};
           columns.forEach(function (c) {
-            types[c.name] = c.kind === "number" ? new Arrow.Float64()
+            var type = c.kind === "number" ? new Arrow.Float64()
               : c.kind === "labels" ? new Arrow.List(new Arrow.Field("item", new Arrow.Utf8(), true)) : new Arrow.Utf8();
+            vectors[c.name] = Arrow.vectorFromArray(data.columns[c.name], type);
           });
-          var rows = new Array(data.rows);
-          for (var i = 0; i < data.rows; i += 1) {
-            var row = {};
-            for (var c = 0; c < columns.length; c += 1) { row[columns[c].name] = data.columns[columns[c].name][i]; }
-            rows[i] = row;
-          }
-          var file = "atlas-" + data.level + ".json";
+          var table = new Arrow.Table(vectors);
           return engine.conn.query("DROP TABLE IF EXISTS " + data.level).then(function () {
-            return engine.db.registerFileText(file, JSON.stringify(rows));
-          }).then(function () {
-            return engine.conn.insertJSONFromPath(file, { name: data.level, columns: types });
-          }).then(function () {
-            return engine.db.dropFile(file);
+            return engine.conn.insertArrowTable(table, { name: data.level });
           });
         });
       });

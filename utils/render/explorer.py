@@ -348,7 +348,8 @@ def static_explorer(
             f'<section class="atlas-explorer atlas-explorer-empty"><div class="atlas-explorer-title">{esc(title)}</div>'
             f"{note_html}<p><em>No {esc(noun)} to show.</em></p></section>"
         )
-    viewer_html = _write_viewer(parts, render, render_options, glosses, text_of)
+    # The viewer has every split, the stand-ins too (labelled so): the explorer's sample prefers real data.
+    viewer_html = _write_viewer(named, render, render_options, glosses, text_of)
     chosen, encoded = _encode_within_budget(chosen, fits, budget)
     items = [c.item for c in chosen]
     sentence = _sample_sentence(parts, chosen, left_out, noun=noun, seed=seed, budget=budget, max_items=max_items)

@@ -1,0 +1,122 @@
+"""The book's data viewer: its data files (utils/viewer.py), grouping, search text and licences.
+
+The viewer itself is tested in Chromium on the built site by tests/test_viewer_site.py.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import utils
+from utils.render.explorer import static_explorer
+from utils.viewer import DIALOGUE, SEARCH, read_level, split_rows, write_split
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "book" / "_ext"))
+
+
+# -- the data files ---------------------------------------------------------------------------------
+
+
+def test_split_files_round_trip_every_row_and_column(tmp_path: Path) -> None:
+    split = utils.load("wow", "valid_seen")
+    rows = split_rows(split, label_keys=("checked_source",))
+    manifest = write_split(tmp_path / "wow" / "valid_seen", split, rows, render=lambda d: f"<p>{d.id}</p>",
+                           meta={"dataset": "wow", "split": "valid_seen"})
+    turns = read_level(tmp_path / "wow" / "valid_seen", "turns")
+    assert len(turns) == manifest["levels"]["turns"]["rows"] == len(split.turns())
+    assert turns["text"].tolist() == split.turns()["text"].tolist()
+    assert turns[DIALOGUE].tolist() == split.turns()["dialogue_index"].tolist()
+    kinds = {c["name"]: c["kind"] for c in manifest["levels"]["turns"]["columns"]}
+    assert kinds["role"] == "label" and kinds["turn"] == "number" and kinds["text"] == "text"
+    assert kinds["checked_source"] == "labels" and kinds["dialogue id"] == "id"
+    dialogues = read_level(tmp_path / "wow" / "valid_seen", "dialogues")
+    assert dialogues["id"].tolist() == [str(d.id) for d in split]
+    assert len(manifest["html"]["shards"]) == -(-len(split) // manifest["html"]["per_shard"])
+    assert not list((tmp_path / "wow").glob("*.writing"))
+
+
+def test_a_failed_write_leaves_the_previous_files(tmp_path: Path) -> None:
+    split = utils.load("wow", "valid_seen")
+    rows = split_rows(split)
+    target = tmp_path / "wow" / "valid_seen"
+    write_split(target, split, rows, render=lambda d: "<p>x</p>", meta={})
+    before = sorted(p.name for p in target.iterdir())
+
+    def broken(dialogue: Any) -> str:
+        raise RuntimeError("renderer failed")
+
+    with pytest.raises(RuntimeError, match="renderer failed"):
+        write_split(target, split, rows, render=broken, meta={})
+    assert sorted(p.name for p in target.iterdir()) == before
+    assert not list((tmp_path / "wow").glob("*.writing"))
+
+
+def test_kilt_examples_are_grouped_into_their_dialogues(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    kilt = utils.load("wow_kilt", "dev")
+    monkeypatch.setenv("ATLAS_VIEWER_DIR", str(tmp_path))
+    static_explorer({"dev": kilt})
+    dialogues = read_level(tmp_path / "wow_kilt" / "dev", "dialogues")
+    groups = {d.meta["wow_dialogue_id"] for d in kilt}
+    assert len(dialogues) == len(groups) < len(kilt)
+    assert sorted(dialogues["id"]) == sorted(groups)
+    assert dialogues["KILT examples"].sum() == len(kilt)
+    longest = {}
+    for d in kilt:
+        key = d.meta["wow_dialogue_id"]
+        longest[key] = max(longest.get(key, 0), len(d.turns))
+    turns = read_level(tmp_path / "wow_kilt" / "dev", "turns")
+    assert len(turns) == sum(longest.values())  # no turn counted twice
+    manifest = json.loads((tmp_path / "wow_kilt" / "dev" / "manifest.json").read_text())
+    assert f"{len(kilt):,} examples are prefixes of {len(groups):,} dialogues" in manifest["note"]
+
+
+def test_the_search_text_holds_ids_and_english_glosses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from utils.glosses import english
+    from utils.render import wise as wise_render
+
+    split = utils.load("wise", "train")
+    glosses = wise_render.demo_glosses()
+    monkeypatch.setenv("ATLAS_VIEWER_DIR", str(tmp_path))
+    static_explorer({"train": split}, glosses=glosses)
+    dialogues = read_level(tmp_path / "wise" / "train", "dialogues")
+    turns = read_level(tmp_path / "wise" / "train", "turns")
+    first = split[0]
+    assert str(first.id) in dialogues[SEARCH][0]
+    glossed = [english(turn.text, glosses) for turn in first.turns if english(turn.text, glosses)]
+    assert glossed, "the demo sample's first conversation has glosses"
+    assert glossed[0] in " ".join(turns["text (English)"].dropna())
+
+
+def test_a_publication_withholds_the_rows_its_licences_do_not_allow(tmp_path: Path) -> None:
+    from atlas_book import _withhold_unlicensed
+
+    from utils.sources import SOURCES
+
+    closed = next(name for name, source in SOURCES.items() if not source.redistributable)
+    opened = next(name for name, source in SOURCES.items() if source.redistributable)
+    for dataset, kind in ((closed, "official"), (opened, "official"), (closed, "demo")):
+        split = tmp_path / dataset / kind
+        split.mkdir(parents=True)
+        (split / "manifest.json").write_text(json.dumps({"kind": kind}))
+        (split / "turns-0000.json.gz").write_bytes(b"rows")
+    assert _withhold_unlicensed(tmp_path) == [f"{closed}/official"]
+    assert sorted(p.name for p in (tmp_path / closed / "official").iterdir()) == ["withheld.json"]
+    reason = json.loads((tmp_path / closed / "official" / "withheld.json").read_text())
+    assert reason["reason"] == SOURCES[closed].redistribution
+    assert (tmp_path / opened / "official" / "turns-0000.json.gz").is_file()
+    assert (tmp_path / closed / "demo" / "turns-0000.json.gz").is_file()  # the atlas's own samples
+
+
+def test_every_dataset_records_its_redistribution_decision() -> None:
+    from utils.sources import SOURCES, datasets_table
+
+    for source in SOURCES.values():
+        assert source.redistribution.strip(), source.name
+    table = datasets_table()
+    assert table["rows published"].str.match(r"^(yes|no): ").all()
