@@ -120,3 +120,18 @@ def test_every_dataset_records_its_redistribution_decision() -> None:
         assert source.redistribution.strip(), source.name
     table = datasets_table()
     assert table["rows published"].str.match(r"^(yes|no): ").all()
+
+
+def test_viewer_script_inserts_markup_only_from_the_renderings_and_talks_only_to_the_site() -> None:
+    import re
+
+    script = (REPO / "book" / "_static" / "viewer.js").read_text(encoding="utf-8")
+    # the note for a page opened from disk names the local server to start: the one address allowed
+    script = script.replace("http://localhost:8000/", "")
+    code = re.sub(r"/\*.*?\*/|//[^\n]*", "", script, flags=re.S)
+    for forbidden in ("eval(", "new Function", "document.write", "insertAdjacentHTML", "outerHTML", "http:", "https:"):
+        assert forbidden not in code
+    assert re.findall(r"\w*\.innerHTML\s*=\s*[^;]+", code) == ["view.innerHTML = list[dialogue - shard * per]"]
+    # every address it fetches, imports or starts a worker from is under the site's own root
+    for call in re.findall(r"(?:fetch|fetchJson|import|Worker|loadScript)\(([^)]*)\)", code):
+        assert call.split("+")[0].strip() in ("siteRoot", "base", "url", ""), call

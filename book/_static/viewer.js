@@ -1,7 +1,7 @@
 /* Grounded Dialogue Atlas: the data viewer (our own script; DuckDB-WASM, served by the book, for SQL).
  *
- * Every explorer written by utils.render.explorer.static_explorer during a book build lists, in a
- * <script type="application/json" class="atlas-viewer-data"> element, the splits whose data files
+ * Every explorer written by utils.render.explorer.static_explorer during a book build lists, in its
+ * data block (<script type="application/json" class="atlas-explorer-data">, "viewer"), the splits whose data files
  * (utils/viewer.py) sit in the site under _viewer/<dataset>/<split>/. This script shows, under the
  * explorer, a viewer of every row of those splits at three levels (dialogues, turns, evidence): a
  * paged grid with sortable columns, label filters with counts, numeric ranges, a search over every
@@ -1131,17 +1131,17 @@
   }
 
   function setup() {
-    var blocks = document.querySelectorAll("script.atlas-viewer-data");
+    var blocks = document.querySelectorAll("script.atlas-explorer-data");
     for (var i = 0; i < blocks.length; i += 1) {
       var section = blocks[i].parentNode;
       var holder = section.querySelector(".atlas-viewer");
       var config;
       try {
-        config = JSON.parse(blocks[i].textContent);
+        config = { splits: JSON.parse(blocks[i].textContent).viewer };
       } catch (error) {
         continue;
       }
-      if (!holder || !config.splits || !config.splits.length) {
+      if (!holder || !Array.isArray(config.splits) || !config.splits.length) {
         continue;
       }
       var viewer = new Viewer(holder, config);

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from ..formats.jwhr import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY, answered, question, sentences, trail
 from ..formats.wise import ACTIONS, INTENTS, published_label
 from ..formats.wow_raw import NO_PASSAGES_USED
+from ..glosses import english as gloss_english
 from ..records import SEEKER, WIZARD, Dialogue
 from ..sources import get_source
 from .jwhr import gloss_key
@@ -101,6 +102,15 @@ def _faithdial_facets(dialogue: Dialogue) -> Facets:
     return {name: values for name, values in found.items() if values}
 
 
+#: What a facet counts, shown under its name where two facets could be read as the same count.
+FACET_NOTES = {
+    "BEGIN labels": "every BEGIN label a row's turns carry, as written (a Partial Hallucination is written as "
+    "the two labels Entailment and Hallucination): a row counts once under each of its labels",
+    "BEGIN class of the audit row": "the one class the chapter counts per audit row (Partial Hallucination "
+    "as itself): a row counts once",
+}
+
+
 def _faithdial_columns(dialogue: Dialogue) -> Columns:
     wizard = [turn for turn in dialogue.turns_by(WIZARD) if turn.text.strip()]
     knowledge = [_words(" ".join(item.text for item in turn.evidence)) for turn in wizard if turn.evidence]
@@ -136,7 +146,9 @@ def _wise_words(dialogue: Dialogue, glosses: Mapping[str, str]) -> list[str]:
     labels = [value for values in _wise_facets(dialogue).values() for value in values]
     english = [INTENTS.get(label) or ACTIONS.get(label) or "" for label in labels]
     texts = [str(dialogue.meta.get("search_intent") or ""), *(turn.text for turn in dialogue.turns)]
-    return [*english, *(glosses.get(text, "") for text in texts)]
+    texts += [item.text for turn in dialogue.turns for item in turn.evidence if item.text]
+    # glosses are keyed by a hash of the text they translate (utils.glosses), never by the text itself
+    return [*english, *(gloss_english(text, glosses) or "" for text in texts)]
 
 
 # -- Japanese Wikipedia Human Retrieval -----------------------------------------------------------------
@@ -213,4 +225,4 @@ def search_words(dialogue: Dialogue, glosses: Mapping[str, str] | None = None) -
     return [word for word in (*labels, *extra) if word]
 
 
-__all__ = ["WOW_SOURCES", "columns", "facets", "search_words"]
+__all__ = ["FACET_NOTES", "WOW_SOURCES", "columns", "facets", "search_words"]
