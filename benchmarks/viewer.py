@@ -23,6 +23,7 @@ import functools
 import http.server
 import json
 import os
+import re
 import tempfile
 import threading
 import time
@@ -83,21 +84,35 @@ def write_site(data: Path, site: Path) -> dict[str, Any]:
             "files (MB)": round(size / 1e6, 1)}
 
 
-def _chromium_rss_mb() -> float:
-    """Resident memory of every Chromium process of this user, in MB (from /proc)."""
-    total = 0
+def _chromium_memory_mb() -> dict[str, float]:
+    """Memory of this benchmark's Chromium (the processes descending from this one), in MB by process
+    type (browser, renderer, gpu-process, ...): the sum of their proportional set sizes (PSS, from
+    /proc/<pid>/smaps_rollup), so that pages the processes share are counted once."""
+    parents: dict[int, int] = {}
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
-            text = status.read_text()
+            ppid = next(line for line in status.read_text().splitlines() if line.startswith("PPid:"))
+        except (OSError, StopIteration):
+            continue
+        parents[int(status.parent.name)] = int(ppid.split()[1])
+    ours = {os.getpid()}
+    for _ in range(6):  # python -> playwright's driver -> chromium -> zygote -> renderer
+        ours |= {pid for pid, parent in parents.items() if parent in ours}
+    totals: dict[str, float] = {}
+    for pid in ours - {os.getpid()}:
+        try:
+            command = (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            rollup = (Path("/proc") / str(pid) / "smaps_rollup").read_text()
         except OSError:
             continue
-        name = text.split("\n", 1)[0]
-        if "chrom" not in name:
+        if "chrom" not in command.split(" ", 1)[0]:
             continue
-        for line in text.splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1])
-    return total / 1024
+        found = re.search(r"--type=(\S+)", command)
+        kind = found.group(1) if found else "browser"
+        for line in rollup.splitlines():
+            if line.startswith("Pss:"):
+                totals[kind] = totals.get(kind, 0) + int(line.split()[1]) / 1024
+    return {kind: round(value, 1) for kind, value in sorted(totals.items())}
 
 
 def measure(site: Path) -> dict[str, Any]:
@@ -113,7 +128,7 @@ def measure(site: Path) -> dict[str, Any]:
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-            before = _chromium_rss_mb()
+            before = _chromium_memory_mb()
             context = browser.new_context(viewport={"width": 1280, "height": 900})
             context.route("**/*", local_only)
             page = context.new_page()
@@ -124,6 +139,15 @@ def measure(site: Path) -> dict[str, Any]:
             found["first rows (s)"] = round(time.perf_counter() - started, 2)
             holder = page.locator(".atlas-viewer")
             found["rows"] = int(holder.get_attribute("data-rows"))
+            session = context.new_cdp_session(page)
+            session.send("Performance.enable")
+
+            def heap_mb() -> float:
+                session.send("HeapProfiler.collectGarbage")
+                metrics = session.send("Performance.getMetrics")["metrics"]
+                return round(next(m["value"] for m in metrics if m["name"] == "JSHeapUsedSize") / 1e6, 1)
+
+            found["page heap with the turns loaded (MB)"] = heap_mb()
 
             def timed(action: Any, name: str) -> None:
                 started = time.perf_counter()
@@ -153,11 +177,11 @@ def measure(site: Path) -> dict[str, Any]:
                 page.wait_for_timeout(200)  # the search waits 150 ms for typing to stop
 
             timed(search, "search, with 150 ms typing pause (s)")
-            metrics = context.new_cdp_session(page).send("Performance.getMetrics")["metrics"]
-            heap = next(m["value"] for m in metrics if m["name"] == "JSHeapUsedSize")
-            found["page heap (MB)"] = round(heap / 1e6, 1)
-            found["browser memory (MB)"] = round(_chromium_rss_mb(), 1)
-            found["browser memory before the page (MB)"] = round(before, 1)
+            found["page heap at the end (MB)"] = heap_mb()
+            memory = _chromium_memory_mb()
+            found["browser memory (MB)"] = round(sum(memory.values()), 1)
+            found["browser memory by process (MB)"] = memory
+            found["browser memory before the page (MB)"] = round(sum(before.values()), 1)
             browser.close()
     finally:
         server.shutdown()
@@ -174,12 +198,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="where the synthetic files go")
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
+    parser.add_argument("--reuse", action="store_true", help="measure the files an earlier run wrote")
     args = parser.parse_args(argv)
     os.environ.setdefault("ATLAS_OFFLINE", "1")
     os.environ.setdefault("ATLAS_CACHE_DIR", str(args.data / "cache"))
     site = args.data / "site"
-    figures = write_site(args.data, site)
-    figures.update(measure(site))
+    reuse = args.reuse and (site / "_viewer" / "wow" / "train" / "manifest.json").is_file()
+    figures = {} if reuse else write_site(args.data, site)
+    figures.update(measure(site))  # type: ignore[arg-type]
     sort_or_filter = max(v for k, v in figures.items() if k.endswith("(s)") and ("sort" in k or "filter" in k))
     figures["slowest sort or filter (s)"] = sort_or_filter
     for name, value in figures.items():

@@ -375,12 +375,17 @@
         entry.levels[level] = Promise.all(info.shards.map(function (shard) {
           return fetchJson(siteRoot + split.path + shard.file);
         })).then(function (parts) {
+          // One array per column, allocated at its final size (growing by push would over-allocate),
+          // each shard's column dropped once copied.
           var columns = {};
           info.columns.forEach(function (column) {
-            var merged = [];
+            var merged = new Array(info.rows);
+            var at = 0;
             parts.forEach(function (part) {
               var values = part[column.name] || [];
-              for (var i = 0; i < values.length; i += 1) { merged.push(values[i]); }
+              for (var i = 0; i < values.length; i += 1) { merged[at + i] = values[i]; }
+              at += values.length;
+              delete part[column.name];
             });
             columns[column.name] = merged;
           });
@@ -555,27 +560,39 @@
     });
   };
 
-  /* The lower-cased text a row is searched in: every string of the row, its labels, its ids and glosses. */
+  /* What a row is searched in: every string column of the row (its labels, ids and glosses too),
+   * lower-cased, runs of spaces as one; one array per column (no per-row copies: quicker, smaller). */
+  var SPACES = /\s\s|[\t\n\r\f\v\u00a0\u3000]/;
+
   Viewer.prototype.haystack = function () {
     var data = this.data;
     if (data.haystack) {
       return data.haystack;
     }
-    var strings = data.info.columns.filter(function (column) { return column.kind !== "number" && column.name !== "_dialogue"; });
-    var out = new Array(data.rows);
-    for (var i = 0; i < data.rows; i += 1) {
-      var parts = [];
-      for (var c = 0; c < strings.length; c += 1) {
-        var value = data.columns[strings[c].name][i];
-        if (value !== null && value !== undefined) {
-          parts.push(Array.isArray(value) ? value.join(" ") : value);
+    data.haystack = data.info.columns.filter(function (column) {
+      return column.kind !== "number" && column.name !== "_dialogue";
+    }).map(function (column) {
+      return data.columns[column.name].map(function (value) {
+        if (value === null || value === undefined) {
+          return null;
         }
-      }
-      out[i] = parts.join(" \u0001 ").toLowerCase().replace(/\s+/g, " ");
-    }
-    data.haystack = out;
-    return out;
+        var text = (Array.isArray(value) ? value.join(" ") : String(value)).toLowerCase();
+        return SPACES.test(text) ? text.replace(/\s+/g, " ") : text;
+      });
+    });
+    return data.haystack;
   };
+
+  /* True when row ``i`` holds ``needle`` in one of its columns. */
+  function rowHolds(hay, i, needle) {
+    for (var c = 0; c < hay.length; c += 1) {
+      var value = hay[c][i];
+      if (value !== null && value.indexOf(needle) !== -1) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   /* Rows that pass the search, the ranges and each label filter, as separate masks (for the chip counts). */
   Viewer.prototype.masks = function () {
@@ -588,7 +605,7 @@
       var hay = this.haystack();
       for (var i = 0; i < n; i += 1) {
         for (var k = 0; k < needles.length; k += 1) {
-          if (hay[i].indexOf(needles[k]) === -1) { base[i] = 0; break; }
+          if (!rowHolds(hay, i, needles[k])) { base[i] = 0; break; }
         }
       }
     }
@@ -788,8 +805,8 @@
       // an id of a record the row groups (a KILT example), searched among the row's ids
       var hay = this.haystack();
       var needle = String(id).toLowerCase();
-      for (var i = 0; i < hay.length && at === -1; i += 1) {
-        if (hay[i].indexOf(needle) !== -1) { at = i; }
+      for (var i = 0; i < data.rows && at === -1; i += 1) {
+        if (rowHolds(hay, i, needle)) { at = i; }
       }
     }
     if (at === -1) {
