@@ -61,9 +61,9 @@ DEFAULT_OUT = Path("bench") / "results"
 
 def benchmarked_datasets() -> list[str]:
     """The datasets measured: those whose chapter declares its splits, in the registry's order."""
-    from utils.sources import SOURCES
+    from utils.sources import registry
 
-    return [name for name, source in SOURCES.items() if source.chapter_splits]
+    return [name for name, source in registry().items() if source.chapter_splits]
 
 
 def benchmarked_split(dataset: str) -> str:
@@ -310,8 +310,8 @@ def _wow_splits(load: Callable[..., Any]) -> tuple[Any, dict[str, Any]]:
 
 
 def _wow_stats(load: Callable[..., Any]) -> str:
+    from utils.datasets.wow import stats as wow
     from utils.reported import failures
-    from utils.stats import wow
 
     plt = _quiet_plots()
     train, held_out = _wow_splits(load)
@@ -336,7 +336,7 @@ def _wow_stats(load: Callable[..., Any]) -> str:
 
 
 def _wow_baselines(load: Callable[..., Any]) -> str:
-    from utils.baselines import wow
+    from utils.datasets.wow import baselines as wow
 
     train, held_out = _wow_splits(load)
     results = wow.run_all(held_out, train)
@@ -345,13 +345,13 @@ def _wow_baselines(load: Callable[..., Any]) -> str:
 
 
 def _faithdial_frames(load: Callable[..., Any]) -> tuple[Any, Any]:
-    from utils.stats import faithdial
+    from utils.datasets.faithdial import stats as faithdial
 
     return faithdial.utterances(load()), faithdial.utterances(load("test"))
 
 
 def _faithdial_stats(load: Callable[..., Any]) -> str:
-    from utils.stats import faithdial
+    from utils.datasets.faithdial import stats as faithdial
 
     plt = _quiet_plots()
     splits = {"train": load(), **{name: load(name) for name in other_splits("faithdial")}}
@@ -378,7 +378,7 @@ def _faithdial_stats(load: Callable[..., Any]) -> str:
 
 
 def _faithdial_baselines(load: Callable[..., Any]) -> str:
-    from utils.baselines import faithdial
+    from utils.datasets.faithdial import baselines as faithdial
 
     plt = _quiet_plots()
     train, test = _faithdial_frames(load)
@@ -396,7 +396,7 @@ def _jwhr_splits(load: Callable[..., Any]) -> dict[str, list[Any]]:
 
 
 def _jwhr_stats(load: Callable[..., Any]) -> str:
-    from utils.stats import jwhr
+    from utils.datasets.jwhr import stats as jwhr
 
     plt = _quiet_plots()
     splits = _jwhr_splits(load)
@@ -419,7 +419,7 @@ def _jwhr_stats(load: Callable[..., Any]) -> str:
 
 
 def _jwhr_baselines(load: Callable[..., Any]) -> str:
-    from utils.baselines import jwhr
+    from utils.datasets.jwhr import baselines as jwhr
 
     plt = _quiet_plots()
     splits = _jwhr_splits(load)
@@ -433,8 +433,8 @@ def _jwhr_baselines(load: Callable[..., Any]) -> str:
 
 
 def _wise_stats(load: Callable[..., Any]) -> str:
-    from utils.formats.wise_documents import load_documents
-    from utils.stats import wise
+    from utils.datasets.wise import stats as wise
+    from utils.datasets.wise.documents import load_documents
 
     plt = _quiet_plots()
     splits = {"train": load(), **{name: load(name) for name in other_splits("wise")}}
@@ -458,7 +458,7 @@ def _wise_stats(load: Callable[..., Any]) -> str:
 
 
 def _wise_baselines(load: Callable[..., Any]) -> str:
-    from utils.baselines import wise
+    from utils.datasets.wise import baselines as wise
 
     examples = wise.examples_by_split({name: load(name) for name in ("train", "test_seen", "test_unseen")})
     train = examples.pop("train")

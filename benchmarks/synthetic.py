@@ -613,10 +613,10 @@ def write_wise(out: Path, *, scale: float = 1.0, seed: int = 0) -> list[Path]:
 
 def writers() -> dict[str, Callable[..., list[Path]]]:
     """Dataset name -> its writer, as its source entry declares it (:attr:`utils.sources.DatasetSource.synthetic`)."""
-    from utils.sources import SOURCES
+    from utils.sources import registry
 
     found = {}
-    for name, source in SOURCES.items():
+    for name, source in registry().items():
         if source.synthetic:
             module, function = source.synthetic.split(":")
             found[name] = getattr(importlib.import_module(module), function)

@@ -73,12 +73,27 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return directory
 
 
-@pytest.fixture
-def demo_dir() -> Path:
-    """The project's demo samples."""
-    from utils.config import demo_dir
+def demo_file(relative: str) -> Path:
+    """The demo sample at ``relative`` (its path in the data directory), from whichever dataset's folder holds it."""
+    from utils.sources import registry
 
-    return demo_dir()
+    for source in registry().values():
+        if (source.demo_dir / relative).exists():
+            return source.demo_dir / relative
+    raise FileNotFoundError(f"no dataset folder has a demo sample at {relative}")
+
+
+class _DemoFiles:
+    """``demo_dir / "wise/document_line.json"``: the demo sample at that data-directory path."""
+
+    def __truediv__(self, relative: str) -> Path:
+        return demo_file(relative)
+
+
+@pytest.fixture
+def demo_dir() -> _DemoFiles:
+    """The project's demo samples, addressed by their path in the data directory."""
+    return _DemoFiles()
 
 
 def require_real_file(data_dir: Path, relative: str) -> Path:
@@ -159,3 +174,22 @@ def make_read_only() -> Iterator[Callable[[Path], str]]:
     finally:
         for step in reversed(undo):
             step()
+
+
+def with_parser(dataset: str, parse: Callable[..., Any], version: int = 1) -> Any:
+    """``dataset``'s declaration with ``parse`` (at ``version``) as its parser and no fast path."""
+    import dataclasses
+
+    from utils.sources import get_source
+
+    return dataclasses.replace(
+        get_source(dataset), parse=parse, parser_version=version, parse_columns=None, companion_files=None
+    )
+
+
+def use_parser(dataset: str, parse: Callable[..., Any], version: int = 1) -> None:
+    """Declare ``parse`` as ``dataset``'s parser in this process's registry (for child processes;
+    a test uses ``monkeypatch.setitem(registry(), dataset, with_parser(...))``, which is undone after it)."""
+    from utils.sources import registry
+
+    registry()[dataset] = with_parser(dataset, parse, version)  # type: ignore[index]

@@ -1,8 +1,9 @@
-"""A fifth dataset is added in one place: its entry in utils.sources.SOURCES.
+"""A new dataset is one new folder: tests/datasets/toy/ (declaration, parser, renderer) and nothing else.
 
-The toy dataset (tests/toy_dataset/: a JSON Lines parser and a renderer) is declared once, and the
-loader, the data status, the renderer, the static explorer and the cross-dataset comparison all see
-it. A second test keeps it that way: no other table in utils/ lists datasets by name.
+Put beside the atlas's own folders, the toy dataset is seen by the loader, the data status, the
+renderer, the static explorer, the cross-dataset comparison, every ``atlas`` command and the
+benchmark. A second test keeps it that way: outside ``utils/datasets/``, no module of the package
+names a dataset.
 """
 
 from __future__ import annotations
@@ -11,34 +12,21 @@ import ast
 import html as html_module
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import utils
-from utils import sources
+import utils.datasets
+from utils import cross_dataset as xd
+from utils.cli import main as atlas
 from utils.render import render_dialogue
 from utils.render.explorer import decode_items, static_explorer
-from utils.sources import DatasetProfile, DatasetSource, SourceFile
-from utils.stats import cross_dataset as xd
+from utils.sources import registry
 
 REPO = Path(__file__).resolve().parents[1]
-
-TOY = DatasetSource(
-    name="toy",
-    title="Toy dialogues",
-    language="English",
-    format="JSON Lines (one dialogue per line)",
-    homepage="https://example.org/toy",
-    license="CC0",
-    citation_key="toy2024",
-    splits={"train": (SourceFile(path="toy/train.jsonl", url="https://example.org/toy/train.jsonl"),)},
-    parser="toy_dataset.parser",
-    renderer="toy_dataset.renderer",
-    chapter_splits=("train",),
-    profile=DatasetProfile(("train",), "dialogue (an asker and an expert)", "one sentence per expert turn",
-                           "the expert's sentence is given"),
-)
+TOY_FOLDERS = REPO / "tests" / "datasets"
 
 RECORDS = [
     {
@@ -63,13 +51,15 @@ RECORDS = [
 
 
 @pytest.fixture
-def toy(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The toy dataset declared in the registry (its one declaration) and its file in the data directory."""
-    monkeypatch.setitem(sources.SOURCES, "toy", TOY)
+def toy(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The toy dataset's folder beside the atlas's own, and its file in the data directory."""
+    monkeypatch.setattr(utils.datasets, "__path__", [*utils.datasets.__path__, str(TOY_FOLDERS)])
+    utils.datasets.discovered.cache_clear()
     path = data_dir / "toy" / "train.jsonl"
     path.parent.mkdir(parents=True)
     path.write_text("".join(json.dumps(record) + "\n" for record in RECORDS), encoding="utf-8")
-    return path
+    yield path
+    utils.datasets.discovered.cache_clear()
 
 
 def test_the_toy_dataset_is_seen_everywhere(toy: Path) -> None:
@@ -99,33 +89,58 @@ def test_the_toy_dataset_is_seen_everywhere(toy: Path) -> None:
     # degrees of the response's 8 words occur in the evidence
     overlap = xd.overlap_frame({"toy": compared["toy"]})
     assert overlap.loc[0, "coverage"] == pytest.approx(6 / 8)
+    assert overlap.loc[0, "coverage"] == pytest.approx(6 / 8)
 
 
-def _dataset_tables(path: Path, names: set[str]) -> list[str]:
-    """Literal dicts keyed by, and tuples/lists/sets of, two or more dataset names."""
+def test_every_command_of_atlas_knows_the_toy_dataset(
+    toy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert atlas(["status", "--json"]) == 0
+    assert {"dataset": "toy", "split": "train"}.items() <= json.loads(capsys.readouterr().out)["splits"][-1].items()
+    assert atlas(["show", "toy", "train", "1"]) == 0
+    assert "Boiling water suits black tea." in capsys.readouterr().out
+    assert atlas(["stats", "toy", "train", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dialogues"] == 2
+    out = tmp_path / "toy.jsonl"
+    assert atlas(["export", "toy", "train", "--to", "jsonl", "--out", str(out)]) == 0
+    assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == ["d1", "d2"]
+
+
+def test_the_benchmark_measures_the_toy_dataset(toy: Path) -> None:
+    from benchmarks import bench
+
+    assert bench.benchmarked_datasets()[-1] == "toy"
+
+
+def _dataset_names_in(path: Path, names: set[str]) -> list[str]:
+    """Where ``path`` holds a dataset's name as a string (docstrings aside): equal to it, or one of its words."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Dict):
-            items = node.keys
-        elif isinstance(node, ast.Tuple | ast.List | ast.Set):
-            items = node.elts
-        else:
-            continue
-        listed = {item.value for item in items if isinstance(item, ast.Constant) and isinstance(item.value, str)}
-        if len(listed & names) >= 2:
-            found.append(f"{path.relative_to(REPO)}:{node.lineno} {sorted(listed & names)}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            named = set(re.findall(r"[a-z_]+", node.value.lower())) & names
+            if named:
+                found.append(f"{path.relative_to(REPO)}:{node.lineno} {sorted(named)}")
     return found
 
 
-def test_no_other_table_in_the_package_lists_the_datasets() -> None:
-    names = set(sources.SOURCES)
+def test_outside_the_dataset_folders_no_module_names_a_dataset() -> None:
+    names = set(registry())
     assert len(names) >= 6  # the scan below would pass vacuously on an empty registry
-    tables = [
-        table
+    found = [
+        hit
         for path in sorted((REPO / "utils").rglob("*.py"))
-        if path != REPO / "utils" / "sources.py"
-        for table in _dataset_tables(path, names)
+        if "datasets" not in path.relative_to(REPO / "utils").parts
+        for hit in _dataset_names_in(path, names)
     ]
-    assert tables == [], "declare datasets in utils/sources.py only"
-    # the scan does find such a table
-    assert _dataset_tables(REPO / "utils" / "sources.py", names)
+    assert found == [], "per-dataset code belongs in the dataset's folder, utils/datasets/<name>/"
+    # the scan does find a dataset's name where one is written
+    assert _dataset_names_in(REPO / "utils" / "datasets" / "jwhr" / "__init__.py", names)

@@ -164,7 +164,7 @@ def test_targets_are_judged_on_cpu_time_and_peak_memory() -> None:
 
 
 def test_wow_synthetic_gives_parlai_s_example_counts_and_topics(synth: Path) -> None:
-    from utils.stats import wow as wow_stats
+    from utils.datasets.wow import stats as wow_stats
 
     load = {name: utils.load("wow", name, data_dir=synth) for name in ("train", "valid_seen", "test_seen")}
     for name, file in (("train", "train.json"), ("valid_seen", "valid_random_split.json"),
@@ -196,7 +196,7 @@ def test_synthetic_files_are_never_taken_for_the_dataset(synth: Path) -> None:
 def test_full_size_wow_targets_are_consistent_and_cited() -> None:
     """At scale 1 every ParlAI count is hit exactly when these hold: the apprentice's count follows
     from the others, the odd-length dialogues fit in the file, and so do the wizard-opened even ones.
-    (A full-size run, ``write_wow(out)`` then ``utils.stats.wow.parlai_examples``, gave all of them
+    (A full-size run, ``write_wow(out)`` then ``utils.datasets.wow.stats.parlai_examples``, gave all of them
     exactly.)"""
     from utils.reported import reported_value
 
@@ -227,10 +227,10 @@ def test_odd_counts_are_moved_without_changing_the_total() -> None:
 
 
 def test_benchmark_tables_come_from_the_registry() -> None:
-    from utils.sources import SOURCES
+    from utils.sources import registry
 
     # every dataset a chapter declares splits for, in the registry's order (a fifth one too)
-    assert bench.benchmarked_datasets() == [name for name, source in SOURCES.items() if source.chapter_splits]
+    assert bench.benchmarked_datasets() == [name for name, source in registry().items() if source.chapter_splits]
     assert {"wow", "faithdial", "wise", "jwhr"} <= set(bench.benchmarked_datasets())
     assert [bench.benchmarked_split(name) for name in ("wow", "jwhr")] == ["train", "answered"]
     assert bench.other_splits("jwhr") == ("not_answered",)
@@ -277,8 +277,8 @@ def _presents(dataset: str, name: str) -> bool:
     import importlib
     import inspect
 
-    for package in ("utils.stats", "utils.baselines"):
-        function = getattr(importlib.import_module(f"{package}.{dataset}"), name, None)
+    for part in ("stats", "baselines"):
+        function = getattr(importlib.import_module(f"utils.datasets.{dataset}.{part}"), name, None)
         if callable(function):
             annotation = str(inspect.signature(function).return_annotation)
             # FaithDial's audit helpers work on the companion dataset, which is not benchmarked

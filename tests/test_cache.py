@@ -5,7 +5,7 @@ format is detected and rebuilt with a warning; two processes loading the same sp
 with one valid cache; a build killed half-way leaves nothing a later load takes for a cache; a second
 load is served from the cache. When the cache cannot be written (a full disk, a read-only directory,
 a file in the way) the split is loaded in memory with one warning. A small stand-in parser (a JSON
-line per dialogue) replaces the real one through ``utils.loading.parser_for`` so that its version and
+line per dialogue) replaces the real one in WoW's declaration (``parse``, ``parser_version``) so that its version and
 speed are under the test's control.
 """
 
@@ -24,12 +24,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import require_real_file
+from conftest import require_real_file, use_parser, with_parser
 
 import utils
 from utils import _cache, loading
 from utils.errors import DataError
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
+from utils.sources import registry
 
 RELATIVE = "wow/raw/train.json"  # no published per-file checksum, so no warning when placed by hand
 PARSES: list[str] = []
@@ -69,13 +70,24 @@ def write_source(data_dir: Path, dialogues: int, words: str = "hello") -> Path:
     return path
 
 
+class StandInParser(dict):
+    """``{"version": n}``: setting the version declares the stand-in parser at that version."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        super().__init__()
+        self._monkeypatch = monkeypatch
+        self["version"] = 1
+
+    def __setitem__(self, key: str, value: int) -> None:
+        super().__setitem__(key, value)
+        self._monkeypatch.setitem(registry(), "wow", with_parser("wow", fake_parse, value))
+
+
 @pytest.fixture
 def parser(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """The stand-in parser; set ``parser["version"]`` to bump its PARSER_VERSION."""
-    state = {"version": 1}
     PARSES.clear()
-    monkeypatch.setattr(loading, "parser_for", lambda dataset: (fake_parse, state["version"]))
-    return state
+    return StandInParser(monkeypatch)
 
 
 def cache_root() -> Path:
@@ -172,9 +184,8 @@ def _load_in_child(data_dir: str, cache_dir: str, barrier: object, results: obje
     """Run in a fresh process: wait for the sibling, then load the same split with a slow parser."""
     os.environ.update({"ATLAS_DATA_DIR": data_dir, "ATLAS_CACHE_DIR": cache_dir, "ATLAS_OFFLINE": "1"})
     import utils as child_utils
-    from utils import loading as child_loading
 
-    child_loading.parser_for = lambda dataset: (lambda path, split: fake_parse(path, split=split, delay=0.01), 1)
+    use_parser("wow", lambda path, split: fake_parse(path, split=split, delay=0.01))
     barrier.wait(timeout=60)  # type: ignore[attr-defined]
     split = child_utils.load("wow", "train")
     results.put((split._tables.rebuilt, len(split), split.provenance.turns, split[7].turns[1].text))  # type: ignore[attr-defined]
@@ -329,7 +340,7 @@ def test_a_parse_error_is_not_taken_for_a_cache_failure(
             utils.load("wow", "train")
     # and an OSError of the source file itself is the source's, not the cache's
     write_source(data_dir, 3)
-    monkeypatch.setattr(loading, "parser_for", lambda dataset: (lambda source, split: _unreadable(source), 1))
+    monkeypatch.setitem(registry(), "wow", with_parser("wow", lambda source, split: _unreadable(source)))
     with warnings.catch_warnings():
         warnings.simplefilter("error", utils.CacheWarning)
         with pytest.raises(PermissionError, match="source unreadable"):
@@ -445,10 +456,9 @@ def _build_slowly_in_child(data_dir: str, cache_dir: str) -> None:
     os.environ.update({"ATLAS_DATA_DIR": data_dir, "ATLAS_CACHE_DIR": cache_dir, "ATLAS_OFFLINE": "1"})
     import utils as child_utils
     from utils import _cache as child_cache
-    from utils import loading as child_loading
 
     child_cache._BATCH_DIALOGUES = 2  # type: ignore[misc]  # batches reach the disk early
-    child_loading.parser_for = lambda dataset: (lambda path, split: fake_parse(path, split=split, delay=0.05), 1)
+    use_parser("wow", lambda path, split: fake_parse(path, split=split, delay=0.05))
     child_utils.load("wow", "train")
 
 

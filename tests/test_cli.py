@@ -1,7 +1,7 @@
 """The ``atlas`` command (``python -m utils``): every command on the demo samples and on the real data,
 wrong names, unwritable outputs, downloads from a local server, and the server ``make lab`` starts.
 
-Expected numbers are counted by hand from ``utils/demo_data/jwhr/answered.jsonl`` (three sessions)
+Expected numbers are counted by hand from ``utils/datasets/jwhr/demo/jwhr/answered.jsonl`` (three sessions)
 and, for the real data, from the raw file itself.
 """
 
@@ -24,9 +24,11 @@ import pytest
 from conftest import REPO
 from rich.cells import cell_len
 
+import utils
 from utils import cli, sources
+from utils.records import RECORD_SCHEMA
 
-DEMO_JWHR = REPO / "utils" / "demo_data" / "jwhr" / "answered.jsonl"
+DEMO_JWHR = REPO / "utils" / "datasets" / "jwhr" / "demo" / "jwhr" / "answered.jsonl"
 FUJI = "富士山の高さはどのくらいですか？"
 
 
@@ -103,7 +105,7 @@ def test_status_on_an_empty_data_directory_says_demo_sample(capsys: pytest.Captu
     assert result["data_dir"] == str(data_dir)
     rows = {(row["dataset"], row["split"]): row["status"] for row in result["splits"]}
     assert rows[("jwhr", "answered")] == "demo sample"
-    assert len(rows) == sum(len(source.splits) for source in sources.SOURCES.values())
+    assert len(rows) == sum(len(source.splits) for source in sources.registry().values())
 
     status, out, _ = run(capsys, "status")
     assert status == 0
@@ -195,7 +197,7 @@ def test_show_never_sends_control_characters_to_the_terminal(
     from utils.sources import SourceFile
 
     # one hostile session is far smaller than the official file: take it as a user's copy of unknown size
-    monkeypatch.setattr(loading, "get_split_files", lambda dataset, split: (SourceFile(path="jwhr/answered.jsonl"),))
+    monkeypatch.setattr(loading, "_split_files", lambda source, split: (SourceFile(path="jwhr/answered.jsonl"),))
     record = json.loads(DEMO_JWHR.read_text(encoding="utf-8").splitlines()[0])
     record["question"] = "\x1b[2J\x1b]0;pwned\x07消えた？\u202eevil [bold]not markup[/bold]"
     (data_dir / "jwhr").mkdir()
@@ -280,7 +282,7 @@ def test_export_parquet_of_the_demo_sample(capsys: pytest.CaptureFixture[str], t
     status, out, _ = run(capsys, "export", "jwhr", "answered", "--to", "parquet", "--out", str(out_path))
     assert status == 0 and "wrote 3 records" in out
     table = pq.read_table(out_path)
-    assert table.schema.equals(cli.EXPORT_SCHEMA)
+    assert table.schema.equals(RECORD_SCHEMA)
     rows = table.to_pylist()
     assert [row["id"] for row in rows] == ["1", "2", "4"]
     first = rows[0]
@@ -435,7 +437,7 @@ def test_fetch_all_offline_explains_the_archive_once(capsys: pytest.CaptureFixtu
             {item.path for files in s.splits.values() for item in files if not item.partial}
             | {item.path for item in s.extra_files.values()}
         )
-        for s in sources.SOURCES.values()
+        for s in sources.registry().values()
     )
     assert f"0 of {total} files in place" in out
 
@@ -470,10 +472,10 @@ def file_server() -> Iterator[tuple[str, dict[str, bytes]]]:
 
 
 def _point_jwhr_at(monkeypatch: pytest.MonkeyPatch, url: str, sha256: str, size: int) -> None:
-    source = sources.SOURCES["jwhr"]
+    source = sources.get_source("jwhr")
     official = source.splits["answered"][0]
     moved = replace(official, url=url, sha256=sha256, size=size)
-    monkeypatch.setitem(sources.SOURCES, "jwhr", replace(source, splits={**source.splits, "answered": (moved,)}))
+    monkeypatch.setitem(sources.registry(), "jwhr", replace(source, splits={**source.splits, "answered": (moved,)}))
 
 
 def test_fetch_downloads_verifies_and_skips_what_is_present(
@@ -571,3 +573,15 @@ def test_status_offline_says_how_to_get_the_files(
     status, out, _ = run(capsys, "status")
     text = " ".join(out.split())
     assert "Downloads are off" not in text and "`atlas fetch DATASET` downloads" in text
+
+
+def test_export_and_datasets_share_the_one_record_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import datasets
+
+    out_path = tmp_path / "jwhr.parquet"
+    status, _, _ = run(capsys, "export", "jwhr", "answered", "--to", "parquet", "--out", str(out_path))
+    exported = pq.read_table(out_path)
+    handed = utils.load("jwhr", "answered").to_hf_dataset("records")
+    assert status == 0 and exported.schema.equals(RECORD_SCHEMA)
+    assert handed.features == datasets.Features.from_arrow_schema(RECORD_SCHEMA)
+    assert handed.data.table.to_pylist() == exported.to_pylist()

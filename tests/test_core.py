@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import pytest
+from conftest import REPO
 
 import utils
 from utils import metrics, text
 from utils.errors import DataError, UnknownNameError
 from utils.render._html import esc, highlight_words
-from utils.reported import REPORTED, reported, reported_value
-from utils.sources import SOURCES, registry_table
+from utils.reported import all_reported, reported, reported_value
+from utils.sources import registry, registry_table
 
 
 def test_every_dataset_has_splits_licence_and_citation() -> None:
-    bib = (utils.config.demo_dir().parents[1] / "book" / "references.bib").read_text(encoding="utf-8")
-    for source in SOURCES.values():
+    bib = (REPO / "book" / "references.bib").read_text(encoding="utf-8")
+    for source in registry().values():
         assert source.splits and source.license and source.homepage.startswith("http")
         assert f"{{{source.citation_key}," in bib, f"{source.citation_key} missing from references.bib"
         for files in source.splits.values():
@@ -22,8 +23,8 @@ def test_every_dataset_has_splits_licence_and_citation() -> None:
 
 
 def test_every_reported_number_cites_a_bibliography_entry() -> None:
-    bib = (utils.config.demo_dir().parents[1] / "book" / "references.bib").read_text(encoding="utf-8")
-    for item in REPORTED:
+    bib = (REPO / "book" / "references.bib").read_text(encoding="utf-8")
+    for item in all_reported():
         assert f"{{{item.citation_key}," in bib, item
         assert item.source
 
@@ -44,7 +45,7 @@ def test_unknown_names_list_the_valid_ones() -> None:
 
 def test_registry_table_lists_every_file() -> None:
     table = registry_table()
-    assert set(table["dataset"]) == set(SOURCES)  # every declared dataset, a fifth one too
+    assert set(table["dataset"]) == set(registry())  # every declared dataset, a fifth one too
     assert {"wow", "wow_kilt", "faithdial", "faithdial_audit", "wise", "jwhr"} <= set(table["dataset"])
     assert (table["path in data directory"] == "jwhr/answered.jsonl").any()
 

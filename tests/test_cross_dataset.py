@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from utils import cross_dataset as xd
 from utils import figures
 from utils.figures import MAX_WIDTH_INCHES
 from utils.metrics import token_prf
 from utils.records import WIZARD
-from utils.stats import cross_dataset as xd
 from utils.text import tokenizer_for
 
 

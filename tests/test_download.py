@@ -162,11 +162,11 @@ def test_pooch_fetches_quietly_into_a_staging_folder(
 
 
 def test_every_hugging_face_file_comes_from_a_pinned_commit() -> None:
-    from utils.sources import SOURCES
+    from utils.sources import registry
 
     hub = [
         item
-        for source in SOURCES.values()
+        for source in registry().values()
         for files in source.splits.values()
         for item in files
         if item.url and "huggingface.co" in item.url

@@ -301,8 +301,8 @@ def test_faithdial_facets_say_what_they_count() -> None:
 
 
 def test_wise_search_words_hold_the_english_glosses_of_turns_and_passages() -> None:
+    from utils.datasets.wise import render as wise_render
     from utils.glosses import english
-    from utils.render import wise as wise_render
 
     glosses = wise_render.demo_glosses()
     found = []
@@ -468,7 +468,7 @@ def test_wise_facets_and_search_words_include_the_label_glosses() -> None:
 
 
 def test_jwhr_facets_columns_and_english_glosses_on_the_demo_sample() -> None:
-    from utils.render import jwhr as jwhr_render
+    from utils.datasets.jwhr import render as jwhr_render
 
     sessions = list(utils.load("jwhr", "answered"))
     session = sessions[0]
@@ -502,7 +502,7 @@ def test_hostile_strings_stay_inert(hostile: str) -> None:
 
 
 def test_hostile_labels_and_glosses_stay_inert_with_the_real_renderers() -> None:
-    from utils.render import wise as wise_render
+    from utils.datasets.wise import render as wise_render
 
     hostile = HOSTILE[0]
     turns = [
@@ -519,7 +519,7 @@ def test_hostile_labels_and_glosses_stay_inert_with_the_real_renderers() -> None
 
 
 def test_hostile_strings_stay_inert_with_the_wow_renderer() -> None:
-    from utils.render import wow
+    from utils.datasets.wow import render as wow
 
     dialogue = make_dialogue(0, topic=HOSTILE[0], text=HOSTILE[1])
     markup = static_explorer([dialogue], render=wow.render)
@@ -555,7 +555,9 @@ def test_explorer_script_uses_no_network() -> None:
 
 
 def _viewers() -> dict[str, object]:
-    from utils.widgets import browse, jwhr, wise
+    from utils.datasets.jwhr import widgets as jwhr
+    from utils.datasets.wise import widgets as wise
+    from utils.widgets import browse
 
     return {
         "browse": browse([make_dialogue(0), make_dialogue(1)]),
@@ -591,7 +593,7 @@ def test_safe_html_is_markup_and_esc_always_escapes() -> None:
 
 
 def test_the_gold_reply_among_the_candidates_is_labelled_in_words() -> None:
-    from utils.render import wow
+    from utils.datasets.wow import render as wow
 
     dialogue = utils.load("wow", "valid_seen")[0]
     with_candidates = [turn for turn in dialogue.turns if turn.raw.get("candidate_responses")]
@@ -603,7 +605,9 @@ def test_the_gold_reply_among_the_candidates_is_labelled_in_words() -> None:
 
 
 def test_selected_evidence_and_citations_are_said_to_screen_readers() -> None:
-    from utils.render import faithdial, jwhr, wow
+    from utils.datasets.faithdial import render as faithdial
+    from utils.datasets.jwhr import render as jwhr
+    from utils.datasets.wow import render as wow
 
     wow_markup = str(wow.render(utils.load("wow", "train")[0]))
     assert '<span class="atlas-selected"><span class="atlas-sr">checked: </span>' in wow_markup

@@ -9,9 +9,9 @@ import pytest
 from conftest import require_real_file
 
 import utils
+from utils.datasets.faithdial import audit_parser as audit
+from utils.datasets.faithdial.audit_parser import begin_class, normalise_labels
 from utils.errors import DataError
-from utils.formats import faithdial_audit as audit
-from utils.formats.faithdial_audit import begin_class, normalise_labels
 from utils.sources import split_names
 
 AUDIT_SPLITS = split_names("faithdial_audit")

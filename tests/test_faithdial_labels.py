@@ -15,11 +15,10 @@ from pathlib import Path
 import pytest
 
 import utils
-from utils.baselines import faithdial as baselines
-from utils.formats import faithdial
+from utils.datasets.faithdial import baselines, stats
+from utils.datasets.faithdial import parser as faithdial
+from utils.datasets.faithdial.render import render, search_text
 from utils.records import WIZARD, Turn
-from utils.render.faithdial import render, search_text
-from utils.stats import faithdial as stats
 
 #: The wizard utterance of the dataset card's "Data Instance" example, verbatim.
 CARD_HISTORY = [

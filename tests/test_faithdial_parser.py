@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import utils
+from utils.datasets.faithdial import parser as faithdial
 from utils.errors import DataError
-from utils.formats import faithdial
 from utils.records import SEEKER, WIZARD
 
 SPLITS = ["train", "valid", "valid_seen", "valid_unseen", "test", "test_seen", "test_unseen"]

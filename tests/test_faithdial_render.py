@@ -5,9 +5,9 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import utils
+from utils.datasets.faithdial.render import render
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from utils.render import render_dialogue
-from utils.render.faithdial import render
 
 EVIL = "<script>alert(1)</script><img src=x onerror=alert(2)></div></li>\"'&"
 

@@ -12,11 +12,10 @@ from conftest import require_real_file
 
 import utils
 from utils import tables
-from utils.baselines import faithdial as baselines
+from utils.datasets.faithdial import baselines, stats
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from utils.render._html import diff_html
 from utils.reported import COMPARISON_COLUMNS, Reproduced, compare
-from utils.stats import faithdial as stats
 from utils.text import word_diff
 
 

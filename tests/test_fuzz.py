@@ -53,13 +53,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import demo_file
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from utils import config
 from utils.errors import DataError
-from utils.formats import parser_module
-from utils.sources import SOURCES, dataset_names
+from utils.sources import dataset_names, get_source
 
 REPO = Path(__file__).resolve().parents[1]
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "short")
@@ -97,9 +96,10 @@ class Target:
 
 def _seed_files(dataset: str) -> tuple[tuple[str, str], ...]:
     seeds = []
-    for split, files in SOURCES[dataset].splits.items():
+    source = get_source(dataset)
+    for split, files in source.splits.items():
         for item in files:
-            if (config.demo_dir() / item.path).is_file():
+            if (source.demo_dir / item.path).is_file():
                 seeds.append((item.path, split))
     return tuple(seeds)
 
@@ -107,7 +107,7 @@ def _seed_files(dataset: str) -> tuple[tuple[str, str], ...]:
 def _kind(relative: str) -> str:
     if relative.endswith(".csv"):
         return "csv"
-    text = (config.demo_dir() / relative).read_text(encoding="utf-8-sig").lstrip()
+    text = demo_file(relative).read_text(encoding="utf-8-sig").lstrip()
     return "json-list" if text.startswith("[") else "json-lines"
 
 
@@ -117,13 +117,13 @@ def _targets() -> dict[str, Target]:
         seeds = _seed_files(dataset)
         if not seeds:
             continue
-        module_parse = parser_module(dataset).parse
+        module_parse = get_source(dataset).parse
         targets[dataset] = Target(
             dataset, lambda path, split, p=module_parse: p(path, split=split), seeds, _kind(seeds[0][0])
         )
     wise_documents = "wise/document_line.json"
-    if "wise" in targets and (config.demo_dir() / wise_documents).is_file():
-        from utils.formats.wise import iter_documents
+    if "wise" in targets and demo_file(wise_documents).is_file():
+        from utils.datasets.wise.parser import iter_documents
 
         targets["wise_documents"] = Target(
             "wise_documents", lambda path, split: iter_documents(path), ((wise_documents, "documents"),), "json-lines"
@@ -172,7 +172,7 @@ def check(target: Target, strategy: str, data: bytes, tmp_dir: Path | None, rela
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     if target.name == "wise":  # the conversation parser looks passages up in the documents beside it
-        documents = config.demo_dir() / "wise/document_line.json"
+        documents = demo_file("wise/document_line.json")
         if documents.is_file() and not (path.parent / documents.name).exists():
             (path.parent / documents.name).write_bytes(documents.read_bytes())
     CASES[(target.name, strategy)] += 1
@@ -280,7 +280,7 @@ def mutated_record(draw: st.DrawFn, record: Any) -> Any:
 
 
 def _seed_text(relative: str) -> str:
-    return (config.demo_dir() / relative).read_text(encoding="utf-8-sig")
+    return demo_file(relative).read_text(encoding="utf-8-sig")
 
 
 @st.composite
@@ -411,7 +411,7 @@ def test_random_input(name: str, data: st.DataObject) -> None:
 def test_truncated_demo_file(name: str, data: st.DataObject) -> None:
     target = TARGETS[name]
     relative, split = data.draw(seeds(target))
-    original = (config.demo_dir() / relative).read_bytes()
+    original = demo_file(relative).read_bytes()
     cut = data.draw(st.integers(0, len(original)))
     check(target, "truncated", original[:cut], None, relative, split)
 
@@ -436,7 +436,7 @@ def test_damaged_bytes(name: str, data: st.DataObject) -> None:
     target = TARGETS[name]
     relative, split = data.draw(seeds(target))
     if data.draw(st.booleans()):
-        base = (config.demo_dir() / relative).read_bytes()
+        base = demo_file(relative).read_bytes()
     elif target.kind == "csv":
         base = data.draw(mutated_csv_file(relative))
     else:
@@ -451,7 +451,7 @@ def _wise_fast_path_agrees(conversations: bytes, documents: bytes) -> None:
     FastPathDeclined (on which the loader builds with parse).
     """
     from utils import _cache
-    from utils.formats import wise
+    from utils.datasets.wise import parser as wise
 
     with tempfile.TemporaryDirectory(prefix="atlas-fuzz-") as scratch:
         path = Path(scratch) / "conversation_train_line.json"
@@ -477,8 +477,8 @@ def _wise_fast_path_agrees(conversations: bytes, documents: bytes) -> None:
 @given(data=st.data())
 def test_wise_fast_path_agrees_with_parse(data: st.DataObject) -> None:
     documents_file, conversations_file = "wise/document_line.json", "wise/conversation_train_line.json"
-    documents = (config.demo_dir() / documents_file).read_bytes()
-    conversations = (config.demo_dir() / conversations_file).read_bytes()
+    documents = demo_file(documents_file).read_bytes()
+    conversations = demo_file(conversations_file).read_bytes()
     which = data.draw(st.sampled_from(["conversations", "documents", "both"]))
     if which in ("conversations", "both"):
         conversations = data.draw(mutated_json_file(conversations_file, "json-lines"))
@@ -491,7 +491,7 @@ def test_wise_fast_path_agrees_with_parse(data: st.DataObject) -> None:
 
 def test_wise_fast_path_agrees_on_the_demo_files() -> None:
     """The unmutated seeds go the fast way (otherwise the property above tests only declines)."""
-    demo = config.demo_dir() / "wise"
+    demo = demo_file("wise")
     before = OUTCOMES[("wise fast path", "agreed")]
     conversations = (demo / "conversation_train_line.json").read_bytes()
     _wise_fast_path_agrees(conversations, (demo / "document_line.json").read_bytes())
@@ -503,7 +503,7 @@ def test_every_demo_file_parses(name: str, tmp_path: Path) -> None:
     """The unmutated seeds parse cleanly (otherwise the properties above test nothing useful)."""
     target = TARGETS[name]
     for relative, split in target.seeds:
-        data = (config.demo_dir() / relative).read_bytes()
+        data = demo_file(relative).read_bytes()
         before = OUTCOMES[(name, "parsed")]
         check(target, "seed", data, tmp_path, relative, split)
         assert OUTCOMES[(name, "parsed")] == before + 1, f"{relative} did not parse"
@@ -562,7 +562,7 @@ def test_json_list_unpaired_surrogate_is_a_data_error(tmp_path: Path) -> None:
 def test_loading_a_file_with_an_unpaired_surrogate_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import utils
 
-    lines = (config.demo_dir() / "jwhr/answered.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = demo_file("jwhr/answered.jsonl").read_text(encoding="utf-8").splitlines()
     record = json.loads(lines[0])
     record["question"] = "\ud800 broken"
     lines[0] = json.dumps(record)  # written with ensure_ascii: a \ud800 escape
@@ -575,7 +575,7 @@ def test_loading_a_file_with_an_unpaired_surrogate_names_it(tmp_path: Path, monk
     from utils.sources import SourceFile
 
     entry = SourceFile(path="jwhr/answered.jsonl", sha256="0" * 64)
-    monkeypatch.setattr(loading, "get_split_files", lambda dataset, split: (entry,))
+    monkeypatch.setattr(loading, "_split_files", lambda source, split: (entry,))
     with pytest.warns(UserWarning), pytest.raises(DataError, match="unpaired surrogate") as caught:
         utils.load("jwhr", "answered")
     assert caught.value.path == str(tmp_path / "jwhr/answered.jsonl") and caught.value.record == "line 1"

@@ -28,13 +28,12 @@ from typing import Any
 
 import pytest
 
-from utils import config
 from utils.formats import parse_file
 from utils.loading import DEMO, OFFICIAL, PARTIAL, USER_COPY, Provenance
 from utils.records import Dialogue
-from utils.render import renderer_module, stylesheet
+from utils.render import stylesheet
 from utils.render.explorer import decode_items
-from utils.sources import SOURCES, dataset_names
+from utils.sources import dataset_names, get_source
 
 #: The injection strings (each must come out as text). ``PWN`` marks them in failure messages.
 INJECTIONS = [
@@ -223,15 +222,15 @@ def hostile(dialogue: Dialogue, payload: str, mode: str) -> Dialogue:
 
 def _demo_dialogues(dataset: str) -> list[Dialogue]:
     dialogues: list[Dialogue] = []
-    for split, files in SOURCES[dataset].splits.items():
-        demo = config.demo_dir() / files[0].path
+    for split, files in get_source(dataset).splits.items():
+        demo = get_source(dataset).demo_dir / files[0].path
         if demo.is_file():
             dialogues.extend(parse_file(dataset, demo, split))
     return dialogues
 
 
 def _renderer(dataset: str) -> Callable[..., str]:
-    return renderer_module(dataset).render
+    return get_source(dataset).render
 
 
 def _option_sets(render: Callable[..., str]) -> Iterator[dict[str, Any]]:
@@ -299,8 +298,8 @@ def _html_widget_values(widget: Any) -> Iterator[str]:
 # WoW and FaithDial chapters page through their dialogues with utils.widgets.browse (tested above);
 # WISE and JWHR have viewers of their own with dataset-specific controls.
 def _widgets_module(dataset: str) -> str:
-    # a renderer utils.render.X with controls of its own has its viewer in utils.widgets.X
-    return "utils.widgets." + renderer_module(dataset).__name__.rsplit(".", 1)[-1]
+    # a dataset with controls of its own has its viewer in its folder's widgets module
+    return f"utils.datasets.{get_source(dataset).folder.name}.widgets"
 
 
 VIEWER_DATASETS = [d for d in DATASETS if importlib.util.find_spec(_widgets_module(d)) is not None]

@@ -48,10 +48,10 @@ SETUP = """\
 import warnings
 
 import utils
-from utils.render import wise as wise_render
+from utils.datasets.wise import render as wise_render
 from utils.widgets import browse
-from utils.widgets import jwhr as jwhr_widgets
-from utils.widgets import wise as wise_widgets
+from utils.datasets.jwhr import widgets as jwhr_widgets
+from utils.datasets.wise import widgets as wise_widgets
 
 warnings.simplefilter("ignore", utils.DemoDataWarning)"""
 
@@ -76,7 +76,8 @@ def _dialogues(name: str) -> list[Dialogue]:
 
 
 def _search_text(name: str) -> Callable[[Dialogue], str]:
-    from utils.render import jwhr, wise
+    from utils.datasets.jwhr import render as jwhr
+    from utils.datasets.wise import render as wise
     from utils.widgets import _default_search_text
 
     return {"jwhr": jwhr.search_text, "wise": wise.search_text}.get(name, _default_search_text)

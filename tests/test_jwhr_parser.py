@@ -10,9 +10,9 @@ import pytest
 from conftest import require_real_file
 
 import utils
+from utils.datasets.jwhr.parser import NOT_FOUND, NOTHING, QUOTE, SUMMARY
 from utils.errors import DataError
 from utils.formats import parse_file
-from utils.formats.jwhr import NOT_FOUND, NOTHING, QUOTE, SUMMARY
 from utils.records import SEEKER, WIZARD
 
 

@@ -12,9 +12,8 @@ import pytest
 from conftest import require_real_file
 
 import utils
-from utils.baselines import jwhr as baselines
+from utils.datasets.jwhr import baselines, stats
 from utils.formats import parse_file
-from utils.stats import jwhr as stats
 
 
 def _page(title: str, quote: str | None = None) -> dict[str, Any]:

@@ -8,6 +8,7 @@ case needs a file the repository does not have. Nothing touches the network.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import shutil
@@ -15,16 +16,17 @@ import warnings
 from pathlib import Path
 
 import pytest
+from conftest import demo_file
 
 import utils
 from utils import _download, config, loading
+from utils.datasets.wise.documents import load_documents
 from utils.errors import DataError, DataUnavailableError, DownloadError, UnknownNameError
-from utils.formats.wise_documents import load_documents
 from utils.loading import DemoDataWarning
-from utils.sources import SourceFile, get_split_files
+from utils.sources import SourceFile, get_source, get_split_files, registry
 
-DEMO_JWHR = config.demo_dir() / "jwhr" / "answered.jsonl"
-DEMO_WOW_TRAIN = config.demo_dir() / "wow" / "raw" / "train.json"
+DEMO_JWHR = demo_file("jwhr/answered.jsonl")
+DEMO_WOW_TRAIN = demo_file("wow/raw/train.json")
 
 
 @pytest.fixture
@@ -32,7 +34,8 @@ def no_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty demo directory, as for a split the project ships no sample of."""
     empty = tmp_path / "no-demo"
     empty.mkdir()
-    monkeypatch.setattr(config, "demo_dir", lambda: empty)
+    for name, source in list(registry().items()):
+        monkeypatch.setitem(registry(), name, dataclasses.replace(source, folder=empty))
     return empty
 
 
@@ -44,7 +47,7 @@ def _place(data_dir: Path, relative: str, source: Path = DEMO_JWHR) -> Path:
 
 
 def _registry(monkeypatch: pytest.MonkeyPatch, *items: SourceFile) -> None:
-    monkeypatch.setattr(loading, "get_split_files", lambda dataset, split: items)
+    monkeypatch.setattr(loading, "_split_files", lambda source, split: items)
 
 
 # -- names ----------------------------------------------------------------------------------------
@@ -103,7 +106,7 @@ def test_extra_files_are_found_like_splits(data_dir: Path) -> None:
     and a synthetic file beside the marker is never taken for the dataset."""
     with pytest.warns(utils.DemoDataWarning, match="wise/documents"):
         path, kind, _, _ = loading.resolve_file("wise", "documents")
-    assert kind == loading.DEMO and path == config.demo_dir() / "wise" / "document_line.json"
+    assert kind == loading.DEMO and path == demo_file("wise/document_line.json")
     (data_dir / "wise").mkdir(parents=True, exist_ok=True)
     shutil.copyfile(path, data_dir / "wise" / "document_line.json")
     assert loading.resolve_file("wise", "documents")[1] == loading.USER_COPY
@@ -118,7 +121,7 @@ def test_every_shipped_demo_loads_as_a_demo(data_dir: Path) -> None:
     loaded = 0
     for dataset in utils.dataset_names():
         for split in utils.split_names(dataset):
-            if not (config.demo_dir() / get_split_files(dataset, split)[0].path).is_file():
+            if not (get_source(dataset).demo_dir / get_split_files(dataset, split)[0].path).is_file():
                 continue
             with pytest.warns(DemoDataWarning):
                 result = utils.load(dataset, split)
@@ -147,7 +150,7 @@ def test_missing_wise_data_names_the_drive_folder(data_dir: Path, no_demo: Path)
 
 def test_a_user_copy_in_the_data_dir_is_used(data_dir: Path) -> None:
     # The WoW raw files have no published per-file checksum: a copy is the user's, unverified.
-    placed = _place(data_dir, "wow/raw/train.json", config.demo_dir() / "wow/raw/train.json")
+    placed = _place(data_dir, "wow/raw/train.json", demo_file("wow/raw/train.json"))
     with warnings.catch_warnings():
         warnings.simplefilter("error", DemoDataWarning)
         split = utils.load("wow", "train")
@@ -200,7 +203,7 @@ def test_a_same_size_copy_with_other_content_is_a_mismatch(data_dir: Path, monke
 
 
 def test_a_partial_copy_is_used_when_the_full_file_is_absent(data_dir: Path) -> None:
-    placed = _place(data_dir, "wow/raw/train_sample.json", config.demo_dir() / "wow/raw/train.json")
+    placed = _place(data_dir, "wow/raw/train_sample.json", demo_file("wow/raw/train.json"))
     with warnings.catch_warnings():
         warnings.simplefilter("error", DemoDataWarning)
         split = utils.load("wow", "train")
@@ -212,7 +215,7 @@ def test_a_partial_copy_is_used_when_the_full_file_is_absent(data_dir: Path) -> 
 
 
 def test_the_full_file_wins_over_a_partial_copy(data_dir: Path) -> None:
-    demo = config.demo_dir() / "wow/raw/train.json"
+    demo = demo_file("wow/raw/train.json")
     _place(data_dir, "wow/raw/train_sample.json", demo)
     full = _place(data_dir, "wow/raw/train.json", demo)
     assert utils.load("wow", "train").provenance.path == full
@@ -275,18 +278,16 @@ def test_download_false_never_fetches(data_dir: Path, monkeypatch: pytest.Monkey
 
 
 def test_data_dir_argument_overrides_the_environment(tmp_path: Path) -> None:
-    placed = _place(tmp_path / "elsewhere", "wow/raw/train.json", config.demo_dir() / "wow/raw/train.json")
+    placed = _place(tmp_path / "elsewhere", "wow/raw/train.json", demo_file("wow/raw/train.json"))
     assert utils.load("wow", "train", data_dir=tmp_path / "elsewhere").provenance.path == placed
 
 
 def test_provenance_shows_paths_relative_to_the_data_directory_or_package(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from utils.config import demo_dir
-
     demo = utils.load("jwhr", "not_answered").provenance.summary()
-    assert "from utils/demo_data/jwhr/not_answered.jsonl" in demo
-    assert str(demo_dir()) not in demo
+    assert "from utils/datasets/jwhr/demo/jwhr/not_answered.jsonl" in demo
+    assert str(get_source("jwhr").demo_dir) not in demo
     _registry(monkeypatch, SourceFile(path="jwhr/answered.jsonl"))
     _place(data_dir, "jwhr/answered.jsonl")
     copy = utils.load("jwhr", "answered").provenance.summary()
@@ -394,7 +395,7 @@ def test_repeated_jwhr_session_ids_are_a_data_error_naming_ids_and_lines(
 
 
 def test_repeated_wise_conversation_ids_are_a_data_error(data_dir: Path) -> None:
-    demo = config.demo_dir() / "wise/conversation_train_line.json"
+    demo = demo_file("wise/conversation_train_line.json")
     lines = _lines_with_a_repeat(demo, 1, 3)
     conversation = json.loads(lines[1])["conversation_id"]
     (data_dir / "wise").mkdir()
@@ -405,7 +406,7 @@ def test_repeated_wise_conversation_ids_are_a_data_error(data_dir: Path) -> None
 
 
 def test_repeated_kilt_ids_are_kept_with_a_warning(data_dir: Path) -> None:
-    demo = config.demo_dir() / "wow/kilt/wow-train-kilt.jsonl"
+    demo = demo_file("wow/kilt/wow-train-kilt.jsonl")
     lines = [*_lines_with_a_repeat(demo, 2, 5), demo.read_text(encoding="utf-8").splitlines()[2]]
     repeated = json.loads(lines[2])["id"]
     (data_dir / "wow/kilt").mkdir(parents=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from utils.reported import REPORTED, reported, reported_value
+from utils.datasets.wow.stats import PARLAI_TEACHER_RULES, teachers_of
+from utils.reported import all_reported, reported, reported_value
 from utils.sources import get_split_files
-from utils.stats.wow import PARLAI_TEACHER_RULES, teachers_of
 
 _BIB = Path(__file__).resolve().parents[1] / "book" / "references.bib"
 
@@ -19,7 +19,7 @@ def _bib_keys() -> list[str]:
 def test_every_citation_key_is_a_key_of_the_bibliography() -> None:
     keys = _bib_keys()
     assert len(keys) == len(set(keys)), "duplicate keys in references.bib"
-    missing = sorted({item.citation_key for item in REPORTED} - set(keys))
+    missing = sorted({item.citation_key for item in all_reported()} - set(keys))
     assert not missing, f"citation keys missing from references.bib: {missing}"
 
 
@@ -29,15 +29,15 @@ def test_the_key_check_would_catch_a_near_miss() -> None:
 
 
 def test_every_reported_number_says_where_it_stands() -> None:
-    for item in REPORTED:
+    for item in all_reported():
         assert item.source.strip(), item
         assert (item.dataset, item.name, item.split) == (item.dataset.strip(), item.name.strip(), item.split.strip())
-    keys = [(item.dataset, item.name, item.split) for item in REPORTED]
+    keys = [(item.dataset, item.name, item.split) for item in all_reported()]
     assert len(keys) == len(set(keys)), "two reported numbers share dataset, name and split"
 
 
 def test_parlai_counts_name_real_teachers() -> None:
-    named = [item for item in REPORTED if item.teacher]
+    named = [item for item in all_reported() if item.teacher]
     assert named, "the ParlAI counts name their teacher"
     for item in named:
         assert teachers_of(item), item

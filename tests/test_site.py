@@ -28,7 +28,7 @@ import pytest
 from conftest import CHROMIUM, CHROMIUM_ARGS, local_only
 
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
-from utils.sources import SOURCES
+from utils.sources import registry
 
 pytestmark = pytest.mark.browser
 
@@ -395,11 +395,11 @@ def _gloss_word(kind: str, items: list[dict[str, Any]]) -> tuple[str, set[int]]:
     """An English word of the chapter's glosses that the embedded search text holds, and the items
     that must match it because one of their labels is glossed with it (WISE's label glosses)."""
     if kind == "wise":
-        from utils.formats.wise import ACTIONS, INTENTS
+        from utils.datasets.wise.parser import ACTIONS, INTENTS
 
         glossary = {**INTENTS, **ACTIONS}
     else:
-        from utils.render.jwhr import glosses
+        from utils.datasets.jwhr.render import glosses
 
         glossary = dict(glosses())
     for english in sorted(glossary.values()):
@@ -638,7 +638,7 @@ def hostile_dialogues() -> list[Dialogue]:
 
 def hostile_render() -> Any:
     """The WoW renderer, built on the shared helpers every renderer uses."""
-    from utils.render.wow import render
+    from utils.datasets.wow.render import render
 
     return render
 
@@ -651,7 +651,7 @@ def test_hostile_explorer_runs_no_script(browser: Any) -> None:
     assert labels == [f"test #{i}: {explorer_label(d)}" for i, d in enumerate(dialogues)], "labels must stay plain text"
 
 
-@pytest.mark.parametrize("dataset", [name for name, source in SOURCES.items() if source.chapter_splits])
+@pytest.mark.parametrize("dataset", [name for name, source in registry().items() if source.chapter_splits])
 def test_every_renderer_s_explorer_runs_no_script(browser: Any, dataset: str) -> None:
     """The demo sample with attack strings in every field, through the dataset's own renderer."""
     from test_html_safety import INJECTIONS, _demo_dialogues, _renderer, hostile

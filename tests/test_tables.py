@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from utils import tables
-from utils.reported import REPORTED, Reproduced, assert_held, compare, failures, quantity_label
+from utils.reported import Reproduced, all_reported, assert_held, compare, failures, quantity_label
 
 
 def test_compare_statuses_follow_provenance_and_tolerance() -> None:
@@ -48,7 +48,7 @@ def test_compare_refuses_a_computed_value_with_no_reported_number() -> None:
 
 
 def test_every_reported_number_has_a_reader_label_without_underscores() -> None:
-    for item in REPORTED:
+    for item in all_reported():
         assert "_" not in quantity_label(item.name).replace("know_chance", ""), item.name
 
 

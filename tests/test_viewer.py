@@ -77,8 +77,8 @@ def test_kilt_examples_are_grouped_into_their_dialogues(tmp_path: Path, monkeypa
 
 
 def test_the_search_text_holds_ids_and_english_glosses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from utils.datasets.wise import render as wise_render
     from utils.glosses import english
-    from utils.render import wise as wise_render
 
     split = utils.load("wise", "train")
     glosses = wise_render.demo_glosses()
@@ -96,8 +96,9 @@ def test_the_search_text_holds_ids_and_english_glosses(tmp_path: Path, monkeypat
 def test_a_publication_withholds_the_rows_its_licences_do_not_allow(tmp_path: Path) -> None:
     from atlas_book import _withhold_unlicensed
 
-    from utils.sources import SOURCES
+    from utils.sources import registry
 
+    SOURCES = registry()
     closed = next(name for name, source in SOURCES.items() if not source.redistributable)
     opened = next(name for name, source in SOURCES.items() if source.redistributable)
     for dataset, kind in ((closed, "official"), (opened, "official"), (closed, "demo")):
@@ -114,9 +115,9 @@ def test_a_publication_withholds_the_rows_its_licences_do_not_allow(tmp_path: Pa
 
 
 def test_every_dataset_records_its_redistribution_decision() -> None:
-    from utils.sources import SOURCES, datasets_table
+    from utils.sources import datasets_table, registry
 
-    for source in SOURCES.values():
+    for source in registry().values():
         assert source.redistribution.strip(), source.name
     table = datasets_table()
     assert table["rows published"].str.match(r"^(yes|no): ").all()

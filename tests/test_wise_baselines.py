@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import utils
-from utils.baselines import wise as bl
+from utils.datasets.wise import baselines as bl
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from utils.text import char_ngrams, char_tokens
 

@@ -1,13 +1,14 @@
 """WISE's fast path: the loader's columnar build gives the parser's dialogues, or steps aside.
 
-The loader builds a WISE cache with :func:`utils.formats.wise.parse_columns` (passages stored once,
-candidates as columns); anything unusual makes it decline and :func:`~utils.formats.wise.parse`
+The loader builds a WISE cache with :func:`utils.datasets.wise.parser.parse_columns` (passages stored once,
+candidates as columns); anything unusual makes it decline and :func:`~utils.datasets.wise.parser.parse`
 builds the cache instead. Either way a loaded split must equal what ``parse`` gives, and a file
 ``parse`` refuses must be refused with ``parse``'s own error.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from collections.abc import Callable, Iterator
@@ -17,9 +18,9 @@ import pytest
 
 import utils
 from utils import _cache
+from utils.datasets.wise import parser as wise
 from utils.errors import DataError
-from utils.formats import wise
-from utils.sources import get_split_files
+from utils.sources import get_source, get_split_files, registry
 
 SYSTEM = {
     "msg_id": 2,
@@ -78,7 +79,7 @@ def parse_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         calls.append(split)
         return real(path, split=split)
 
-    monkeypatch.setattr(wise, "parse", spy)
+    monkeypatch.setitem(registry(), "wise", dataclasses.replace(get_source("wise"), parse=spy))
     return calls
 
 
@@ -91,7 +92,8 @@ def _loaded_and_parsed(data_dir: Path, split: str = "train") -> tuple[list | str
     except DataError as error:
         loaded = str(error)
     try:
-        parsed: list | str = list(wise.parse(data_dir / get_split_files("wise", split)[0].path, split=split))
+        path = data_dir / get_split_files("wise", split)[0].path
+        parsed: list | str = list(get_source("wise").parse(path, split=split))
     except DataError as error:
         parsed = str(error)
     return loaded, parsed
@@ -220,9 +222,9 @@ def test_without_the_document_file_every_candidate_has_no_text(data_dir: Path, p
     assert loaded[0].meta["documents_resolved"] is False
 
 
-def test_the_demo_splits_take_the_fast_path(demo_dir: Path, parse_calls: list) -> None:
+def test_the_demo_splits_take_the_fast_path(parse_calls: list) -> None:
     for split in ("train", "valid", "test", "test_seen", "test_unseen"):
-        loaded, parsed = _loaded_and_parsed(demo_dir, split)
+        loaded, parsed = _loaded_and_parsed(get_source("wise").demo_dir, split)
         assert loaded == parsed, split
     assert parse_calls == ["train", "valid", "test", "test_seen", "test_unseen"]  # the reference calls only
 

@@ -10,16 +10,16 @@ import pytest
 from conftest import require_real_file
 
 import utils
-from utils.errors import DataError
-from utils.formats import parse_file
-from utils.formats.wise import (
+from utils.datasets.wise.documents import load_documents
+from utils.datasets.wise.parser import (
     DOCUMENTS_FILENAME,
     iter_documents,
     parse_passage_id,
     published_label,
     split_search_intent,
 )
-from utils.formats.wise_documents import load_documents
+from utils.errors import DataError
+from utils.formats import parse_file
 from utils.loading import DemoDataWarning
 from utils.records import SEEKER, WIZARD
 

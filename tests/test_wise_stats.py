@@ -7,7 +7,9 @@ import warnings
 import pytest
 
 import utils
-from utils.formats.wise import (
+from utils.datasets.wise import stats as st
+from utils.datasets.wise.documents import load_documents
+from utils.datasets.wise.parser import (
     ACTIONS,
     AUTHORS_ACTION_VOCAB,
     AUTHORS_INTENT_VOCAB,
@@ -18,9 +20,7 @@ from utils.formats.wise import (
     stored_form,
     vocab_entry,
 )
-from utils.formats.wise_documents import load_documents
 from utils.reported import COMPARISON_COLUMNS, assert_held, failures
-from utils.stats import wise as st
 
 
 @pytest.fixture
@@ -165,7 +165,7 @@ def test_lengths_and_documents(splits: dict) -> None:
 
 
 def test_utterances_frame(splits: dict) -> None:
-    from utils.render.wise import demo_glosses
+    from utils.datasets.wise.render import demo_glosses
 
     frame = st.utterances_frame(splits["train"][0], glosses=demo_glosses())
     assert list(frame.columns) == ["speaker", "text", "intent or action", "selected passages", "English (gloss)"]
@@ -221,7 +221,7 @@ def test_label_and_citation_tables(splits: dict) -> None:
 
 
 def test_one_record_shown_as_tables_not_reprs(splits: dict) -> None:
-    from utils.render.wise import demo_glosses
+    from utils.datasets.wise.render import demo_glosses
 
     train = splits["train"]
     conversation = train[0]

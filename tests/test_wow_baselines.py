@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import utils
-from utils.baselines import wow as baselines
+from utils.datasets.wow import baselines
 from utils.metrics import unigram_f1
 from utils.records import WIZARD, Evidence, Turn
 from utils.reported import COMPARISON_COLUMNS, FAILED, HELD, QUOTED_ONLY, assert_held
@@ -183,7 +183,7 @@ def test_response_retrieval_tiny(tmp_path: Path) -> None:
 
 
 def test_parlai_examples_drop_last_wizard_turn_of_wizard_first_dialogues() -> None:
-    from utils.stats.wow import wizard_turns
+    from utils.datasets.wow.stats import wizard_turns
 
     train = utils.load("wow", "train")  # demo: one wizard-first dialogue with 3 wizard turns
     wizard = wizard_turns(train)

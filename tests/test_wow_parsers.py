@@ -9,14 +9,14 @@ import pytest
 from conftest import require_real_file
 
 import utils
-from utils.errors import DataError
-from utils.formats import parse_file
-from utils.formats.wow_raw import (
+from utils.datasets.wow.parser import (
     decode_checked_passage_key,
     decode_checked_sentence_key,
     evidence_source,
     role_of,
 )
+from utils.errors import DataError
+from utils.formats import parse_file
 from utils.records import SEEKER, WIZARD
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import utils
+from utils.datasets.wow.render import render, shared_words
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from utils.render import render_dialogue
-from utils.render.wow import render, shared_words
 
 _EVIL = '<script>alert(1)</script><img src=x onerror="alert(2)"></div>'
 

@@ -10,9 +10,9 @@ import pytest
 from conftest import require_real_file
 
 import utils
+from utils.datasets.wow import stats
 from utils.errors import UnknownNameError
 from utils.reported import COMPARISON_COLUMNS, FAILED, HELD, assert_held, failures
-from utils.stats import wow as stats
 
 
 def test_summary_of_demo_train_hand_counted() -> None:

@@ -9,8 +9,10 @@ The public API is small::
     wow.turns()                             # a pandas DataFrame, one row per turn
     wow.to_hf_dataset()                     # a datasets.Dataset
 
-Everything else lives in submodules (``utils.stats``, ``utils.baselines``, ``utils.render``,
-``utils.widgets``, ...) imported explicitly by the chapters that need them.
+Each dataset's own code (parser, renderer, statistics, baselines, reported numbers) lives in its
+folder, ``utils.datasets.<name>``, imported explicitly by the chapter that needs it; the shared
+machinery (``utils.loading``, ``utils.render``, ``utils.widgets``, ``utils.tables``, ...) knows no
+dataset by name.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from .errors import AtlasError, DataError, DataUnavailableError, DownloadError, 
 from .loading import CacheWarning, DemoDataWarning, LoadedSplit, Provenance, data_status, load
 from .records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from .reported import reported
-from .sources import dataset_names, get_source, split_names
+from .sources import dataset_names, get_source, registry, split_names
 
 __all__ = [
     "SEEKER",
@@ -42,6 +44,7 @@ __all__ = [
     "dataset_names",
     "get_source",
     "load",
+    "registry",
     "reported",
     "split_names",
 ]

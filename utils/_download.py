@@ -584,10 +584,10 @@ def _inside(path: Path, directory: Path) -> bool:
 
 def _gdrive_names(folder: str) -> set[str]:
     """The file names the registry expects in a Drive folder (only those are ever moved in)."""
-    from .sources import SOURCES
+    from .sources import registry
 
     names = set()
-    for source in SOURCES.values():
+    for source in registry().values():
         for item in [*(f for files in source.splits.values() for f in files), *source.extra_files.values()]:
             if item.gdrive_folder == folder:
                 names.add(PurePosixPath(item.path).name)

@@ -59,7 +59,8 @@ provenance ``turns``      int64                    turns in the split
 
 In JSON Lines (``--to jsonl``, UTF-8, one record per line) ``meta`` fields are JSON objects and
 ``labels`` an object of lists (``{"BEGIN": ["Hallucination"]}``). Parquet (``--to parquet``) has the
-same fields with the Arrow types above (:data:`EXPORT_SCHEMA`); there ``meta`` fields are JSON text,
+same fields with the Arrow types above (:data:`utils.records.RECORD_SCHEMA`, the schema
+``LoadedSplit.to_hf_dataset("records")`` hands to ``datasets`` too); there ``meta`` fields are JSON text,
 because their keys differ from record to record, and ``labels`` is a list of ``{name, values}``
 (``[{"name": "BEGIN", "values": ["Hallucination"]}]``), which pandas, pyarrow and ``datasets`` all
 read (``datasets`` has no map type). The output is written to a temporary file beside the target and moved into place
@@ -77,7 +78,6 @@ import re
 import sys
 import tempfile
 import warnings
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -87,63 +87,14 @@ import pyarrow as pa
 from . import __version__, _download, config
 from .errors import AtlasError, DataUnavailableError, DownloadError, UnknownNameError
 from .loading import DEMO, PARTIAL, SYNTHETIC, DemoDataWarning, LoadedSplit, data_status, load
-from .records import ROLES, Dialogue, Turn
-from .sources import SourceFile, dataset_names, get_source, get_split_files
+from .records import RECORD_SCHEMA, ROLES, Dialogue, Turn
+from .sources import SourceFile, dataset_names, get_source, get_split_files, registry
+from .summary import _label_values, evidence_counts, export_records, label_counts, role_counts
 
 PROG = "atlas"
 #: Dialogues per Parquet row group (and per batch converted to Arrow) when exporting.
 _EXPORT_BATCH = 512
 
-
-_TURN = pa.struct(
-    [
-        ("index", pa.int32()),
-        ("role", pa.string()),
-        ("speaker", pa.string()),
-        ("text", pa.string()),
-        ("labels", pa.list_(pa.struct([("name", pa.string()), ("values", pa.list_(pa.string()))]))),
-        (
-            "evidence",
-            pa.list_(
-                pa.struct(
-                    [
-                        ("id", pa.string()),
-                        ("title", pa.string()),
-                        ("origin", pa.string()),
-                        ("text", pa.string()),
-                        ("selected", pa.bool_()),
-                        ("meta", pa.string()),
-                    ]
-                )
-            ),
-        ),
-    ]
-)
-#: The Arrow schema of ``atlas export --to parquet`` (documented in this module's docstring).
-EXPORT_SCHEMA = pa.schema(
-    [
-        ("dataset", pa.string()),
-        ("split", pa.string()),
-        ("index", pa.int64()),
-        ("id", pa.string()),
-        ("topic", pa.string()),
-        ("meta", pa.string()),
-        ("turns", pa.list_(_TURN)),
-        (
-            "provenance",
-            pa.struct(
-                [
-                    ("kind", pa.string()),
-                    ("checksum", pa.string()),
-                    ("source", pa.string()),
-                    ("size_bytes", pa.int64()),
-                    ("dialogues", pa.int64()),
-                    ("turns", pa.int64()),
-                ]
-            ),
-        ),
-    ]
-)
 
 _BANNERS = {
     DEMO: "DEMO SAMPLE, not the dataset",
@@ -359,23 +310,9 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 def _search_text_for(dataset: str) -> Callable[[Dialogue], str]:
     """What ``--search`` matches: the same text as the dataset's viewer in Jupyter searches."""
-    if dataset == "jwhr":
-        from .render.jwhr import search_text
-
-        return search_text
-    if dataset == "wise":
-        from .render.wise import search_text
-
-        return search_text
     from .render.explorer import explorer_search_text
 
-    return explorer_search_text
-
-
-def _label_values(dataset: str, key: str, values: Sequence[str]) -> list[str]:
-    if key in get_source(dataset).joined_labels:
-        return ["-".join(values)] if values else []
-    return list(values)
+    return get_source(dataset).search_text or explorer_search_text
 
 
 def _turn_renderables(dataset: str, turn: Turn, evidence_limit: int | None) -> list[Any]:
@@ -506,80 +443,11 @@ def cmd_show(args: argparse.Namespace) -> int:
 # -- stats ----------------------------------------------------------------------------------------------
 
 
-def _language(dataset: str) -> str:
-    from .stats.cross_dataset import language_of
-
-    return language_of(dataset)
-
-
-def role_stats(split: LoadedSplit) -> list[dict[str, Any]]:
-    """``parlai data_stats``' counts per role and for all turns.
-
-    Tokens are words for English (ParlAI's normalisation, :func:`utils.text.word_tokens`) and
-    characters for Chinese and Japanese (:func:`utils.text.char_tokens`, punctuation left out).
-    """
-    from .text import tokenizer_for
-
-    tokenize = tokenizer_for(_language(split.dataset))
-    frame = split.turns()
-    rows = []
-    for role in (*ROLES, "all"):
-        texts = frame["text"] if role == "all" else frame.loc[frame["role"] == role, "text"]
-        tokens = [token for text in texts for token in tokenize(text)]
-        count = len(texts)
-        rows.append(
-            {
-                "role": role,
-                "utterances": count,
-                "tokens": len(tokens),
-                "unique tokens": len(set(tokens)),
-                "unique utterances": int(texts.nunique()),
-                "average length": round(len(tokens) / count, 2) if count else 0.0,
-            }
-        )
-    return rows
-
-
-def label_counts(split: LoadedSplit) -> list[dict[str, Any]]:
-    """Turns carrying each label of the dataset's categorical label schemes (the dataset's declared ``label_keys``),
-    a turn counted once per label; for JWHR, references per kind of content (quote, summary, ...)."""
-    rows: list[dict[str, Any]] = []
-    keys = get_source(split.dataset).label_keys
-    counters: dict[str, Counter[str]] = {key: Counter() for key in keys}
-    for labels in split.turns()["labels"]:
-        for key in keys:
-            if key in labels:
-                counters[key].update(set(_label_values(split.dataset, key, labels[key])))
-    for key in keys:
-        rows += [
-            {"scheme": key, "label": label, "count": n, "unit": "turns"} for label, n in counters[key].most_common()
-        ]
-    if split.dataset == "jwhr":
-        from .stats.jwhr import reference_frame
-
-        references = reference_frame(split)
-        if len(references):
-            for content, n in references["content"].value_counts().items():
-                rows.append(
-                    {"scheme": "reference content", "label": str(content), "count": int(n), "unit": "references"}
-                )
-    return rows
-
-
-def evidence_counts(split: LoadedSplit) -> list[dict[str, Any]]:
-    """Evidence pieces shown and selected, per origin (the channel they came through)."""
-    frame = split.evidence(["origin", "selected"])
-    if not len(frame):
-        return []
-    grouped = frame.groupby("origin", sort=True)["selected"].agg(["size", "sum"])
-    return [{"origin": str(o), "shown": int(r["size"]), "selected": int(r["sum"])} for o, r in grouped.iterrows()]
-
-
 def cmd_stats(args: argparse.Namespace) -> int:
     split = _load(args.dataset, args.split)
     source = get_source(split.dataset)
-    unit = "words" if _language(split.dataset) == "en" else "characters"
-    roles, labels, evidence = role_stats(split), label_counts(split), evidence_counts(split)
+    unit = "words" if source.language_code == "en" else "characters"
+    roles, labels, evidence = role_counts(split), label_counts(split), evidence_counts(split)
     if args.json:
         result = {
             "dataset": split.dataset,
@@ -626,60 +494,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
 # -- export ---------------------------------------------------------------------------------------------
 
 
-def export_records(split: LoadedSplit, *, parquet: bool = False) -> Iterator[dict[str, Any]]:
-    """The split's dialogues as records of the export schema (see the module docstring); with
-    ``parquet``, ``meta`` fields as JSON text and labels as a list of ``{name, values}``."""
-    provenance = split.provenance
-    source = {
-        "kind": provenance.kind,
-        "checksum": provenance.checksum,
-        "source": str(provenance.path),
-        "size_bytes": provenance.size_bytes,
-        "dialogues": provenance.dialogues,
-        "turns": provenance.turns,
-    }
-
-    def meta(value: dict[str, Any]) -> Any:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True) if parquet else value
-
-    def labels(value: dict[str, list[str]]) -> Any:
-        if parquet:
-            return [{"name": key, "values": list(values)} for key, values in value.items()]
-        return {key: list(values) for key, values in value.items()}
-
-    for index, dialogue in enumerate(split):
-        yield {
-            "dataset": split.dataset,
-            "split": split.split,
-            "index": index,
-            "id": str(dialogue.id),
-            "topic": dialogue.topic,
-            "meta": meta(dialogue.meta),
-            "turns": [
-                {
-                    "index": turn.index,
-                    "role": turn.role,
-                    "speaker": turn.speaker,
-                    "text": turn.text,
-                    "labels": labels(turn.labels),
-                    "evidence": [
-                        {
-                            "id": item.id,
-                            "title": item.title,
-                            "origin": item.origin,
-                            "text": item.text,
-                            "selected": item.selected,
-                            "meta": meta(item.meta),
-                        }
-                        for item in turn.evidence
-                    ],
-                }
-                for turn in dialogue.turns
-            ],
-            "provenance": source,
-        }
-
-
 def _batches(records: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
     batch: list[dict[str, Any]] = []
     for record in records:
@@ -723,12 +537,12 @@ def write_export(split: LoadedSplit, out: Path, fmt: str) -> int:
             import pyarrow.parquet as pq
 
             os.close(descriptor)
-            with pq.ParquetWriter(temporary, EXPORT_SCHEMA, compression="zstd") as writer:
+            with pq.ParquetWriter(temporary, RECORD_SCHEMA, compression="zstd") as writer:
                 for batch in _batches(export_records(split, parquet=True), _EXPORT_BATCH):
-                    writer.write_table(pa.Table.from_pylist(batch, schema=EXPORT_SCHEMA))
+                    writer.write_table(pa.Table.from_pylist(batch, schema=RECORD_SCHEMA))
                     count += len(batch)
                 if not count:  # an empty split still gives a readable file with the schema
-                    writer.write_table(EXPORT_SCHEMA.empty_table())
+                    writer.write_table(RECORD_SCHEMA.empty_table())
         # mkstemp makes the file private; give it the permissions a newly created file would have.
         umask = os.umask(0)
         os.umask(umask)
@@ -760,15 +574,22 @@ def _add_names(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("split", metavar="SPLIT", help="a split of DATASET (`atlas status` lists them)")
 
 
+def _example() -> tuple[str, str]:
+    """A dataset and split for the help's examples: the first declared dataset and its chapter's first split."""
+    name, source = next(iter(registry().items()))
+    return name, (source.chapter_splits or tuple(source.splits))[0]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``atlas`` argument parser (one sub-command per task, each with ``--help``)."""
     formatter = argparse.RawDescriptionHelpFormatter
+    name, split = _example()
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Read, measure and export the Grounded Dialogue Atlas datasets from the shell.",
         epilog=(
-            "examples:\n  atlas status\n  atlas fetch jwhr\n  atlas show jwhr answered 0\n"
-            "  atlas stats jwhr answered\n  atlas export jwhr answered --to parquet\n\n"
+            f"examples:\n  atlas status\n  atlas fetch {name}\n  atlas show {name} {split} 0\n"
+            f"  atlas stats {name} {split}\n  atlas export {name} {split} --to parquet\n\n"
             f"environment: ${config.DATA_DIR_ENV} (data directory), ${config.CACHE_DIR_ENV} (parsed splits), "
             f"${config.OFFLINE_ENV}=1 (no downloads).\nexit status: 0 done, 1 failed while running, "
             "2 wrong command line."
@@ -796,7 +617,7 @@ def build_parser() -> argparse.ArgumentParser:
         "already present are kept, so running the command again fetches only what is missing. "
         f"Offline (${config.OFFLINE_ENV}=1) or when a download fails, it says where to get each "
         "file by hand and where to put it.",
-        epilog="examples:\n  atlas fetch jwhr\n  atlas fetch wow valid_seen valid_unseen\n  atlas fetch --all",
+        epilog=f"examples:\n  atlas fetch {name}\n  atlas fetch {name} {split}\n  atlas fetch --all",
         formatter_class=formatter,
     )
     fetch.add_argument("dataset", metavar="DATASET", nargs="?", help=f"one of: {', '.join(dataset_names())}")
@@ -810,8 +631,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print dialogues of a split with the evidence each speaker was shown and the "
         "dataset's labels; selected evidence is marked ✔ SELECTED. Without INDEX, --random or "
         "--search, the first dialogue.",
-        epilog="examples:\n  atlas show jwhr answered 0\n  atlas show wow valid_seen --random 2 --seed 1\n"
-        "  atlas show faithdial train --search lighthouse --evidence all",
+        epilog=f"examples:\n  atlas show {name} {split} 0\n  atlas show {name} {split} --random 2 --seed 1\n"
+        f"  atlas show {name} {split} --search lighthouse --evidence all",
         formatter_class=formatter,
     )
     _add_names(show)
@@ -850,7 +671,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write a split's dialogues (turns, evidence, labels, provenance) in the atlas's "
         "export schema (documented in the book's command-line page and in utils/cli.py). The file "
         "is written to a temporary name and moved into place when complete.",
-        epilog="example:\n  atlas export jwhr answered --to parquet --out jwhr-answered.parquet",
+        epilog=f"example:\n  atlas export {name} {split} --to parquet --out {name}-{split}.parquet",
         formatter_class=formatter,
     )
     _add_names(export)

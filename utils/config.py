@@ -55,20 +55,15 @@ def offline() -> bool:
     return os.environ.get(OFFLINE_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
-def demo_dir() -> Path:
-    """The project's demo samples, laid out like the data directory."""
-    return Path(__file__).resolve().parent / "demo_data"
-
-
 def display_path(path: str | Path) -> str:
     """``path`` as a reader should see it: relative to the data directory or the package.
 
     A file in the data directory reads ``$ATLAS_DATA_DIR/wow/raw/train.json``, a demo sample
-    ``utils/demo_data/jwhr/answered.jsonl``; nothing of the machine's own layout is shown. Any other
+    ``utils/datasets/jwhr/demo/jwhr/answered.jsonl``; nothing of the machine's own layout is shown. Any other
     path shows its last two parts.
     """
     path = Path(path)
-    for root, label in ((demo_dir(), "utils/demo_data"), (data_dir(), f"${DATA_DIR_ENV}")):
+    for root, label in ((Path(__file__).parent, "utils"), (data_dir(), f"${DATA_DIR_ENV}")):
         try:
             return f"{label}/{path.resolve().relative_to(root.resolve()).as_posix()}"
         except ValueError:

@@ -382,15 +382,16 @@ def check_selected_share_by_label(answer: Any, data: Iterable[Dialogue], scheme:
 
 
 def _responses(dialogues: list[Dialogue]) -> pd.DataFrame:
-    """FaithDial's utterance records, as the chapter computes them (:func:`utils.stats.faithdial.utterances`)."""
-    from .stats.faithdial import utterances
+    """FaithDial's utterance records, as the chapter computes them (``utterances`` in
+    :mod:`utils.datasets.faithdial.stats`)."""
+    from .datasets.faithdial.stats import utterances
 
     return utterances(dialogues)
 
 
 def check_edited_share(answer: Any, data: Iterable[Dialogue]) -> None:
     """``answer`` is the share of FaithDial responses (utterance records) whose ``original_response`` was edited."""
-    from .stats.faithdial import edited_share
+    from .datasets.faithdial.stats import edited_share
 
     what = "share of responses edited for faithfulness"
     dialogues = _dialogues(data, what)
@@ -411,9 +412,9 @@ def check_length_change(answer: Any, data: Iterable[Dialogue]) -> None:
     """``answer`` is the mean of (words in the edited response − words in the original) over edited responses.
 
     Words are :func:`utils.text.word_tokens` (ParlAI normalisation, as
-    :func:`utils.stats.faithdial.lengths`), so a negative answer means the edits made responses shorter.
+    :func:`utils.datasets.faithdial.stats.lengths`), so a negative answer means the edits made responses shorter.
     """
-    from .stats.faithdial import lengths
+    from .datasets.faithdial.stats import lengths
 
     what = "mean change in length (edited − original, in words)"
     frame = _responses(_dialogues(data, what))

@@ -1,9 +1,9 @@
 """English glosses: the atlas's own translations of the Chinese and Japanese text its chapters show.
 
-One JSON file per dataset, ``utils/glosses_en/<dataset>.json``, maps :func:`gloss_key` of a text (a
-hash, so that no dataset text is stored with the translations) to its English. A gloss therefore
-shows only under the very text it translates, whichever file or split that text comes from. The
-renderers and the statistics look glosses up with :func:`english`.
+One JSON file per dataset, ``glosses_en.json`` in its folder (``utils/datasets/<folder>/``), maps
+:func:`gloss_key` of a text (a hash, so that no dataset text is stored with the translations) to its
+English. A gloss therefore shows only under the very text it translates, whichever file or split
+that text comes from. The renderers and the statistics look glosses up with :func:`english`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ import hashlib
 import json
 from collections.abc import Mapping
 from functools import cache
-from pathlib import Path
 
-GLOSSES_DIR = Path(__file__).with_name("glosses_en")
+from .sources import get_source
 
 
 def gloss_key(text: str) -> str:
@@ -26,7 +25,7 @@ def gloss_key(text: str) -> str:
 @cache
 def glosses(dataset: str) -> Mapping[str, str]:
     """The atlas's English translations for ``dataset``'s text, by :func:`gloss_key` (empty when it has none)."""
-    path = GLOSSES_DIR / f"{dataset}.json"
+    path = get_source(dataset).glosses_path
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 

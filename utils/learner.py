@@ -284,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=Path("learner"), help="output directory (default: learner/)")
     parser.add_argument("--notebooks", type=Path, default=None, help="source directory (default: notebooks/)")
-    parser.add_argument("names", nargs="*", help="only these chapters (for example: wow jwhr)")
+    parser.add_argument("names", nargs="*", help="only these chapters (their file names without .ipynb)")
     args = parser.parse_args(argv)
     source = args.notebooks or _default_source()
     try:

@@ -13,6 +13,7 @@ be written never stops a load (see :mod:`utils._cache`).
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import warnings
 from collections.abc import Iterator, Sequence
@@ -28,14 +29,16 @@ import pyarrow.compute as pc
 from . import _cache, _download, config
 from ._cache import CacheWarning as CacheWarning  # re-exported: utils.CacheWarning
 from .errors import DataError, DataUnavailableError, DownloadError, UnknownNameError
-from .formats import companion_files, fast_parser_for, parser_for
 from .formats._io import lines_of_ids
-from .records import Dialogue
-from .sources import SourceFile, dataset_names, get_source, get_split_files, origin
+from .records import RECORD_SCHEMA, Dialogue
+from .sources import DatasetSource, SourceFile, get_source, origin, registry
 from .text import counted
 
 if TYPE_CHECKING:
     import datasets
+
+#: Dialogues converted to Arrow at a time when a split is handed to ``datasets`` as records.
+_RECORD_BATCH = 512
 
 #: Provenance kinds, from most to least trustworthy.
 OFFICIAL = "official"
@@ -115,7 +118,7 @@ def _human_size(size: int) -> str:
 
 
 def _resolve(
-    dataset: str,
+    source: DatasetSource,
     split: str,
     data_directory: Path,
     download: bool,
@@ -128,7 +131,8 @@ def _resolve(
     ``files`` are the split's official files unless given (:func:`resolve_file` passes an extra
     file); ``stacklevel`` makes warnings point at the code that asked for the data.
     """
-    files = get_split_files(dataset, split) if files is None else files
+    dataset = source.name
+    files = _split_files(source, split) if files is None else files
     complete = [item for item in files if not item.partial]
     partial = [item for item in files if item.partial]
     for item in complete:
@@ -167,7 +171,7 @@ def _resolve(
         if path.is_file():
             refuse_if_not_the_dataset(dataset, split, item, path)
             return path, PARTIAL, _download.local_status(item, path, data_directory), item.description
-    demo = config.demo_dir() / complete[0].path
+    demo = source.demo_dir / complete[0].path
     if not demo.is_file():
         raise DataUnavailableError(_how_to_get(dataset, split, complete[0], data_directory, failure))
     warnings.warn(
@@ -187,7 +191,7 @@ def resolve_file(
     for example WISE's document collection), found exactly as :func:`load` finds a split: the
     official file, a download, the demo sample with a :class:`DemoDataWarning`.
 
-    For readers of companion files (:mod:`utils.formats.wise_documents`); a warning points at the
+    For readers of companion files (:mod:`utils.datasets.wise.documents`); a warning points at the
     code that called that reader.
     """
     source = get_source(dataset)
@@ -195,7 +199,15 @@ def resolve_file(
         item = source.extra_files[name]
     except KeyError:
         raise UnknownNameError(f"extra file of {dataset!r}", name, list(source.extra_files)) from None
-    return _resolve(dataset, name, config.data_dir(data_dir), download, (item,), stacklevel=4)
+    return _resolve(source, name, config.data_dir(data_dir), download, (item,), stacklevel=4)
+
+
+def _split_files(source: DatasetSource, split: str) -> tuple[SourceFile, ...]:
+    """The official files of one split, complete ones first; an unknown name lists the valid ones."""
+    try:
+        return source.splits[split]
+    except KeyError:
+        raise UnknownNameError(f"split of {source.name!r}", split, list(source.splits)) from None
 
 
 def _is_synthetic(path: Path) -> bool:
@@ -237,9 +249,9 @@ def refuse_if_not_the_dataset(dataset: str, split: str, item: SourceFile, path: 
     )
 
 
-def _check_record_ids(dataset: str, split: str, path: Path, tables: _cache.CachedTables) -> None:
+def _check_record_ids(source: DatasetSource, split: str, path: Path, tables: _cache.CachedTables) -> None:
     """Report ids that occur more than once in a split: a DataError or a warning (the dataset's ``record_ids``)."""
-    rule = get_source(dataset).record_ids
+    dataset, rule = source.name, source.record_ids
     if rule is None or tables.dialogues.num_rows < 2:
         return
     counts = pc.value_counts(tables.dialogues.column("id"))
@@ -255,7 +267,7 @@ def _check_record_ids(dataset: str, split: str, path: Path, tables: _cache.Cache
     more = f" and {len(repeated) - 10:,} more" if len(repeated) > 10 else ""
     listing = "; ".join(shown) + more
     repeats = f"{len(repeated):,} repeated {rule.field} value{'s' if len(repeated) > 1 else ''} ({listing})"
-    unit = get_source(dataset).record_unit
+    unit = source.record_unit
     if rule.unique:
         raise DataError(
             f"{repeats}; each of {dataset}'s {unit} has an id of its own, so this is not a faithful copy of "
@@ -284,11 +296,11 @@ def data_status(data_dir: str | Path | None = None) -> pd.DataFrame:
     """What each split would be built on right now without downloading: a quick look, no hashing."""
     data_directory = config.data_dir(data_dir)
     rows = []
-    for dataset in dataset_names():
-        for split, files in get_source(dataset).splits.items():
+    for dataset, source in registry().items():
+        for split, files in source.splits.items():
             found = next((item for item in files if (data_directory / item.path).is_file()), None)
             if found is None:
-                status = DEMO if (config.demo_dir() / files[0].path).is_file() else "missing"
+                status = DEMO if (source.demo_dir / files[0].path).is_file() else "missing"
             elif _is_synthetic(data_directory / found.path):
                 status = SYNTHETIC
             else:
@@ -309,20 +321,20 @@ def load(
 
     ``dataset`` is one of :func:`utils.dataset_names`, ``split`` one of :func:`utils.split_names`.
     """
-    get_source(dataset)  # unknown names fail before any file is touched
+    source = get_source(dataset)  # the one look-up: unknown names fail before any file is touched
     data_directory = config.data_dir(data_dir)
-    path, kind, checksum, detail = _resolve(dataset, split, data_directory, download)
-    parse, version = parser_for(dataset)
-    key = _cache.cache_key(path, dataset, split, version, companion_files(dataset, path))
-    fast = fast_parser_for(dataset)
+    path, kind, checksum, detail = _resolve(source, split, data_directory, download)
+    companions = source.companion_files(path) if source.companion_files else []
+    key = _cache.cache_key(path, dataset, split, source.parser_version, companions)
+    fast = source.parse_columns
     tables = _cache.load_or_build(
         config.cache_dir(),
         key,
-        lambda: parse(path, split=split),
+        lambda: source.parse(path, split=split),
         label=f"{dataset}/{split} ({path})",
         fast_build=None if fast is None else lambda: fast(path, split=split),
     )
-    _check_record_ids(dataset, split, path, tables)
+    _check_record_ids(source, split, path, tables)
     provenance = Provenance(
         dataset=dataset,
         split=split,
@@ -454,12 +466,22 @@ class LoadedSplit(Sequence[Dialogue]):
         return frame
 
     def to_hf_dataset(self, table: str = "turns") -> datasets.Dataset:
-        """The ``turns`` (or ``evidence`` or ``dialogues``) table as a :class:`datasets.Dataset`."""
+        """The ``turns`` (or ``evidence`` or ``dialogues``) table as a :class:`datasets.Dataset`; or
+        ``records``: one row per dialogue with its turns, labels and evidence nested, in the atlas's
+        one record schema (:data:`utils.records.RECORD_SCHEMA`, which ``atlas export`` writes too)."""
         import datasets
 
+        if table == "records":
+            from .summary import export_records
+
+            rows = export_records(self, parquet=True)
+            batches = []
+            while batch := list(itertools.islice(rows, _RECORD_BATCH)):
+                batches.append(pa.RecordBatch.from_pylist(batch, schema=RECORD_SCHEMA))
+            return datasets.Dataset(pa.Table.from_batches(batches, schema=RECORD_SCHEMA))
         tables = {"turns": self._tables.turns, "evidence": None, "dialogues": self._tables.dialogues}
         if table not in tables:
-            raise UnknownNameError("table", table, list(tables))
+            raise UnknownNameError("table", table, [*tables, "records"])
         # Evidence with its text and title spelt out per row, as a dataset of rows expects.
         return datasets.Dataset(tables[table] if table != "evidence" else self._evidence_table(_cache.EVIDENCE_COLUMNS))
 

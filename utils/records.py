@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow as pa
+
 #: The person asking, learning or searching: WoW apprentice, FaithDial seeker, WISE user, JWHR
 #: question.
 SEEKER = "seeker"
@@ -70,3 +72,57 @@ class Dialogue:
     def turns_by(self, role: str) -> list[Turn]:
         """The turns spoken in one normalised role (:data:`SEEKER` or :data:`WIZARD`)."""
         return [turn for turn in self.turns if turn.role == role]
+
+
+# -- the record as exported and handed to `datasets` -------------------------------------------------
+
+_TURN_RECORD = pa.struct(
+    [
+        ("index", pa.int32()),
+        ("role", pa.string()),
+        ("speaker", pa.string()),
+        ("text", pa.string()),
+        ("labels", pa.list_(pa.struct([("name", pa.string()), ("values", pa.list_(pa.string()))]))),
+        (
+            "evidence",
+            pa.list_(
+                pa.struct(
+                    [
+                        ("id", pa.string()),
+                        ("title", pa.string()),
+                        ("origin", pa.string()),
+                        ("text", pa.string()),
+                        ("selected", pa.bool_()),
+                        ("meta", pa.string()),
+                    ]
+                )
+            ),
+        ),
+    ]
+)
+#: The Arrow schema of one exported record: ``atlas export --to parquet`` and
+#: ``LoadedSplit.to_hf_dataset("records")`` (fields documented in :mod:`utils.cli`).
+RECORD_SCHEMA = pa.schema(
+    [
+        ("dataset", pa.string()),
+        ("split", pa.string()),
+        ("index", pa.int64()),
+        ("id", pa.string()),
+        ("topic", pa.string()),
+        ("meta", pa.string()),
+        ("turns", pa.list_(_TURN_RECORD)),
+        (
+            "provenance",
+            pa.struct(
+                [
+                    ("kind", pa.string()),
+                    ("checksum", pa.string()),
+                    ("source", pa.string()),
+                    ("size_bytes", pa.int64()),
+                    ("dialogues", pa.int64()),
+                    ("turns", pa.int64()),
+                ]
+            ),
+        ),
+    ]
+)

@@ -46,6 +46,8 @@ VIEWER_DIR_VARIABLE = "ATLAS_VIEWER_DIR"
 #: Hidden columns: the dialogue a row belongs to (its position in the split) and the search text.
 DIALOGUE = "_dialogue"
 SEARCH = "_search"
+#: An example SQL query of a dataset: (title, SQL, the columns it reads as "table.column").
+Query = tuple[str, str, tuple[str, ...]]
 
 
 @dataclass
@@ -335,6 +337,7 @@ __all__ = [
     "SEARCH",
     "SHARD_ROWS",
     "VIEWER_DIR_VARIABLE",
+    "Query",
     "SplitRows",
     "column_kind",
     "read_level",

@@ -1,7 +1,7 @@
 """Static HTML renderings of dialogues and their evidence (safe for untrusted dataset text).
 
-:func:`render_dialogue` picks the renderer of the dialogue's dataset (named by its source entry,
-:attr:`utils.sources.DatasetSource.renderer`). The same HTML is shown in Jupyter, in the widgets and
+:func:`render_dialogue` picks the renderer of the dialogue's dataset (its declaration's
+:attr:`utils.sources.DatasetSource.render`). The same HTML is shown in Jupyter, in the widgets and
 in the published book. :class:`SafeHTML`, :func:`esc` and
 :func:`stylesheet` are the public building blocks for HTML built outside this package (the
 cross-dataset chapter's notes, the figures); ``_html`` holds the renderers' own helpers.
@@ -9,23 +9,14 @@ cross-dataset chapter's notes, the figures); ``_html`` holds the renderers' own 
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
-
 from ..records import Dialogue
 from ..sources import get_source
 from ._html import SafeHTML, esc, stylesheet
 
 
-def renderer_module(dataset: str) -> ModuleType:
-    """The renderer module of ``dataset`` (its source entry's :attr:`~utils.sources.DatasetSource.renderer`)."""
-    return importlib.import_module(get_source(dataset).renderer)
-
-
 def render_dialogue(dialogue: Dialogue, **options: object) -> SafeHTML:
     """Render one dialogue as safe HTML with the renderer of its dataset."""
-    module = renderer_module(dialogue.dataset)
-    return module.render(dialogue, **options)
+    return get_source(dialogue.dataset).render(dialogue, **options)
 
 
-__all__ = ["SafeHTML", "esc", "render_dialogue", "renderer_module", "stylesheet"]
+__all__ = ["SafeHTML", "esc", "render_dialogue", "stylesheet"]

@@ -32,9 +32,10 @@ from urllib.parse import quote
 
 from ..loading import DEMO, SYNTHETIC
 from ..records import Dialogue
+from ..sources import get_source
 from . import render_dialogue
 from ._html import SafeHTML, esc, json_for_script, stylesheet
-from .explorer_fields import FACET_NOTES, columns, facets, search_words
+from .explorer_fields import columns, facets, search_words
 
 #: Bytes of embedded data (the compressed, base64-encoded items) one explorer may add to a page.
 DEFAULT_BUDGET = 1_500_000
@@ -57,11 +58,8 @@ def explorer_search_text(dialogue: Dialogue) -> str:
 
 
 def _dataset_search_text(dialogue: Dialogue) -> str:
-    # A renderer may say what its dataset's search should match (WISE and JWHR labels and keywords,
-    # FaithDial's labelled original responses); the others search the default text.
-    from . import renderer_module
-
-    own = getattr(renderer_module(dialogue.dataset), "search_text", None)
+    """The dataset's own search text (as its viewer in Jupyter searches), else :func:`explorer_search_text`."""
+    own = get_source(dialogue.dataset).search_text
     return own(dialogue) if own else explorer_search_text(dialogue)
 
 
@@ -377,7 +375,7 @@ def static_explorer(
         "columns": list(dict.fromkeys(name for item in items for name in item["columns"])),
         "items": encoded,
         "start": first["key"],
-        "facet_notes": {name: FACET_NOTES[name] for name in facet_names if name in FACET_NOTES},
+        "facet_notes": _facet_notes(parts, facet_names),
         # the splits of the data viewer under the explorer (book/_static/viewer.js), every row of each
         "viewer": viewer_splits,
     }
@@ -392,6 +390,16 @@ def static_explorer(
         f'<script type="application/json" class="atlas-explorer-data">{json_for_script(meta)}</script>'
         f'{_VIEWER_HOLDER if viewer_splits else ""}{stylesheet()}</section>'
     )
+
+
+def _facet_notes(parts: Sequence[_Part], names: Sequence[str]) -> dict[str, str]:
+    """What each facet counts, where its dataset says (``facet_notes`` of its declaration)."""
+    from ..sources import get_source
+
+    notes: dict[str, str] = {}
+    for dataset in dict.fromkeys(part.dialogues[0].dataset for part in parts if len(part.dialogues)):
+        notes.update(get_source(dataset).facet_notes)
+    return {name: notes[name] for name in names if name in notes}
 
 
 #: Where the viewer's data files sit in the built site, from its root.

@@ -2,8 +2,8 @@
 
 The viewer shows exactly the HTML of :mod:`utils.render`, so what a reader sees in Jupyter and in the
 published book is the same. Widgets sit on top of the renderers, never the other way round: the
-viewers with dataset-specific controls live here too (:mod:`utils.widgets.jwhr`,
-:mod:`utils.widgets.wise`). Where widget JavaScript cannot load (a static page), the viewer's plain
+viewers with dataset-specific controls live here too (:mod:`utils.datasets.jwhr.widgets`,
+:mod:`utils.datasets.wise.widgets`). Where widget JavaScript cannot load (a static page), the viewer's plain
 text says so instead of breaking the page.
 """
 

@@ -1,1 +1,0 @@
-"""Baselines, one module per dataset."""

@@ -1,0 +1,18 @@
+"""The WISE conversation viewer for Jupyter: :func:`utils.widgets.browse` with WISE's rendering and search."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ...records import Dialogue
+from ...widgets import browse
+from .render import render, search_text
+
+if TYPE_CHECKING:
+    import ipywidgets
+
+
+def viewer(dialogues: Sequence[Dialogue], **options: object) -> ipywidgets.VBox:
+    """A pager with search over ``dialogues`` showing :func:`.render.render` (options are passed on)."""
+    return browse(dialogues, render=render, search_text=search_text, **options)

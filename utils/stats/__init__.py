@@ -1,1 +1,0 @@
-"""Dataset statistics, one module per dataset."""
