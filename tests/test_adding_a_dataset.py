@@ -144,3 +144,17 @@ def test_outside_the_dataset_folders_no_module_names_a_dataset() -> None:
     assert found == [], "per-dataset code belongs in the dataset's folder, utils/datasets/<name>/"
     # the scan does find a dataset's name where one is written
     assert _dataset_names_in(REPO / "utils" / "datasets" / "jwhr" / "__init__.py", names)
+
+
+def test_the_registry_imports_no_heavy_library() -> None:
+    """Every load builds the registry, which imports every dataset's declaration: none of them may
+    pull in scikit-learn, matplotlib or datasets (seconds of import time each) at module level."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, utils; utils.sources.registry(); "
+        "print(sorted(m for m in ('sklearn', 'matplotlib', 'datasets', 'scipy') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert result.stdout.strip() == "[]"

@@ -8,9 +8,8 @@ sentence are highlighted on both sides. Every dataset string is escaped.
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import groupby
-
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from ...records import WIZARD, Dialogue, Evidence, Turn
 from ...render._html import (
@@ -35,9 +34,18 @@ _ORIGIN_LABELS = {
 }
 
 
+@cache
+def _stop_words() -> frozenset[str]:
+    # Imported on first use: scikit-learn takes seconds to import, and the registry imports every
+    # renderer whether or not a WoW dialogue is ever drawn.
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
 def shared_words(response: str, sentence: str) -> set[str]:
     """Content words (ParlAI-normalised, English stop words left out) found in both strings."""
-    return (set(word_tokens(response)) & set(word_tokens(sentence))) - ENGLISH_STOP_WORDS
+    return (set(word_tokens(response)) & set(word_tokens(sentence))) - _stop_words()
 
 
 def render(
