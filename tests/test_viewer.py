@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 import utils
@@ -136,3 +137,43 @@ def test_viewer_script_inserts_markup_only_from_the_renderings_and_talks_only_to
     # every address it fetches, imports or starts a worker from is under the site's own root
     for call in re.findall(r"(?:fetch|fetchJson|import|Worker|loadScript)\(([^)]*)\)", code):
         assert call.split("+")[0].strip() in ("siteRoot", "base", "url", ""), call
+
+
+def test_a_list_of_dialogues_gives_the_rows_of_the_loaded_split() -> None:
+    split = utils.load("wow", "valid_seen")
+    loaded = split_rows(split, label_keys=("checked_source",))
+    listed = split_rows(list(split), label_keys=("checked_source",))
+    for level in ("dialogues", "turns", "evidence"):
+        pd.testing.assert_frame_equal(
+            loaded.frames[level].reset_index(drop=True), listed.frames[level].reset_index(drop=True),
+            check_dtype=False,
+        )
+
+
+def test_outside_a_book_build_no_viewer_is_offered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    split = utils.load("wow", "valid_seen")
+    monkeypatch.delenv("ATLAS_VIEWER_DIR", raising=False)
+    markup = str(static_explorer({"valid_seen": split}))
+    assert 'class="atlas-viewer"' not in markup and '"viewer":[]' in markup
+    monkeypatch.setenv("ATLAS_VIEWER_DIR", str(tmp_path))
+    markup = str(static_explorer({"valid_seen": split}))
+    assert 'class="atlas-viewer"' in markup and '"path":"_viewer/wow/valid_seen/"' in markup
+    assert (tmp_path / "wow" / "valid_seen" / "manifest.json").is_file()
+
+
+def test_a_build_keeps_the_files_of_chapters_it_does_not_execute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from types import SimpleNamespace
+
+    from atlas_book import _start_viewer
+
+    kept = tmp_path / "_viewer" / "wow" / "train" / "manifest.json"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("{}")
+    monkeypatch.delenv("ATLAS_VIEWER_DIR", raising=False)
+    _start_viewer(SimpleNamespace(outdir=str(tmp_path), builder=SimpleNamespace(format="html")))
+    assert kept.is_file()
+    import os
+
+    assert os.environ["ATLAS_VIEWER_DIR"] == str(tmp_path / "_viewer")

@@ -30,6 +30,7 @@ from typing import Any
 
 import pandas as pd
 
+from .loading import TURN_TABLE_COLUMNS
 from .records import Dialogue
 
 #: Version of the file layout; viewer.js refuses any other.
@@ -210,21 +211,9 @@ def _records_turns(dialogues: Sequence[Dialogue]) -> pd.DataFrame:
                     "labels": dict(turn.labels),
                 }
             )
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "dialogue_index",
-            "dialogue_id",
-            "topic",
-            "turn_index",
-            "role",
-            "speaker",
-            "text",
-            "evidence_count",
-            "selected_count",
-            "labels",
-        ],
-    )
+    # the columns of LoadedSplit.turns(), in its order
+    names = [*TURN_TABLE_COLUMNS[:2], "topic", *TURN_TABLE_COLUMNS[2:], "labels"]
+    return pd.DataFrame(rows, columns=names)
 
 
 def _records_evidence(dialogues: Sequence[Dialogue]) -> pd.DataFrame:

@@ -97,8 +97,9 @@ def _start_viewer(app: Any) -> None:
     if app.builder.format != "html":
         return
     directory = _viewer_dir(app)
-    shutil.rmtree(directory, ignore_errors=True)  # every chapter is executed again and rewrites its splits
-    directory.mkdir(parents=True)
+    # Not emptied: a chapter that is executed rewrites its splits' files, and an incremental build that
+    # executes no chapter keeps the pages, and so the files, of the previous one.
+    directory.mkdir(parents=True, exist_ok=True)
     os.environ["ATLAS_VIEWER_DIR"] = str(directory)
 
 

@@ -420,6 +420,9 @@ def _write_viewer(
     from ..viewer import split_rows, viewer_dir, write_split
     from .viewer_fields import dataset_rows, example_queries
 
+    directory = viewer_dir()
+    if directory is None:
+        return []  # not building the book: no files, so no viewer to offer
     splits = []
     for part in parts:
         if not len(part.dialogues):
@@ -427,39 +430,37 @@ def _write_viewer(
         dataset, name = part.dialogues[0].dataset, part.dialogues[0].split
         splits.append({"dataset": dataset, "split": name, "label": part.label,
                        "path": f"{VIEWER_PATH}/{dataset}/{name}/"})
-    directory = viewer_dir()
-    if directory is not None:
-        for part, entry in zip([p for p in parts if len(p.dialogues)], splits, strict=True):
-            dataset = entry["dataset"]
+    for part, entry in zip([p for p in parts if len(p.dialogues)], splits, strict=True):
+        dataset = entry["dataset"]
 
-            def search(dialogue: Dialogue) -> str:
-                words = [str(dialogue.id), text_of(dialogue), *search_words(dialogue, glosses)]
-                return " ".join(words)
+        def search(dialogue: Dialogue) -> str:
+            words = [str(dialogue.id), text_of(dialogue), *search_words(dialogue, glosses)]
+            return " ".join(words)
 
-            rows = split_rows(
-                part.dialogues,
-                label_keys=get_source(dataset).label_keys,
-                facets=facets,
-                columns=columns,
-                search_text=search,
-                english=(lambda text: english(text, glosses)) if glosses else None,
-            )
-            rows = dataset_rows(dataset, part.dialogues, rows)
-            source = get_source(dataset)
-            write_split(
-                directory / dataset / entry["split"],
-                part.dialogues,
-                rows,
-                render=lambda dialogue: _scoped_anchors(str(render(dialogue, **render_options))),
-                meta={
-                    "dataset": dataset,
-                    "title": source.title,
-                    "split": entry["split"],
-                    "label": part.label,
-                    "kind": part.kind or "",
-                    "queries": example_queries(dataset, rows),
-                },
-            )
+        rows = split_rows(
+            part.dialogues,
+            label_keys=get_source(dataset).label_keys,
+            facets=facets,
+            columns=columns,
+            search_text=search,
+            english=(lambda text: english(text, glosses)) if glosses else None,
+        )
+        rows = dataset_rows(dataset, part.dialogues, rows)
+        source = get_source(dataset)
+        write_split(
+            directory / dataset / entry["split"],
+            part.dialogues,
+            rows,
+            render=lambda dialogue: _scoped_anchors(str(render(dialogue, **render_options))),
+            meta={
+                "dataset": dataset,
+                "title": source.title,
+                "split": entry["split"],
+                "label": part.label,
+                "kind": part.kind or "",
+                "queries": example_queries(dataset, rows),
+            },
+        )
     return splits
 
 
