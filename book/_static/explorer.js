@@ -105,7 +105,7 @@
     this.charts = q(".atlas-explorer-charts");
     this.keyIndex = {};
     for (var i = 0; i < items.length; i += 1) {
-      this.keyIndex[items[i].key] = i;
+      this.keyIndex[normalKey(items[i].key)] = i;
     }
   }
 
@@ -215,7 +215,7 @@
         self.matches.push(i);
       }
     });
-    var kept = current !== null ? this.matches.indexOf(this.keyIndex[current]) : -1;
+    var kept = current !== null ? this.matches.indexOf(this.keyIndex[normalKey(current)]) : -1;
     this.position = kept === -1 ? 0 : kept;
     this.updateChips();
     this.fillIndex();
@@ -369,10 +369,10 @@
     this.select.value = String(this.matches[this.position]);
     this.positionText.textContent = "Item " + fmt(this.position + 1) + " of " + fmt(n) + " \u00b7 " + item.key;
     this.permalink.hidden = false;
-    this.permalink.setAttribute("href", "#" + encodeURI(item.key));
-    if (this.touched && window.location.hash !== "#" + encodeURI(item.key)) {
+    this.permalink.setAttribute("href", "#" + item.key);
+    if (this.touched && window.location.hash !== "#" + item.key) {
       // the address bar names the item on screen once the reader has moved (not on arrival)
-      this.ownHash = "#" + encodeURI(item.key);
+      this.ownHash = "#" + item.key;
       history.replaceState(null, "", this.ownHash);
     }
     this.copy.disabled = false;
@@ -417,7 +417,7 @@
   };
 
   Explorer.prototype.linkTo = function (key) {
-    return window.location.href.split("#")[0] + "#" + encodeURI(key);
+    return window.location.href.split("#")[0] + "#" + key;
   };
 
   Explorer.prototype.copyLink = function () {
@@ -446,7 +446,7 @@
 
   /* Open the item named by a permalink key; false when this explorer does not hold it. */
   Explorer.prototype.open = function (key) {
-    var itemIndex = this.keyIndex[key];
+    var itemIndex = this.keyIndex[normalKey(key)];
     if (itemIndex === undefined) {
       return false;
     }
@@ -474,7 +474,7 @@
   Explorer.prototype.showMissing = function (key) {
     this.copied.textContent = "";
     var note = make("p", "atlas-explorer-nomatch",
-      "The link names " + key + ", which is not among the " + fmt(this.items.length) + " " + this.noun +
+      "The link names " + normalKey(key) + ", which is not among the " + fmt(this.items.length) + " " + this.noun +
       " embedded in this page; showing the first one instead.");
     this.view.insertBefore(note, this.view.firstChild);
     // Served, the data viewer below holds every row: the same record, by its id, is one click away.
@@ -615,19 +615,27 @@
 
   /* -- the page: set up every explorer, then follow the URL hash -------------------------------- */
 
-  function permalinkKey() {
-    var raw = window.location.hash.slice(1);
-    if (!raw) {
+  /* A permalink key with each of its three parts decoded, as the items are indexed: the id part of
+   * a key is percent-encoded (an id may hold "/" or spaces), and browsers encode a hash their own way. */
+  function normalKey(key) {
+    var parts = String(key).split("/");
+    if (parts.length !== 3) {
       return null;
     }
-    var key;
     try {
-      key = decodeURIComponent(raw);
+      return parts.map(decodeURIComponent).join("/");
     } catch (error) {
       return null;
     }
-    // dataset/split/id (or @index); any other hash is a section anchor of the page.
-    return /^[a-z0-9_]+\/[^\/\s]+\/[^\/\s]+$/.test(key) ? key : null;
+  }
+
+  function permalinkKey() {
+    var raw = window.location.hash.slice(1);
+    // dataset/split/id (or @index), each part percent-encoded; any other hash is a section anchor.
+    if (!/^[a-z0-9_]+\/[^\/\s]+\/[^\/\s]+$/.test(raw)) {
+      return null;
+    }
+    return normalKey(raw) === null ? null : raw;
   }
 
   function followHash() {
