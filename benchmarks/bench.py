@@ -286,7 +286,7 @@ STEP_FUNCTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
 
 # -- chapter workloads: what each chapter computes on its split ------------------------------------
 # ``_<dataset>_stats`` and ``_<dataset>_baselines`` make the calls the dataset's chapter makes (the
-# chapter's own functions of utils.stats and utils.baselines, with the same arguments; a test checks
+# chapter's own functions of its dataset's stats and baselines modules, with the same arguments; a test checks
 # that every function the notebook calls is called here, companion datasets aside). Each takes
 # ``load(split=None)`` (the benchmarked split by default) and returns a short description.
 
@@ -406,6 +406,7 @@ def _jwhr_stats(load: Callable[..., Any]) -> str:
     jwhr.sentences(session)
     jwhr.first_with(splits["not answered"], origin="search")
     jwhr.summary_table(splits)
+    jwhr.trail_length_frame(splits)
     jwhr.plot_trails(splits)
     jwhr.plot_answers(splits["answered"], splits["not answered"])
     jwhr.plot_top_pages(splits["answered"])
@@ -498,6 +499,8 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
     function = STEP_FUNCTIONS[task["step"]]
     for module in _imports_of(task):  # imports are not part of the step's time
         importlib.import_module(module)
+    if "utils" in sys.modules:  # nor is importing the datasets' declarations, which the registry does
+        sys.modules["utils"].sources.registry()
     global _OPENED
     recording = task["step"] == "atlas first load"
     if recording:
@@ -536,7 +539,7 @@ def _imports_of(task: dict[str, Any]) -> list[str]:
     if step == "datasets.load_dataset":
         return ["datasets"]
     if step.startswith("chapter"):
-        return ["utils", f"utils.{'stats' if step.endswith('stats') else 'baselines'}.{task['dataset']}"]
+        return ["utils", f"utils.datasets.{task['dataset']}.{'stats' if step.endswith('stats') else 'baselines'}"]
     return ["utils"] if step.startswith("atlas") else []
 
 

@@ -585,3 +585,34 @@ def test_export_and_datasets_share_the_one_record_schema(tmp_path: Path, capsys:
     assert status == 0 and exported.schema.equals(RECORD_SCHEMA)
     assert handed.features == datasets.Features.from_arrow_schema(RECORD_SCHEMA)
     assert handed.data.table.to_pylist() == exported.to_pylist()
+
+
+def _point_wise_valid_at(monkeypatch: pytest.MonkeyPatch, url: str, git_blob: str) -> None:
+    source = sources.get_source("wise")
+    official = source.splits["valid"][0]
+    assert official.git_blob and official.url and official.sha256 is None  # verified by blob id, not sha256
+    moved = replace(official, url=url, git_blob=git_blob)
+    monkeypatch.setitem(sources.registry(), "wise", replace(source, splits={**source.splits, "valid": (moved,)}))
+
+
+@pytest.mark.parametrize("blob_matches", [True, False])
+def test_fetch_wise_verifies_the_conversations_by_git_blob_id(
+    capsys: pytest.CaptureFixture[str],
+    data_dir: Path,
+    file_server: tuple[str, dict[str, bytes]],
+    monkeypatch: pytest.MonkeyPatch,
+    blob_matches: bool,
+) -> None:
+    base, files = file_server
+    body = '{"conversation_id": 1000000001, "conversations": [], "intent": "intent:演示"}\n'.encode()
+    blob = hashlib.sha1(b"blob %d\x00" % len(body) + body).hexdigest()  # computed here, as git does
+    files["/conversation_valid_line.json"] = body
+    _point_wise_valid_at(monkeypatch, f"{base}/conversation_valid_line.json", blob if blob_matches else "0" * 40)
+    status, out, _ = run(capsys, "fetch", "wise", "valid")
+    if blob_matches:
+        assert status == 0, out
+        assert "fetched   wise/valid: wise/conversation_valid_line.json (verified)" in out
+        assert (data_dir / "wise" / "conversation_valid_line.json").read_bytes() == body
+    else:
+        assert status == 1 and "git blob id" in out
+        assert not (data_dir / "wise" / "conversation_valid_line.json").exists()

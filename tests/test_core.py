@@ -111,6 +111,13 @@ def test_html_helpers_escape_dataset_text() -> None:
     assert '<mark class="atlas-shared">cat</mark>' in marked and "<b>" not in marked
 
 
+def test_word_overlap_highlighting_skips_stopwords() -> None:
+    marked = highlight_words("A cat went to the top of the Tower", {"a", "cat", "to", "of", "the", "tower"})
+    assert marked.count("<mark") == 2  # cat and Tower; never a, to, of, the
+    assert '<mark class="atlas-shared">Tower</mark>' in marked
+    assert highlight_words("to be", {"to"}, skip=frozenset()).count("<mark") == 1  # another list, or none
+
+
 def test_grounding_overlap_is_one_measure_with_parameters() -> None:
     # words as multisets: 3 of the response's 4 normalised words are in the evidence ("a" and "the" drop out)
     prf = metrics.grounding_overlap("The cat sat on a mat.", "A cat sat on the rug.")

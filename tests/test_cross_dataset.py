@@ -35,12 +35,12 @@ def test_partial_copy_beats_demo(real_data_dir: Path) -> None:
 
 
 def test_languages_and_tokenisers() -> None:
-    assert [xd.language_of(name) for name in xd.DATASETS] == ["en", "en", "zh", "ja"]
+    assert [xd.language_of(name) for name in xd.DATASETS] == ["en", "en", "zh", "ja", "en"]
 
 
 def test_side_by_side_counts_match_the_splits(splits: dict) -> None:
     table = xd.profiles(splits)
-    assert table.shape[1] == 4
+    assert table.shape[1] == len(xd.DATASETS) == 5
     for name, split in splits.items():
         column = table[xd.get_source(name).title]
         assert column["dialogues / sessions"] == len(split)
@@ -51,7 +51,7 @@ def test_side_by_side_counts_match_the_splits(splits: dict) -> None:
 def test_side_by_side_reads_as_a_table_for_readers(splits: dict) -> None:
     html = xd.side_by_side(splits).to_html()
     # every demo split is named in the caption, counts are whole numbers, shares carry their unit
-    assert "demo sample (faithdial/valid, jwhr/answered, wise/valid, wow/valid_seen)" in html
+    assert "demo sample (begin/wow_dev, faithdial/valid, jwhr/answered, wise/valid, wow/valid_seen)" in html
     assert "Turns per dialogue (mean)" in html and "Wizard turns that select or cite evidence (%)" in html
     # JWHR's demo sample (utils/demo_data/jwhr/answered.jsonl): 3 sessions of 2 turns; every answer cites
     jwhr = xd.side_by_side(splits).data.set_index("Measure")["Japanese Wikipedia Human Retrieval"]

@@ -437,9 +437,10 @@ def test_broken_hash_cache_is_ignored(tmp_path: Path) -> None:
 
 
 def _gdrive_item() -> SourceFile:
-    from utils.sources import get_split_files
+    """WISE's document collection: the one file only on Google Drive (the conversations are on GitHub)."""
+    from utils.sources import get_source
 
-    return get_split_files("wise", "valid")[0]
+    return get_source("wise").extra_files["documents"]
 
 
 def _fake_download_folder(write: Callable[[Path], None]) -> Callable[..., list[str]]:
@@ -470,7 +471,7 @@ def test_gdrive_failure_explains_placing_files_by_hand(tmp_path: Path, monkeypat
         _download.fetch(_gdrive_item(), tmp_path, timeout=TIMEOUT)
     message = str(caught.value)
     assert "Too many users" in message and "Baidu" in message
-    assert str(tmp_path / "wise/conversation_valid_line.json") in message
+    assert str(tmp_path / "wise/document_line.json") in message
     assert leftovers(tmp_path) == []
 
 
@@ -487,8 +488,9 @@ def test_gdrive_download_moves_only_expected_files(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(gdown, "download_folder", _fake_download_folder(write))
     item = _gdrive_item()
     path = _download.fetch(item, tmp_path, timeout=TIMEOUT)
-    assert path == tmp_path / "wise/conversation_valid_line.json"
-    assert leftovers(tmp_path / "wise") == ["conversation_valid_line.json", "document_line.json"]
+    assert path == tmp_path / "wise/document_line.json"
+    # the conversation file in the folder is not moved in: the atlas fetches it from GitHub, verified
+    assert leftovers(tmp_path / "wise") == ["document_line.json"]
     assert _download.local_status(item, path, tmp_path) == "unverified"
     assert _download.placed_by_fetch(item, path, tmp_path)
 

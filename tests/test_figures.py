@@ -38,3 +38,21 @@ def test_figure_refuses_missing_alt_and_too_wide_figures() -> None:
     with pytest.raises(ValueError, match=r"12\.0 in wide"):
         figure(wide, caption="x", alt="y")
     plt.close("all")
+
+
+def test_figure_on_demo_or_partial_data_carries_the_mark_inside_the_image() -> None:
+    from utils.figures import png_description
+
+    demo = utils.load("jwhr", "answered").provenance  # offline with an empty data directory: the demo sample
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.bar(["a", "b"], [1, 2])
+    plain, ax = plt.subplots(figsize=(4, 3))
+    ax.bar(["a", "b"], [1, 2])
+    marked = figure(fig, caption="x", alt="y", data=[demo])
+    unmarked = figure(plain, caption="x", alt="y")
+    assert marked.mark == "DEMO SAMPLE, not the dataset"
+    assert png_description(marked.png) == marked.mark  # the image file itself says so
+    assert 'data-mark="DEMO SAMPLE, not the dataset"' in marked.to_html()
+    assert unmarked.mark == "" and png_description(unmarked.png) == ""
+    # the mark is drawn: the marked image is taller than the same plot without it
+    assert int.from_bytes(marked.png[20:24], "big") > int.from_bytes(unmarked.png[20:24], "big")

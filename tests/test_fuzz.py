@@ -91,7 +91,7 @@ class Target:
     name: str
     parse: Callable[[Path, str], Iterator[Any]]
     seeds: tuple[tuple[str, str], ...]  # (relative path in the data layout, split)
-    kind: str  # "json-list", "json-lines" or "csv"
+    kind: str  # "json-list", "json-lines", "csv" or "tsv"
 
 
 def _seed_files(dataset: str) -> tuple[tuple[str, str], ...]:
@@ -107,6 +107,8 @@ def _seed_files(dataset: str) -> tuple[tuple[str, str], ...]:
 def _kind(relative: str) -> str:
     if relative.endswith(".csv"):
         return "csv"
+    if relative.endswith(".tsv"):
+        return "tsv"
     text = demo_file(relative).read_text(encoding="utf-8-sig").lstrip()
     return "json-list" if text.startswith("[") else "json-lines"
 
@@ -301,8 +303,10 @@ def mutated_json_file(draw: st.DrawFn, relative: str, kind: str) -> bytes:
 
 
 @st.composite
-def mutated_csv_file(draw: st.DrawFn, relative: str) -> bytes:
-    rows = list(csv.reader(io.StringIO(_seed_text(relative), newline="")))
+def mutated_csv_file(draw: st.DrawFn, relative: str, kind: str = "csv") -> bytes:
+    # TSV as BEGIN publishes it: tabs, no quoting (a quote is an ordinary character)
+    dialect: dict[str, Any] = {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if kind == "tsv" else {}
+    rows = list(csv.reader(io.StringIO(_seed_text(relative), newline=""), **dialect))
     assume(len(rows) > 1)
     width = len(rows[0])
     for _ in range(draw(st.integers(1, 3))):
@@ -330,9 +334,12 @@ def mutated_csv_file(draw: st.DrawFn, relative: str) -> bytes:
             rows[row].append(draw(st.text(max_size=10)))
         elif operation == "short-row" and rows[row]:
             rows[row].pop()
-    buffer = io.StringIO(newline="")
-    csv.writer(buffer, lineterminator="\n").writerows(rows)
-    text = buffer.getvalue()
+    if kind == "tsv":  # written as a careless tool would: cells joined, whatever they hold
+        text = "\r\n".join("\t".join(row) for row in rows)
+    else:
+        buffer = io.StringIO(newline="")
+        csv.writer(buffer, lineterminator="\n").writerows(rows)
+        text = buffer.getvalue()
     if draw(st.integers(0, 9)) == 0:  # a quote that never closes
         position = draw(st.integers(0, len(text)))
         text = text[:position] + '"' + text[position:]
@@ -368,7 +375,7 @@ def seeds(target: Target) -> st.SearchStrategy[tuple[str, str]]:
 # -- the properties --------------------------------------------------------------------------------
 
 def test_every_format_has_a_fuzz_target() -> None:
-    assert set(NAMES) >= {"wow", "wow_kilt", "faithdial", "faithdial_audit", "wise", "jwhr"}, sorted(NAMES)
+    assert set(NAMES) >= {"wow", "wow_kilt", "faithdial", "faithdial_audit", "wise", "jwhr", "begin"}, sorted(NAMES)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -422,8 +429,8 @@ def test_truncated_demo_file(name: str, data: st.DataObject) -> None:
 def test_mutated_records(name: str, data: st.DataObject) -> None:
     target = TARGETS[name]
     relative, split = data.draw(seeds(target))
-    if target.kind == "csv":
-        payload = data.draw(mutated_csv_file(relative))
+    if target.kind in ("csv", "tsv"):
+        payload = data.draw(mutated_csv_file(relative, target.kind))
     else:
         payload = data.draw(mutated_json_file(relative, target.kind))
     check(target, "mutated", payload, None, relative, split)
@@ -437,8 +444,8 @@ def test_damaged_bytes(name: str, data: st.DataObject) -> None:
     relative, split = data.draw(seeds(target))
     if data.draw(st.booleans()):
         base = demo_file(relative).read_bytes()
-    elif target.kind == "csv":
-        base = data.draw(mutated_csv_file(relative))
+    elif target.kind in ("csv", "tsv"):
+        base = data.draw(mutated_csv_file(relative, target.kind))
     else:
         base = data.draw(mutated_json_file(relative, target.kind))
     check(target, "bytes", data.draw(byte_damage(base)), None, relative, split)

@@ -23,7 +23,7 @@ FIXTURES = REPO / "tests" / "fixtures"
 FIXTURE = FIXTURES / "exercise_chapter.ipynb"
 CHAPTERS = sorted((REPO / "notebooks").glob("*.ipynb"))
 #: Chapters that must carry at least three exercises (issue 8).
-CHAPTERS_WITH_EXERCISES = {"wow", "faithdial", "wise", "jwhr", "cross_dataset"}
+CHAPTERS_WITH_EXERCISES = {"wow", "faithdial", "wise", "jwhr", "begin", "cross_dataset"}
 
 
 def _tags(cell: nbformat.NotebookNode) -> list[str]:

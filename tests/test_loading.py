@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 import shutil
 import warnings
 from pathlib import Path
@@ -140,9 +141,14 @@ def test_missing_data_without_demo_explains_how_to_get_it(data_dir: Path, no_dem
     assert isinstance(caught.value, FileNotFoundError)
 
 
-def test_missing_wise_data_names_the_drive_folder(data_dir: Path, no_demo: Path) -> None:
-    with pytest.raises(DataUnavailableError, match="Google Drive folder 1KFo3OGvFjqC-cDL6_hULyZc5CANz2Rky"):
+def test_missing_wise_data_names_github_and_the_drive_folder(data_dir: Path, no_demo: Path) -> None:
+    pinned = "raw.githubusercontent.com/PengjieRen/CaSE_WISE/9a0c56d9a83126e494e30a1317c363c338a204b4/data/WISE"
+    with pytest.raises(DataUnavailableError, match=re.escape(f"{pinned}/conversation_valid_line.json")):
         utils.load("wise", "valid")
+    from utils.loading import resolve_file
+
+    with pytest.raises(DataUnavailableError, match="Google Drive folder 1KFo3OGvFjqC-cDL6_hULyZc5CANz2Rky"):
+        resolve_file("wise", "documents")
 
 
 # -- local copies -----------------------------------------------------------------------------------
@@ -442,3 +448,11 @@ def test_a_read_only_data_directory_serves_its_files_and_says_why_it_cannot_down
     assert str(data_dir / "jwhr/answered.jsonl") in message
     assert ("read-only file system" if how == "read-only mount" else "permission denied") in message
     assert config.DATA_DIR_ENV in message
+
+
+def test_sizes_read_without_a_trailing_point_zero() -> None:
+    from utils.loading import _human_size
+
+    # BEGIN's WoW dev file is 147,417 bytes: "144 KB", never "144.0 KB" (it reads as a count printed as a float)
+    sizes = [_human_size(n) for n in (500, 147417, 531393, 1241097, 2**20)]
+    assert sizes == ["500 B", "144 KB", "518.9 KB", "1.2 MB", "1 MB"]

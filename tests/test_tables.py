@@ -110,3 +110,24 @@ def test_table_links_only_web_urls_and_escapes_the_text() -> None:
     assert '<a href="https://example.org/a?b=1&amp;c=2"' in html and "&lt;i&gt;A&lt;/i&gt;" in html
     assert "javascript:" not in html and ">B<" in html
     assert "homepage" not in html  # the URL column is shown only when labelled
+
+
+def test_reproduced_holds_only_values_computed_on_the_official_files() -> None:
+    computed = {
+        ("sessions", "answered"): Reproduced(838, ("official",)),
+        ("sessions", "not_answered"): Reproduced(3, ("demo sample",)),
+    }
+    shown = tables.comparison(compare("jwhr", computed)).data.set_index("Split")
+    assert shown.loc["answered", "Reproduced"] == "838"
+    assert shown.loc["not_answered", "Reproduced"] == "not reproduced: demo sample"
+    demo_column = "On the demo sample (not the dataset)"  # beside it, headed as the demo sample
+    assert shown.loc["not_answered", demo_column] == "3"
+    assert shown.loc["answered", demo_column] == ""
+    partial = compare("wow", {("knowledge_chance", "valid_seen"): Reproduced(0.03, ("official", "partial"), 2e-4)})
+    row = tables.comparison(partial).data.set_index(["Split", "Quantity"]).loc[
+        ("valid_seen", "knowledge selection by chance (know_chance)")
+    ]
+    assert row["Reproduced"] == "not reproduced: partial copy"
+    assert row["On the partial copy (not the whole dataset)"] == "0.03000"
+    official_only = tables.comparison(compare("jwhr", {("sessions", "answered"): Reproduced(838, ("official",))}))
+    assert not [c for c in official_only.data.columns if c.startswith("On the ")]  # no empty column

@@ -40,6 +40,7 @@ VIEWER_SPLITS = [
     ("notebooks/faithdial.html", "faithdial_audit", "gold_wow", "role", False),
     ("notebooks/wise.html", "wise", "train", "role", True),
     ("notebooks/jwhr.html", "jwhr", "answered", "role", True),
+    ("notebooks/begin.html", "begin", "wow_dev", "role", False),
 ]
 
 

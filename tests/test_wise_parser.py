@@ -32,15 +32,15 @@ SYSTEM = {
     "action": ["Answer", "open-text"],
     "selected_query": ["爵士舞的起源"],
     "response": "爵士舞起源于美国。",
-    "document_candidate": [3251, 3252],
-    "selected_document": [3251],
-    "passage_candidate": ["3251-1", "3251-2", "3252-1"],
-    "selected_passage": ["3251-2", "3252-1"],
+    "document_candidate": [1000003251, 1000003252],
+    "selected_document": [1000003251],
+    "passage_candidate": ["1000003251-1", "1000003251-2", "1000003252-1"],
+    "selected_passage": ["1000003251-2", "1000003252-1"],
 }
 USER = {"msg_id": 1, "turn_id": 1, "role": "user", "intent": ["Reveal"], "response": "我想了解爵士舞"}
 DOCUMENTS = [
     {
-        "id": 3251,
+        "id": 1000003251,
         "origin_link": "http://example.cn/a",
         "title": "爵士舞",
         "abstract": "摘要",
@@ -50,7 +50,7 @@ DOCUMENTS = [
             {"id": 2, "sentences": [{"id": 1, "text": "爵士舞起源于美国。"}]},
         ],
     },
-    {"id": 3252, "title": "现代舞", "passages": [{"id": 1, "sentences": [{"id": 1, "text": "现代舞。"}]}]},
+    {"id": 1000003252, "title": "现代舞", "passages": [{"id": 1, "sentences": [{"id": 1, "text": "现代舞。"}]}]},
 ]
 
 
@@ -78,7 +78,7 @@ def _parse(path: Path) -> list:
 
 
 def test_passage_id_parses_document_and_passage() -> None:
-    assert parse_passage_id("3251-8") == (3251, 8)
+    assert parse_passage_id("1000003251-8") == (1000003251, 8)
     assert parse_passage_id("0-1") == (0, 1)
 
 
@@ -94,7 +94,7 @@ def test_malformed_passage_id_is_a_data_error(bad: str) -> None:
 
 def test_non_string_passage_id_is_a_data_error() -> None:
     with pytest.raises(DataError, match="must be a string"):
-        parse_passage_id(3251)
+        parse_passage_id(1000003251)
 
 
 # -- conversations ---------------------------------------------------------------------------------
@@ -111,13 +111,13 @@ def test_turns_roles_labels_and_evidence(wise_dir: Path) -> None:
     assert (system.role, system.speaker) == (WIZARD, "system")
     assert system.labels["action"] == ["Answer", "open-text"]
     assert system.labels["selected_query"] == ["爵士舞的起源"]
-    assert system.labels["document_candidate"] == ["3251", "3252"]
-    assert system.labels["selected_passage"] == ["3251-2", "3252-1"]
-    assert [e.id for e in system.evidence] == ["3251-1", "3251-2", "3252-1"]
+    assert system.labels["document_candidate"] == ["1000003251", "1000003252"]
+    assert system.labels["selected_passage"] == ["1000003251-2", "1000003252-1"]
+    assert [e.id for e in system.evidence] == ["1000003251-1", "1000003251-2", "1000003252-1"]
     assert [e.selected for e in system.evidence] == [False, True, True]
     assert system.evidence[0].text == "第一句。第二句。"
     assert system.evidence[0].title == "爵士舞"
-    assert system.evidence[1].meta == {"document": 3251, "passage": 2, "text_found": True}
+    assert system.evidence[1].meta == {"document": 1000003251, "passage": 2, "text_found": True}
     assert all(e.origin == "passage" for e in system.evidence)
 
 
@@ -131,10 +131,10 @@ def test_without_document_file_passages_have_no_text(tmp_path: Path) -> None:
 
 
 def test_selected_passage_outside_candidates_is_kept(wise_dir: Path) -> None:
-    system = {**SYSTEM, "passage_candidate": ["3251-1"], "selected_passage": ["3251-2"]}
+    system = {**SYSTEM, "passage_candidate": ["1000003251-1"], "selected_passage": ["1000003251-2"]}
     path = _write_lines(wise_dir / "conversation_valid_line.json", [_conversation(USER, system)])
     evidence = _parse(path)[0].turns[1].evidence
-    assert [(e.id, e.selected) for e in evidence] == [("3251-1", False), ("3251-2", True)]
+    assert [(e.id, e.selected) for e in evidence] == [("1000003251-1", False), ("1000003251-2", True)]
     assert evidence[1].meta["in_candidates"] is False
 
 
@@ -201,7 +201,7 @@ def test_invalid_utf8_names_the_line(tmp_path: Path) -> None:
         ({**SYSTEM, "selected_query": [1]}, "selected_query[0]"),
         ({**USER, "response": None}, "response"),
         ({**SYSTEM, "document_candidate": [None]}, "document_candidate[0]"),
-        ({**SYSTEM, "passage_candidate": "3251-1"}, "passage_candidate"),
+        ({**SYSTEM, "passage_candidate": "1000003251-1"}, "passage_candidate"),
     ],
 )
 def test_wrong_type_names_record_and_field(tmp_path: Path, turn: dict, field: str) -> None:
@@ -246,7 +246,7 @@ def test_malformed_passage_id_in_file(tmp_path: Path) -> None:
 def test_documents_stream_and_validate(tmp_path: Path) -> None:
     path = _write_lines(tmp_path / DOCUMENTS_FILENAME, DOCUMENTS)
     first, second = iter_documents(path)
-    assert first.passage_ids() == ["3251-1", "3251-2"]
+    assert first.passage_ids() == ["1000003251-1", "1000003251-2"]
     assert first.passages[0].text == "第一句。第二句。"
     assert (second.abstract, second.final_link) == ("", "")
     broken = [{**DOCUMENTS[0], "passages": [{"id": 1, "sentences": [{"id": 1}]}]}]
@@ -266,13 +266,13 @@ def test_load_documents_falls_back_to_demo() -> None:
     with pytest.warns(DemoDataWarning):
         documents = load_documents()
     assert documents.provenance.is_demo
-    assert documents.passage_text("3251-2").startswith("爵士舞是一种")
-    assert documents.passage("3299-1") is None  # a candidate the demo collection lacks on purpose
-    assert documents.passage("3251-99") is None
+    assert documents.passage_text("1000003251-2").startswith("爵士舞是一种")
+    assert documents.passage("1000003299-1") is None  # a candidate the demo collection lacks on purpose
+    assert documents.passage("1000003251-99") is None
     with pytest.raises(DataError):
-        documents.passage("3251:2")
+        documents.passage("1000003251:2")
     frame = documents.passages_frame()
-    assert set(frame["id"]) >= {"3251-1", "8502-1"}
+    assert set(frame["id"]) >= {"1000003251-1", "1000008502-1"}
 
 
 def test_load_documents_prefers_the_data_directory(tmp_path: Path) -> None:
@@ -280,7 +280,7 @@ def test_load_documents_prefers_the_data_directory(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", DemoDataWarning)
         documents = load_documents(data_dir=tmp_path)
-    assert documents.provenance.kind == "user copy" and sorted(documents) == [3251, 3252]
+    assert documents.provenance.kind == "user copy" and sorted(documents) == [1000003251, 1000003252]
 
 
 def test_load_documents_rejects_duplicate_ids(tmp_path: Path) -> None:

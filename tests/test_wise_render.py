@@ -62,7 +62,8 @@ def test_dataset_text_renders_inert() -> None:
 def test_shipped_glosses_are_keys_not_dataset_text() -> None:
     shipped = rw.demo_glosses()
     assert all(len(key) == 16 and set(key) <= set("0123456789abcdef") for key in shipped)
-    assert shipped[gloss_key("我想了解一些现代的舞蹈")] == "I'd like to learn about some modern dances."
+    first_utterance = "最近想学跳舞，现代舞是什么样的？"
+    assert shipped[gloss_key(first_utterance)] == "I'd like to take up dancing: what is modern dance like?"
 
 
 def test_system_turn_shows_the_search() -> None:
@@ -70,19 +71,19 @@ def test_system_turn_shows_the_search() -> None:
     html = rw.render(dialogue, glosses=rw.demo_glosses())
     assert html == render_dialogue(dialogue, glosses=rw.demo_glosses())
     # intent, state, queries with the selected ones marked, passages with text, action, response
-    assert "Reveal" in html and "现代舞蹈" in html
-    assert '<li class="atlas-selected" lang="zh-Hans">✓ 现代舞蹈的特点</li>' in html
-    assert "✓ <code>3251-1</code>" in html and "爵士舞起源于二十世纪初的美国" in html
+    assert "Reveal" in html and "现代舞" in html
+    assert '<li class="atlas-selected" lang="zh-Hans">✓ 现代舞的起源</li>' in html
+    assert "✓ <code>1000003251-1</code>" in html and "爵士舞二十世纪初起源于美国" in html
     assert "Clarify-Choice" in html and "asks the user to choose between options" in html
     assert "stored as [&#34;Answer&#34;, &#34;open-text&#34;]" in html
-    assert "请问您是想了解现代舞蹈的特点" in html
-    assert "I&#39;d like to learn about some modern dances." in html  # English gloss
-    assert "text not in the document file" in html  # candidate document 3299 is missing
+    assert "请问您是想了解现代舞的起源" in html
+    assert "I&#39;d like to take up dancing: what is modern dance like?" in html  # English gloss
+    assert "text not in the document file" in html  # candidate document 1000003299 is missing
 
 
 def test_documents_fill_missing_passage_text() -> None:
     documents = load_documents()
-    evidence = [Evidence("3251-2", "", origin="passage", selected=True)]
+    evidence = [Evidence("1000003251-2", "", origin="passage", selected=True)]
     dialogue = Dialogue("x", "wise", "test", [Turn(0, WIZARD, "system", "好", evidence=evidence,
                                                  labels={"action": ["Answer", "fact-text"]})])
     assert "强调身体各部位的独立律动" in rw.render(dialogue, documents=documents)
@@ -98,7 +99,7 @@ def test_hiding_unselected_candidates() -> None:
 def test_search_text_and_viewer() -> None:
     dialogues = utils.load("wise", "train")
     text = rw.search_text(dialogues[0])
-    assert "Clarify-Choice" in text and "爵士舞" in text and "现代舞蹈教学" in text
+    assert "Clarify-Choice" in text and "爵士舞" in text and "现代舞入门视频" in text
     viewer = wise_widgets.viewer(dialogues, glosses=rw.demo_glosses())
     viewer.search.value = "故宫"
     assert viewer.matches == [2]

@@ -170,7 +170,7 @@ def test_utterances_frame(splits: dict) -> None:
     frame = st.utterances_frame(splits["train"][0], glosses=demo_glosses())
     assert list(frame.columns) == ["speaker", "text", "intent or action", "selected passages", "English (gloss)"]
     assert frame.loc[1, "intent or action"] == "Clarify-Choice"
-    assert frame.loc[3, "selected passages"] == "3251-1, 3251-2"
+    assert frame.loc[3, "selected passages"] == "1000003251-1, 1000003251-2"
     assert frame.loc[0, "English (gloss)"].startswith("I'd like")
     assert "English (gloss)" not in st.utterances_frame(splits["train"][0]).columns
 
@@ -232,13 +232,13 @@ def test_one_record_shown_as_tables_not_reprs(splits: dict) -> None:
     turn = conversation.turns[3]
     labels = _cells(st.turn_labels_table(turn, train.provenance))
     row = labels.index("selected_passage")
-    assert labels[row + 2 : row + 4] == ["2", "3251-1, 3251-2"]
+    assert labels[row + 2 : row + 4] == ["2", "1000003251-1, 1000003251-2"]
     assert "'" not in "".join(labels) and "[" not in "".join(labels)  # no list or dict repr
     evidence = _cells(st.evidence_table(train, 0, 3))
     assert evidence[:4] == ["Passage id", "Document title", "Passage text", "Selected"]
-    assert evidence[4] == "3251-1" and evidence[7] == "yes"
+    assert evidence[4] == "1000003251-1" and evidence[7] == "yes"
     passages = _cells(st.passages_table(load_documents(), n=2))
-    assert passages[5:7] == ["3251-1", "爵士舞的起源与特点"] and "3,251" not in passages
+    assert passages[5:7] == ["1000003251-1", "爵士舞的起源与特点"] and "1,000,003,251" not in passages
 
 
 def test_figures_fit_the_page_and_alt_texts_describe_the_data(splits: dict) -> None:
@@ -255,6 +255,6 @@ def test_figures_fit_the_page_and_alt_texts_describe_the_data(splits: dict) -> N
         plt.close(fig)
     assert "16 user utterances; the most frequent is Reveal (8), and 3 have no utterance" in st.labels_alt(train)
     assert "Answer 100%; Chitchat 0%; Clarify 0%" in st.search_alt(train)
-    assert "user utterances median 12, longest 20" in st.lengths_alt(train, documents)
+    assert "user utterances median 13, longest 20" in st.lengths_alt(train, documents)
     assert "the 27 passages of the document collection" in st.lengths_alt(train, documents)
     assert st.keyphrases_alt(train).startswith("Horizontal bar chart of the 15 most frequent keyphrases")

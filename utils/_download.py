@@ -107,6 +107,29 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def git_blob_id(path: Path) -> str:
+    """The git blob id of a file: the SHA-1 of ``blob <size>\\0`` followed by its content.
+
+    A repository tree lists this id for every file at a commit, so a file fetched from a pinned
+    commit can be verified against it where the publisher gives no sha256 (WISE's conversations).
+    """
+    digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode("ascii"), usedforsecurity=False)
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify_git_blob(path: Path, expected: str, url: str) -> None:
+    """Raise :class:`DownloadError` naming ``url`` unless ``path`` has the git blob id ``expected``."""
+    found = git_blob_id(path)
+    if found != expected.lower():
+        raise DownloadError(
+            f"could not verify {url}: its git blob id is {found}, not the {expected} of the pinned commit. "
+            "The file is corrupt or is not the published one. Nothing was kept."
+        )
+
+
 def _hash_cache_path(data_directory: Path) -> Path:
     return config.cache_dir() / _HASHES
 
@@ -213,6 +236,8 @@ def local_status(item: SourceFile, path: Path, data_directory: Path) -> str:
     if item.size is not None and path.stat().st_size != item.size:
         return "mismatch"
     expected = item.sha256
+    if expected is None and item.git_blob is not None:
+        return "verified" if git_blob_id(path) == item.git_blob.lower() else "mismatch"
     if expected is None:
         entry = _manifest_entry(item, data_directory)
         archive_ok = item.archive is None or entry is None or entry.get("archive_sha256") == item.archive.sha256
@@ -291,7 +316,9 @@ def _fetch_url(item: SourceFile, data_directory: Path, timeout: float) -> Path:
     with _locked(target):
         if target.is_file():  # another process fetched it while we waited for the lock
             return target
-        digest = _download_verified(item.url, target, sha256=item.sha256, size=item.size, timeout=timeout)
+        digest = _download_verified(
+            item.url, target, sha256=item.sha256, size=item.size, timeout=timeout, git_blob=item.git_blob
+        )
         _remember_hash(target, digest, data_directory)
         stat = target.stat()
         _record_fetched(
@@ -300,7 +327,7 @@ def _fetch_url(item: SourceFile, data_directory: Path, timeout: float) -> Path:
                 item.path: {
                     "source": item.url,
                     "sha256": digest,
-                    "verified": item.sha256 is not None,
+                    "verified": item.sha256 is not None or item.git_blob is not None,
                     "size": stat.st_size,
                 }
             },
@@ -308,12 +335,15 @@ def _fetch_url(item: SourceFile, data_directory: Path, timeout: float) -> Path:
     return target
 
 
-def _download_verified(url: str, target: Path, *, sha256: str | None, size: int | None, timeout: float) -> str:
+def _download_verified(
+    url: str, target: Path, *, sha256: str | None, size: int | None, timeout: float, git_blob: str | None = None
+) -> str:
     """Download ``url`` to ``target`` through a staging folder; return the sha256 of what was kept.
 
     :func:`pooch.retrieve` streams the file into a temporary file inside a hidden staging folder
-    beside ``target`` and checks the known sha256; the size is checked here, and only then is the
-    file moved to its final name. Any failure removes the staging folder: a retry starts afresh.
+    beside ``target`` and checks the known sha256; the size (and the git blob id, when known) is
+    checked here, and only then is the file moved to its final name. Any failure removes the
+    staging folder: a retry starts afresh.
     """
     _refuse_when_offline(url)
     created = _missing_folders(target.parent)
@@ -351,6 +381,8 @@ def _download_verified(url: str, target: Path, *, sha256: str | None, size: int 
                 f"could not download {url}: received {received:,} bytes, expected {size:,} "
                 "(the transfer was cut short or the file changed). Nothing was kept."
             )
+        if git_blob is not None:
+            verify_git_blob(fetched, git_blob, url)
         digest = sha256.lower() if sha256 is not None else sha256_of(fetched)
         os.replace(fetched, target)
         kept = True

@@ -112,7 +112,10 @@ def _human_size(size: int) -> str:
     value = float(size)
     for unit in ("B", "KB", "MB", "GB"):
         if value < 1024 or unit == "GB":
-            return f"{value:,.0f} {unit}" if unit == "B" else f"{value:,.1f} {unit}"
+            if unit == "B":
+                return f"{value:,.0f} {unit}"
+            # 144 KB, not 144.0 KB: a trailing .0 reads as a count printed as a float
+            return f"{value:,.1f}".removesuffix(".0") + f" {unit}"
         value /= 1024
     return f"{size} B"  # pragma: no cover
 

@@ -165,9 +165,11 @@ def compare(
     ``unit``, ``source``, ``citation_key``, ``reproduced``, ``tolerance``, ``status`` (``held``,
     ``failed``, ``not checked: <why>`` or ``quoted only``), ``decimals`` (the precision the
     source printed the number with), ``teacher`` (the ParlAI teacher a count belongs to, or ``""``),
-    ``note`` (what the number measures, where its name does not say it) and ``bound``
+    ``note`` (what the number measures, where its name does not say it), ``bound``
     (:attr:`Reported.bound`: ``">"`` for a lower bound, whose check holds when the reproduced value
-    is above it, with no tolerance).
+    is above it, with no tolerance) and ``computed_on`` (``""`` when the value was computed on
+    complete official files only, else what else it rests on: ``demo sample``, ``partial``, or
+    ``no provenance``; ``""`` too when nothing was computed).
     """
     datasets = [dataset] if isinstance(dataset, str) else list(dataset)
     known = {item.dataset for item in all_reported()}
@@ -203,14 +205,24 @@ def compare(
                 "teacher": item.teacher,
                 "note": item.note,
                 "bound": item.bound,
+                "computed_on": _computed_on(value),
             }
         )
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 
 
+def _computed_on(computed: Reproduced | None) -> str:
+    """What a value rests on besides complete official files (``""``: on them alone, or no value)."""
+    if computed is None or computed.value is None:
+        return ""
+    if not computed.kinds:
+        return "no provenance"
+    return ", ".join(sorted({kind for kind in computed.kinds if kind not in _FULL_KINDS}))
+
+
 COMPARISON_COLUMNS = (
     "dataset", "split", "quantity", "name", "reported", "unit", "source", "citation_key",
-    "reproduced", "tolerance", "status", "decimals", "teacher", "note", "bound",
+    "reproduced", "tolerance", "status", "decimals", "teacher", "note", "bound", "computed_on",
 )
 
 

@@ -44,7 +44,9 @@ class SourceFile:
 
     ``path`` is where the file sits inside the data directory. Exactly one of ``url`` (a direct
     download), ``archive`` (a member of an :class:`Archive`, extracted to ``path``) or
-    ``gdrive_folder`` (a file in a public Google Drive folder) says how to fetch it.
+    ``gdrive_folder`` (a file in a public Google Drive folder) says how to fetch it. ``git_blob``
+    is the file's git blob id where the publisher's repository pins it but publishes no sha256: the
+    SHA-1 of ``blob <size>\0`` and the content, checked after download and on load.
     """
 
     path: str
@@ -53,6 +55,7 @@ class SourceFile:
     gdrive_folder: str | None = None
     sha256: str | None = None
     size: int | None = None
+    git_blob: str | None = None
     #: A known partial copy (for example a published sample) rather than the whole split.
     partial: bool = False
     description: str = ""
@@ -261,7 +264,8 @@ def _url(item: SourceFile) -> str:
 
 def registry_table(dataset: str | None = None) -> pd.DataFrame:
     """Every known official file: where it goes in the data directory, where it comes from (``url``: the
-    address to open), its checks."""
+    address to open), its checks (``sha256`` or, for a file pinned in a git repository, ``git blob``;
+    16 hex digits each)."""
     rows = []
     for source in [get_source(dataset)] if dataset else registry().values():
         entries = [(split, item) for split, items in source.splits.items() for item in items]
@@ -275,6 +279,7 @@ def registry_table(dataset: str | None = None) -> pd.DataFrame:
                     "official location": origin(item),
                     "url": _url(item),
                     "sha256": (item.sha256 or (item.archive.sha256 if item.archive else None) or "")[:16],
+                    "git blob": (item.git_blob or "")[:16],
                     "size (bytes)": item.size,
                     "kind": "partial sample" if item.partial else "official",
                 }

@@ -205,21 +205,50 @@ def _tolerance(tolerance: float, show: Callable[[float], str]) -> str:
     return "exact" if tolerance == 0 else f"± {show(tolerance)}"
 
 
-def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool = False) -> Table:
+#: The column that holds values computed on a demo sample or a partial copy: never "Reproduced",
+#: which holds only values computed on the complete official files. Its header names what the
+#: values rest on (:func:`_not_the_dataset_header`).
+NOT_THE_DATASET = "not the dataset"
+
+
+def _not_the_dataset_header(kinds: set[str]) -> str:
+    if kinds <= {"demo sample"}:
+        return "On the demo sample (not the dataset)"
+    if kinds <= {"partial"}:
+        return "On the partial copy (not the whole dataset)"
+    return "On the demo sample or partial copy (not the dataset)"
+_NOT_REPRODUCED = {"demo sample": "not reproduced: demo sample", "partial": "not reproduced: partial copy"}
+
+
+def comparison(
+    compared: pd.DataFrame,
+    *,
+    caption: str = "",
+    show_dataset: bool = False,
+    split_label: Callable[[str, str], str] | None = None,
+) -> Table:
     """The reported-versus-reproduced table of :func:`utils.reported.compare`, for readers.
 
     Values are printed with the precision their source used (counts as integers), the unit in the
     value; the status reads ``✓ held``, ``✗ failed``, ``not checked: <why>`` or ``quoted only``.
+    The ``Reproduced`` column holds only values computed on the complete official files: where a
+    value rests on a demo sample or a partial copy, the cell says so in words and the value moves
+    to a separate column headed :data:`NOT_THE_DATASET`, so a reader skimming the numbers never
+    takes it for a reproduction.
     Sources are numbered: the cell holds ``[n]``, linked to the bibliography entry, and the note
     under the table gives each source in full once (a long source repeated in every row pushed the
     values off the page). A ``ParlAI teacher`` column appears when any row is a ParlAI count, and
-    each row's ``note`` (what the number measures) is listed under the table.
+    each row's ``note`` (what the number measures) is listed under the table. ``split_label`` names
+    a ``(dataset, split)`` for readers (default: the split as it is). Each Reproduced cell carries
+    the class ``atlas-data--<dataset>--<split>`` of its row, so a test of the built site can check
+    it against what each split was built on.
     """
     numbers: dict[tuple[str, str], int] = {}
     for pair in zip(compared["source"], compared["citation_key"], strict=True):
         numbers.setdefault(pair, len(numbers) + 1)
+    computed_on = compared["computed_on"] if "computed_on" in compared else pd.Series("", index=compared.index)
     rows = []
-    for row in compared.itertuples(index=False):
+    for row, rests_on in zip(compared.itertuples(index=False), computed_on, strict=True):
         places = int(row.decimals)
         unit = f" {row.unit}" if row.unit and row.unit != "approx." else ""
         approx = "≈ " if row.unit == "approx." else ""
@@ -228,39 +257,65 @@ def comparison(compared: pd.DataFrame, *, caption: str = "", show_dataset: bool 
             return EMPTY if _empty(value) else f"{value:,.{places}f}{unit}"
 
         lower_bound = getattr(row, "bound", "") == LOWER_BOUND
+        if rests_on:  # a demo sample or a partial copy: words in "Reproduced", the value beside it
+            kinds = rests_on.split(", ")
+            reproduced = "; ".join(_NOT_REPRODUCED.get(kind, f"not reproduced: {kind}") for kind in kinds)
+            elsewhere = show(row.reproduced)
+        else:
+            reproduced, elsewhere = show(row.reproduced), ""
         rows.append(
             {
                 "Dataset": row.dataset,
-                "Split": row.split,
+                "Split": split_label(row.dataset, row.split) if split_label else row.split,
                 "Quantity": row.quantity,
                 "ParlAI teacher": row.teacher,
                 "Reported": ("> " if lower_bound else approx) + show(row.reported),
-                "Reproduced": show(row.reproduced),
+                "Reproduced": reproduced,
+                NOT_THE_DATASET: elsewhere,
                 "Tolerance": "lower bound" if lower_bound else _tolerance(row.tolerance, show),
                 "Status": row.status,
                 "Source": (numbers[(row.source, row.citation_key)], row.citation_key),
             }
         )
     data = pd.DataFrame(rows, columns=["Dataset", "Split", "Quantity", "ParlAI teacher", "Reported", "Reproduced",
-                                       "Tolerance", "Status", "Source"])
+                                       NOT_THE_DATASET, "Tolerance", "Status", "Source"])
     if not show_dataset:
         data = data.drop(columns="Dataset")
     if not compared["teacher"].astype(bool).any():
         data = data.drop(columns="ParlAI teacher")
+    kinds_elsewhere = {kind for value in computed_on if value for kind in value.split(", ")}
+    if kinds_elsewhere:
+        data = data.rename(columns={NOT_THE_DATASET: _not_the_dataset_header(kinds_elsewhere)})
+    else:
+        data = data.drop(columns=NOT_THE_DATASET)
     formatters: dict[str, Callable[[object], str]] = {
         column: (lambda value: html.escape(str(value))) for column in data.columns
     }
     formatters["Source"] = lambda pair: _source_link(f"[{pair[0]}]", pair[1])  # type: ignore[index]
     formatters["Status"] = lambda status: _status_text(str(status))
-    styler = data.style.format(formatters).hide(axis="index").set_table_attributes('class="atlas-pub-table"')
-    styler = styler.set_properties(subset=["Reported", "Reproduced", "Tolerance"], **{"text-align": "right"})
+    styler = data.style.format(formatters).hide(axis="index")
+    styler = styler.set_table_attributes('class="atlas-pub-table atlas-comparison"')
+    cell_classes = pd.DataFrame("", index=data.index, columns=data.columns)
+    cell_classes["Reproduced"] = [
+        f"atlas-data--{dataset}--{split}" for dataset, split in zip(compared["dataset"], compared["split"], strict=True)
+    ]
+    styler = styler.set_td_classes(cell_classes)
+    numeric = [column for column in data.columns if column in ("Reported", "Reproduced", "Tolerance")
+               or column.startswith("On the ")]
+    styler = styler.set_properties(subset=numeric, **{"text-align": "right"})
     # on a narrow screen the Status column may scroll out of view: the count stays under the table
     counts = compared["status"].str.split(":").str[0].value_counts()
     notes = ["Rows by status: " + ", ".join(f"{count} {status}" for status, count in counts.items())]
+    if computed_on.astype(bool).any():
+        notes.append(
+            f"Reproduced holds only values computed on the complete official files; "
+            f"“{_not_the_dataset_header(kinds_elsewhere)}” holds what the same code gives on the data loaded "
+            "here: it shows that the code runs, not what the dataset is like"
+        )
     if (compared["status"] == QUOTED_ONLY).any():
         notes.append("quoted only: a trained model's or the source's number, shown for reference, not reproduced")
     if compared["status"].str.startswith(NOT_CHECKED).any():
-        notes.append("not checked: the value is computed and shown, but compared only on the full official files")
+        notes.append("not checked: compared only on the full official files")
     for quantity, note in dict(zip(compared["quantity"], compared["note"], strict=True)).items():
         if note:
             notes.append(f"{quantity}: {note}")

@@ -4,6 +4,12 @@ sphinx-thebe registers its inline configuration script once per read phase, and 
 runs that phase twice, so every page declared ``const THEBE_JS_URL`` twice and threw a SyntaxError
 on load. We keep the first copy of each identical script.
 
+Exercises are numbered per chapter: sphinx-exercise numbers them through Sphinx's figure numbers,
+which run on across the whole book in an unnumbered table of contents (the FaithDial chapter's first
+exercise was "Exercise 4"). After Sphinx assigns the numbers, each page's exercises are renumbered
+from 1 in their order on the page, so the chapter, its contents and the teachers' guide all say
+"Exercise 1" for a chapter's first exercise.
+
 The book cites author-year ("Dziri et al., 2022c"), so its bibliography is labelled the same way
 instead of [1]-[17]: the ``atlas`` bibliography style is pybtex's ``plain`` with author-year labels.
 """
@@ -160,6 +166,15 @@ def _finish_viewer(app: Any, exception: BaseException | None) -> None:
         _withhold_unlicensed(_viewer_dir(app))
 
 
+def _number_exercises_per_page(app: Any, env: Any) -> list[str]:
+    for numbers_by_type in env.toc_fignumbers.values():
+        numbers = numbers_by_type.get("exercise")
+        if numbers:
+            in_order = sorted(numbers, key=lambda key: numbers[key])
+            numbers_by_type["exercise"] = {key: (position,) for position, key in enumerate(in_order, 1)}
+    return []
+
+
 def setup(app: Any) -> dict[str, Any]:
     from pybtex.plugin import register_plugin
 
@@ -167,4 +182,6 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
     app.connect("builder-inited", _start_viewer)
     app.connect("build-finished", _finish_viewer)
+    # after Sphinx's own numbering (TocTreeCollector, default priority 500)
+    app.connect("env-get-updated", _number_exercises_per_page, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

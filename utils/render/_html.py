@@ -60,14 +60,29 @@ def stylesheet() -> str:
     return f"<style>{css}</style>"
 
 
-def highlight_words(text: str, words: set[str], normalise: Callable[[str], str] = str.lower) -> str:
-    """Escape ``text`` and wrap each word whose normalised form is in ``words`` in ``<mark>``."""
+def highlight_words(
+    text: str,
+    words: set[str],
+    normalise: Callable[[str], str] = str.lower,
+    skip: frozenset[str] | set[str] | None = None,
+) -> str:
+    """Escape ``text`` and wrap each word whose normalised form is in ``words`` in ``<mark>``.
+
+    Words in ``skip`` (default: scikit-learn's English stop words) are never marked: "a", "to" and
+    "of" are shared by almost any two English sentences, and marking them hides the overlap that
+    says something.
+    """
+    if skip is None:
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        skip = ENGLISH_STOP_WORDS
     # The text between marked words is escaped in one call, not word by word: escaping is per
     # character, so the result is the same, and a call costs more than the characters it escapes.
     pieces, plain_from = [], 0
     for match in _WORD.finditer(text):
         word = match.group(0)
-        if normalise(word) in words:
+        normalised = normalise(word)
+        if normalised in words and normalised not in skip:
             pieces.append(esc(text[plain_from : match.start()]))
             pieces.append(f'<mark class="atlas-shared">{esc(word)}</mark>')
             plain_from = match.end()

@@ -260,11 +260,16 @@ def results_frame(results: Sequence[CriticResult]) -> pd.DataFrame:
 
 
 def results_table(
-    results: Sequence[CriticResult], *, columns: Sequence[str] | None = None, caption: str = ""
+    results: Sequence[CriticResult],
+    *,
+    columns: Sequence[str] | None = None,
+    caption: str = "",
+    notes: Sequence[str] = (),
 ) -> Table:
     """The results side by side for readers (:func:`utils.tables.table`): counts as integers,
     accuracies in percent, F1 and ROC AUC with two decimals; ``columns`` picks some of
-    :data:`RESULT_LABELS`. An empty cell (AUC of a set with one class) is a dash, explained."""
+    :data:`RESULT_LABELS`. An empty cell (AUC of a set with one class) is a dash, explained;
+    ``notes`` go under the table."""
     names = list(columns) if columns is not None else list(RESULT_LABELS)
     return table(
         results_frame(results),
@@ -274,6 +279,7 @@ def results_table(
         percents={"accuracy": 1, "majority-class accuracy": 1},
         decimals={"F1 (hallucinated)": 2, "F1 of flagging all": 2, "ROC AUC": 2},
         caption=caption,
+        notes=notes,
         empty_note="– ROC AUC needs both classes in the set",
     )
 

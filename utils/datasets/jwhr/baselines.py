@@ -220,7 +220,7 @@ def extractiveness(dialogues: Iterable[Dialogue], min_block: int = 4) -> pd.Data
 
 # -- 3. answerability ----------------------------------------------------------------------------
 
-#: Features of how the worker navigated (no look at what was extracted).
+#: Features of how the worker navigated: no look at what the steps found or yielded.
 NAVIGATION_FEATURES = (
     "steps",
     "search_steps",
@@ -228,10 +228,13 @@ NAVIGATION_FEATURES = (
     "keywords_per_search",
     "distinct_pages",
     "max_link_depth",
-    "not_found",
 )
-#: Navigation plus what the worker took from the pages (a quote is nearly always a sign of success).
-TRAIL_FEATURES = (*NAVIGATION_FEATURES, "quotes", "summaries", "nothing")
+#: What the steps found and yielded. These are part of the outcome, not signs of it: a search that
+#: found nothing (``not_found``) or a page that yielded nothing is how a failed session is recorded,
+#: and a quote is taken for an answer. A model that uses them does not predict the outcome.
+OUTCOME_FEATURES = ("not_found", "quotes", "summaries", "nothing")
+#: Navigation plus the outcome-like features: an upper bound that shows how much they give away.
+TRAIL_FEATURES = (*NAVIGATION_FEATURES, *OUTCOME_FEATURES)
 
 
 def trail_features(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
@@ -264,8 +267,9 @@ def answerability_scores(
 ) -> pd.DataFrame:
     """Cross-validated accuracy, balanced accuracy and F1 (of "answered") of three classifiers.
 
-    The majority class, a logistic regression on navigation features only, and one on all trail
-    features. Folds are stratified and shuffled with ``seed``; fewer folds are used when a class
+    The majority class, a logistic regression on :data:`NAVIGATION_FEATURES` only (the prediction),
+    and one on all trail features, :data:`OUTCOME_FEATURES` included (an upper bound, not a
+    prediction). Folds are stratified and shuffled with ``seed``; fewer folds are used when a class
     has fewer members than ``folds`` (the demo sample).
     """
     from sklearn.dummy import DummyClassifier
@@ -318,7 +322,8 @@ METHOD_LABELS = {
     "first quoted reference": "first step holding a quote",
     "majority class": "majority class (always the more common outcome)",
     "logistic regression, navigation only": "logistic regression, navigation features only",
-    "logistic regression, whole trail": "logistic regression, whole trail (navigation and what was taken)",
+    "logistic regression, whole trail": "logistic regression, whole trail (outcome-like features included: "
+    "not a prediction)",
 }
 
 

@@ -156,6 +156,20 @@ def duplicate_ids(*splits: Dialogues) -> list[int]:
     return sorted(key for key, count in seen.items() if count > 1)
 
 
+def trail_length_frame(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
+    """Sessions per number of trail steps, one column per split (index: steps, 0 to the longest).
+
+    Shows what the dataset card does not say: whether the collection bounded the trails (both
+    chunks of the published files stop at exactly five steps, and not-answered sessions start at
+    three).
+    """
+    counts = {name: pd.Series([len(trail(d)) for d in dialogues]).value_counts() for name, dialogues in splits.items()}
+    longest = max((int(c.index.max()) for c in counts.values() if len(c)), default=0)
+    frame = pd.DataFrame({name: c.reindex(range(longest + 1), fill_value=0) for name, c in counts.items()})
+    frame.index.name = "steps"
+    return frame.astype(int)
+
+
 def summary_table(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
     """The chapter's statistics, one column per split (for example answered / not answered)."""
     columns = {}

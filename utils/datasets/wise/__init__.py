@@ -3,6 +3,11 @@ with intents, actions, queries and the passages a system selected.
 
 The conversations are JSON Lines; ``document_line.json`` beside them holds the document collection
 the passages come from (read by :mod:`.documents`). The chapter is ``notebooks/wise.ipynb``.
+
+The five conversation files are in the authors' repository ("this dataset is available in
+``./data/WISE``", its README says): they are fetched from a pinned commit and verified by their git
+blob ids, as the repository's tree lists them. The document collection is only in the authors'
+Google Drive folder (and on Baidu Pan), with no checksum published.
 """
 
 from __future__ import annotations
@@ -17,10 +22,27 @@ from .reported import REPORTED
 ORDER = 30
 
 GDRIVE_FOLDER = "1KFo3OGvFjqC-cDL6_hULyZc5CANz2Rky"
+#: The commit of PengjieRen/CaSE_WISE whose ``data/WISE`` folder the conversations are fetched from.
+GITHUB_COMMIT = "9a0c56d9a83126e494e30a1317c363c338a204b4"
+_GITHUB_RAW = f"https://raw.githubusercontent.com/PengjieRen/CaSE_WISE/{GITHUB_COMMIT}/data/WISE"
+#: Git blob ids of the conversation files at :data:`GITHUB_COMMIT` (the repository's tree).
+CONVERSATION_BLOBS = {
+    "conversation_train_line.json": "a41e2741ce6736babd8131fb4b7f2ff894ff3c02",
+    "conversation_valid_line.json": "2ce5a46fe85db7d805674cdb13dab4b4d511e625",
+    "conversation_test_line.json": "66ede2df9bfec07f38981ebc2cd3fc23d60bc494",
+    "conversation_testseen_line.json": "ebb86a45742e14d5731ff7c61e33093a24f8b48a",
+    "conversation_testunseen_line.json": "6e0889421e4cd63e246ceb44083c9b2a2a9d0042",
+}
 
 
 def _drive(filename: str) -> SourceFile:
     return SourceFile(path=f"wise/{filename}", gdrive_folder=GDRIVE_FOLDER)
+
+
+def _github(filename: str) -> SourceFile:
+    return SourceFile(
+        path=f"wise/{filename}", url=f"{_GITHUB_RAW}/{filename}", git_blob=CONVERSATION_BLOBS[filename]
+    )
 
 
 WISE = DatasetSource(
@@ -35,9 +57,10 @@ WISE = DatasetSource(
     language="Chinese",
     format="JSON Lines (one conversation per line) plus a JSON Lines document collection",
     homepage="https://github.com/PengjieRen/CaSE_WISE",
-    license="see the authors' repository (research use)",
+    license="none stated: the authors' README and data description name no licence, and their "
+    "repository has no licence file",
     redistributable=False,
-    redistribution="research-use terms in the authors' repository; no licence grants redistribution",
+    redistribution="no licence is stated, so none grants redistribution",
     citation_key="ren2021wizard",
     folder=Path(__file__).parent,
     parse=parser.parse,
@@ -60,15 +83,16 @@ WISE = DatasetSource(
         "the system selects passages (and queries and documents) per turn",
     ),
     splits={
-        "train": (_drive("conversation_train_line.json"),),
-        "valid": (_drive("conversation_valid_line.json"),),
-        "test": (_drive("conversation_test_line.json"),),
-        "test_seen": (_drive("conversation_testseen_line.json"),),
-        "test_unseen": (_drive("conversation_testunseen_line.json"),),
+        "train": (_github("conversation_train_line.json"),),
+        "valid": (_github("conversation_valid_line.json"),),
+        "test": (_github("conversation_test_line.json"),),
+        "test_seen": (_github("conversation_testseen_line.json"),),
+        "test_unseen": (_github("conversation_testunseen_line.json"),),
     },
     original_split_names={"test_seen": "testseen", "test_unseen": "testunseen"},
     extra_files={"documents": _drive("document_line.json")},
-    notes="Published in a Google Drive folder (and on Baidu Pan); place the files in the "
+    notes="Conversations from the authors' GitHub repository at a pinned commit, verified by git blob "
+    "id; the document collection only in a Google Drive folder (and on Baidu Pan): place it in the "
     "data directory by hand if the download is refused.",
 )
 

@@ -700,15 +700,19 @@ def select_passages(example: SystemTurnExample, k: int) -> list[str]:
 
 
 def selection_scores(
-    train: Sequence[SystemTurnExample], tests: Mapping[str, Sequence[SystemTurnExample]]
+    train: Sequence[SystemTurnExample],
+    tests: Mapping[str, Sequence[SystemTurnExample]],
+    *,
+    with_passages: bool = True,
 ) -> pd.DataFrame:
     """T4 query and T5 passage selection by the BM25 ranker (``k`` learned from ``train``); set
-    P/R/F1 under :data:`AUTHORS` and :data:`PLAIN_MEAN`."""
+    P/R/F1 under :data:`AUTHORS` and :data:`PLAIN_MEAN`. ``with_passages=False`` leaves T5 out:
+    ranking passages needs their text, which only the document collection holds."""
     rows = []
-    for task, gold_of, select in (
-        ("query selection", lambda e: e.selected_queries, select_queries),
-        ("passage selection", lambda e: e.selected_passages, select_passages),
-    ):
+    tasks = [("query selection", lambda e: e.selected_queries, select_queries)]
+    if with_passages:
+        tasks.append(("passage selection", lambda e: e.selected_passages, select_passages))
+    for task, gold_of, select in tasks:
         k = selection_size(gold_of(e) for e in train if e.scored_by_authors)
         for split, examples in tests.items():
             gold = [list(gold_of(e)) for e in examples]
@@ -784,22 +788,29 @@ def extractive_response(example: SystemTurnExample) -> str:
     return sentence if sentence is not None else example.user_text
 
 
-def generation_table(tests: Mapping[str, Sequence[SystemTurnExample]]) -> pd.DataFrame:
+def generation_table(
+    tests: Mapping[str, Sequence[SystemTurnExample]], *, with_passages: bool = True
+) -> pd.DataFrame:
     """T2 keyphrases (the user's utterance; the oracle longest substring shared with a query
     candidate) and T6 responses (most similar sentence of the gold passages, also an oracle):
-    BLEU-1 and ROUGE-L as the authors compute them, under :data:`AUTHORS` and :data:`PLAIN_MEAN`."""
+    BLEU-1 and ROUGE-L as the authors compute them, under :data:`AUTHORS` and :data:`PLAIN_MEAN`.
+    ``with_passages=False`` leaves T6 out: its oracle reads the passages' text."""
     rows = []
     for split, examples in tests.items():
         actions = [e.action for e in examples]
         states = [list(e.state) for e in examples]
-        tasks = (
+        tasks = [
             ("keyphrase extraction", "the user's utterance",
              keyphrase_scores([utterance_keyphrase(e) for e in examples], states, actions)),
             ("keyphrase extraction", "oracle: longest substring shared with a query candidate",
              keyphrase_scores([extract_keyphrases(e) for e in examples], states, actions)),
-            ("response generation", "oracle: most similar sentence of the selected passages",
-             generation_scores([extractive_response(e) for e in examples], [e.response for e in examples], actions)),
-        )
+        ]
+        if with_passages:
+            tasks.append(
+                ("response generation", "oracle: most similar sentence of the selected passages",
+                 generation_scores([extractive_response(e) for e in examples], [e.response for e in examples],
+                                   actions))
+            )
         for task, model, scores in tasks:
             row: dict[tuple[str, str], object] = {
                 ("", "task"): task, ("", "model"): model, ("", "split"): split,

@@ -577,6 +577,21 @@ def evidence_table(split: LoadedSplit, dialogue_index: int, turn_index: int) -> 
     )
 
 
+#: Said once, where the documents are loaded, when the conversations are real but the document
+#: collection is not in the data directory: what the chapter shows and what it cannot.
+WITHOUT_DOCUMENTS_NOTE = (
+    "The conversations are the official files, but the document collection (document_line.json, "
+    "published on Google Drive and Baidu Pan only) is not in the data directory. Everything that "
+    "needs no passage text is computed on the real conversations: intents, actions, keyphrases "
+    "(states), queries, the selections of queries, documents and passages (by id), lengths, and the "
+    "intent, action, keyphrase and query-selection baselines. What needs the passages' text is left "
+    "out rather than shown on the demo sample's invented documents: the passage text in the "
+    "renderings, the tables of passages and documents, the passage-length figure, passage selection "
+    "(T5) and the response oracle (T6). Place document_line.json beside the conversation files to "
+    "add them (see Getting the data)."
+)
+
+
 def passages_table(documents: WiseDocuments, n: int = 5) -> Table:
     """The first ``n`` passages of the document collection."""
     frame = documents.passages_frame().head(n)

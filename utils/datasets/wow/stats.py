@@ -439,9 +439,10 @@ _LEGEND_POINTS = 9
 def comparison_table(compared: pd.DataFrame, text: str, *splits: LoadedSplit) -> tables.Table:
     """:func:`utils.tables.comparison` of a WoW table, splits named for readers ("valid seen",
     "KILT dev"), captioned with ``text`` and the demo or partial ``splits`` it was computed on."""
-    kilt = compared["dataset"] == "wow_kilt"
-    names = compared["split"].map(split_label).where(~kilt, "KILT dev")
-    return tables.comparison(compared.assign(split=names), caption=caption(text, *splits))
+    def label(dataset: str, split: str) -> str:
+        return "KILT dev" if dataset == "wow_kilt" else split_label(split)
+
+    return tables.comparison(compared, caption=caption(text, *splits), split_label=label)
 
 
 def split_label(name: str) -> str:

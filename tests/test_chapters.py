@@ -1,0 +1,40 @@
+"""A chapter's Time to learn is computed from its words and its measured run time."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from utils.chapters import prose_words, time_to_learn
+
+
+def _notebook(path: Path, *cells: tuple[str, str]) -> Path:
+    path.write_text(
+        json.dumps({"cells": [{"cell_type": kind, "metadata": {}, "source": text} for kind, text in cells]}),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_prose_words_count_text_cells_and_exercises_but_not_code(tmp_path: Path) -> None:
+    notebook = _notebook(
+        tmp_path / "chapter.ipynb",
+        ("markdown", "# One two\n\nthree [four](https://example.org/a/long/address) {cite:p}`key`\n"),
+        ("code", "these words are code and do not count\n"),
+        ("markdown", "```python\nnot counted either\n```\n```{exercise} Five six\n:label: x-ex-1\n\nseven\n```\n"),
+    )
+    # "#", One, two, three, [four], the role as one word; the exercise's title and text
+    assert prose_words(notebook) == 6 + 2 + 1
+
+
+def test_time_to_learn_adds_reading_at_the_stated_speed_and_run_time(tmp_path: Path) -> None:
+    notebook = _notebook(tmp_path / "chapter.ipynb", ("markdown", "word " * 400))
+    assert time_to_learn(notebook, 30).startswith("3 minutes: 400 words of prose at 200 words a minute (2 min)")
+    assert time_to_learn(notebook, 30, words_per_minute=100).startswith("5 minutes")
+
+
+def test_a_myst_page_is_counted_without_its_front_matter(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    text = "---\nkernelspec:\n  name: python3\n---\n\n# Title\n\n```{code-cell} ipython3\nx = 1\n```\n"
+    page.write_text(text, "utf-8")
+    assert prose_words(page) == 2

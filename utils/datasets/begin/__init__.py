@@ -1,0 +1,95 @@
+"""BEGIN (Dziri, Rashkin, Linzen and Reitter): human attribution labels on generated dialogue responses.
+
+Six TSV files in the authors' GitHub repository google/BEGIN-dataset, fetched from one commit (not
+from a branch) and verified by sha256 and size. The checksums of the four files of the dev splits and
+of WoW test were taken from copies whose git blob ids equal those of the repository's tree at that
+commit. The CMU-DoG and TopicalChat test files were not at hand: their blob ids are known
+(``296585c83d514ad01f2ea77e09fd7aa438744854`` and ``e1ee758e23d2ef10be799bdc1df621beea92ea29``), but
+not their sha256 or size, so they are checked by parsing, like any file without a published checksum.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...sources import DatasetProfile, DatasetSource, SourceFile
+from . import explorer, parser, render, viewer
+from .reported import QUANTITY_LABELS, REPORTED
+
+#: Where this dataset stands in the book's lists (the chapters' order): after the other datasets,
+#: since its chapter builds on FaithDial's critic.
+ORDER = 50
+
+#: The commit of google/BEGIN-dataset the atlas downloads from: 6e65f0d, "Add NOTICE files to data
+#: directories", the repository's last commit when the atlas was checked.
+REVISION = "6e65f0d5a1ed1b9574643a7640ff1678d4e979b5"
+_RAW = f"https://raw.githubusercontent.com/google/BEGIN-dataset/{REVISION}"
+
+#: split -> (path in the repository, sha256, size in bytes); ``None`` where the file was not at hand.
+_FILES: dict[str, tuple[str, str | None, int | None]] = {
+    "wow_dev": (
+        "wow/begin_dev_wow.tsv",
+        "2ebfc95a1ff267e12dcce3250da4d158e1811c62e9e1a0d56f110efc9ace0178",
+        147417,
+    ),
+    "wow_test": (
+        "wow/begin_test_wow.tsv",
+        "d5c106a42042c3abd481563f1157e07c95c107dbcdf67f23564d874e8a4d6e7e",
+        1241097,
+    ),
+    "cmu_dev": (
+        "cmu-dog/begin_dev_cmu.tsv",
+        "9482294df23cf08a976773ca73203b84f7178534ecab1a206eaade365e97071c",
+        531393,
+    ),
+    "cmu_test": ("cmu-dog/begin_test_cmu.tsv", None, None),
+    "tc_dev": (
+        "topicalchat/begin_dev_tc.tsv",
+        "d799a8cb3635de41b7f284dcfc872544ddeadcbae0c2ffd684270cce671f7711",
+        656931,
+    ),
+    "tc_test": ("topicalchat/begin_test_tc.tsv", None, None),
+}
+
+BEGIN = DatasetSource(
+    name="begin",
+    label_keys=("BEGIN",),
+    record_unit="labelled responses",
+    title="BEGIN (Benchmark for Evaluation of Grounded INteraction)",
+    language="English",
+    format="TSV (one labelled model response per row; unquoted tab-separated fields)",
+    homepage="https://github.com/google/BEGIN-dataset",
+    license="CC BY 4.0 (WoW, CMU-DoG files); Community Data License Agreement - Sharing 1.0 (TopicalChat files)",
+    redistributable=True,
+    redistribution="CC BY 4.0 and CDLA-Sharing 1.0 allow copies with attribution (CDLA-Sharing: under its own terms)",
+    citation_key="dziri2022begin",
+    folder=Path(__file__).parent,
+    parse=parser.parse,
+    parser_version=parser.PARSER_VERSION,
+    render=render.render,
+    search_text=render.search_text,
+    facets=explorer.facets,
+    viewer_queries=viewer.QUERIES,
+    columns=explorer.columns,
+    reported=REPORTED,
+    quantity_labels=QUANTITY_LABELS,
+    # Empty, although the chapter computes on every split: the benchmark (benchmarks/bench.py) times
+    # the chapter_splits of a dataset against bare JSON readers (json.load, pandas.read_json, the
+    # datasets JSON loader), which cannot read a TSV file. BEGIN joins it once its naive steps know TSV.
+    chapter_splits=(),
+    profile=DatasetProfile(
+        ("wow_dev", "wow_test"),
+        "labelled response (a model's reply to one message)",
+        "one knowledge snippet per response (a Wikipedia sentence, a film's plot, facts about a topic)",
+        "the snippet is given; people judged whether the response is attributable to it",
+    ),
+    splits={
+        split: (SourceFile(path=f"begin/{path}", url=f"{_RAW}/{path}", sha256=sha256, size=size),)
+        for split, (path, sha256, size) in _FILES.items()
+    },
+    original_split_names={split: path.rsplit("/", 1)[1].removesuffix(".tsv") for split, (path, _, _) in _FILES.items()},
+    notes=f"Downloaded from commit {REVISION[:7]} of google/BEGIN-dataset. The CMU-DoG and TopicalChat "
+    "test files have no recorded checksum in the atlas and are checked by parsing.",
+)
+
+DATASETS = (BEGIN,)

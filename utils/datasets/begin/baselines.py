@@ -1,0 +1,556 @@
+"""Critics of attribution on BEGIN: the FaithDial chapter's lexical critic and a feature-based one.
+
+The question a critic answers here: is a response **not fully attributable** to its knowledge
+snippet (the positive class, 1) or fully attributable (0)? Responses labelled Generic are left out
+of the binary task, as the FaithDial chapter's critic leaves Generic responses out
+(:func:`critic_examples`).
+
+1. **Knowledge precision**, the FaithDial chapter's :class:`~utils.datasets.faithdial.baselines.LexicalCritic`
+   reused as it is: a response is flagged when the share of its words found in the knowledge falls
+   below a threshold. Its score, one minus knowledge precision, needs no fitting, so its ROC AUC is
+   a property of the data.
+2. :class:`FeatureCritic`: a logistic regression (scikit-learn) on a dozen features that still run on
+   a laptop CPU with no model to download: n-gram precision, the longest span copied from the
+   knowledge, novel content words, numbers and capitalised words absent from the knowledge,
+   first-person words, length, a question mark and overlap with the message (:func:`feature_frame`).
+
+Both are fitted on a dev split (the threshold, and the regression's weights) and evaluated on a test
+split with accuracy, F1 of the positive class and ROC AUC, each with a percentile bootstrap interval
+(:func:`bootstrap_intervals`, fixed seed).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from ...metrics import ngrams
+from ...tables import Table, table
+from ...text import word_tokens
+
+# The FaithDial chapter's critic, reused rather than copied: the same score, fit and evaluation.
+from ..faithdial.baselines import CriticResult, LexicalCritic, knowledge_precision
+from .parser import GENERIC, NOT_FULLY
+
+__all__ = [
+    "FEATURES",
+    "CriticResult",
+    "FeatureCritic",
+    "LexicalCritic",
+    "bootstrap_intervals",
+    "critic_examples",
+    "evaluation_frame",
+    "feature_frame",
+    "knowledge_precision",
+]
+
+#: Resamples and seed of every bootstrap interval in the chapter.
+RESAMPLES = 1000
+SEED = 20220601
+
+#: The feature-based critic's features, with what each measures (the chapter shows this table).
+FEATURES = {
+    "unigram_precision": "share of the response's words found in the knowledge (the lexical critic's score)",
+    "bigram_precision": "share of the response's word bigrams found in the knowledge",
+    "trigram_precision": "share of the response's word trigrams found in the knowledge",
+    "copied_span": "longest run of words copied from the knowledge, as a share of the response",
+    "knowledge_recall": "share of the knowledge's words the response uses",
+    "novel_content": "share of the response's content words (not stop words) absent from the knowledge",
+    "novel_numbers": "numbers in the response that the knowledge does not contain",
+    "novel_capitalised": "capitalised words inside the response (names) absent from the knowledge",
+    "first_person": "share of first-person words (I, me, my, we, ...)",
+    "question": "1 when the response asks a question",
+    "response_length": "log of one plus the response's length in words",
+    "message_precision": "share of the response's words found in the previous message",
+}
+
+_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "im", "ive", "id"})
+_STOP = frozenset(ENGLISH_STOP_WORDS)
+
+
+def critic_examples(rows: pd.DataFrame) -> pd.DataFrame:
+    """Binary examples from :func:`utils.datasets.begin.stats.response_frame` rows: Generic responses
+    left out, ``hallucinated`` = 1 for Not fully attributable (the column name the FaithDial critic
+    reads), 0 for Fully attributable. The other columns are kept."""
+    chosen = rows[rows["label"] != GENERIC].copy()
+    chosen["hallucinated"] = (chosen["label"] == NOT_FULLY).astype(int)
+    return chosen.reset_index(drop=True)
+
+
+def _precision(response: list[tuple[str, ...]], knowledge: set[tuple[str, ...]]) -> float:
+    return sum(item in knowledge for item in response) / len(response) if response else 0.0
+
+
+def _longest_copied_run(response: list[str], knowledge: list[str]) -> int:
+    """The longest run of consecutive response words that also occurs consecutively in the knowledge."""
+    if not response or not knowledge:
+        return 0
+    positions: dict[str, list[int]] = {}
+    for index, word in enumerate(knowledge):
+        positions.setdefault(word, []).append(index)
+    best = 0
+    previous: dict[int, int] = {}
+    for word in response:
+        current = {j: previous.get(j - 1, 0) + 1 for j in positions.get(word, ())}
+        if current:
+            best = max(best, *current.values())
+        previous = current
+    return best
+
+
+def _raw_words(text: str) -> list[str]:
+    return [word.strip(".,;:!?\"'()[]") for word in text.split()]
+
+
+def features(response: str, knowledge: str, message: str = "") -> dict[str, float]:
+    """The :data:`FEATURES` of one response (all 0 for an empty response)."""
+    words, known = word_tokens(response), word_tokens(knowledge)
+    known_set = set(known)
+    content = [word for word in words if word not in _STOP]
+    raw = _raw_words(response)
+    # a capitalised word that does not start a sentence: a name, roughly (lower-cased outputs have none)
+    inner_caps = [
+        word for i, word in enumerate(raw) if i > 0 and word[:1].isupper() and not raw[i - 1].endswith((".", "!", "?"))
+    ]
+    numbers = [word for word in words if any(char.isdigit() for char in word)]
+    message_words = set(word_tokens(message))
+    return {
+        "unigram_precision": knowledge_precision(response, knowledge),
+        "bigram_precision": _precision(ngrams(words, 2), set(ngrams(known, 2))),
+        "trigram_precision": _precision(ngrams(words, 3), set(ngrams(known, 3))),
+        "copied_span": _longest_copied_run(words, known) / len(words) if words else 0.0,
+        "knowledge_recall": len(known_set & set(words)) / len(known_set) if known_set else 0.0,
+        "novel_content": sum(word not in known_set for word in content) / len(content) if content else 0.0,
+        "novel_numbers": float(sum(word not in known_set for word in numbers)),
+        "novel_capitalised": float(sum(w.lower() not in known_set for w in inner_caps if w.lower() not in _STOP)),
+        "first_person": sum(word in _FIRST_PERSON for word in words) / len(words) if words else 0.0,
+        "question": float("?" in response),
+        "response_length": math.log1p(len(words)),
+        "message_precision": sum(word in message_words for word in words) / len(words) if words else 0.0,
+    }
+
+
+def feature_frame(examples: pd.DataFrame) -> pd.DataFrame:
+    """:func:`features` of every row of ``examples`` (columns ``response``, ``knowledge`` and, when
+    present, ``message``), indexed like ``examples``."""
+    messages = examples["message"] if "message" in examples else pd.Series("", index=examples.index)
+    records = [
+        features(response, knowledge, message)
+        for response, knowledge, message in zip(examples["response"], examples["knowledge"], messages, strict=True)
+    ]
+    return pd.DataFrame(records, index=examples.index, columns=list(FEATURES))
+
+
+def _best_threshold(scores: np.ndarray, labels: np.ndarray) -> float:
+    """The score threshold (flag when ``score >= threshold``) with the best accuracy; ties: the lowest.
+
+    Candidates are midpoints between consecutive distinct scores plus both ends, as
+    :meth:`LexicalCritic.fit` chooses its threshold."""
+    values = np.unique(scores)
+    candidates = np.concatenate([[values[0]], (values[:-1] + values[1:]) / 2, [values[-1] + 1e-9]])
+    accuracies = [float(np.mean((scores >= t).astype(int) == labels)) for t in candidates]
+    return float(candidates[int(np.argmax(accuracies))])
+
+
+@dataclass(frozen=True)
+class FeatureCritic:
+    """A logistic regression on :data:`FEATURES` (standardised), flagging a response as not fully
+    attributable when its probability reaches ``threshold``."""
+
+    model: Pipeline
+    threshold: float
+    features: tuple[str, ...]
+    #: what it was fitted on, said wherever it is applied
+    fitted_on: str
+
+    def __str__(self) -> str:
+        return f"logistic regression on {len(self.features)} features, fitted on {self.fitted_on}"
+
+    @classmethod
+    def fit(cls, examples: pd.DataFrame, *, fitted_on: str, features: Sequence[str] | None = None) -> FeatureCritic:
+        """Fit the regression on ``examples`` (:func:`critic_examples`) and choose the threshold with
+        the best accuracy on the same examples. ``features`` picks some of :data:`FEATURES`."""
+        names = tuple(features or FEATURES)
+        unknown = [name for name in names if name not in FEATURES]
+        if unknown:
+            raise ValueError(f"unknown features {unknown}; choose among {list(FEATURES)}")
+        labels = examples["hallucinated"].to_numpy().astype(int)
+        if len(set(labels)) < 2:
+            raise ValueError("the examples hold one class only: a critic cannot be fitted on them")
+        model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+        matrix = feature_frame(examples)[list(names)].to_numpy()
+        model.fit(matrix, labels)
+        scores = model.predict_proba(matrix)[:, 1]
+        return cls(model=model, threshold=_best_threshold(scores, labels), features=names, fitted_on=fitted_on)
+
+    def scores(self, examples: pd.DataFrame) -> np.ndarray:
+        """The probability that each response is not fully attributable."""
+        return self.model.predict_proba(feature_frame(examples)[list(self.features)].to_numpy())[:, 1]
+
+    def coefficients(self) -> pd.Series:
+        """The regression's weight per feature (on standardised features: comparable with each other)."""
+        weights = self.model[-1].coef_[0]
+        return pd.Series(weights, index=list(self.features), name="weight").sort_values()
+
+
+# -- evaluation ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One critic's scores and decisions on one labelled set."""
+
+    labels: np.ndarray
+    scores: np.ndarray
+    predicted: np.ndarray
+
+
+def lexical_scored(critic: LexicalCritic, examples: pd.DataFrame) -> Scored:
+    """The lexical critic's scores (one minus knowledge precision) and decisions on ``examples``."""
+    scores = LexicalCritic.scores(examples["response"], examples["knowledge"])
+    return Scored(examples["hallucinated"].to_numpy().astype(int), scores,
+                  critic.predict(examples["response"], examples["knowledge"]))
+
+
+def feature_scored(critic: FeatureCritic, examples: pd.DataFrame) -> Scored:
+    """The feature critic's probabilities and decisions on ``examples``."""
+    scores = critic.scores(examples)
+    return Scored(examples["hallucinated"].to_numpy().astype(int), scores, (scores >= critic.threshold).astype(int))
+
+
+def _auc_rows(labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """ROC AUC of each row of ``scores`` against the same row of ``labels`` (ties count one half),
+    by the rank-sum formula; NaN for a row with one class only."""
+    ranks = rankdata(scores, axis=1)
+    positives = labels.sum(axis=1)
+    negatives = labels.shape[1] - positives
+    rank_sum = (ranks * labels).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
+
+
+def _metrics(labels: np.ndarray, scores: np.ndarray, predicted: np.ndarray) -> dict[str, np.ndarray]:
+    """Accuracy, F1 of the positive class and ROC AUC of each row (arrays of shape (rows, n))."""
+    true_positive = (predicted * labels).sum(axis=1)
+    flagged, positives = predicted.sum(axis=1), labels.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = np.where(flagged + positives > 0, 2 * true_positive / (flagged + positives), 0.0)
+    return {
+        "accuracy": (predicted == labels).mean(axis=1),
+        "F1": f1,
+        "ROC AUC": _auc_rows(labels, scores),
+    }
+
+
+def bootstrap_intervals(
+    scored: Scored, *, resamples: int = RESAMPLES, seed: int = SEED, level: float = 0.95
+) -> dict[str, tuple[float, float, float]]:
+    """``metric -> (value, low, high)`` for accuracy, F1 (not fully attributable) and ROC AUC: the value
+    on the set itself and a percentile bootstrap interval over ``resamples`` resamples of its responses
+    (drawn with ``seed``, so the chapter's intervals are the same on every run). Resamples with one
+    class only are left out of the AUC interval."""
+    labels, scores, predicted = scored.labels[None, :], scored.scores[None, :], scored.predicted[None, :]
+    point = {name: float(values[0]) for name, values in _metrics(labels, scores, predicted).items()}
+    n = scored.labels.size
+    if n == 0:
+        return {name: (math.nan, math.nan, math.nan) for name in point}
+    rng = np.random.default_rng(seed)
+    index = rng.integers(0, n, size=(resamples, n))
+    drawn = _metrics(scored.labels[index], scored.scores[index], scored.predicted[index])
+    tail = (1 - level) / 2 * 100
+    result = {}
+    for name, values in drawn.items():
+        values = values[~np.isnan(values)]
+        low, high = (np.percentile(values, [tail, 100 - tail]) if values.size else (math.nan, math.nan))
+        result[name] = (point[name], float(low), float(high))
+    return result
+
+
+def paired_difference(
+    better: Scored, baseline: Scored, *, resamples: int = RESAMPLES, seed: int = SEED, level: float = 0.95
+) -> dict[str, tuple[float, float, float]]:
+    """``metric -> (difference, low, high)``: ``better`` minus ``baseline`` on the same responses, with a
+    percentile interval from resampling the responses once for both critics (a paired bootstrap: the
+    interval of the difference, narrower and more honest than comparing two separate intervals)."""
+    if not np.array_equal(better.labels, baseline.labels):
+        raise ValueError("a paired comparison needs both critics scored on the same responses")
+    n = better.labels.size
+    rng = np.random.default_rng(seed)
+    index = rng.integers(0, n, size=(resamples, n))
+    labels = better.labels[index]
+    one = _metrics(labels, better.scores[index], better.predicted[index])
+    two = _metrics(labels, baseline.scores[index], baseline.predicted[index])
+    point_one = _metrics(better.labels[None, :], better.scores[None, :], better.predicted[None, :])
+    point_two = _metrics(better.labels[None, :], baseline.scores[None, :], baseline.predicted[None, :])
+    tail = (1 - level) / 2 * 100
+    result = {}
+    for name in one:
+        values = one[name] - two[name]
+        values = values[~np.isnan(values)]
+        low, high = np.percentile(values, [tail, 100 - tail])
+        result[name] = (float(point_one[name][0] - point_two[name][0]), float(low), float(high))
+    return result
+
+
+def evaluation_frame(
+    critics: Mapping[str, object], test: pd.DataFrame, *, by: Sequence[str] = ("split",),
+    resamples: int = RESAMPLES, seed: int = SEED,
+) -> pd.DataFrame:
+    """Every critic on every group of ``test`` (:func:`critic_examples` rows) grouped by the columns
+    ``by`` (``split``, ``model``, ...), plus all of ``test`` together when it has several groups.
+
+    ``critics`` maps a name to a :class:`LexicalCritic` or :class:`FeatureCritic`. One row per (group,
+    critic): ``responses``, ``not fully attributable``, the ``accuracy``, ``F1`` and ``ROC AUC`` with
+    ``<metric> low`` and ``<metric> high`` (the bootstrap interval), ``majority accuracy`` and
+    ``flag-all F1`` (the trivial rules: always the more common class; flag everything).
+    """
+    groups: list[tuple[tuple[str, ...], pd.DataFrame]] = [
+        ((key,) if isinstance(key, str) else tuple(key), frame)
+        for key, frame in test.groupby(list(by), sort=False)
+    ]
+    if len(groups) > 1:  # every group together, keeping what they share (the split, when grouped by model)
+        groups.append((tuple(test[c].iloc[0] if test[c].nunique() == 1 else "all" for c in by), test))
+    records = []
+    for key, frame in groups:
+        positives, n = int(frame["hallucinated"].sum()), len(frame)
+        for name, critic in critics.items():
+            if isinstance(critic, LexicalCritic):
+                scored = lexical_scored(critic, frame)
+            elif isinstance(critic, FeatureCritic):
+                scored = feature_scored(critic, frame)
+            else:
+                raise TypeError(f"not a critic: {type(critic).__name__}")
+            record: dict[str, object] = dict(zip(by, key, strict=True))
+            record.update({"critic": name, "responses": n, "not fully attributable": positives})
+            for metric, (value, low, high) in bootstrap_intervals(scored, resamples=resamples, seed=seed).items():
+                record.update({metric: value, f"{metric} low": low, f"{metric} high": high})
+            record["majority accuracy"] = max(positives, n - positives) / n if n else math.nan
+            record["flag-all F1"] = 2 * positives / (positives + n) if n else math.nan
+            records.append(record)
+    return pd.DataFrame(records)
+
+
+def with_interval(frame: pd.DataFrame, metric: str, places: int = 2, *, percent: bool = False) -> pd.Series:
+    """``metric`` and its interval as text for a table: ``0.71 (0.69–0.73)`` or ``71.2% (…)``."""
+    def show(value: float) -> str:
+        if math.isnan(value):
+            return "–"
+        return f"{100 * value:.{places}f}" if percent else f"{value:.{places}f}"
+
+    return pd.Series(
+        [f"{show(v)} ({show(lo)}–{show(hi)})" for v, lo, hi in
+         zip(frame[metric], frame[f"{metric} low"], frame[f"{metric} high"], strict=True)],
+        index=frame.index,
+    )
+
+
+# -- what the lexical critic cannot see ----------------------------------------------------------------
+
+
+def blind_spots(examples: pd.DataFrame, *, count: int = 2) -> dict[str, pd.DataFrame]:
+    """The responses a knowledge-precision critic gets most wrong, from :func:`critic_examples` rows:
+
+    ``abstractive``: Fully attributable responses with the lowest knowledge precision (said in other
+    words, so they look unsupported); ``spurious``: Not fully attributable responses with the highest
+    knowledge precision (they reuse the knowledge's words and still say something it does not support).
+    Each with a ``knowledge precision`` column; ties broken by position in the file.
+    """
+    scored = examples.assign(**{"knowledge precision": [
+        knowledge_precision(r, k) for r, k in zip(examples["response"], examples["knowledge"], strict=True)
+    ]})
+    scored = scored[scored["response"].str.strip() != ""]
+    fully = scored[scored["hallucinated"] == 0].sort_values("knowledge precision", kind="stable")
+    not_fully = scored[scored["hallucinated"] == 1].sort_values("knowledge precision", ascending=False, kind="stable")
+    return {"abstractive": fully.head(count), "spurious": not_fully.head(count)}
+
+
+def auc_of_score(examples: pd.DataFrame, score: str) -> float:
+    """ROC AUC of one feature column of ``examples`` as a score of "not fully attributable" (a high
+    value meaning less attributable; pass ``-feature`` semantics by negating before)."""
+    scored = Scored(examples["hallucinated"].to_numpy().astype(int), examples[score].to_numpy(dtype=float),
+                    np.zeros(len(examples), dtype=int))
+    return float(_auc_rows(scored.labels[None, :], scored.scores[None, :])[0])
+
+
+# -- what the chapter calls -----------------------------------------------------------------------------
+
+#: The critics' names in every table.
+LEXICAL = "knowledge precision"
+FEATURE = "feature critic"
+
+
+#: What the two critics are, for the tables' notes.
+LEXICAL_NOTE = "the FaithDial chapter's lexical critic; its ROC AUC is that of knowledge precision itself."
+FEATURE_NOTE = "a logistic regression on the features of this chapter."
+
+
+def dev_test_pairs(split_names: Sequence[str]) -> dict[str, str]:
+    """``test split -> dev split`` of the same source, for every test split whose dev split is among
+    ``split_names`` (``{"wow_test": "wow_dev"}``): each critic is fitted on the dev split of the source
+    it is tested on."""
+    names = set(split_names)
+    return {
+        name: name.removesuffix("_test") + "_dev"
+        for name in split_names
+        if name.endswith("_test") and name.removesuffix("_test") + "_dev" in names
+    }
+
+
+def fit_critics(dev: pd.DataFrame, *, fitted_on: str) -> dict[str, LexicalCritic | FeatureCritic]:
+    """Both critics fitted on ``dev`` (:func:`critic_examples` rows): the lexical critic's threshold and
+    the feature critic's weights and threshold."""
+    return {LEXICAL: LexicalCritic.fit(dev), FEATURE: FeatureCritic.fit(dev, fitted_on=fitted_on)}
+
+
+def evaluate_on_test(
+    examples: pd.DataFrame, pairs: Mapping[str, str], *, by: Sequence[str] = ("split",)
+) -> pd.DataFrame:
+    """:func:`evaluation_frame` of both critics on every test split of ``pairs``, each fitted on its dev
+    split; with a ``fitted on`` column and the lexical critic's ``threshold``."""
+    frames = []
+    for test, dev in pairs.items():
+        critics = fit_critics(examples[examples["split"] == dev], fitted_on=dev)
+        frame = evaluation_frame(critics, examples[examples["split"] == test], by=by)
+        frame.insert(0, "fitted on", dev)
+        frame["threshold"] = [
+            critics[name].threshold for name in frame["critic"]  # type: ignore[union-attr]
+        ]
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def improvement_frame(examples: pd.DataFrame, pairs: Mapping[str, str]) -> pd.DataFrame:
+    """Per test split of ``pairs``: the feature critic minus the lexical critic in ROC AUC, F1 and
+    accuracy, each with its paired bootstrap interval (:func:`paired_difference`)."""
+    records = []
+    for test, dev in pairs.items():
+        critics = fit_critics(examples[examples["split"] == dev], fitted_on=dev)
+        chosen = examples[examples["split"] == test]
+        difference = paired_difference(
+            feature_scored(critics[FEATURE], chosen), lexical_scored(critics[LEXICAL], chosen)  # type: ignore[arg-type]
+        )
+        record: dict[str, object] = {"split": test, "fitted on": dev, "responses": len(chosen)}
+        for metric, (value, low, high) in difference.items():
+            record.update({metric: value, f"{metric} low": low, f"{metric} high": high})
+        records.append(record)
+    return pd.DataFrame(records)
+
+
+def auc_by_split(examples: pd.DataFrame) -> pd.DataFrame:
+    """ROC AUC of plain knowledge precision (no threshold, nothing fitted) on every split of
+    ``examples``, with its bootstrap interval and the mean knowledge length in words."""
+    records = []
+    for split, frame in examples.groupby("split", sort=False):
+        scores = LexicalCritic.scores(frame["response"], frame["knowledge"])
+        scored = Scored(frame["hallucinated"].to_numpy().astype(int), scores, np.zeros(len(frame), dtype=int))
+        value, low, high = bootstrap_intervals(scored)["ROC AUC"]
+        length = float(frame["knowledge_words"].mean()) if "knowledge_words" in frame else math.nan
+        records.append(
+            {
+                "split": split,
+                "responses": len(frame),
+                "not fully attributable": int(frame["hallucinated"].sum()),
+                "knowledge words (mean)": length,
+                "ROC AUC": value,
+                "ROC AUC low": low,
+                "ROC AUC high": high,
+            }
+        )
+    return pd.DataFrame(records)
+
+
+def features_by_label(rows: pd.DataFrame) -> pd.DataFrame:
+    """The mean of every feature per BEGIN label (Generic included), labels as rows."""
+    frame = feature_frame(rows)
+    frame["label"] = rows["label"].to_numpy()
+    means = frame.groupby("label")[list(FEATURES)].mean()
+    means.insert(0, "responses", frame.groupby("label").size())
+    return means.reindex([name for name in ("Fully attributable", NOT_FULLY, GENERIC) if name in means.index])
+
+
+def feature_descriptions_frame() -> pd.DataFrame:
+    """The :data:`FEATURES` as a table: one row per feature, with what it measures."""
+    return pd.DataFrame({"what it measures": list(FEATURES.values())}, index=pd.Index(list(FEATURES), name="feature"))
+
+
+# -- tables for readers -----------------------------------------------------------------------------------
+
+
+def _split_names(values: pd.Series) -> list[str]:
+    from .stats import split_label
+
+    return [split_label(value) for value in values]
+
+
+def evaluation_table(evaluation: pd.DataFrame, *, caption: str) -> Table:
+    """:func:`evaluate_on_test` for readers: one row per test split (and model, when it has a ``model``
+    column) and critic, each metric with its 95% interval beside the two trivial rules."""
+    from .render import MODELS
+
+    shown = pd.DataFrame(index=evaluation.index)
+    if evaluation["split"].nunique() > 1:  # one test split: the caption and the note name it
+        shown["test split"] = _split_names(evaluation["split"])
+    if "model" in evaluation:
+        shown["model"] = [MODELS.get(model, "all models") for model in evaluation["model"]]
+    shown["critic"] = evaluation["critic"].to_numpy()
+    shown["responses"] = evaluation["responses"].to_numpy()
+    shown["not fully"] = evaluation["not fully attributable"].to_numpy()
+    shown["ROC AUC (95% interval)"] = with_interval(evaluation, "ROC AUC").to_numpy()
+    shown["F1, not fully attributable"] = with_interval(evaluation, "F1").to_numpy()
+    shown["accuracy (%)"] = with_interval(evaluation, "accuracy", 1, percent=True).to_numpy()
+    shown["majority class"] = evaluation["majority accuracy"].to_numpy()
+    shown["flag all: F1"] = evaluation["flag-all F1"].to_numpy()
+    pairs = dict.fromkeys(f"{test} on {dev}" for test, dev in zip(
+        _split_names(evaluation["split"]), _split_names(evaluation["fitted on"]), strict=True))
+    return table(
+        shown,
+        integers=["responses", "not fully"],
+        percents={"majority class": 1},
+        decimals={"flag all: F1": 2},
+        caption=caption,
+        notes=[
+            f"Knowledge precision: {LEXICAL_NOTE} Feature critic: {FEATURE_NOTE}",
+            f"Fitted (threshold, weights) on the dev split of the same benchmark: {', '.join(pairs)}.",
+            "Majority class: the accuracy of always answering the more common class. Flag all: the F1 of "
+            "calling every response not fully attributable. Intervals: 95% percentile bootstrap, "
+            f"{RESAMPLES:,} resamples of the responses, seed {SEED}.",
+        ],
+    )
+
+
+def improvement_table(improvement: pd.DataFrame, *, caption: str) -> Table:
+    """:func:`improvement_frame` for readers: each gain with its paired 95% interval."""
+    shown = pd.DataFrame(
+        {
+            "test split": _split_names(improvement["split"]),
+            "fitted on": _split_names(improvement["fitted on"]),
+            "responses": improvement["responses"].to_numpy(),
+            "ROC AUC gain": with_interval(improvement, "ROC AUC", 3).to_numpy(),
+            "F1 gain": with_interval(improvement, "F1", 3).to_numpy(),
+            "accuracy gain (points)": with_interval(improvement, "accuracy", 1, percent=True).to_numpy(),
+        }
+    )
+    return table(shown, integers=["responses"], caption=caption)
+
+
+def auc_by_split_table(by_split: pd.DataFrame, *, caption: str) -> Table:
+    """:func:`auc_by_split` for readers."""
+    shown = pd.DataFrame(
+        {
+            "split": _split_names(by_split["split"]),
+            "responses": by_split["responses"].to_numpy(),
+            "not fully": by_split["not fully attributable"].to_numpy(),
+            "knowledge words (mean)": by_split["knowledge words (mean)"].to_numpy(),
+            "ROC AUC (95% interval)": with_interval(by_split, "ROC AUC").to_numpy(),
+        }
+    )
+    return table(shown, integers=["responses", "not fully"], decimals={"knowledge words (mean)": 0}, caption=caption)

@@ -1,0 +1,46 @@
+"""What the BEGIN authors, and the FaithDial authors about BEGIN, state in text at hand, with sources.
+
+Only statements readable here are recorded: the README of google/BEGIN-dataset (at the pinned
+commit, copied beside the data), the abstract of the BEGIN paper and the abstract of the FaithDial
+paper. The papers' result tables (the authors' label distributions per model and source, the scores
+of the eight metrics they analyse, FaithCritic's scores) could not be read here, so none of their
+numbers is recorded, and the chapter says so rather than filling them in from memory.
+"""
+
+from __future__ import annotations
+
+from ...reported import Reported, number
+
+_README = (
+    "BEGIN repository README (google/BEGIN-dataset, commit 6e65f0d): 'comprised of 12k dialogue turns'; "
+    "'We split BEGIN into 90% test set and 10% development set'",
+    "begin2022repo",
+)
+
+REPORTED: tuple[Reported, ...] = (
+    number("begin", "responses", 12000, _README, unit="approx.",
+           note="all six files together ('12k dialogue turns', each a labelled model response)"),
+    number("begin", "dev_share", 10.0, _README, unit="%",
+           note="share of the responses in the dev files, all three sources together"),
+)
+
+#: How the comparison table names the quantities above.
+QUANTITY_LABELS = {"responses": "labelled responses", "dev_share": "share in the dev files"}
+
+#: The FaithDial abstract's statement about its critic on BEGIN, quoted exactly (the abstract on
+#: arXiv 2204.10757, as the paper's Hugging Face page reproduces it). The abstract does not name the
+#: critic FaithCritic, nor say which release or split of BEGIN it was measured on.
+FAITHDIAL_CRITIC_QUOTE = (
+    "We show that FaithDial can serve as training signal for: i) a hallucination critic, which "
+    "discriminates whether an utterance is faithful or not, and boosts the performance by 12.8 F1 "
+    "score on the BEGIN benchmark compared to existing datasets for dialogue coherence"
+)
+FAITHDIAL_CRITIC_SOURCE = ("FaithDial abstract, arXiv 2204.10757", "dziri2022faithdial", "https://arxiv.org/abs/2204.10757")
+
+#: The BEGIN abstract's finding about metrics (TACL version, as the ACL Anthology page gives it).
+BEGIN_FINDING_QUOTE = (
+    "We find that these metrics rely on spurious correlations, do not reliably distinguish attributable "
+    "abstractive responses from unattributable ones, and perform substantially worse when the knowledge "
+    "source is longer."
+)
+BEGIN_FINDING_SOURCE = ("BEGIN abstract, TACL 2022", "dziri2022begin", "https://aclanthology.org/2022.tacl-1.62")
