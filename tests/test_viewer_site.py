@@ -11,6 +11,7 @@ pandas. Skipped when the book is not built or Chromium is missing.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import re
@@ -313,9 +314,12 @@ def test_explorer_finds_phrases_and_the_glosses_on_screen(site_url: str, browser
         for word in ("jazz", "modern", "beijing"):
             search.fill(word)
             assert shown() >= 1, f"{word!r} finds nothing"
-        search.fill('"jazz dance originated"')
+        # a phrase of the English gloss that shows "jazz" on screen, then its words in reverse order
+        shown_text = " ".join(html.unescape(re.sub(r"<[^>]*>", " ", item["html"])) for item in _items(explorer))
+        words = re.search(r"(?i)\bjazz\s+\w+\s+\w+", shown_text).group(0).lower().split()
+        search.fill('"' + " ".join(words) + '"')
         assert shown() >= 1
-        search.fill('"originated dance jazz"')
+        search.fill('"' + " ".join(reversed(words)) + '"')
         assert shown() == 0
         assert texts
         assert own_errors(errors) == []
