@@ -377,3 +377,28 @@ def test_figures_fit_the_page_with_legible_text(name: str) -> None:
         assert sizes and min(sizes) >= 9, min(sizes)
     finally:
         plt.close(fig)
+
+
+def test_alt_texts_and_tables_of_the_edits() -> None:
+    frame = stats.utterances([_dialogue()])
+    alt = stats.label_distributions_alt(frame)
+    # one Hallucination and one Entailment of 2 responses; the VRM modes of both
+    assert alt.startswith("Two horizontal bar charts of the training split's labelled responses. BEGIN classes: ")
+    begin, vrm = alt.split(" BEGIN classes: ")[1].split(" VRM modes: ")
+    assert [part.split(" (")[1] for part in begin.split(", ")] == ["50%)", "50%)."]
+    assert [part.split(" ")[0] for part in vrm.split(", ")] == ["Edification", "Question"]
+    assert "(100%)" in vrm and "(50%)" in vrm
+    summary = stats.before_after_summary(frame)
+    assert "(mean 4.0 before, 4.0 after)" in stats.before_after_alt(summary)
+    assert "(mean 0% before, 75% after)" in stats.before_after_alt(summary)
+    table = stats.before_after_table(summary, utils.load("faithdial", "train"))
+    html = table.to_html()
+    assert table.caption.startswith("Computed on the atlas's demo sample (faithdial/train)")
+    assert ">mean knowledge precision (%)<" in html and ">75.0<" in html
+    curves = [baselines.CriticResult("set", 2, 1, 1.0, 1.0, 0.75, np.array([0.0, 1.0]), np.array([0.0, 1.0]))]
+    assert "set, AUC 0.75." in baselines.audit_roc_alt(curves)
+
+
+def test_shares_in_words_count_responses_as_whole_numbers() -> None:
+    table = pd.DataFrame({"responses": [3, 2], "share": [0.6, 0.4]}, index=["Hallucination", "Entailment"])
+    assert stats.shares_text(table) == "Hallucination 3 (60%), Entailment 2 (40%)"

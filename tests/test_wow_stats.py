@@ -6,6 +6,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from conftest import require_real_file
 
@@ -291,3 +292,19 @@ def test_wizard_turns_are_worked_out_once_per_split_and_each_caller_gets_its_own
     again = stats.wizard_turns(split)
     assert (again["candidates"] > 0).all()
     assert again.equals(stats._wizard_turns(split))
+
+
+def test_chapter_tables_show_the_demo_sample_as_such() -> None:
+    train = utils.load("wow", "train")
+    held_out = {"valid_seen": utils.load("wow", "valid_seen")}
+    sources = stats.checked_source_table(train)
+    # 8 wizard turns, one of them "no passage used" (see the hand count above), in the order of CHECKED_SOURCES
+    assert list(sources.data["Checked sentence from"])[:4] == list(stats.CHECKED_SOURCES.values())
+    assert sources.data["turns"].sum() == 8
+    assert sources.data.set_index("Checked sentence from").loc["no passage used", "turns"] == 1
+    assert "demo sample" in sources.caption and "8 wizard turns of train" in sources.caption
+    overlap = stats.topic_overlap_table(train, held_out)
+    assert list(overlap.data["Split"]) == ["valid seen"] and "data" not in overlap.data
+    origins = stats.selected_origins_table({"valid_seen": pd.Series({"topic": 0.25, "retrieved:seeker": 0.75})})
+    html = origins.to_html()
+    assert ">Valid seen (%)<" in html and ">75.0<" in html and "chosen topic" in html

@@ -1,11 +1,10 @@
 """BEGIN (Dziri, Rashkin, Linzen and Reitter): human attribution labels on generated dialogue responses.
 
 Six TSV files in the authors' GitHub repository google/BEGIN-dataset, fetched from one commit (not
-from a branch) and verified by sha256 and size. The checksums of the four files of the dev splits and
-of WoW test were taken from copies whose git blob ids equal those of the repository's tree at that
-commit. The CMU-DoG and TopicalChat test files were not at hand: their blob ids are known
-(``296585c83d514ad01f2ea77e09fd7aa438744854`` and ``e1ee758e23d2ef10be799bdc1df621beea92ea29``), but
-not their sha256 or size, so they are checked by parsing, like any file without a published checksum.
+from a branch) and verified by their git blob ids as the repository's tree at that commit lists them.
+The four files at hand (the dev splits and WoW test) are also pinned by sha256 and size, taken from
+copies whose blob ids equal the tree's; the CMU-DoG and TopicalChat test files were not at hand, so
+their blob id is their only check.
 """
 
 from __future__ import annotations
@@ -25,30 +24,35 @@ ORDER = 50
 REVISION = "6e65f0d5a1ed1b9574643a7640ff1678d4e979b5"
 _RAW = f"https://raw.githubusercontent.com/google/BEGIN-dataset/{REVISION}"
 
-#: split -> (path in the repository, sha256, size in bytes); ``None`` where the file was not at hand.
-_FILES: dict[str, tuple[str, str | None, int | None]] = {
+#: split -> (path in the repository, git blob id, sha256, size in bytes); ``None`` where the file was
+#: not at hand to hash.
+_FILES: dict[str, tuple[str, str, str | None, int | None]] = {
     "wow_dev": (
         "wow/begin_dev_wow.tsv",
+        "67fd5c53a3bdce5135471f3b2f456676341ba463",
         "2ebfc95a1ff267e12dcce3250da4d158e1811c62e9e1a0d56f110efc9ace0178",
         147417,
     ),
     "wow_test": (
         "wow/begin_test_wow.tsv",
+        "a2cd2de90fc8c27b70ddec203e75aad94ae4a5bf",
         "d5c106a42042c3abd481563f1157e07c95c107dbcdf67f23564d874e8a4d6e7e",
         1241097,
     ),
     "cmu_dev": (
         "cmu-dog/begin_dev_cmu.tsv",
+        "0c474c16ff31536136c888c5e129f0ca78a63ed0",
         "9482294df23cf08a976773ca73203b84f7178534ecab1a206eaade365e97071c",
         531393,
     ),
-    "cmu_test": ("cmu-dog/begin_test_cmu.tsv", None, None),
+    "cmu_test": ("cmu-dog/begin_test_cmu.tsv", "296585c83d514ad01f2ea77e09fd7aa438744854", None, None),
     "tc_dev": (
         "topicalchat/begin_dev_tc.tsv",
+        "55fe659d77f211a010bc4b0b5c023400bc704d49",
         "d799a8cb3635de41b7f284dcfc872544ddeadcbae0c2ffd684270cce671f7711",
         656931,
     ),
-    "tc_test": ("topicalchat/begin_test_tc.tsv", None, None),
+    "tc_test": ("topicalchat/begin_test_tc.tsv", "e1ee758e23d2ef10be799bdc1df621beea92ea29", None, None),
 }
 
 BEGIN = DatasetSource(
@@ -84,12 +88,11 @@ BEGIN = DatasetSource(
         "the snippet is given; people judged whether the response is attributable to it",
     ),
     splits={
-        split: (SourceFile(path=f"begin/{path}", url=f"{_RAW}/{path}", sha256=sha256, size=size),)
-        for split, (path, sha256, size) in _FILES.items()
+        split: (SourceFile(path=f"begin/{path}", url=f"{_RAW}/{path}", git_blob=blob, sha256=sha256, size=size),)
+        for split, (path, blob, sha256, size) in _FILES.items()
     },
-    original_split_names={split: path.rsplit("/", 1)[1].removesuffix(".tsv") for split, (path, _, _) in _FILES.items()},
-    notes=f"Downloaded from commit {REVISION[:7]} of google/BEGIN-dataset. The CMU-DoG and TopicalChat "
-    "test files have no recorded checksum in the atlas and are checked by parsing.",
+    original_split_names={split: path.rsplit("/", 1)[1].removesuffix(".tsv") for split, (path, *_) in _FILES.items()},
+    notes=f"Downloaded from commit {REVISION[:7]} of google/BEGIN-dataset and verified by git blob id.",
 )
 
 DATASETS = (BEGIN,)
