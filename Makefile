@@ -15,7 +15,7 @@ ifneq ($(strip $(ATLAS_CACHE_DIR)),)
 export ATLAS_CACHE_DIR := $(if $(filter /% ~%,$(ATLAS_CACHE_DIR)),$(ATLAS_CACHE_DIR),$(abspath $(ATLAS_CACHE_DIR)))
 endif
 
-.PHONY: env book test lab lint fuzz bench learner clean system-deps
+.PHONY: env vendor book test lab lint fuzz bench learner clean system-deps
 
 env: $(STAMP)
 
@@ -26,8 +26,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
+## The SQL console's DuckDB-WASM, from the npm registry as book/_vendor/package-lock.json pins it
+## (node_modules stays out of the repository; the build copies the files it needs into the site).
+VENDOR_STAMP := book/_vendor/node_modules/.installed-stamp
+vendor: $(VENDOR_STAMP)
+
+$(VENDOR_STAMP): book/_vendor/package.json book/_vendor/package-lock.json
+	cd book/_vendor && npm ci --no-audit --no-fund --ignore-scripts
+	touch $(VENDOR_STAMP)
+
 ## Build the book into _build/html (every chapter executed; any warning fails the build).
-book: env
+book: env vendor
 	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
 
 ## Run the tests: unit tests, real-data tests (skipped without data), every chapter under nbval,
@@ -64,7 +73,7 @@ system-deps:
 
 ## Remove what builds and runs wrote: the book, learner copies, benchmark results and its synthetic files.
 clean:
-	rm -rf _build learner bench-results .pytest_cache
+	rm -rf _build learner bench-results .pytest_cache book/_vendor/node_modules
 	if [ -x $(BIN)/python ]; then \
 	  $(BIN)/python -c "import shutil, benchmarks.bench as b; shutil.rmtree(b.DEFAULT_DATA, ignore_errors=True)"; \
 	fi

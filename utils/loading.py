@@ -419,6 +419,19 @@ _PASSAGE_COLUMNS = ("text", "title", "meta")
 _ITER_CHUNK = 256
 
 
+#: The columns of :meth:`LoadedSplit.turns` read from the turn table (``topic`` and ``labels`` are added).
+TURN_TABLE_COLUMNS = (
+    "dialogue_index",
+    "dialogue_id",
+    "turn_index",
+    "role",
+    "speaker",
+    "text",
+    "evidence_count",
+    "selected_count",
+)
+
+
 class LoadedSplit(Sequence[Dialogue]):
     """A parsed split: a sequence of :class:`~utils.records.Dialogue` plus tables and provenance.
 
@@ -470,18 +483,7 @@ class LoadedSplit(Sequence[Dialogue]):
     @cached_property
     def _turn_frame(self) -> pd.DataFrame:
         table = self._tables.turns
-        frame = table.select(
-            [
-                "dialogue_index",
-                "dialogue_id",
-                "turn_index",
-                "role",
-                "speaker",
-                "text",
-                "evidence_count",
-                "selected_count",
-            ]
-        ).to_pandas()
+        frame = table.select(list(TURN_TABLE_COLUMNS)).to_pandas()
         frame["labels"] = [json.loads(value) for value in table.column("labels").to_pylist()]
         topics = self._tables.dialogues.column("topic").to_pandas()
         frame.insert(2, "topic", topics.to_numpy()[frame["dialogue_index"].to_numpy()])

@@ -125,6 +125,10 @@ class DatasetSource:
     #: extra files that are not splits (for example WISE's document collection).
     extra_files: dict[str, SourceFile] = field(default_factory=dict)
     notes: str = ""
+    #: whether the published book may carry the dataset's rows (the data viewer's files), and why:
+    #: decided from the licence; a local build always has them
+    redistributable: bool = False
+    redistribution: str = "no licence granting redistribution is recorded"
     #: what one record of a split is called (a :class:`~utils.records.Dialogue` in the atlas).
     record_unit: str = "dialogues"
     #: the splits the dataset's own chapter computes on, the largest first (the benchmark times
@@ -162,6 +166,13 @@ class DatasetSource:
     facets: Callable[[Dialogue], dict[str, list[str]]] | None = None
     columns: Callable[[Dialogue], dict[str, float | None]] | None = None
     search_words: Callable[[Dialogue, Mapping[str, str]], list[str]] | None = None
+    #: what a facet counts, by facet name, shown under it where two facets could be read as one count
+    facet_notes: Mapping[str, str] = field(default_factory=dict)
+    #: the book's data viewer (:mod:`utils.viewer`): ``viewer_rows(dialogues, rows) -> rows`` groups or
+    #: reshapes a split's rows (KILT's examples into their dialogues); ``viewer_queries`` are example
+    #: SQL as ``(title, sql, ("table.column", ...))``, offered where the columns they read exist
+    viewer_rows: Callable[[Any, Any], Any] | None = None
+    viewer_queries: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     #: ``extra_label_counts(split) -> rows``: label counts that are not turn labels (JWHR's
     #: reference kinds), added to ``atlas stats``
     extra_label_counts: Callable[[Any], list[dict[str, Any]]] | None = None
@@ -291,6 +302,7 @@ def datasets_table() -> pd.DataFrame:
                 "language": s.language,
                 "format": s.format,
                 "licence": s.license,
+                "rows published": ("yes: " if s.redistributable else "no: ") + s.redistribution,
                 "homepage": s.homepage,
                 "cite as": s.citation_key,
             }
