@@ -164,3 +164,28 @@ def test_the_registry_imports_no_heavy_library() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert result.stdout.strip() == "[]"
+
+
+def test_every_dataset_names_its_functions_by_what_they_return() -> None:
+    """``x_frame`` a DataFrame, ``x_table`` a formatted Table, ``x_alt`` text (book/contributing.md, Naming)."""
+    import importlib
+    import inspect
+
+    expected = {"_frame": ("DataFrame",), "_table": ("Table",), "_alt": ("str",)}
+    checked, wrong = 0, []
+    for source in registry().values():
+        for part in ("stats", "baselines"):
+            try:
+                module = importlib.import_module(f"utils.datasets.{source.folder.name}.{part}")
+            except ModuleNotFoundError:
+                continue
+            for name, function in inspect.getmembers(module, inspect.isfunction):
+                if function.__module__ != module.__name__ or name.startswith("_"):
+                    continue
+                for suffix, returns in expected.items():
+                    if name.endswith(suffix):
+                        checked += 1
+                        annotation = str(inspect.signature(function).return_annotation)
+                        if not annotation.endswith(returns):
+                            wrong.append(f"{module.__name__}.{name} -> {annotation}")
+    assert checked > 40 and wrong == []

@@ -65,7 +65,7 @@ def test_topic_overlap_demo() -> None:
 
 def test_summary_table_has_every_split() -> None:
     splits = {"train": utils.load("wow", "train"), "kilt_dev": utils.load("wow_kilt", "dev")}
-    table = stats.summary_table(splits)
+    table = stats.summary_frame(splits)
     assert list(table.columns) == ["train", "kilt_dev"]
     assert table.loc["data", "train"] == "demo sample"
     assert table.loc["dialogues", "train"] == 3
@@ -135,10 +135,10 @@ def test_alt_texts_say_what_the_figures_show() -> None:
     seen = {"valid_seen": utils.load("wow", "valid_seen")}
     # demo train candidates, read off the file: 8, 47, 64 (Lighthouse), 39, 62, 59 (Sourdough),
     # 33, 61 (Beekeeping): sorted, the middle two are 47 and 59
-    assert stats.describe_candidates({"train": train}).endswith("median train 53.")
+    assert stats.candidates_alt({"train": train}).endswith("median train 53.")
     # 16 utterances in 3 dialogues
-    assert "utterances per dialogue, mean train 5.3." in stats.describe_lengths({"train": train})
-    topics = stats.describe_topics(train, seen)
+    assert "utterances per dialogue, mean train 5.3." in stats.lengths_alt({"train": train})
+    topics = stats.topics_alt(train, seen)
     assert "the 3 most frequent topics of train" in topics and topics.endswith("valid seen 2 of 2.")
 
 

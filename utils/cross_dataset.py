@@ -434,7 +434,7 @@ def overlap_summary(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit] | Non
     )
 
 
-def overlap_description(frame: pd.DataFrame) -> str:
+def overlap_alt(frame: pd.DataFrame) -> str:
     """What :func:`plot_overlap` shows, in words (its alt text): the medians of each dataset."""
     measures = overlap_measures(frame)
     if measures.empty:
@@ -602,7 +602,7 @@ __all__ = [
     "grounding_f1_reading",
     "language_of",
     "load_common",
-    "overlap_description",
+    "overlap_alt",
     "overlap_frame",
     "overlap_measures",
     "overlap_reading",

@@ -389,7 +389,7 @@ def audit_dropped_table(files: Mapping[str, Dialogues]) -> tables.Table:
 
 
 def audit_begin_shares_table(shares: pd.DataFrame, files: Mapping[str, Dialogues]) -> tables.Table:
-    """:func:`audit_begin_table` (``shares``, of the audit ``files``) for readers, in percent."""
+    """:func:`audit_begin_frame` (``shares``, of the audit ``files``) for readers, in percent."""
     return _audit_shares_table(
         shares,
         [*BEGIN_CLASSES, "hallucinated"],
@@ -401,9 +401,9 @@ def audit_begin_shares_table(shares: pd.DataFrame, files: Mapping[str, Dialogues
 
 
 def audit_vrm_shares_table(rows: pd.DataFrame, files: Mapping[str, Dialogues]) -> tables.Table:
-    """:func:`audit_vrm_table` of the audit ``rows`` (:func:`audit_rows` of ``files``) for readers, in percent."""
+    """:func:`audit_vrm_frame` of the audit ``rows`` (:func:`audit_rows` of ``files``) for readers, in percent."""
     return _audit_shares_table(
-        audit_vrm_table(rows),
+        audit_vrm_frame(rows),
         VRM_CLASSES,
         tables.Column("with VRM", tables.COUNT),
         "Share of the responses with a VRM label (with VRM) that use each mode, per audit file, in percent.",
@@ -587,7 +587,7 @@ def audit_dropped(files: Mapping[str, Dialogues]) -> pd.DataFrame:
     return audit_report(dialogue for dialogues in files.values() for dialogue in dialogues)
 
 
-def audit_begin_table(rows: pd.DataFrame) -> pd.DataFrame:
+def audit_begin_frame(rows: pd.DataFrame) -> pd.DataFrame:
     """Share of each BEGIN class per audit file (rows: files; a column ``n`` of labelled responses).
 
     Each response has one class (:func:`utils.datasets.faithdial.audit_parser.begin_class`), so a row sums
@@ -601,7 +601,7 @@ def audit_begin_table(rows: pd.DataFrame) -> pd.DataFrame:
     return shares.reindex([f for f in dict.fromkeys(rows["file"])])
 
 
-def audit_vrm_table(rows: pd.DataFrame) -> pd.DataFrame:
+def audit_vrm_frame(rows: pd.DataFrame) -> pd.DataFrame:
     """Share of labelled responses (with a VRM label) carrying each VRM mode, per audit file."""
     usable = rows[~rows["vrm_missing"]]
     records = []
@@ -618,7 +618,7 @@ def hallucination_share(rows: pd.DataFrame, file: str) -> tuple[int, int, float]
     return hallucinated, len(group), hallucinated / len(group) if len(group) else 0.0
 
 
-def describe_audit_begin(table: pd.DataFrame) -> str:
+def audit_begin_alt(table: pd.DataFrame) -> str:
     """Alt text for :func:`plot_audit_begin`, from the numbers it draws."""
     shares = table["hallucinated"]
     low, high = shares.idxmin(), shares.idxmax()
@@ -746,7 +746,7 @@ def plot_before_after(frame: pd.DataFrame, title: str = "") -> plt.Figure:
 
 @text_as_typed
 def plot_audit_begin(table: pd.DataFrame) -> plt.Figure:
-    """Stacked horizontal bars of :func:`audit_begin_table`: one bar per audit file, one colour per
+    """Stacked horizontal bars of :func:`audit_begin_frame`: one bar per audit file, one colour per
     BEGIN class, and the paper's lower bound for gold WoW as a dashed line."""
     files = list(table.index)
     fig, ax = plt.subplots(figsize=(7.2, 0.36 * len(files) + 2.0))

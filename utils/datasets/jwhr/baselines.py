@@ -344,7 +344,7 @@ def _left(table: tables.Table, column: str) -> tables.Table:
     return table
 
 
-def attribution_view(scores: pd.DataFrame, *, caption: str, data: Iterable[Provenance] = ()) -> tables.Table:
+def attribution_table(scores: pd.DataFrame, *, caption: str, data: Iterable[Provenance] = ()) -> tables.Table:
     """:func:`attribution_scores` for readers: accuracy and mean set precision, recall and F1 in %."""
     table = tables.table(
         scores.assign(method=scores["method"].map(_method_label)),
@@ -365,7 +365,7 @@ def attribution_view(scores: pd.DataFrame, *, caption: str, data: Iterable[Prove
     return _left(table, "method")
 
 
-def attribution_by_n_view(frame: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+def attribution_by_n_table(frame: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
     """:func:`attribution_by_n` for readers."""
     return tables.table(
         frame,
@@ -377,7 +377,7 @@ def attribution_by_n_view(frame: pd.DataFrame, *, data: Iterable[Provenance] = (
     )
 
 
-def extractiveness_view(frame: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+def extractiveness_table(frame: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
     """How an :func:`extractiveness` frame is distributed: mean, quartiles and extremes per answer.
 
     Quantiles of the longest run are observed values (nearest rank), so they stay whole characters.
@@ -416,7 +416,7 @@ def extractiveness_view(frame: pd.DataFrame, *, data: Iterable[Provenance] = ())
     return _left(table, "statistic")
 
 
-def answerability_view(scores: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+def answerability_table(scores: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
     """:func:`answerability_scores` for readers: cross-validated scores in %."""
     folds = sorted(set(scores["folds"]))
     table = tables.table(

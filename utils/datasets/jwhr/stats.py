@@ -3,7 +3,7 @@
 A session's retrieval trail is the worker's wizard-turn evidence in order; the JWHR format module
 reads it back (:func:`~utils.datasets.jwhr.parser.trail` gives :class:`~utils.datasets.jwhr.parser.Step` objects,
 :func:`~utils.datasets.jwhr.parser.sentences` the answer's sentences with their citations). The frame
-builders give one row per session, per reference and per answer sentence, and :func:`summary_table`
+builders give one row per session, per reference and per answer sentence, and :func:`summary_frame`
 puts the issue's statistics for answered and not-answered sessions side by side. Every function
 takes a loaded split (or a mapping of split names to loaded splits); the chapter passes lists of the
 same sessions, materialised once (:data:`utils.loading.Dialogues`). Lengths are in characters, the
@@ -195,7 +195,7 @@ def trail_length_frame(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
     return frame.astype(int)
 
 
-def summary_table(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
+def summary_frame(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
     """The chapter's statistics, one column per split (for example answered / not answered)."""
     columns = {}
     for name, dialogues in splits.items():
@@ -312,7 +312,7 @@ def flagged_steps(splits: Mapping[str, Iterable[Dialogue]]) -> pd.DataFrame:
 # Each *_view turns a frame of this module into a utils.tables.Table: human labels with units,
 # counts as integers, shares as percentages, Japanese text marked lang="ja", dashes explained.
 
-#: Rows of :func:`summary_table` as the chapter shows them: label, how the value is shown, decimals.
+#: Rows of :func:`summary_frame` as the chapter shows them: label, how the value is shown, decimals.
 SUMMARY_ROWS: dict[str, tuple[str, str, int]] = {
     "sessions": ("sessions", "count", 0),
     "references per session (mean)": ("steps (references) per session, mean", "mean", 2),
@@ -403,8 +403,8 @@ def _visible_whitespace(text: object) -> str:
     return f'{mark(lead)}<span lang="ja">{esc(core)}</span>{mark(tail)}'
 
 
-def summary_view(summary: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
-    """:func:`summary_table` for readers: one row per statistic, one column per chunk.
+def summary_table(summary: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+    """:func:`summary_frame` for readers: one row per statistic, one column per chunk.
 
     Counts are integers, shares percentages with one decimal, means with one or two decimals (as
     the row label says); a statistic that does not apply (an answer of a not-answered session) is
@@ -433,7 +433,7 @@ def summary_view(summary: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> t
     return _left(table, ["Statistic"])
 
 
-def turns_view(dialogue: Dialogue, width: int = 60) -> tables.Table:
+def turns_table(dialogue: Dialogue, width: int = 60) -> tables.Table:
     """The session's turns as the atlas records them: role, speaker, evidence count, text (cut)."""
     rows = [
         {
@@ -459,7 +459,7 @@ def turns_view(dialogue: Dialogue, width: int = 60) -> tables.Table:
     return _readable(_left(_mark_japanese(table, ["text"]), ["role", "speaker", "text"]), "text")
 
 
-def trail_view(dialogue: Dialogue) -> tables.Table:
+def trail_table(dialogue: Dialogue) -> tables.Table:
     """The session's trail, one row per step: how it was reached, the page, what was taken, who cites it."""
     rows = []
     for step in trail(dialogue):
@@ -495,7 +495,7 @@ def trail_view(dialogue: Dialogue) -> tables.Table:
     return _unbroken(table, ["reached", "keywords", "title"])
 
 
-def sentences_view(dialogue: Dialogue) -> tables.Table:
+def sentences_table(dialogue: Dialogue) -> tables.Table:
     """The answer's sentences (numbered from 1, as in the rendering) and the steps each cites."""
     rows = [
         {
@@ -515,7 +515,7 @@ def sentences_view(dialogue: Dialogue) -> tables.Table:
     return _readable(_left(_mark_japanese(table, ["text"]), ["text", "cites"]), "text")
 
 
-def flagged_view(flagged: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+def flagged_table(flagged: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
     """:func:`flagged_steps` for readers: the whitespace around a title as written made visible."""
     found = len(flagged)
     what = f"{found} flagged step{'s' if found != 1 else ''}" if found else "No flagged step"
@@ -620,7 +620,7 @@ def plot_top_pages(dialogues: Dialogues, k: int = 15) -> Any:
 
 
 def trails_alt(summary: pd.DataFrame) -> str:
-    """Alt text for :func:`plot_trails`, with the numbers of :func:`summary_table` it depicts."""
+    """Alt text for :func:`plot_trails`, with the numbers of :func:`summary_frame` it depicts."""
     parts = []
     for name in summary.columns:
         column = summary[name]
@@ -638,7 +638,7 @@ def trails_alt(summary: pd.DataFrame) -> str:
 
 
 def answers_alt(summary: pd.DataFrame, answered: str = "answered") -> str:
-    """Alt text for :func:`plot_answers`, with the means of :func:`summary_table` it depicts."""
+    """Alt text for :func:`plot_answers`, with the means of :func:`summary_frame` it depicts."""
     column = summary[answered]
     questions = ", ".join(
         f"{summary.loc['question length, chars (mean)', name]:.0f} characters for {name} sessions"

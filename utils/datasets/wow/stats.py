@@ -288,7 +288,7 @@ SUMMARY_LABELS = {
 }
 
 
-def summary_table(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
+def summary_frame(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
     """One column per split (raw WoW or KILT), one row per statistic, with the data's provenance."""
     columns = {}
     for name, split in splits.items():
@@ -583,7 +583,7 @@ def kilt_table(split: LoadedSplit) -> tables.Table:
 
 
 def counts_table(summary: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> tables.Table:
-    """The counts (:data:`COUNT_KEYS`) of :func:`summary_table` ``(splits)``, one column per split."""
+    """The counts (:data:`COUNT_KEYS`) of :func:`summary_frame` ``(splits)``, one column per split."""
     return tables.table(
         summary.loc[[SUMMARY_LABELS[key] for key in COUNT_KEYS]],
         index="Count",
@@ -595,7 +595,7 @@ def counts_table(summary: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> ta
 
 def averages_table(summary: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> tables.Table:
     """The averages and the no-passage share (in percent; :data:`AVERAGE_KEYS`) of
-    :func:`summary_table` ``(splits)``, one column per split."""
+    :func:`summary_frame` ``(splits)``, one column per split."""
     averages = summary.loc[[SUMMARY_LABELS[key] for key in AVERAGE_KEYS]].astype(float)
     no_passage = SUMMARY_LABELS["no_passage_share"]
     averages.loc[no_passage] *= 100
@@ -756,7 +756,7 @@ def split_label(name: str) -> str:
     return SPLIT_LABELS.get(name, name.replace("_", " "))
 
 
-def describe_lengths(splits: Mapping[str, LoadedSplit]) -> str:
+def lengths_alt(splits: Mapping[str, LoadedSplit]) -> str:
     """Alt text for :func:`plot_lengths`: what it shows and each split's mean lengths."""
     words = "; ".join(f"{split_label(name)} {word_counts(split).mean():.1f}" for name, split in splits.items())
     turns = "; ".join(
@@ -768,7 +768,7 @@ def describe_lengths(splits: Mapping[str, LoadedSplit]) -> str:
     )
 
 
-def describe_candidates(splits: Mapping[str, LoadedSplit]) -> str:
+def candidates_alt(splits: Mapping[str, LoadedSplit]) -> str:
     """Alt text for :func:`plot_candidates`: what it shows and each split's median."""
     medians = "; ".join(
         f"{split_label(name)} {wizard_turns(split)['candidates'].median():.0f}" for name, split in splits.items()
@@ -776,7 +776,7 @@ def describe_candidates(splits: Mapping[str, LoadedSplit]) -> str:
     return f"Histogram of knowledge candidates per wizard turn, one line per split; median {medians}."
 
 
-def describe_topics(train: LoadedSplit, others: Mapping[str, LoadedSplit], n: int = 15) -> str:
+def topics_alt(train: LoadedSplit, others: Mapping[str, LoadedSplit], n: int = 15) -> str:
     """Alt text for :func:`plot_topics` drawn on ``train``: its top topics and each split's overlap."""
     counts = top_topics(train, n)
     overlap = topic_overlap(train, others)
