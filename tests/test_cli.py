@@ -285,7 +285,7 @@ def test_export_parquet_of_the_demo_sample(capsys: pytest.CaptureFixture[str], t
     table = pq.read_table(out_path)
     assert table.schema.equals(RECORD_SCHEMA)
     rows = table.to_pylist()
-    assert [row["id"] for row in rows] == ["1", "2", "4"]
+    assert [row["id"] for row in rows] == ["1000000001", "1000000002", "1000000004"]
     first = rows[0]
     assert first["turns"][0]["role"] == "seeker" and first["turns"][0]["text"] == FUJI
     evidence = first["turns"][1]["evidence"]

@@ -145,7 +145,7 @@ def test_demo_statistics_and_baselines_run() -> None:
     table = stats.summary_frame({"answered": answered, "not answered": not_answered})
     assert table.loc["sessions"].tolist() == [3, 3]
     assert table.loc["sessions without references", "not answered"] == 1
-    assert stats.id_gaps(answered, not_answered) == [(6, 6)]
+    assert stats.id_gaps(answered, not_answered) == [(1, 1_000_000_000), (1_000_000_006, 1_000_000_006)]
     assert math.isnan(table.loc["sentences per answer (mean)", "not answered"])
     scores = baselines.attribution_scores(answered)
     assert scores["sentences"].iloc[0] == 8
