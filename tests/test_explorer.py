@@ -671,3 +671,30 @@ def test_the_note_says_by_default_what_data_each_split_is() -> None:
     (kind,) = kinds
     assert f'<div class="atlas-explorer-note">answered: {kind}; not answered: {kind}</div>' in markup
     assert "atlas-explorer-note" not in static_explorer(splits, note="")
+
+
+def test_kilt_examples_are_not_charted_as_dialogues(tmp_path: Path) -> None:
+    """A KILT example is one wizard turn cut from a dialogue with the turns before it: the explorer
+    charts its context apart from whole dialogues' turns, and its reply is the answer alone."""
+    from utils.render.explorer_fields import columns
+    from utils.sources import get_source
+
+    line = {
+        "id": "abc_2",
+        "input": "Hi, I love tea.\nSo do I, green tea most.\nWhat is it made of?",
+        "output": [
+            {
+                "answer": "Leaves of the tea plant, steamed.",
+                "provenance": [
+                    {"wikipedia_id": "1", "title": "Green tea", "start_paragraph_id": 1, "start_character": 0,
+                     "end_paragraph_id": 1, "end_character": 20, "bleu_score": 0.5, "section": "Section::::Abstract."}
+                ],
+            }
+        ],
+    }
+    path = tmp_path / "wow-dev-kilt.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    (example,) = list(get_source("wow_kilt").parse(path, split="dev"))
+    found = columns(example)
+    assert "turns" not in found
+    assert found == {"KILT example: turns of context": 3, "reply length (words)": 6}

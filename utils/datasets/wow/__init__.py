@@ -120,7 +120,7 @@ WOW_KILT = DatasetSource(
     facets=explorer.facets,
     viewer_rows=viewer.kilt_rows,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.columns,
+    columns=explorer.kilt_columns,
     reported=tuple(item for item in REPORTED if item.dataset == "wow_kilt"),
     splits={
         "train": (SourceFile(path="wow/kilt/wow-train-kilt.jsonl", url=f"{_KILT}/wow-train-kilt.jsonl"),),
