@@ -132,7 +132,7 @@ def _status(item: Reported, computed: Reproduced | None) -> str:
     if computed is None:
         return QUOTED_ONLY
     if computed.value is None:
-        return f"{NOT_CHECKED}: split not loaded"
+        return f"{NOT_CHECKED}: {computed.note or 'split not loaded'}"
     if computed.note:
         return f"{NOT_CHECKED}: {computed.note}"
     partial = sorted({kind for kind in computed.kinds if kind not in _FULL_KINDS})
