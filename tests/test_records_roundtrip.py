@@ -34,12 +34,11 @@ def _every_way(split: utils.LoadedSplit) -> list[Dialogue]:
 
 
 def _demo_splits() -> list[tuple[str, str, str]]:
-    from utils.config import demo_dir
-
     found = []
     for dataset in dataset_names():
-        for split, files in get_source(dataset).splits.items():
-            path = demo_dir() / files[0].path
+        source = get_source(dataset)
+        for split, files in source.splits.items():
+            path = source.demo_dir / files[0].path
             if path.is_file():
                 found.append((dataset, split, str(path)))
     return found
