@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Real
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -173,10 +173,21 @@ def _compare_mapping(
     _passed(what, f"{len(expected)} {key_name}{'' if len(expected) == 1 else 's'}")
 
 
-def _dialogues(data: Iterable[Dialogue], what: str) -> list[Dialogue]:
-    """The dialogues of a loaded split or a list, checked to be dialogues."""
+def _dialogues(data: Iterable[Dialogue], what: str) -> Sequence[Dialogue]:
+    """The dialogues of a loaded split or a list, checked to be dialogues.
+
+    A loaded split is walked as it is, never copied into a list: on a full-size split that list held
+    every evidence object at once (gigabytes for Wizard of Wikipedia's train split).
+    """
     if isinstance(data, Dialogue):
         return [data]
+    if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
+        if len(data) and not isinstance(data[0], Dialogue):
+            raise ExerciseCheckError(
+                f"{what}: the second argument should be the loaded split (for example the result of "
+                f"utils.load(...)), but it holds {type(data[0]).__name__} objects."
+            )
+        return data
     try:
         items = list(data)
     except TypeError:
@@ -193,7 +204,12 @@ def _dialogues(data: Iterable[Dialogue], what: str) -> list[Dialogue]:
 
 
 def _turns(dialogues: Iterable[Dialogue], role: str | None = None) -> list[Turn]:
-    return [turn for dialogue in dialogues for turn in dialogue.turns if role is None or turn.role == role]
+    return list(_walk_turns(dialogues, role))
+
+
+def _walk_turns(dialogues: Iterable[Dialogue], role: str | None = None) -> Iterator[Turn]:
+    """The turns (of ``role``), one dialogue at a time: for checks that need to see each turn once."""
+    return (turn for dialogue in dialogues for turn in dialogue.turns if role is None or turn.role == role)
 
 
 def _check_role(role: str | None) -> None:
@@ -309,7 +325,7 @@ def check_mean_evidence(
 
 def label_counts(data: Iterable[Dialogue], scheme: str, role: str | None = WIZARD) -> Counter[str]:
     """How many turns (of ``role``) carry each label of ``scheme`` (a turn counts once per label)."""
-    return Counter(label for turn in _turns(data, role) for label in dict.fromkeys(turn.labels.get(scheme, [])))
+    return Counter(label for turn in _walk_turns(data, role) for label in dict.fromkeys(turn.labels.get(scheme, [])))
 
 
 def check_label_counts(answer: Any, data: Iterable[Dialogue], scheme: str, role: str | None = WIZARD) -> None:
@@ -330,8 +346,15 @@ def check_origin_shares(answer: Any, data: Iterable[Dialogue], *, selected_only:
     """
     what = f"share of {'selected ' if selected_only else ''}evidence per origin"
     dialogues = _dialogues(data, what)
-    wizard = _turns(dialogues, WIZARD)
-    counts = Counter(item.origin for turn in wizard for item in turn.evidence if item.selected or not selected_only)
+    # One walk counts both readings of the task (all pieces shown, or only the selected ones).
+    counts: Counter[str] = Counter()
+    other: Counter[str] = Counter()
+    for turn in _walk_turns(dialogues, WIZARD):
+        for item in turn.evidence:
+            if item.selected or not selected_only:
+                counts[item.origin] += 1
+            if item.selected or selected_only:
+                other[item.origin] += 1
     total = sum(counts.values())
     if not total:
         raise ExerciseCheckError(
@@ -339,7 +362,6 @@ def check_origin_shares(answer: Any, data: Iterable[Dialogue], *, selected_only:
         )
     expected = {origin: count / total for origin, count in counts.items()}
     # The other reading of the task (all pieces shown vs only the selected ones) is the usual slip.
-    other = Counter(item.origin for turn in wizard for item in turn.evidence if item.selected or selected_only)
     other_total = sum(other.values())
     given = _as_mapping(answer, what)
     other_shares = {origin: count / other_total for origin, count in other.items()} if other_total else {}
@@ -368,7 +390,7 @@ def check_selected_share_by_label(answer: Any, data: Iterable[Dialogue], scheme:
     dialogues = _dialogues(data, what)
     carrying: Counter[str] = Counter()
     selecting: Counter[str] = Counter()
-    for turn in _turns(dialogues, WIZARD):
+    for turn in _walk_turns(dialogues, WIZARD):
         for label in dict.fromkeys(turn.labels.get(scheme, [])):
             carrying[label] += 1
             selecting[label] += _has_selection(turn)
