@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import re
 import shutil
 import warnings
@@ -176,6 +177,36 @@ def test_a_copy_matching_the_checksum_is_official(data_dir: Path, monkeypatch: p
     provenance = utils.load("jwhr", "answered").provenance
     assert (provenance.kind, provenance.checksum) == ("official", "verified")
     assert "Full official data" in provenance._repr_html_()
+
+
+@pytest.mark.parametrize("how", ["rewritten in place", "replaced by a copy"])
+def test_an_edit_that_keeps_size_and_mtime_is_neither_served_stale_nor_verified(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    # What `cp -p`, `rsync -t` or `touch -r` leave: other bytes, the same size and modification time.
+    data = DEMO_JWHR.read_bytes()
+    _registry(
+        monkeypatch,
+        SourceFile(path="jwhr/answered.jsonl", sha256=hashlib.sha256(data).hexdigest(), size=len(data)),
+    )
+    placed = _place(data_dir, "jwhr/answered.jsonl")
+    first = utils.load("jwhr", "answered")
+    assert first.provenance.checksum == "verified" and first[0].turns[0].text == "富士山の高さはどのくらいですか？"
+    stat = placed.stat()
+    edited = data.replace("富士山の高さ".encode(), "浅間山の高さ".encode(), 1)
+    assert len(edited) == len(data) and edited != data
+    if how == "rewritten in place":
+        placed.write_bytes(edited)
+    else:
+        copy = placed.with_name("copy.tmp")
+        copy.write_bytes(edited)
+        os.replace(copy, placed)
+    os.utime(placed, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert (placed.stat().st_size, placed.stat().st_mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+    with pytest.warns(UserWarning, match="does not match the official checksum"):
+        again = utils.load("jwhr", "answered")
+    assert (again.provenance.kind, again.provenance.checksum) == ("user copy", "mismatch")
+    assert again[0].turns[0].text == "浅間山の高さはどのくらいですか？"
 
 
 def test_a_checksum_mismatch_is_reported(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:

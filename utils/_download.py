@@ -176,14 +176,22 @@ def _hash_cache_path(data_directory: Path) -> Path:
     return config.cache_dir() / _HASHES
 
 
+def _identity(stat: os.stat_result) -> list[int]:
+    """What changes whenever a file's content may have: size, modification and status-change times and
+    inode. ``cp -p``, ``rsync -t`` and ``touch -r`` restore the first two, never the last two, so a
+    digest remembered under all four still belongs to the bytes on disk."""
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
+
+
 def file_sha256(path: Path, data_directory: Path) -> str:
-    """The sha256 of ``path``, remembered across loads while the file's size and mtime stay the same."""
+    """The sha256 of ``path``, remembered across loads while the file stays the same (:func:`_identity`)."""
     stat = path.stat()
     key = str(path.resolve())
     cache_path = _hash_cache_path(data_directory)
     entry = _read_json(cache_path).get(key)
-    if isinstance(entry, list) and entry[:2] == [stat.st_size, stat.st_mtime_ns] and len(entry) == 3:
-        return str(entry[2])
+    identity = _identity(stat)
+    if isinstance(entry, list) and len(entry) == len(identity) + 1 and entry[:-1] == identity:
+        return str(entry[-1])
     digest = sha256_of(path)
     _remember_hash(path, digest, data_directory, stat)
     return digest
@@ -195,7 +203,7 @@ def _remember_hash(path: Path, digest: str, data_directory: Path, stat: os.stat_
     # A cache that cannot be written (read-only location) only costs a re-hash next time.
     with contextlib.suppress(OSError), _locked(cache_path):
         entries = _read_json(cache_path)
-        entries[str(path.resolve())] = [stat.st_size, stat.st_mtime_ns, digest]
+        entries[str(path.resolve())] = [*_identity(stat), digest]
         _write_json_atomic(cache_path, entries)
 
 
