@@ -220,6 +220,7 @@ def test_two_processes_build_one_valid_cache(data_dir: Path, parser: dict[str, i
         "manifest.json",
         "passages.arrow",
         "turns.arrow",
+        "verified.json",
     ]
     assert not [p for p in cache_root().iterdir() if p.name.startswith(".")]
     assert not rebuilt(utils.load("wow", "train"))  # and this process can use it
@@ -520,3 +521,62 @@ def test_evidence_of_dialogues_is_stored_row_for_row() -> None:
     assert tables.evidence.column("passage").to_pylist() == list(range(6))
     assert _cache.rebuild_dialogues(tables, 0, 3) == dialogues
     assert _cache.rebuild_dialogues(tables, 1, 3) == dialogues[1:]
+
+
+# -- a cache file damaged in place (issue 24, item 12) -------------------------------------------------
+
+
+def _overwrite(path: Path, offset: int, data: bytes) -> None:
+    with open(path, "r+b") as handle:
+        handle.seek(offset)
+        handle.write(data)
+
+
+@pytest.mark.parametrize("table", ["dialogues", "turns", "evidence", "passages"])
+def test_bytes_overwritten_in_place_are_detected_and_rebuilt(
+    data_dir: Path, parser: dict[str, int], table: str
+) -> None:
+    # The size and the Arrow footer stay as they were: only the checksum can tell. Without it a
+    # damaged offsets buffer crashed the process or raised UnicodeDecodeError or SystemError.
+    write_source(data_dir, 40)
+    first = utils.load("wow", "train")
+    expected = [dialogue.turns for dialogue in first]
+    directory = first._tables.directory
+    del first
+    path = directory / f"{table}.arrow"
+    size = path.stat().st_size
+    _overwrite(path, size // 3, bytes([0xFF, 0xFE, 0x7F, 0x80, 0x00, 0xC3, 0x28, 0xFF]))
+    assert path.stat().st_size == size
+    _cache._CHECKED.clear()  # as a new process would
+    with pytest.warns(utils.CacheWarning, match=f"{table}.arrow is damaged") as caught:
+        again = utils.load("wow", "train")
+    assert len(caught) == 1
+    assert rebuilt(again) and [dialogue.turns for dialogue in again] == expected
+
+
+def test_a_new_process_does_not_read_a_verified_file_again(
+    data_dir: Path, parser: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Reading every byte of the cache in each new process would make a reload of a full-size split
+    # take a read of the whole cache instead of a memory map.
+    write_source(data_dir, 40)
+    directory = utils.load("wow", "train")._tables.directory
+    _cache._CHECKED.clear()  # as a new process would
+    read: list[str] = []
+    crc32 = _cache._crc32
+    monkeypatch.setattr(_cache, "_crc32", lambda path: read.append(path.name) or crc32(path))
+    assert not rebuilt(utils.load("wow", "train"))
+    assert read == []
+    (directory / "verified.json").unlink()  # no record: each file is read once, and recorded again
+    _cache._CHECKED.clear()
+    assert not rebuilt(utils.load("wow", "train"))
+    assert sorted(read) == sorted(f"{name}.arrow" for name in _cache._TABLES)
+    _cache._CHECKED.clear()
+    read.clear()
+    assert not rebuilt(utils.load("wow", "train"))
+    assert read == []
+    turns = directory / "turns.arrow"
+    _overwrite(turns, 100, bytes([turns.read_bytes()[100] ^ 0xFF]))  # in place: the record no longer holds
+    _cache._CHECKED.clear()
+    with pytest.warns(utils.CacheWarning, match="turns.arrow is damaged"):
+        assert rebuilt(utils.load("wow", "train"))

@@ -50,6 +50,7 @@ import shutil
 import sys
 import tempfile
 import warnings
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +63,7 @@ from filelock import FileLock
 
 from .records import Dialogue, Evidence, Turn
 
-CACHE_FORMAT_VERSION = 2
+CACHE_FORMAT_VERSION = 3  # 3: a CRC-32 of every table in the manifest
 # A batch is held in memory as parsed objects until it is written. Small batches (tens of MB of
 # objects) let the allocators reuse the memory of the last one: with batches four times larger, the
 # kernel's work of freeing and faulting pages in took about a tenth of a full-size WoW build's CPU.
@@ -192,9 +193,18 @@ def cache_key(
     files = []
     for path in (source, *companions):
         stat = path.stat() if path.exists() else None
-        files.append([str(path.resolve()), stat.st_size if stat else None, stat.st_mtime_ns if stat else None])
+        files.append([str(path.resolve()), *file_identity(stat)])
     ident = _dumps([files, dataset, split, parser_version, CACHE_FORMAT_VERSION])
     return hashlib.sha256(ident.encode()).hexdigest()[:24]
+
+
+def file_identity(stat: os.stat_result | None) -> list[int | None]:
+    """What says that a file's content may have changed: its inode, size and modification and
+    status-change times. The last cannot be set from user space, so a copy that restores size and
+    modification time (``cp -p``, ``rsync -t``, ``touch -r``) still changes it."""
+    if stat is None:
+        return [None, None, None, None]
+    return [stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
 
 
 def load_or_build(
@@ -334,6 +344,8 @@ def _remove_stale_staging(cache_root: Path, key: str) -> None:
 
 
 _MANIFEST = "manifest.json"
+#: Which table files were checksummed, and in what state: ``{name: [inode, size, mtime_ns, ctime_ns, crc]}``.
+_VERIFIED = "verified.json"
 
 
 def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, str | None]:
@@ -356,6 +368,8 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
         if not isinstance(aligned, bool):
             return None, "its manifest does not say how evidence and passages line up"
         tables = {}
+        stamps = _read_stamps(directory)
+        stamped = dict(stamps)
         for name in _TABLES:
             path = directory / f"{name}.arrow"
             if not path.is_file():
@@ -363,6 +377,9 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
             size = path.stat().st_size
             if size != manifest["bytes"][name]:
                 return None, f"{path.name} has {size:,} bytes where its manifest says {manifest['bytes'][name]}"
+            if not _intact(path, manifest["crc32"][name], stamps.get(name)):
+                return None, f"{path.name} is damaged (its checksum differs from its manifest's)"
+            stamped[name] = [*file_identity(path.stat()), manifest["crc32"][name]]
             try:
                 with pa.memory_map(str(path), "r") as source:
                     table = pa.ipc.open_file(source).read_all()
@@ -371,14 +388,70 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
             if table.num_rows != manifest["rows"][name]:
                 return None, f"{path.name} has {table.num_rows:,} rows where its manifest says {manifest['rows'][name]}"
             tables[name] = table
+        if stamped != stamps:
+            _write_stamps(directory, stamped)
     except (KeyError, TypeError):
-        return None, "its manifest does not list the sizes of the tables"
+        return None, "its manifest does not list the sizes and checksums of the tables"
     except OSError as exc:
         return None, describe_os_error(exc)
     cached = CachedTables(
         tables["dialogues"], tables["turns"], tables["evidence"], tables["passages"], directory, rebuilt, aligned
     )
     return cached, None
+
+
+#: Table files whose checksum this process has already compared: ``(path, identity) -> crc``.
+_CHECKED: dict[tuple[str, tuple[int | None, ...]], int] = {}
+
+
+def _crc32(path: Path) -> int:
+    """CRC-32 of a file, read (not mapped: its pages stay out of this process's resident memory)."""
+    # A block no larger than the file: zero-filling 16 MB for each small table costs more than its CRC.
+    crc, block = 0, bytearray(max(1, min(1 << 24, path.stat().st_size)))
+    view = memoryview(block)
+    with open(path, "rb", buffering=0) as handle:
+        while size := handle.readinto(block):
+            crc = zlib.crc32(view[:size], crc)
+    return crc
+
+
+def _intact(path: Path, expected: object, stamp: object = None) -> bool:
+    """True when ``path``'s bytes have the manifest's CRC-32.
+
+    Read once per process and file version, and not at all while ``stamp`` (from the entry's
+    :data:`_VERIFIED` file) says the file was checksummed in its present state: inode, size, mtime and
+    ctime unchanged. Writing into a file changes its ctime, which no user tool can set back, so bytes
+    damaged in place are still read and caught.
+    """
+    identity = tuple(file_identity(path.stat()))
+    key = (str(path), identity)
+    if _CHECKED.get(key) == expected:
+        return True
+    recorded = isinstance(stamp, list) and tuple(stamp[:-1]) == identity and stamp[-1] == expected
+    if not recorded and _crc32(path) != expected:
+        return False
+    _CHECKED[key] = expected  # type: ignore[assignment]
+    return True
+
+
+def _read_stamps(directory: Path) -> dict[str, Any]:
+    """The entry's record of checksummed files (empty when missing or unreadable: they are read again)."""
+    try:
+        stamps = json.loads((directory / _VERIFIED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stamps if isinstance(stamps, dict) else {}
+
+
+def _write_stamps(directory: Path, stamps: dict[str, Any]) -> None:
+    """Record which files were checksummed, atomically; a cache we cannot write to is only slower."""
+    staging = directory / f".{_VERIFIED}.{secrets.token_hex(6)}"
+    try:
+        staging.write_text(_dumps(stamps), encoding="utf-8")
+        os.replace(staging, directory / _VERIFIED)
+    except OSError:
+        with contextlib.suppress(OSError):
+            staging.unlink()
 
 
 def _first_line(exc: BaseException) -> str:
@@ -392,13 +465,20 @@ def _build(target: Path, dialogues: Iterable[Dialogue]) -> None:
         with contextlib.ExitStack() as files:
             sinks = {name: files.enter_context(_open_sink(staging / f"{name}.arrow")) for name in _TABLES}
             rows, aligned = _write_tables(sinks, dialogues)
+        crc32 = {name: _crc32(staging / f"{name}.arrow") for name in _TABLES}
         manifest = {
             "format": CACHE_FORMAT_VERSION,
             "aligned": aligned,
             "rows": rows,
             "bytes": {name: (staging / f"{name}.arrow").stat().st_size for name in _TABLES},
+            "crc32": crc32,
         }
         (staging / _MANIFEST).write_text(_dumps(manifest), encoding="utf-8")
+        # The files were just checksummed as written: moving the folder into place keeps their inode
+        # and times, so opening the entry need not read them again.
+        _write_stamps(
+            staging, {name: [*file_identity((staging / f"{name}.arrow").stat()), crc] for name, crc in crc32.items()}
+        )
         if target.exists():
             # Moved aside rather than deleted in place, so that the entry is never seen half removed.
             # The aside name has the staging prefix: if we die before removing it, the next build of
