@@ -580,3 +580,28 @@ def test_a_new_process_does_not_read_a_verified_file_again(
     _cache._CHECKED.clear()
     with pytest.warns(utils.CacheWarning, match="turns.arrow is damaged"):
         assert rebuilt(utils.load("wow", "train"))
+
+
+def test_the_cache_lays_out_the_one_record_schema(data_dir: Path) -> None:
+    """The cache's tables, ``atlas export`` and ``to_hf_dataset("records")`` share one declared record
+    schema: every cached column that is a record's field has that field's type."""
+    from utils.records import RECORD_SCHEMA
+
+    turn = RECORD_SCHEMA.field("turns").type.value_type
+    evidence = turn.field("evidence").type.value_type
+    record_fields = {
+        ("dialogues", "id"): RECORD_SCHEMA.field("id"),
+        ("dialogues", "topic"): RECORD_SCHEMA.field("topic"),
+        ("dialogues", "meta"): RECORD_SCHEMA.field("meta"),
+        ("turns", "dialogue_id"): RECORD_SCHEMA.field("id"),
+        ("turns", "turn_index"): turn.field("index"),
+        ("turns", "role"): turn.field("role"),
+        ("turns", "text"): turn.field("text"),
+        ("evidence", "id"): evidence.field("id"),
+        ("evidence", "selected"): evidence.field("selected"),
+        ("passages", "text"): evidence.field("text"),
+        ("passages", "title"): evidence.field("title"),
+    }
+    split = utils.load("jwhr", "answered")  # the demo sample, through the cache
+    for (table, column), field in record_fields.items():
+        assert split.arrow(table).schema.field(column).type == field.type, (table, column)

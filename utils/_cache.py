@@ -61,7 +61,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from filelock import FileLock
 
-from .records import Dialogue, Evidence, Turn
+from .records import RECORD_SCHEMA, Dialogue, Evidence, Turn
 
 CACHE_FORMAT_VERSION = 3  # 3: a CRC-32 of every table in the manifest
 # A batch is held in memory as parsed objects until it is written. Small batches (tens of MB of
@@ -71,13 +71,24 @@ _BATCH_DIALOGUES = 128
 _BATCH_ROWS = 50_000  # rows of all three tables held before a batch is written
 _TABLES = ("dialogues", "turns", "evidence", "passages")
 
+# The cache's tables are the record schema (:data:`utils.records.RECORD_SCHEMA`, what ``atlas export``
+# writes and ``to_hf_dataset("records")`` gives) laid out flat: a record's own fields, taken from it
+# with their types, plus the links and offsets that put dialogues, turns and evidence back together.
+# Two fields are stored as JSON text here, where the record has a structure: a turn's ``labels``
+# (read back as a dict) and its ``raw`` original fields (which the record leaves out).
+_RECORD_TURN = RECORD_SCHEMA.field("turns").type.value_type
+_RECORD_EVIDENCE = _RECORD_TURN.field("evidence").type.value_type
+
+
+def _from_record(struct: pa.StructType | pa.Schema, name: str, rename: str | None = None) -> pa.Field:
+    """The field ``name`` of the record schema, under the cache's column name ``rename``."""
+    found = struct.field(name)
+    return pa.field(rename or name, found.type)
+
+
 DIALOGUE_SCHEMA = pa.schema(
     [
-        ("id", pa.string()),
-        ("dataset", pa.string()),
-        ("split", pa.string()),
-        ("topic", pa.string()),
-        ("meta", pa.string()),
+        *(_from_record(RECORD_SCHEMA, name) for name in ("id", "dataset", "split", "topic", "meta")),
         ("turn_start", pa.int64()),
         ("turn_count", pa.int32()),
     ]
@@ -85,11 +96,9 @@ DIALOGUE_SCHEMA = pa.schema(
 TURN_SCHEMA = pa.schema(
     [
         ("dialogue_index", pa.int32()),
-        ("dialogue_id", pa.string()),
-        ("turn_index", pa.int32()),
-        ("role", pa.string()),
-        ("speaker", pa.string()),
-        ("text", pa.string()),
+        _from_record(RECORD_SCHEMA, "id", "dialogue_id"),
+        _from_record(_RECORD_TURN, "index", "turn_index"),
+        *(_from_record(_RECORD_TURN, name) for name in ("role", "speaker", "text")),
         ("labels", pa.string()),
         ("raw", pa.string()),
         ("evidence_start", pa.int64()),
@@ -100,15 +109,14 @@ TURN_SCHEMA = pa.schema(
 EVIDENCE_SCHEMA = pa.schema(
     [
         ("dialogue_index", pa.int32()),
-        ("dialogue_id", pa.string()),
-        ("turn_index", pa.int32()),
-        ("id", pa.string()),
+        _from_record(RECORD_SCHEMA, "id", "dialogue_id"),
+        _from_record(_RECORD_TURN, "index", "turn_index"),
+        _from_record(_RECORD_EVIDENCE, "id"),
         ("passage", pa.int32()),  # the row of the passages table with this evidence's text, title and meta
-        ("origin", pa.string()),
-        ("selected", pa.bool_()),
+        *(_from_record(_RECORD_EVIDENCE, name) for name in ("origin", "selected")),
     ]
 )
-PASSAGE_SCHEMA = pa.schema([("text", pa.string()), ("title", pa.string()), ("meta", pa.string())])
+PASSAGE_SCHEMA = pa.schema([_from_record(_RECORD_EVIDENCE, name) for name in ("text", "title", "meta")])
 _SCHEMAS = {
     "dialogues": DIALOGUE_SCHEMA,
     "turns": TURN_SCHEMA,
