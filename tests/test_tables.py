@@ -40,6 +40,11 @@ def test_compare_not_loaded_partial_and_noted_rows() -> None:
     assert math.isnan(table["reproduced"].iloc[0])
     noted = compare("jwhr", {("sessions", "answered"): Reproduced(838, ("official",), note="definition unpublished")})
     assert noted["status"].iloc[0] == "not checked: definition unpublished"
+    # no value, for a reason other than a missing split (BEGIN: official files and demo samples mixed)
+    mixed = Reproduced(None, ("demo sample", "official"), not_computed="2 of the 6 files are demo samples")
+    assert compare("jwhr", {("sessions", "answered"): mixed})["status"].iloc[0] == (
+        "not checked: 2 of the 6 files are demo samples"
+    )
 
 
 def test_compare_refuses_a_computed_value_with_no_reported_number() -> None:

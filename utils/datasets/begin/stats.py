@@ -142,11 +142,11 @@ def reported_vs_reproduced(splits: Mapping[str, object]) -> pd.DataFrame:
     # A count over official files and demo samples together describes neither: it is left out.
     mixed = len(set(kinds)) > 1
     demo = sum(1 for split in loaded.values() if split.provenance.is_demo)  # type: ignore[attr-defined]
-    why = f"{demo} of the {len(loaded)} files are demo samples" if mixed and demo else ""
+    why = f"{demo} of the {len(loaded)} files are demo samples" if mixed and demo else "split not loaded"
     computed = {
-        ("responses", ""): Reproduced(None if mixed else float(total), kinds, tolerance=500, note=why),
+        ("responses", ""): Reproduced(None if mixed else float(total), kinds, tolerance=500, not_computed=why),
         ("dev_share", ""): Reproduced(
-            None if mixed or not total else 100 * dev / total, kinds, tolerance=0.5, note=why
+            None if mixed or not total else 100 * dev / total, kinds, tolerance=0.5, not_computed=why
         ),
     }
     return compare("begin", computed)
