@@ -75,6 +75,15 @@ def test_a_relative_data_directory_is_resolved_once_where_it_was_given(
     assert os.environ[config.DATA_DIR_ENV] == str(tmp_path / "shared" / "data")
 
 
+def test_a_relative_data_directory_is_named_without_dot_dots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # what `atlas status` and the banners print: the folder itself, not "<here>/../shared/data"
+    (tmp_path / "atlas").mkdir()
+    monkeypatch.chdir(tmp_path / "atlas")
+    monkeypatch.setenv(config.DATA_DIR_ENV, "../shared/data")
+    assert str(config.data_dir()) == str(tmp_path / "shared" / "data")
+    assert str(config.data_dir("../elsewhere")) == str(tmp_path / "elsewhere")
+
+
 def test_a_relative_data_directory_is_read_by_the_chapters_folder_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, real_data_dir: Path
 ) -> None:

@@ -39,7 +39,8 @@ def _configured_dir(variable: str) -> Path | None:
         return None
     path = Path(configured).expanduser()
     if not path.is_absolute():
-        path = Path.cwd() / path
+        # normalised as make's $(abspath) does ("../shared/data" from /x/atlas is /x/shared/data)
+        path = Path(os.path.abspath(path))
         os.environ[variable] = str(path)
     return path
 
@@ -47,7 +48,7 @@ def _configured_dir(variable: str) -> Path | None:
 def data_dir(override: str | Path | None = None) -> Path:
     """The data directory: ``override``, else ``$ATLAS_DATA_DIR``, else the per-user cache."""
     if override is not None:
-        return Path(override).expanduser().absolute()
+        return Path(os.path.abspath(Path(override).expanduser()))
     return _configured_dir(DATA_DIR_ENV) or default_data_dir()
 
 
