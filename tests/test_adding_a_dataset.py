@@ -112,27 +112,14 @@ def test_the_benchmark_measures_the_toy_dataset(toy: Path) -> None:
     assert bench.benchmarked_datasets()[-1] == "toy"
 
 
-#: Label schemes as datasets declare them (``BEGIN``, ``VRM``, ...): written exactly so, such a word names a
-#: kind of label that core code may count, not a dataset, even where a dataset bears the same name (``begin``).
-_LABEL_SCHEMES = {key for source in registry().values() for key in source.label_keys}
-
-
 def _dataset_names_in(path: Path, names: set[str]) -> list[str]:
-    """Where ``path`` holds a dataset's name as a string (docstrings aside): equal to it, or one of its words."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    docstrings = {
-        id(node.body[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.body
-        and isinstance(node.body[0], ast.Expr)
-        and isinstance(node.body[0].value, ast.Constant)
-    }
+    """Where ``path`` holds a dataset's name, as the registry spells it, in a string (docstrings and
+    their examples included): equal to it, or one of its words. A dataset's title in prose (WISE,
+    FaithDial) or a label scheme written as declared (``BEGIN``) is not its name."""
     found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
-            words = [word for word in re.findall(r"[A-Za-z_]+", node.value) if word not in _LABEL_SCHEMES]
-            named = {word.lower() for word in words} & names
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            named = set(re.findall(r"[A-Za-z_]+", node.value)) & names
             if named:
                 found.append(f"{path.relative_to(REPO)}:{node.lineno} {sorted(named)}")
     return found

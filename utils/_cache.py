@@ -231,7 +231,7 @@ def load_or_build(
 
     When the cache cannot be written, the tables are built in memory instead (``build()`` is called
     again) and a :class:`CacheWarning` names ``cache_root`` and the reason; ``label`` (for example
-    ``"wow_kilt/dev"``) says which split in that warning. Errors raised while reading the source
+    ``"<dataset>/<split>"``) says which split in that warning. Errors raised while reading the source
     (``build()`` and the iterator it returns) are never taken for cache failures: they propagate.
     """
     target = cache_root / key

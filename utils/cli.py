@@ -3,11 +3,11 @@
 ::
 
     atlas status                                  # what each split would be built on now
-    atlas fetch jwhr answered                     # download and verify official files (or: --all)
-    atlas show jwhr answered 0                    # a dialogue with its evidence and labels
-    atlas show wow valid_seen --search marathon   # or: --random 3
-    atlas stats jwhr answered                     # utterances, tokens, unique tokens, labels
-    atlas export jwhr answered --to parquet       # the common records, one documented schema
+    atlas fetch DATASET [SPLIT ...]               # download and verify official files (or: --all)
+    atlas show DATASET SPLIT 0                    # a dialogue with its evidence and labels
+    atlas show DATASET SPLIT --search WORDS       # or: --random 3
+    atlas stats DATASET SPLIT                     # utterances, tokens, unique tokens, labels
+    atlas export DATASET SPLIT --to parquet       # the common records, one documented schema
 
 Every command has ``--help``. Exit status: 0 success; 1 a failure while running (a download that
 failed, a file that is missing offline, an output path that cannot be written, a malformed data

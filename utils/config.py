@@ -85,9 +85,9 @@ def offline() -> bool:
 def display_path(path: str | Path) -> str:
     """``path`` as a reader should see it: relative to the data directory or the package.
 
-    A file in the data directory reads ``$ATLAS_DATA_DIR/wow/raw/train.json``, a demo sample
-    ``utils/datasets/jwhr/demo/jwhr/answered.jsonl``; nothing of the machine's own layout is shown. Any other
-    path shows its last two parts.
+    A file in the data directory reads ``$ATLAS_DATA_DIR/<its path there>``, a demo sample
+    ``utils/datasets/<folder>/demo/<its path>``; nothing of the machine's own layout is shown. Any
+    other path shows its last two parts.
     """
     path = Path(path)
     for root, label in ((Path(__file__).parent, "utils"), (data_dir(), f"${DATA_DIR_ENV}")):

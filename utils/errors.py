@@ -45,7 +45,7 @@ class UnknownNameError(AtlasError, KeyError):
         self.kind = kind
         self.name = name
         self.valid = list(valid)
-        owner = f" of {of}" if of else ""  # "unknown split 'answerd' of jwhr", the name next to its kind
+        owner = f" of {of}" if of else ""  # "unknown split 'trian' of <dataset>": the name next to its kind
         super().__init__(f"unknown {kind} {name!r}{owner}; choose one of: {', '.join(self.valid)}")
 
     def __str__(self) -> str:  # KeyError would otherwise print the repr of the message

@@ -203,11 +203,11 @@ def resolve_file(
     dataset: str, name: str, *, data_dir: str | Path | None = None, download: bool = True
 ) -> tuple[Path, str, str, str]:
     """``(path, kind, checksum status, detail)`` of one of ``dataset``'s extra files (not a split,
-    for example WISE's document collection), found exactly as :func:`load` finds a split: the
-    official file, a download, the demo sample with a :class:`DemoDataWarning`.
+    for example a document collection that conversations point into), found exactly as :func:`load`
+    finds a split: the official file, a download, the demo sample with a :class:`DemoDataWarning`.
 
-    For readers of companion files (:mod:`utils.datasets.wise.documents`); a warning points at the
-    code that called that reader.
+    For readers of companion files (a dataset folder's reader of its extra file); a warning points at
+    the code that called that reader.
     """
     source = get_source(dataset)
     try:

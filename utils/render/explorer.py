@@ -6,7 +6,7 @@ small dataset, a fair share of each split of a large one. Each dialogue is pre-r
 atlas's renderers (which escape every dataset string) and carries its facet values, a few numeric
 columns and its search text (:mod:`utils.render.explorer_fields`). The book's own script
 ``book/_static/explorer.js`` adds search, label filters, column statistics, permalinks
-(``#wow/valid_seen/12``: dataset, split, index in the split) and keyboard paging. Without that
+(``#<dataset>/<split>/<id>``) and keyboard paging. Without that
 script (in Jupyter, or with JavaScript off) the first dialogue still shows, rendered on the server,
 with the sentence saying how many of how many are embedded and how they were chosen.
 
@@ -72,8 +72,8 @@ def explorer_label(dialogue: Dialogue, width: int = 70) -> str:
 
 def item_key(dialogue: Dialogue, index: int, *, by_id: bool = True) -> str:
     """The permalink of one item: ``dataset/split/id``, the record's own id (URL-quoted), as headings
-    show it (``jwhr/answered/51`` is JWHR session 51). With ``by_id=False`` (a split whose ids repeat),
-    ``dataset/split/@index``: ``wow/valid_seen/@12`` is ``utils.load("wow", "valid_seen")[12]``."""
+    show it. With ``by_id=False`` (a split whose ids repeat), ``dataset/split/@index``: ``@12`` is
+    ``utils.load(dataset, split)[12]``."""
     if by_id:
         return f"{dialogue.dataset}/{dialogue.split}/{quote(str(dialogue.id), safe='')}"
     return f"{dialogue.dataset}/{dialogue.split}/@{index}"
