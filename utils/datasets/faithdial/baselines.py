@@ -175,6 +175,17 @@ class CriticResult:
         }
 
 
+def best_threshold(values: np.ndarray, labels: np.ndarray, *, flag_below: bool) -> float:
+    """The threshold with the best accuracy on ``labels`` (ties: the lowest), flagging a value below it
+    (``flag_below``) or at or above it. Candidates are the midpoints between consecutive distinct
+    values, plus both ends, so a threshold never sits exactly on a training value."""
+    distinct = np.unique(values)
+    candidates = np.concatenate([[distinct[0]], (distinct[:-1] + distinct[1:]) / 2, [distinct[-1] + 1e-9]])
+    flagged = [(values < t) if flag_below else (values >= t) for t in candidates]
+    accuracies = [float(np.mean(flags.astype(int) == labels)) for flags in flagged]
+    return float(candidates[int(np.argmax(accuracies))])
+
+
 @dataclass(frozen=True)
 class LexicalCritic:
     """Flags a response as hallucinated when its knowledge precision is below ``threshold``."""
@@ -200,11 +211,7 @@ class LexicalCritic:
         threshold never sits exactly on a training value.
         """
         precision = 1.0 - cls.scores(examples["response"], examples["knowledge"])
-        labels = examples["hallucinated"].to_numpy()
-        values = np.unique(precision)
-        candidates = np.concatenate([[values[0]], (values[:-1] + values[1:]) / 2, [values[-1] + 1e-9]])
-        accuracies = [float(np.mean((precision < t).astype(int) == labels)) for t in candidates]
-        return cls(threshold=float(candidates[int(np.argmax(accuracies))]))
+        return cls(threshold=best_threshold(precision, examples["hallucinated"].to_numpy(), flag_below=True))
 
     def predict(self, responses: Sequence[str], knowledge: Sequence[str]) -> np.ndarray:
         """1 for hallucinated (knowledge precision below the threshold), else 0."""
