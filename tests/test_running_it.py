@@ -91,7 +91,7 @@ def test_a_relative_data_directory_is_read_by_the_chapters_folder_too(
 
     monkeypatch.chdir(real_data_dir.parent)
     monkeypatch.setenv(config.DATA_DIR_ENV, real_data_dir.name)
-    assert config.data_dir() == real_data_dir  # first use, from where the user gave it
+    assert config.data_dir().resolve() == real_data_dir.resolve()  # first use, from where the user gave it
     monkeypatch.chdir(tmp_path)
     assert load("jwhr", "not_answered").provenance.kind == "official"
 
