@@ -6,8 +6,16 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
+# A relative data or cache directory is taken relative to where make was run, once, and passed on as
+# an absolute path: chapters run from notebooks/ and would otherwise look in notebooks/<path>.
+ifneq ($(strip $(ATLAS_DATA_DIR)),)
+export ATLAS_DATA_DIR := $(if $(filter /% ~%,$(ATLAS_DATA_DIR)),$(ATLAS_DATA_DIR),$(abspath $(ATLAS_DATA_DIR)))
+endif
+ifneq ($(strip $(ATLAS_CACHE_DIR)),)
+export ATLAS_CACHE_DIR := $(if $(filter /% ~%,$(ATLAS_CACHE_DIR)),$(ATLAS_CACHE_DIR),$(abspath $(ATLAS_CACHE_DIR)))
+endif
 
-.PHONY: env book test lab lint fuzz bench learner clean system-deps
+.PHONY: env vendor book test lab lint fuzz bench learner clean system-deps
 
 env: $(STAMP)
 
@@ -18,8 +26,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
+## The SQL console's DuckDB-WASM, from the npm registry as book/_vendor/package-lock.json pins it
+## (node_modules stays out of the repository; the build copies the files it needs into the site).
+VENDOR_STAMP := book/_vendor/node_modules/.installed-stamp
+vendor: $(VENDOR_STAMP)
+
+$(VENDOR_STAMP): book/_vendor/package.json book/_vendor/package-lock.json
+	cd book/_vendor && npm ci --no-audit --no-fund --ignore-scripts
+	touch $(VENDOR_STAMP)
+
 ## Build the book into _build/html (every chapter executed; any warning fails the build).
-book: env
+book: env vendor
 	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
 
 ## Run the tests: unit tests, real-data tests (skipped without data), every chapter under nbval,
@@ -27,10 +44,12 @@ book: env
 test: env
 	ATLAS_OFFLINE=1 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --nbval-lax tests notebooks
 
-## Open the chapters in JupyterLab, running in .venv. LAB_ARGS passes options to `jupyter lab`,
-## for example LAB_ARGS="--no-browser --ip 127.0.0.1 --port 8899".
+## Open the chapters in JupyterLab, running in .venv. LAB_DIR is the folder it opens (a teacher
+## checking the hand-out: `make learner lab LAB_DIR=learner`). LAB_ARGS passes options to
+## `jupyter lab`, for example LAB_ARGS="--no-browser --ip 127.0.0.1 --port 8899".
+LAB_DIR ?= notebooks
 lab: env
-	$(BIN)/jupyter lab notebooks/ $(LAB_ARGS)
+	$(BIN)/jupyter lab $(LAB_DIR)/ $(LAB_ARGS)
 
 lint: env
 	$(BIN)/ruff check utils benchmarks tests notebooks
@@ -54,5 +73,7 @@ system-deps:
 
 ## Remove what builds and runs wrote: the book, learner copies, benchmark results and its synthetic files.
 clean:
-	rm -rf _build learner bench-results .pytest_cache
-	$(if $(wildcard $(BIN)/python),$(BIN)/python -c "import shutil, benchmarks.bench as b; shutil.rmtree(b.DEFAULT_DATA, ignore_errors=True)")
+	rm -rf _build learner bench-results .pytest_cache book/_vendor/node_modules
+	if [ -x $(BIN)/python ]; then \
+	  $(BIN)/python -c "import shutil, benchmarks.bench as b; shutil.rmtree(b.DEFAULT_DATA, ignore_errors=True)"; \
+	fi

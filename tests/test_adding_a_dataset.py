@@ -112,27 +112,14 @@ def test_the_benchmark_measures_the_toy_dataset(toy: Path) -> None:
     assert bench.benchmarked_datasets()[-1] == "toy"
 
 
-#: Label schemes as datasets declare them (``BEGIN``, ``VRM``, ...): written exactly so, such a word names a
-#: kind of label that core code may count, not a dataset, even where a dataset bears the same name (``begin``).
-_LABEL_SCHEMES = {key for source in registry().values() for key in source.label_keys}
-
-
 def _dataset_names_in(path: Path, names: set[str]) -> list[str]:
-    """Where ``path`` holds a dataset's name as a string (docstrings aside): equal to it, or one of its words."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    docstrings = {
-        id(node.body[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.body
-        and isinstance(node.body[0], ast.Expr)
-        and isinstance(node.body[0].value, ast.Constant)
-    }
+    """Where ``path`` holds a dataset's name, as the registry spells it, in a string (docstrings and
+    their examples included): equal to it, or one of its words. A dataset's title in prose (WISE,
+    FaithDial) or a label scheme written as declared (``BEGIN``) is not its name."""
     found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
-            words = [word for word in re.findall(r"[A-Za-z_]+", node.value) if word not in _LABEL_SCHEMES]
-            named = {word.lower() for word in words} & names
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            named = set(re.findall(r"[A-Za-z_]+", node.value)) & names
             if named:
                 found.append(f"{path.relative_to(REPO)}:{node.lineno} {sorted(named)}")
     return found
@@ -164,3 +151,28 @@ def test_the_registry_imports_no_heavy_library() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert result.stdout.strip() == "[]"
+
+
+def test_every_dataset_names_its_functions_by_what_they_return() -> None:
+    """``x_frame`` a DataFrame, ``x_table`` a formatted Table, ``x_alt`` text (book/contributing.md, Naming)."""
+    import importlib
+    import inspect
+
+    expected = {"_frame": ("DataFrame",), "_table": ("Table",), "_alt": ("str",)}
+    checked, wrong = 0, []
+    for source in registry().values():
+        for part in ("stats", "baselines"):
+            try:
+                module = importlib.import_module(f"utils.datasets.{source.folder.name}.{part}")
+            except ModuleNotFoundError:
+                continue
+            for name, function in inspect.getmembers(module, inspect.isfunction):
+                if function.__module__ != module.__name__ or name.startswith("_"):
+                    continue
+                for suffix, returns in expected.items():
+                    if name.endswith(suffix):
+                        checked += 1
+                        annotation = str(inspect.signature(function).return_annotation)
+                        if not annotation.endswith(returns):
+                            wrong.append(f"{module.__name__}.{name} -> {annotation}")
+    assert checked > 40 and wrong == []

@@ -100,7 +100,7 @@ def test_cache_rebuilds_exactly_what_the_parser_gave(synth: Path, monkeypatch: p
 
 def test_benchmark_smoke(synth: Path, tmp_path: Path) -> None:
     out = tmp_path / "results"
-    skip = "pandas.read_json,datasets.load_dataset,chapter stats,chapter baselines"
+    skip = "pandas.read_json,datasets.load_dataset,chapter (notebook)"
     args = ["--data", str(synth), "--out", str(out), "--datasets", "wow,faithdial", "--in-process", "--skip", skip]
     assert bench.main(args) == 0
     with open(out / "latest.csv", encoding="utf-8") as handle:
@@ -122,7 +122,7 @@ def test_a_load_that_reads_more_files_is_measured_against_all_of_them(synth: Pat
     # a download manifest beside the data is bookkeeping, not the dataset: never part of the floor
     (synth / "_archives").mkdir(exist_ok=True)
     (synth / "_archives" / "manifest.json").write_text('{\n"files": {}\n}\n', encoding="utf-8")
-    skip = "datasets.load_dataset,chapter stats,chapter baselines"
+    skip = "datasets.load_dataset,chapter (notebook)"
     args = ["--data", str(synth), "--out", str(out), "--datasets", "wow,wise", "--in-process", "--skip", skip]
     assert bench.main(args) == 0
     with open(out / "latest.csv", encoding="utf-8") as handle:
@@ -155,8 +155,7 @@ def test_targets_are_judged_on_cpu_time_and_peak_memory() -> None:
             bench.Measurement("wow", "train", "atlas cache on disk", cache_mb=400.0),
             _m("atlas cached reload", 1.0, 120.0),
             _m("atlas iterate dialogues", 6.0, 400.0),
-            _m("chapter stats", 30.0, 500.0),
-            _m("chapter baselines", 20.0, 500.0),
+            _m("chapter (notebook)", 70.0, 500.0),
         ],
         file_mb=1000.0,
     )
@@ -169,8 +168,7 @@ def test_targets_are_judged_on_cpu_time_and_peak_memory() -> None:
         "atlas cache on disk": "yes",  # 0.4x the file
         "atlas cached reload": "NO",  # 12.5% of the first load
         "atlas iterate dialogues": "NO",  # 6 s of CPU
-        "chapter stats": "yes",  # 50 s together
-        "chapter baselines": "NO",  # but the baselines took 20 s
+        "chapter (notebook)": "NO",  # 70 s of CPU
     }
     first = next(row for row in rows if row.measurement.step == "atlas first load")
     assert (round(first.cpu_vs_gc_off, 2), first.cpu_vs_c_parser) == (1.33, 2.0)
@@ -271,45 +269,24 @@ def test_layout_is_read_from_the_file(tmp_path: Path) -> None:
     assert bench._layout(tmp_path / "lines.json") == "lines"
 
 
-def test_workloads_call_what_the_chapters_call() -> None:
-    """Every stats/baselines function a chapter calls is called by its benchmark workload, except
-    those of companion datasets (the KILT version of WoW, FaithDial's audit), constants and the
-    functions that only format a result for readers."""
-    import inspect
-    import re
-
-    repo = Path(__file__).resolve().parents[1]
-    for dataset in bench.benchmarked_datasets():
-        notebook = json.loads((repo / "notebooks" / f"{dataset}.ipynb").read_text(encoding="utf-8"))
-        code = "\n".join("".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code")
-        called = set(re.findall(r"\b(?:stats|baselines)\.(\w+)", code))
-        workload = "\n".join(
-            inspect.getsource(function)
-            for name, function in vars(bench).items()
-            if name.startswith(f"_{dataset}_") and callable(function)
-        )
-        measured = set(re.findall(rf"\b{dataset}\.(\w+)", workload))
-        companions = {name for name in called if "audit" in name or "kilt" in name or name.isupper()}
-        presentation = {name for name in called if _presents(dataset, name)}
-        assert called - companions - presentation <= measured, (
-            dataset,
-            sorted(called - companions - presentation - measured),
-        )
-
-
-def _presents(dataset: str, name: str) -> bool:
-    """True for a function that only presents a result (a formatted table, alt text, a sentence):
-    the chapter's computations are timed, not the formatting of their results."""
-    import importlib
-    import inspect
-
-    for part in ("stats", "baselines"):
-        function = getattr(importlib.import_module(f"utils.datasets.{dataset}.{part}"), name, None)
-        if callable(function):
-            annotation = str(inspect.signature(function).return_annotation)
-            # FaithDial's audit helpers work on the companion dataset, which is not benchmarked
-            return annotation in {"Table", "tables.Table", "str"} or "audit" in (function.__doc__ or "")
-    return False
+def test_the_chapter_step_runs_the_chapter_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The benchmark times the notebook, not a copy of its calls: a chapter whose cell fails fails the
+    step, and a cell's last expression is rendered as the kernel would."""
+    chapters = tmp_path / "notebooks"
+    chapters.mkdir()
+    cells = [
+        "import sys\nif 'google.colab' in sys.modules:\n    %pip install nothing",
+        "class Shown:\n    def _repr_html_(self):\n        __import__('pathlib').Path('shown').write_text('yes')\n"
+        "        return '<b>shown</b>'\nShown()",
+        "1 / 0",
+    ]
+    notebook = {"cells": [{"cell_type": "code", "source": cell} for cell in cells]}
+    (chapters / "toy.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    monkeypatch.setattr(bench, "CHAPTERS", chapters)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ZeroDivisionError):
+        bench._step_chapter({"dataset": "toy"})
+    assert (chapters / "shown").read_text() == "yes"
 
 
 def test_every_step_imports_modules_that_exist() -> None:
@@ -321,3 +298,10 @@ def test_every_step_imports_modules_that_exist() -> None:
         for step in bench.STEPS:
             for module in bench._imports_of({"step": step, "dataset": dataset}):
                 importlib.import_module(module)
+
+
+def test_the_chapter_step_runs_a_real_chapter_on_its_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATLAS_DATA_DIR", str(tmp_path / "no-data"))  # the demo samples
+    monkeypatch.setenv("ATLAS_OFFLINE", "1")
+    monkeypatch.chdir(tmp_path)
+    assert bench._step_chapter({"dataset": "jwhr"}).endswith("code cells of notebooks/jwhr.ipynb")

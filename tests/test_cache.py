@@ -548,6 +548,9 @@ def test_the_memory_of_distinct_passages_is_bounded(monkeypatch: pytest.MonkeyPa
     assert tables.passages.num_rows == 7  # the second dialogue's two came after the memory started afresh
 
 
+# -- a cache file damaged in place (issue 24, item 12) -------------------------------------------------
+
+
 def _overwrite(path: Path, offset: int, data: bytes) -> None:
     with open(path, "r+b") as handle:
         handle.seek(offset)
@@ -579,7 +582,8 @@ def test_bytes_overwritten_in_place_are_detected_and_rebuilt(
 def test_a_new_process_does_not_read_a_verified_file_again(
     data_dir: Path, parser: dict[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Reading every byte of a 437 MB cache in each new process made a reload take 0.36 s instead of 0.02 s.
+    # Reading every byte of the cache in each new process would make a reload of a full-size split
+    # take a read of the whole cache instead of a memory map.
     write_source(data_dir, 40)
     directory = utils.load("wow", "train")._tables.directory
     _cache._CHECKED.clear()  # as a new process would
@@ -601,3 +605,28 @@ def test_a_new_process_does_not_read_a_verified_file_again(
     _cache._CHECKED.clear()
     with pytest.warns(utils.CacheWarning, match="turns.arrow is damaged"):
         assert rebuilt(utils.load("wow", "train"))
+
+
+def test_the_cache_lays_out_the_one_record_schema(data_dir: Path) -> None:
+    """The cache's tables, ``atlas export`` and ``to_hf_dataset("records")`` share one declared record
+    schema: every cached column that is a record's field has that field's type."""
+    from utils.records import RECORD_SCHEMA
+
+    turn = RECORD_SCHEMA.field("turns").type.value_type
+    evidence = turn.field("evidence").type.value_type
+    record_fields = {
+        ("dialogues", "id"): RECORD_SCHEMA.field("id"),
+        ("dialogues", "topic"): RECORD_SCHEMA.field("topic"),
+        ("dialogues", "meta"): RECORD_SCHEMA.field("meta"),
+        ("turns", "dialogue_id"): RECORD_SCHEMA.field("id"),
+        ("turns", "turn_index"): turn.field("index"),
+        ("turns", "role"): turn.field("role"),
+        ("turns", "text"): turn.field("text"),
+        ("evidence", "id"): evidence.field("id"),
+        ("evidence", "selected"): evidence.field("selected"),
+        ("passages", "text"): evidence.field("text"),
+        ("passages", "title"): evidence.field("title"),
+    }
+    split = utils.load("jwhr", "answered")  # the demo sample, through the cache
+    for (table, column), field in record_fields.items():
+        assert split.arrow(table).schema.field(column).type == field.type, (table, column)

@@ -132,7 +132,8 @@ def test_show_a_jwhr_session_of_the_demo_sample(capsys: pytest.CaptureFixture[st
     assert status == 0
     assert "DEMO SAMPLE, not the dataset" in out
     # why the demo sample, and where to go from here, said once on stderr
-    assert err.count("could not be downloaded") == 1 and "book/data.md" in err and "atlas status" in err
+    assert err.count("the official file is not in") == 1 and "book/data.md" in err and "atlas status" in err
+    assert "could not be downloaded" not in err and "downloads are off" in err  # nothing was tried
     assert FUJI in out
     # references 0 and 1 are cited by the answer, reference 2 (a search result page) is not
     lines = out.splitlines()
@@ -284,7 +285,7 @@ def test_export_parquet_of_the_demo_sample(capsys: pytest.CaptureFixture[str], t
     table = pq.read_table(out_path)
     assert table.schema.equals(RECORD_SCHEMA)
     rows = table.to_pylist()
-    assert [row["id"] for row in rows] == ["1", "2", "4"]
+    assert [row["id"] for row in rows] == ["1000000001", "1000000002", "1000000004"]
     first = rows[0]
     assert first["turns"][0]["role"] == "seeker" and first["turns"][0]["text"] == FUJI
     evidence = first["turns"][1]["evidence"]
@@ -508,7 +509,7 @@ def test_fetch_of_a_corrupt_file_keeps_nothing_and_explains(
     _point_jwhr_at(monkeypatch, f"{base}/answered.jsonl", "0" * 64, len(body))
     status, out, _ = run(capsys, "fetch", "jwhr", "answered")
     assert status == 1
-    assert "failed    jwhr/answered: could not verify" in out and "By hand: download" in out
+    assert "failed    jwhr/answered: could not verify" in out and "By hand:\n  - download" in out
     leftovers = [p for p in data_dir.rglob("*") if p.is_file() and "_archives" not in p.parts]
     assert leftovers == []
 

@@ -118,6 +118,6 @@ def test_plot_has_a_title_and_labels(splits: dict) -> None:
     assert "demo sample" in axis.get_yticklabels()[0].get_text()
     sizes = [label.get_fontsize() for ax in figure.axes for label in [*ax.get_yticklabels(), *ax.get_xticklabels()]]
     assert min(sizes) >= 9
-    alt = xd.overlap_description(frame)
+    alt = xd.overlap_alt(frame)
     assert "Wizard of Wikipedia" in alt and "median coverage" in alt
     figures.figure(figure, caption="test", alt=alt)  # within the width a page shows without shrinking

@@ -1,9 +1,11 @@
-"""The WISE demo sample borrows no real identity.
+"""The WISE and JWHR demo samples borrow no real identity.
 
 Its records have ids no real WISE record can have (above 1,000,000,000; WISE has about 1,900
 conversations), and none of the ids or texts of the example conversation published in the authors'
 data description (``WISE.md``, kept in ``../shared/seeds``) appears in it: the demo once reused that
-example's conversation id, intent and first utterance and invented the rest.
+example's conversation id, intent and first utterance and invented the rest. Likewise JWHR's demo
+sessions have ids above 1,000,000,000 (the real ids run from 1 to about 1,300) and none is the
+dataset card's example session.
 """
 
 from __future__ import annotations
@@ -84,3 +86,26 @@ def test_wise_demo_reuses_no_text_of_the_published_example() -> None:
     demo_texts = {turn["response"] for conversation in conversations for turn in conversation["conversations"]}
     demo_texts |= {conversation["intent"].split(" description:")[0] for conversation in conversations}
     assert not demo_texts & published
+
+
+def _jwhr_card() -> str:
+    cards = [path.read_text(encoding="utf-8") for path in sorted(SEEDS.glob("*.txt"))] if SEEDS.is_dir() else []
+    found = [card for card in cards if '"references"' in card and "answered" in card and "Entry ID" in card]
+    if not found:
+        pytest.skip(f"the JWHR dataset card is not in {SEEDS}")
+    return found[0]
+
+
+def test_jwhr_demo_ids_cannot_be_real_and_none_is_the_cards_example(data_dir: Path) -> None:
+    card = _jwhr_card()
+    published = {int(value) for value in re.findall(r'"id":\s*(\d+)', card)}
+    questions = set(re.findall(r'"question":\s*"([^"]+)"', card))
+    assert 1 in published and questions  # the parsing of the card found its example
+    demo = []
+    for split in utils.split_names("jwhr"):
+        path = utils.load("jwhr", split).provenance.path
+        assert utils.load("jwhr", split).provenance.is_demo
+        demo += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    ids = {record["id"] for record in demo}
+    assert min(ids) > DEMO_FLOOR, "a demo id in the range of real JWHR ids"
+    assert not ids & published and not {record["question"] for record in demo} & questions

@@ -48,6 +48,8 @@ class LocalServer:
     base: str
     routes: dict[str, Route]
     hits: dict[str, int] = field(default_factory=dict)
+    #: path -> a function that answers the request itself (for answers the routes cannot give)
+    handlers: dict[str, Callable[[BaseHTTPRequestHandler], None]] = field(default_factory=dict)
 
     def url(self, path: str) -> str:
         return f"{self.base}/{path.lstrip('/')}"
@@ -66,6 +68,9 @@ def server() -> Iterator[LocalServer]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             state.hits[self.path] = state.hits.get(self.path, 0) + 1
+            if self.path in state.handlers:
+                state.handlers[self.path](self)
+                return
             route = routes.get(self.path, Route("404"))
             if route.behaviour == "404":
                 self.send_error(404, "Not Found")
@@ -135,30 +140,25 @@ def test_healthy_download_is_verified_and_remembered(server: LocalServer, tmp_pa
     assert server.hits["/good.json"] == 1
 
 
-def test_pooch_fetches_quietly_into_a_staging_folder(
+def test_a_download_is_staged_outside_the_data_directory_and_shows_no_bar_off_a_terminal(
     server: LocalServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    import pooch
+    staged: list[Path] = []
+    real = _download._stream
 
-    calls: list[dict[str, object]] = []
-    real = pooch.retrieve
+    def spy(url: str, destination: Path, **kwargs: object) -> tuple[Path, str]:
+        staged.append(destination)
+        return real(url, destination, **kwargs)  # type: ignore[arg-type]
 
-    def spy(url: str, **kwargs: object) -> str:
-        calls.append({"url": url, **kwargs})
-        return real(url, **kwargs)
-
-    monkeypatch.setattr(pooch, "retrieve", spy)
-    level = pooch.get_logger().level
+    monkeypatch.setattr(_download, "_stream", spy)
     url = server.serve("good.json", "ok", PAYLOAD)
     item = SourceFile(path="ds/good.json", url=url, sha256=sha(PAYLOAD).upper(), size=len(PAYLOAD))
-    assert _download.fetch(item, tmp_path, timeout=TIMEOUT).read_bytes() == PAYLOAD
-    (call,) = calls
-    assert call["url"] == url and call["known_hash"] == f"sha256:{sha(PAYLOAD)}"
-    staging = Path(str(call["path"]))
-    assert staging.parent == tmp_path / "ds" and staging.name.startswith(".good.json.") and not staging.exists()
-    # pooch's own messages name the staging folder; they are kept out of the user's way
-    assert "Downloading data" not in capfd.readouterr().err
-    assert pooch.get_logger().level == level  # and left as it was
+    assert _download.fetch(item, tmp_path / "data", timeout=TIMEOUT).read_bytes() == PAYLOAD
+    (destination,) = staged
+    assert (tmp_path / "data") not in destination.parents and not destination.parent.exists()
+    # standard error is not a terminal here, as in a notebook or a book build: no progress bar
+    err = capfd.readouterr().err
+    assert "B/s" not in err and "good.json" not in err
 
 
 def test_every_hugging_face_file_comes_from_a_pinned_commit() -> None:
@@ -565,3 +565,193 @@ def test_a_failed_download_leaves_no_new_folder(tmp_path: Path, monkeypatch: pyt
         # nothing listens on port 9 of the loopback: the connection is refused at once
         _download._download_verified("http://127.0.0.1:9/train.json", target, sha256=None, size=None, timeout=2)
     assert list((tmp_path / "data").iterdir()) == []  # neither faithdial/ nor a staging folder
+
+
+# -- what a user meets at home: a failed download changes nothing, is tried once, says why briefly ------------
+
+
+def _snapshot(directory: Path) -> dict[str, tuple[int, int, int]]:
+    """Every entry under ``directory`` (itself included) with its size, mode and modification time."""
+    return {
+        str(path.relative_to(directory)): (path.lstat().st_size, path.lstat().st_mode, path.lstat().st_mtime_ns)
+        for path in [directory, *directory.rglob("*")]
+    }
+
+
+@pytest.mark.parametrize("kind", ["url", "archive"])
+def test_a_failed_download_leaves_the_data_directory_exactly_as_it_was(
+    server: LocalServer, tmp_path: Path, kind: str
+) -> None:
+    data = tmp_path / "data"
+    (data / "wow" / "raw").mkdir(parents=True)
+    (data / "wow" / "raw" / "train_sample.json").write_bytes(PAYLOAD)
+    before = _snapshot(data)
+    time.sleep(0.01)  # a touched folder would show a later mtime
+    if kind == "url":
+        item = SourceFile(path="wise/file.json", url=server.url("missing.json"))
+    else:
+        archive = Archive(url=server.url("missing.tgz"), filename="missing.tgz", sha256=None)
+        item = SourceFile(path="wow/raw/train.json", archive=archive)
+    with pytest.raises(DownloadError, match="HTTP 404"):
+        _download.fetch(item, data, timeout=TIMEOUT)
+    assert _snapshot(data) == before  # no wise/, no _archives/, wow/raw untouched
+
+
+def test_a_hostile_archive_leaves_the_data_directory_exactly_as_it_was(server: LocalServer, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    before = _snapshot(data)
+    body = make_tar({"../escape.json": b"x"})
+    archive = Archive(url=server.serve("bad.tgz", "ok", body), filename="bad.tgz", sha256=sha(body))
+    with pytest.raises(DownloadError, match="refusing the archive"):
+        _download.fetch(SourceFile(path="wow/raw/train.json", archive=archive), data, timeout=TIMEOUT)
+    assert _snapshot(data) == before
+
+
+def test_the_loader_tries_a_failed_source_once_per_run(
+    server: LocalServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from utils import loading
+    from utils.sources import get_source
+
+    archive = Archive(url=server.url("wizard_of_wikipedia.tgz"), filename="wizard_of_wikipedia.tgz", sha256=None)
+    files = {
+        split: (SourceFile(path=f"wow/raw/{name}.json", archive=archive),)
+        for split, name in (("train", "train"), ("valid", "valid_random_split"))
+    }
+    monkeypatch.setattr(loading, "_split_files", lambda source, split: files[split])
+    monkeypatch.setenv("ATLAS_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("ATLAS_OFFLINE")  # this machine's server only, all the same
+    for split in ("train", "valid", "train"):
+        with pytest.warns(loading.DemoDataWarning, match="HTTP 404"):
+            loading._resolve(get_source("wow"), split, tmp_path, True)
+    assert server.hits == {"/wizard_of_wikipedia.tgz": 1}
+
+
+def test_a_trickling_server_is_given_up_on_at_the_deadline(
+    server: LocalServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stop = threading.Event()
+    url = server.serve("slow.json", "ok", PAYLOAD)
+
+    def trickle(handler: BaseHTTPRequestHandler) -> None:  # one byte every 0.3 s, never silent for long
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(len(PAYLOAD)))
+        handler.end_headers()
+        for byte in PAYLOAD:
+            if stop.wait(0.3):
+                return
+            handler.wfile.write(bytes([byte]))
+            handler.wfile.flush()
+
+    server.handlers["/slow.json"] = trickle
+    monkeypatch.setenv(_download.DEADLINE_ENV, "2")
+    started = time.monotonic()
+    try:
+        with pytest.raises(DownloadError, match="longer than 2 s in all"):
+            _download.fetch(SourceFile(path="ds/slow.json", url=url), tmp_path, timeout=1)
+    finally:
+        stop.set()
+    assert time.monotonic() - started < 6
+    assert leftovers(tmp_path) == []
+
+
+def _raw_route(server: LocalServer, path: str, head: bytes, body: bytes) -> str:
+    """A route that answers with ``head`` (status line and headers, as given) and ``body``, then hangs up."""
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        handler.wfile.write(head + b"Connection: close\r\n\r\n" + body)
+        handler.wfile.flush()
+        handler.close_connection = True
+
+    server.handlers["/" + path] = answer
+    return server.url(path)
+
+
+@pytest.mark.parametrize(
+    ("head", "body", "why"),
+    [
+        (b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n", PAYLOAD[:1000], "no length for the file"),
+        (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 15\r\n", b"<html>hi</html>", "web page"),
+        (b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 22\r\n",
+         b"<!DOCTYPE html><html>", "web page"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 9999999999\r\n", b"", "announces 9,999,999,999 bytes"),
+    ],
+    ids=["no length", "html type", "html body", "over the ceiling"],
+)
+def test_a_file_with_neither_checksum_nor_size_is_refused_when_it_cannot_be_trusted(
+    server: LocalServer, tmp_path: Path, head: bytes, body: bytes, why: str
+) -> None:
+    url = _raw_route(server, "f.json", head, body)
+    with pytest.raises(DownloadError, match=why):
+        _download.fetch(SourceFile(path="faithdial/train.json", url=url), tmp_path, timeout=TIMEOUT)
+    assert leftovers(tmp_path) == []
+
+
+def test_an_unbounded_body_stops_at_the_ceiling(
+    server: LocalServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(_download.MAX_BYTES_ENV, "50000")
+    url = server.serve("big.json", "ok", PAYLOAD)  # ~80 KB, announced
+    with pytest.raises(DownloadError, match="50,000"):
+        _download.fetch(SourceFile(path="faithdial/train.json", url=url), tmp_path, timeout=TIMEOUT)
+    assert leftovers(tmp_path) == []
+
+
+def test_offline_a_redirect_away_from_this_machine_is_refused(server: LocalServer, tmp_path: Path) -> None:
+    away = b"HTTP/1.1 302 Found\r\nLocation: http://example.invalid/file.json\r\nContent-Length: 0\r\n"
+    url = _raw_route(server, "moved.json", away, b"")
+    with pytest.raises(DownloadError, match=r"redirects to http://example\.invalid/file\.json"):
+        _download.fetch(SourceFile(path="ds/file.json", url=url), tmp_path, timeout=TIMEOUT)
+    # a redirect that stays on this machine is followed
+    server.serve("there.json", "ok", PAYLOAD)
+    url = _raw_route(server, "here.json", b"HTTP/1.1 302 Found\r\nLocation: /there.json\r\nContent-Length: 0\r\n", b"")
+    item = SourceFile(path="ds/there.json", url=url, sha256=sha(PAYLOAD))
+    assert _download.fetch(item, tmp_path, timeout=TIMEOUT).read_bytes() == PAYLOAD
+
+
+def test_atlas_fetch_gives_one_short_reason_per_file_and_one_set_of_instructions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gdown
+    import requests
+
+    from utils import cli
+
+    def unreachable(*args: object, **kwargs: object) -> list[str]:
+        raise requests.ConnectionError(
+            "HTTPSConnectionPool(host='drive.google.com', port=443): Max retries exceeded with url: "
+            "/drive/folders/1KFo3OGvFjqC-cDL6_hULyZc5CANz2Rky?hl=en (Caused by NameResolutionError(\"<urllib3."
+            "connection.HTTPSConnection object at 0x7f>: Failed to resolve 'drive.google.com' ([Errno -3] "
+            "Temporary failure in name resolution)\"))"
+        )
+
+    monkeypatch.delenv("ATLAS_OFFLINE")
+    monkeypatch.setenv("ATLAS_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(gdown, "download_folder", unreachable)  # nothing leaves this machine
+    monkeypatch.setattr(requests.Session, "get", unreachable)
+    assert cli.main(["fetch", "wise"]) == 1
+    out = capsys.readouterr().out
+    failed = [line for line in out.splitlines() if line.startswith("failed")]
+    assert len(failed) == 6 and all(len(line) < 400 and "could not be resolved" in line for line in failed)
+    assert "HTTPSConnectionPool" not in out and "Max retries" not in out
+    by_hand = out.split("By hand:\n", 1)[1].splitlines()[:-1]
+    assert out.count("By hand:") == 1 and by_hand and len(set(by_hand)) == len(by_hand)
+    assert out.count("Baidu") <= 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_every_fixed_official_file_at_hand_is_pinned_by_size_and_checksum(real_data_dir: Path) -> None:
+    # A file whose publisher's version is fixed (a pinned commit, a versioned file) and of which an
+    # unmodified copy is at hand is pinned: a download that differs fails instead of being parsed.
+    from utils.sources import registry
+
+    checked = 0
+    for source in registry().values():
+        for item in [*(f for files in source.splits.values() for f in files), *source.extra_files.values()]:
+            local = real_data_dir / item.path
+            if item.partial or not local.is_file():
+                continue
+            assert (item.sha256, item.size) == (_download.sha256_of(local), local.stat().st_size), item.path
+            checked += 1
+    assert checked >= 15

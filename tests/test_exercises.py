@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from utils import exercises as ex
+from utils.datasets.faithdial import exercises as faithdial_ex
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 
 
@@ -186,24 +187,24 @@ def test_selected_share_by_label(dialogues):
 
 
 def test_edited_share_and_length_change(dialogues):
-    ex.check_edited_share(2 / 3, dialogues)
-    _fails(lambda: ex.check_edited_share(1 / 3, dialogues), "unedited")
-    _fails(lambda: ex.check_edited_share(2 / 5, dialogues), "wizard responses, not by all turns")
-    _fails(lambda: ex.check_edited_share(2, dialogues), "number of edited responses")
+    faithdial_ex.check_edited_share(2 / 3, dialogues)
+    _fails(lambda: faithdial_ex.check_edited_share(1 / 3, dialogues), "unedited")
+    _fails(lambda: faithdial_ex.check_edited_share(2 / 5, dialogues), "wizard responses, not by all turns")
+    _fails(lambda: faithdial_ex.check_edited_share(2, dialogues), "number of edited responses")
     # "cats are small furry animals" (5) vs "cats are very small furry animals indeed" (7): -2;
     # "dogs bark loudly" (3) vs "dogs bark" (2): +1; mean -0.5
-    ex.check_length_change(-0.5, dialogues)
-    _fails(lambda: ex.check_length_change(0.5, dialogues), "sign")
-    _fails(lambda: ex.check_length_change(-2.0, dialogues), "too low", forbidden=(-0.5,))
+    faithdial_ex.check_length_change(-0.5, dialogues)
+    _fails(lambda: faithdial_ex.check_length_change(0.5, dialogues), "sign")
+    _fails(lambda: faithdial_ex.check_length_change(-2.0, dialogues), "too low", forbidden=(-0.5,))
     # counting the unedited turn as "4 words longer than nothing": (-2 + 1 + 4) / 3
-    _fails(lambda: ex.check_length_change(1.0, dialogues), "edited responses only")
+    _fails(lambda: faithdial_ex.check_length_change(1.0, dialogues), "edited responses only")
 
 
 def test_length_change_uses_parlai_words():
     turn = _turn(0, WIZARD, "The cat sat.", raw={"original_response": "A cat, the dog, sat"})
     data = [Dialogue("d", "wow", "x", [turn])]
-    ex.check_length_change(2 - 3, data)  # "cat sat" vs "cat dog sat" after dropping articles
-    _fails(lambda: ex.check_length_change(3 - 5, data), "word_tokens")
+    faithdial_ex.check_length_change(2 - 3, data)  # "cat sat" vs "cat dog sat" after dropping articles
+    _fails(lambda: faithdial_ex.check_length_change(3 - 5, data), "word_tokens")
 
 
 def test_mean_overlap(dialogues):

@@ -174,7 +174,7 @@ def test_a_small_dataset_is_embedded_whole_and_the_page_says_so() -> None:
     markup = static_explorer(dialogues, render=simple_render, noun="sessions")
     items = explorer_payload(markup)
     assert [item["index"] for item in items] == list(range(30))  # reading order: by index
-    assert [item["key"] for item in items[:2]] == ["wow/test/0", "wow/test/1"]
+    assert [item["key"] for item in items[:2]] == ["wow/test/d0", "wow/test/d1"]
     assert 'data-count="30"' in markup
     assert sample_sentence(markup) == "All 30 sessions are embedded in this page (test: 30 of 30)."
 
@@ -259,13 +259,60 @@ def test_demo_splits_give_way_to_real_data() -> None:
     assert {item["split"] for item in explorer_payload(kept)} == {"valid", "dev"}
 
 
-def test_keys_name_dataset_split_and_index_and_must_be_unique() -> None:
+def test_keys_name_dataset_split_and_the_record_s_own_id_and_must_be_unique() -> None:
     splits = {"a": [make_dialogue(i, split="valid_seen") for i in range(13)]}
     items = explorer_payload(static_explorer(splits, render=simple_render))
-    assert items[12]["key"] == "wow/valid_seen/12"
+    assert items[12]["key"] == "wow/valid_seen/d12"  # the id the heading shows, not a position
     assert items[12]["label"] == "a #12: Topic 12"
-    with pytest.raises(ValueError, match=r"permalink 'wow/valid_seen/\d+'"):
+    with pytest.raises(ValueError, match=r"permalink 'wow/valid_seen/d\d+'"):
         static_explorer({"a": splits["a"], "b": splits["a"]}, render=simple_render)
+
+
+def test_a_split_whose_ids_repeat_is_linked_by_position() -> None:
+    dialogues = [make_dialogue(i, split="valid_seen") for i in range(3)]
+    dialogues.append(make_dialogue(0, split="valid_seen"))  # the file repeats an id
+    items = explorer_payload(static_explorer(dialogues, render=simple_render))
+    assert [item["key"] for item in items] == [f"wow/valid_seen/@{i}" for i in range(4)]
+
+
+def test_an_id_is_quoted_in_its_key() -> None:
+    dialogue = make_dialogue(1)
+    dialogue = Dialogue(id="a/b c#1", dataset="wow", split="test", turns=dialogue.turns, topic="t")
+    items = explorer_payload(static_explorer([dialogue], render=simple_render))
+    assert items[0]["key"] == "wow/test/a%2Fb%20c%231"
+
+
+def test_the_explorer_opens_at_the_first_item_the_chapter_shows() -> None:
+    dialogues = [make_dialogue(i) for i in range(40)]
+    markup = static_explorer(dialogues, render=simple_render, pinned={"test": [37]})
+    assert explorer_meta(markup)["start"] == "wow/test/d37"
+    view = markup.split('<div class="atlas-explorer-view" tabindex="-1">', 1)[1]
+    assert view.startswith(str(simple_render(dialogues[37])))
+    assert "Showing test #37" in markup
+
+
+def test_faithdial_facets_say_what_they_count() -> None:
+    audit = utils.load("faithdial_audit", "gold_wow")
+    meta = explorer_meta(static_explorer({"gold_wow": audit}, render=simple_render, max_items=30))
+    notes = meta["facet_notes"]
+    assert "BEGIN labels" in meta["facets"] and "BEGIN class of the audit row" in meta["facets"]
+    assert "counts once under each of its labels" in notes["BEGIN labels"]
+    assert "a row counts once" in notes["BEGIN class of the audit row"]
+
+
+def test_wise_search_words_hold_the_english_glosses_of_turns_and_passages() -> None:
+    from utils.datasets.wise import render as wise_render
+    from utils.glosses import english
+
+    glosses = wise_render.demo_glosses()
+    found = []
+    for dialogue in utils.load("wise", "train"):
+        words = " ".join(search_words(dialogue, glosses))
+        texts = [t.text for t in dialogue.turns] + [e.text for t in dialogue.turns for e in t.evidence if e.text]
+        expected = [english(text, glosses) for text in texts if english(text, glosses)]
+        assert all(gloss in words for gloss in expected)
+        found += expected
+    assert found, "the demo sample has glosses"
 
 
 def test_a_split_facet_appears_with_more_than_one_split() -> None:
@@ -411,7 +458,10 @@ def test_wise_facets_and_search_words_include_the_label_glosses() -> None:
     ]
     dialogue = Dialogue(id="1", dataset="wise", split="train", turns=turns)
     assert facets(dialogue) == {"user intent": ["Reveal"], "system action": ["Clarify-Choice"]}
-    words = search_words(dialogue, {"我想了解爵士舞": "I want to know about jazz dance."})
+    from utils.glosses import gloss_key
+
+    # keyed as utils.glosses keys the book's glosses (a hash of the text), not by the text itself
+    words = search_words(dialogue, {gloss_key("我想了解爵士舞"): "I want to know about jazz dance."})
     assert "I want to know about jazz dance." in words
     assert "asks the user to choose between options" in words  # the published gloss of Clarify-Choice
     assert columns(dialogue) == {"utterances": 2, "reply length (characters)": 9.0, "passages selected": 0}
@@ -490,7 +540,9 @@ def test_explorer_script_inserts_markup_only_from_the_renderers() -> None:
     code = _script_code()
     for forbidden in ("eval(", "new Function", "document.write", "insertAdjacentHTML", "outerHTML", "http:", "https:"):
         assert forbidden not in code
-    assert re.findall(r"\w*\.innerHTML\s*=\s*[^;]+", code) == ["view.innerHTML = item.html"]
+    # the renderings, shown, and read as text from an inert <template> for the search
+    assert re.findall(r"\w*\.innerHTML\s*=\s*[^;]+", code) == ['template.innerHTML = item.html || ""',
+                                                            "view.innerHTML = item.html"]
 
 
 def test_explorer_script_uses_no_network() -> None:
@@ -619,3 +671,30 @@ def test_the_note_says_by_default_what_data_each_split_is() -> None:
     (kind,) = kinds
     assert f'<div class="atlas-explorer-note">answered: {kind}; not answered: {kind}</div>' in markup
     assert "atlas-explorer-note" not in static_explorer(splits, note="")
+
+
+def test_kilt_examples_are_not_charted_as_dialogues(tmp_path: Path) -> None:
+    """A KILT example is one wizard turn cut from a dialogue with the turns before it: the explorer
+    charts its context apart from whole dialogues' turns, and its reply is the answer alone."""
+    from utils.render.explorer_fields import columns
+    from utils.sources import get_source
+
+    line = {
+        "id": "abc_2",
+        "input": "Hi, I love tea.\nSo do I, green tea most.\nWhat is it made of?",
+        "output": [
+            {
+                "answer": "Leaves of the tea plant, steamed.",
+                "provenance": [
+                    {"wikipedia_id": "1", "title": "Green tea", "start_paragraph_id": 1, "start_character": 0,
+                     "end_paragraph_id": 1, "end_character": 20, "bleu_score": 0.5, "section": "Section::::Abstract."}
+                ],
+            }
+        ],
+    }
+    path = tmp_path / "wow-dev-kilt.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    (example,) = list(get_source("wow_kilt").parse(path, split="dev"))
+    found = columns(example)
+    assert "turns" not in found
+    assert found == {"KILT example: turns of context": 3, "reply length (words)": 6}

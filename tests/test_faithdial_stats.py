@@ -265,14 +265,14 @@ def test_demo_audit_comparison_is_shown_not_checked() -> None:
 def test_demo_audit_tables() -> None:
     files = {name: utils.load("faithdial_audit", name) for name in utils.split_names("faithdial_audit")}
     rows = stats.audit_rows(files)
-    begin = stats.audit_begin_table(rows)
+    begin = stats.audit_begin_frame(rows)
     shares = begin[list(stats.BEGIN_CLASSES)].sum(axis=1)
     assert np.allclose(shares, 1.0)
     dropped = stats.audit_dropped(files)
     assert dropped.loc["gold_topical", "blank row"] == 3
     assert dropped.loc["gold_topical", "no BEGIN label"] == 1
     assert len(rows) == dropped["labelled"].sum()
-    vrm = stats.audit_vrm_table(rows)
+    vrm = stats.audit_vrm_frame(rows)
     assert (vrm["n"] <= begin["n"]).all()
 
 
@@ -282,7 +282,7 @@ def test_real_audit_begin_table(real_data_dir: Path) -> None:
     files = {"gold_wow": utils.load("faithdial_audit", "gold_wow")}
     rows = stats.audit_rows(files)
     assert stats.hallucination_share(rows, "gold_wow") == (122, 200, 0.61)
-    assert stats.audit_begin_table(rows).loc["gold_wow", "hallucinated"] == pytest.approx(0.61)
+    assert stats.audit_begin_frame(rows).loc["gold_wow", "hallucinated"] == pytest.approx(0.61)
     # the paper's "more than 60%" holds: 122 of 200 is 61%
     check = stats.audit_reported_vs_reproduced(files, rows)
     assert (check["reproduced"].item(), check["status"].item()) == (pytest.approx(61.0), "held")
@@ -367,7 +367,7 @@ def test_figures_fit_the_page_with_legible_text(name: str) -> None:
     make = {
         "label_distributions": lambda: stats.plot_label_distributions(frame),
         "before_after": lambda: stats.plot_before_after(frame),
-        "audit_begin": lambda: stats.plot_audit_begin(stats.audit_begin_table(rows)),
+        "audit_begin": lambda: stats.plot_audit_begin(stats.audit_begin_frame(rows)),
         "roc": lambda: baselines.plot_roc([critic.evaluate(baselines.audit_examples(rows), "audit")]),
     }
     fig = make[name]()
@@ -377,3 +377,28 @@ def test_figures_fit_the_page_with_legible_text(name: str) -> None:
         assert sizes and min(sizes) >= 9, min(sizes)
     finally:
         plt.close(fig)
+
+
+def test_alt_texts_and_tables_of_the_edits() -> None:
+    frame = stats.utterances([_dialogue()])
+    alt = stats.label_distributions_alt(frame)
+    # one Hallucination and one Entailment of 2 responses; the VRM modes of both
+    assert alt.startswith("Two horizontal bar charts of the training split's labelled responses. BEGIN classes: ")
+    begin, vrm = alt.split(" BEGIN classes: ")[1].split(" VRM modes: ")
+    assert [part.split(" (")[1] for part in begin.split(", ")] == ["50%)", "50%)."]
+    assert [part.split(" ")[0] for part in vrm.split(", ")] == ["Edification", "Question"]
+    assert "(100%)" in vrm and "(50%)" in vrm
+    summary = stats.before_after_summary(frame)
+    assert "(mean 4.0 before, 4.0 after)" in stats.before_after_alt(summary)
+    assert "(mean 0% before, 75% after)" in stats.before_after_alt(summary)
+    table = stats.before_after_table(summary, utils.load("faithdial", "train"))
+    html = table.to_html()
+    assert table.caption.startswith("Computed on the atlas's demo sample (faithdial/train)")
+    assert ">mean knowledge precision (%)<" in html and ">75.0<" in html
+    curves = [baselines.CriticResult("set", 2, 1, 1.0, 1.0, 0.75, np.array([0.0, 1.0]), np.array([0.0, 1.0]))]
+    assert "set, AUC 0.75." in baselines.audit_roc_alt(curves)
+
+
+def test_shares_in_words_count_responses_as_whole_numbers() -> None:
+    table = pd.DataFrame({"responses": [3, 2], "share": [0.6, 0.4]}, index=["Hallucination", "Entailment"])
+    assert stats.shares_text(table) == "Hallucination 3 (60%), Entailment 2 (40%)"

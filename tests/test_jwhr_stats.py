@@ -95,7 +95,7 @@ def test_session_and_sentence_frames(session: utils.Dialogue) -> None:
 def test_id_gaps_span_both_splits(tmp_path: Path) -> None:
     first = _parse(tmp_path, {**TRAIL_SESSION, "id": 1}, {**TRAIL_SESSION, "id": 4})
     second = _parse(tmp_path, {"id": 2, "question": "？", "references": []}, split="not_answered")
-    assert stats.id_gaps(first, second) == [3]
+    assert stats.id_gaps(first, second) == [(3, 3)]
     assert stats.duplicate_ids(first, second + second) == [2]
 
 
@@ -142,10 +142,10 @@ def test_demo_statistics_and_baselines_run() -> None:
         answered = list(utils.load("jwhr", "answered"))
     with pytest.warns(utils.DemoDataWarning):
         not_answered = list(utils.load("jwhr", "not_answered"))
-    table = stats.summary_table({"answered": answered, "not answered": not_answered})
+    table = stats.summary_frame({"answered": answered, "not answered": not_answered})
     assert table.loc["sessions"].tolist() == [3, 3]
     assert table.loc["sessions without references", "not answered"] == 1
-    assert stats.id_gaps(answered, not_answered) == [6]
+    assert stats.id_gaps(answered, not_answered) == [(1, 1_000_000_000), (1_000_000_006, 1_000_000_006)]
     assert math.isnan(table.loc["sentences per answer (mean)", "not answered"])
     scores = baselines.attribution_scores(answered)
     assert scores["sentences"].iloc[0] == 8
@@ -166,10 +166,10 @@ def test_real_statistics(real_data_dir: Path) -> None:
     require_real_file(real_data_dir, "jwhr/not_answered.jsonl")
     answered = list(utils.load("jwhr", "answered"))
     not_answered = list(utils.load("jwhr", "not_answered"))
-    table = stats.summary_table({"answered": answered, "not answered": not_answered})
+    table = stats.summary_frame({"answered": answered, "not answered": not_answered})
     assert table.loc["sessions"].tolist() == [838, 433]
     assert table.loc["links not pointing back (count)"].tolist() == [0, 2]
-    assert stats.id_gaps(answered, not_answered) == [82, 88, 368, 841, 849, 851, 1069, 1161, 1173]
+    assert stats.id_gaps(answered, not_answered) == [(i, i) for i in (82, 88, 368, 841, 849, 851, 1069, 1161, 1173)]
     assert stats.duplicate_ids(answered, not_answered) == []
     scores = baselines.attribution_scores(answered).set_index("method")
     assert scores.loc["char 2-gram overlap", "accuracy"] > scores.loc["random (expected)", "accuracy"]
@@ -220,10 +220,10 @@ def test_reported_vs_reproduced_is_the_one_comparison_schema() -> None:
         stats.reported_vs_reproduced({"not answered": not_answered})
 
 
-def test_summary_view_shows_counts_shares_and_means_for_readers(tmp_path: Path) -> None:
+def test_summary_table_shows_counts_shares_and_means_for_readers(tmp_path: Path) -> None:
     answered = _parse(tmp_path, TRAIL_SESSION)
     not_answered = _parse(tmp_path, NOT_ANSWERED_SESSION, split="not_answered")
-    view = stats.summary_view(stats.summary_table({"answered": answered, "not answered": not_answered}))
+    view = stats.summary_table(stats.summary_frame({"answered": answered, "not answered": not_answered}))
     rows = {row[0]: row[1:] for row in _cells(view)}
     assert rows["Statistic"] == ["Answered", "Not answered"]
     assert rows["sessions"] == ["1", "1"]
@@ -238,20 +238,20 @@ def test_summary_view_shows_counts_shares_and_means_for_readers(tmp_path: Path) 
 
 
 def test_trail_and_sentence_views_by_hand(session: utils.Dialogue) -> None:
-    trail_rows = _cells(stats.trail_view(session))
+    trail_rows = _cells(stats.trail_table(session))
     assert trail_rows[0] == ["Step", "Reached by", "Search keywords", "Page", "Taken from the page",
                              "Characters taken", "Cited by answer sentence"]
     assert trail_rows[1] == ["0", "search", "富士山", "富士山", "quote", "16", "1, 2"]
     assert trail_rows[2] == ["1", "link from step 0", "–", "静岡県", "nothing", "–", "not cited"]
     assert trail_rows[4] == ["3", "search", "富士山、高さ", "–", "not found", "–", "not cited"]
     assert trail_rows[7][1] == "link from step 6"
-    html = stats.trail_view(session).to_html()
+    html = stats.trail_table(session).to_html()
     assert '<span lang="ja">静岡県</span>' in html
-    sentence_rows = _cells(stats.sentences_view(session))
+    sentence_rows = _cells(stats.sentences_table(session))
     assert sentence_rows[0] == ["Sentence", "Cites steps", "Characters", "Text"]
     assert sentence_rows[2] == ["2", "0, 2", "12", "標高は3776 mです。"]
     assert sentence_rows[3] == ["3", "none", "8", "噴火もしました。"]
-    turn_rows = _cells(stats.turns_view(session, width=5))
+    turn_rows = _cells(stats.turns_table(session, width=5))
     assert turn_rows[1] == ["seeker", "question", "0", "富士山の高"[:5] + "…"]
     assert turn_rows[2][:3] == ["wizard", "answer", "7"]
 
@@ -261,25 +261,25 @@ def test_flagged_steps_show_the_whitespace_they_had(tmp_path: Path) -> None:
     flagged = stats.flagged_steps({"not answered": dialogues})
     assert flagged[["session", "step", "page_missing"]].to_numpy().tolist() == [[6, 0, False], [6, 1, True]]
     assert flagged["title_as_written"].iloc[0] == " 山\n" and flagged["title"].iloc[0] == "山"
-    rows = _cells(stats.flagged_view(flagged))
+    rows = _cells(stats.flagged_table(flagged))
     assert rows[0] == [
         "Chunk", "Session", "Step", "Reached by", "Taken from the page", "Title as written", "Title used"
     ]
     assert rows[1] == ["not answered", "6", "0", "search", "nothing", "␣山⏎", "山"]
     assert rows[2] == ["not answered", "6", "1", "link", "no page", "–", "–"]
-    empty = stats.flagged_view(stats.flagged_steps({"answered": _parse(tmp_path, TRAIL_SESSION)}))
+    empty = stats.flagged_table(stats.flagged_steps({"answered": _parse(tmp_path, TRAIL_SESSION)}))
     assert empty.caption == "No flagged step in the files loaded here."
 
 
 def test_baseline_views_by_hand(session: utils.Dialogue) -> None:
     scores = baselines.attribution_scores([session])
-    rows = _cells(baselines.attribution_view(scores, caption="By hand."))
+    rows = _cells(baselines.attribution_table(scores, caption="By hand."))
     assert rows[0] == ["Method", "Sentences scored", "Accuracy (%)", "Precision (%)", "Recall (%)", "F1 (%)"]
     # random: accuracy (1/2 + 2/2) / 2; overlap: recall (1 + 1/2) / 2
     assert rows[1][:3] == ["random step holding text (expected score)", "2", "75.0"]
     assert rows[2][0] == "character 2-gram overlap with the sentence" and rows[2][4] == "75.0"
     frame = pd.DataFrame({"covered_share": [0.5, 0.25, 1.0], "longest_common": [10, 4, 101]})
-    rows = {row[0]: row[1:] for row in _cells(baselines.extractiveness_view(frame))}
+    rows = {row[0]: row[1:] for row in _cells(baselines.extractiveness_table(frame))}
     assert rows["mean"] == ["58.3", "38.3"]
     assert rows["median"] == ["50.0", "10"]
     assert rows["maximum"] == ["100", "101"]
@@ -287,7 +287,7 @@ def test_baseline_views_by_hand(session: utils.Dialogue) -> None:
         {"model": ["majority class"], "folds": [5], "accuracy": [0.659], "balanced_accuracy": [0.5],
          "f1_answered": [0.7951]}
     )
-    rows = _cells(baselines.answerability_view(answerability))
+    rows = _cells(baselines.answerability_table(answerability))
     assert rows[1] == ["majority class (always the more common outcome)", "65.9", "50.0", "79.5"]
 
 
@@ -318,7 +318,7 @@ def test_figures_fit_the_page_with_legible_text() -> None:
 def test_alt_texts_carry_the_numbers_they_depict(tmp_path: Path) -> None:
     answered = _parse(tmp_path, TRAIL_SESSION)
     not_answered = _parse(tmp_path, NOT_ANSWERED_SESSION, split="not_answered")
-    summary = stats.summary_table({"answered": answered, "not answered": not_answered})
+    summary = stats.summary_frame({"answered": answered, "not answered": not_answered})
     alt = stats.trails_alt(summary)
     assert "Answered (1 session): 7.0 steps and 5.0 distinct pages per session" in alt
     assert "57% of steps reached by a link" in alt and "links followed at most 2 deep" in alt
@@ -337,7 +337,7 @@ def test_demo_not_answered_sessions_have_the_real_shape() -> None:
     # from their pages. The demo sample points the same way, so the demo run does not contradict it.
     answered = list(utils.load("jwhr", "answered"))
     not_answered = list(utils.load("jwhr", "not_answered"))
-    table = stats.summary_table({"answered": answered, "not answered": not_answered})
+    table = stats.summary_frame({"answered": answered, "not answered": not_answered})
     for row in ("references per session (mean)", "link steps (share)", "nothing (share of references)"):
         assert table.loc[row, "not answered"] > table.loc[row, "answered"], row
     quotes = table.loc["quote (share of references)"]
@@ -373,9 +373,24 @@ def test_real_chapter_tables(real_data_dir: Path) -> None:
     assert counts["status"].tolist() == ["held", "held"]
     assert utils.tables.checks_line(counts) == "2 checks held on the full official files."
     splits = {"answered": list(answered), "not answered": list(not_answered)}
-    rows = {row[0]: row[1:] for row in _cells(stats.summary_view(stats.summary_table(splits)))}
+    rows = {row[0]: row[1:] for row in _cells(stats.summary_table(stats.summary_frame(splits)))}
     assert rows["sessions"] == ["838", "433"]
     assert rows["links whose referrer is not an earlier step"] == ["0", "2"]
     flagged = stats.flagged_steps(splits)
     assert flagged.loc[flagged["page_missing"], ["session", "step"]].to_numpy().tolist() == [[23, 4]]
     assert int(flagged["title_as_written"].notna().sum()) == 8
+
+
+def test_one_huge_id_is_one_gap_range_and_the_page_lists_a_bounded_number(tmp_path: Path) -> None:
+    import time
+
+    first = _parse(tmp_path, {**TRAIL_SESSION, "id": 1}, {**TRAIL_SESSION, "id": 10**9})
+    started = time.perf_counter()
+    gaps = stats.id_gaps(first)
+    assert time.perf_counter() - started < 1
+    assert gaps == [(2, 10**9 - 1)]
+    assert stats.id_gaps_text(gaps) == "2–999999999"
+    many = [(i, i) for i in range(2, 2000, 2)]
+    text = stats.id_gaps_text(many)
+    assert len(text) < 300 and text.endswith(f"and {len(many) - stats.GAPS_LISTED:,} more ranges (979 ids)")
+    assert stats.id_gaps_text([]) == "none"

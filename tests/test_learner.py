@@ -7,8 +7,11 @@ placeholder itself must fail with NotImplementedError until the student replaces
 
 from __future__ import annotations
 
+import json
+import math
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import nbformat
@@ -167,8 +170,88 @@ def test_chapter_learner_copy_opens_and_runs(chapter, tmp_path):
     if chapter.stem in CHAPTERS_WITH_EXERCISES:
         assert exercises >= 3, f"{chapter.name} needs at least three exercises"
         assert placeholders >= exercises, "every exercise has a placeholder for the student's code"
-    head, _ = _up_to_first_placeholder(copy)
-    _execute(head, out)
+    # Run the whole copy as a student who has not solved anything yet would (each placeholder and the
+    # cells that need its answer fail), then, in the same kernel, the original solutions and checks
+    # with the checkers' expected values recorded: none may show in the copy's outputs.
+    head, first = _up_to_first_placeholder(copy)
+    run = nbformat.from_dict(copy)
+    run.cells.append(nbformat.v4.new_code_cell(_reveal_expected_values(original)))
+    client = NotebookClient(
+        run, timeout=600, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(out)}}
+    )
+    client.execute()
+    errors = [i for i, cell in enumerate(run.cells[: len(head.cells)]) if _error_of(cell)]
+    assert errors == [], f"cells before the first exercise fail: {[_error_of(run.cells[i]) for i in errors]}"
+    if first is not None:
+        assert "NotImplementedError" in _error_of(run.cells[first])
+    revealed = _outputs_text(run.cells[-1])
+    assert _EXPECTED in revealed, revealed
+    expected = json.loads(revealed.split(_EXPECTED, 1)[1].strip().splitlines()[0])
+    if chapter.stem in CHAPTERS_WITH_EXERCISES:
+        assert expected, "the solutions were run against their checks"
+    shown = "\n".join(_outputs_text(cell) for cell in run.cells[:-1])
+    leaks = [text for value in expected for text in _spellings(value) if text in shown]
+    assert leaks == [], f"{chapter.name}: the learner copy shows exercise answers: {leaks}"
+
+
+_EXPECTED = "EXPECTED-VALUES"
+
+
+def _reveal_expected_values(original: nbformat.NotebookNode) -> str:
+    """Code that runs ``original``'s solutions and checks in order, recording each checker's expected
+    value, and prints them as JSON after :data:`_EXPECTED`."""
+    report = learner.LearnerReport(Path("x"), Path("x"))
+    cells, _ = learner._tag_solutions(nbformat.from_dict(original).cells, "x", report)
+    sources = [
+        cell.source
+        for cell in cells
+        if cell.cell_type == "code" and ({learner.SOLUTION_TAG, learner.CHECK_TAG} & set(_tags(cell)))
+    ]
+    return "\n".join(
+        [
+            "import json as _json",
+            "import utils.exercises as _exercises",
+            "_expected = []",
+            "_number, _mapping = _exercises._compare_number, _exercises._compare_mapping",
+            "def _spy_number(answer, expected, *args, **kwargs):",
+            "    _expected.append(expected)",
+            "    return _number(answer, expected, *args, **kwargs)",
+            "def _spy_mapping(answer, expected, *args, **kwargs):",
+            "    _expected.append({str(key): value for key, value in dict(expected).items()})",
+            "    return _mapping(answer, expected, *args, **kwargs)",
+            "_exercises._compare_number, _exercises._compare_mapping = _spy_number, _spy_mapping",
+            f"for _code in {sources!r}:",
+            "    try:",
+            "        exec(_code, globals())",
+            "    except Exception as _error:",
+            "        print('not run:', type(_error).__name__, _error)",
+            f"print({_EXPECTED!r}, _json.dumps(_expected, default=float))",
+        ]
+    )
+
+
+def _error_of(cell: nbformat.NotebookNode) -> str:
+    return next((f"{o.ename}: {o.evalue}" for o in cell.get("outputs", []) if o.output_type == "error"), "")
+
+
+def _outputs_text(cell: nbformat.NotebookNode) -> str:
+    """Everything a cell's outputs hold: streams, every data bundle (glue records too), errors."""
+    parts = []
+    for output in cell.get("outputs", []):
+        parts.append(output.get("text", ""))
+        parts += [value if isinstance(value, str) else json.dumps(value) for value in output.get("data", {}).values()]
+        parts.append(output.get("evalue", ""))
+    return "\n".join(parts)
+
+
+def _spellings(value: object) -> list[str]:
+    """How an expected value would be printed. Whole counts and simple fractions (a half, a third:
+    common on a few demo records) show up in any table, so only other values are searched for."""
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _spellings(item)]
+    if not isinstance(value, float) or math.isclose(value, float(Fraction(value).limit_denominator(12))):
+        return []
+    return [repr(value), f"{value:.4f}", f"{value:.2%}"]
 
 
 def test_loose_solution_is_named_after_its_own_exercise_and_tagged_markdown_goes_too():
@@ -187,3 +270,27 @@ def test_loose_solution_is_named_after_its_own_exercise_and_tagged_markdown_goes
     assert len(placeholders) == 1 and "exercise z-ex-1" in placeholders[0] and "z-ex-2" not in placeholders[0]
     assert not any("one comes first" in c.source for c in copy.cells)
     assert report.removed_cells == 2 and report.exercises == ["z-ex-1", "z-ex-2"]
+
+
+def test_a_cell_computing_an_answer_for_the_teachers_guide_is_removed():
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    for_teachers = code('glue("teach_share", share_of_edits(train), display=False)')
+    for_teachers.metadata["tags"] = ["remove-cell", learner.ANSWER_TAG]
+    kept = code("train = load()")
+    kept.metadata["tags"] = ["remove-cell"]
+    copy, report = learner.learner_notebook(_notebook(md("# T"), kept, for_teachers))
+    sources = [c.source for c in copy.cells]
+    assert "train = load()" in sources and not any("teach_share" in s for s in sources)
+    assert report.removed_cells == 1
+
+
+def test_every_chapter_cell_that_glues_an_answer_for_the_teachers_guide_is_tagged():
+    # book/teaching.md quotes exercise answers glued by hidden cells; each such cell must carry the
+    # answer tag, or the learner copies would compute and hold the answers
+    teaching = (REPO / "book" / "teaching.md").read_text(encoding="utf-8")
+    for chapter in CHAPTERS:
+        for cell in nbformat.read(chapter, as_version=4).cells:
+            if cell.cell_type == "code" and ("teach_" in cell.source or "_ex2_" in cell.source):
+                names = [n for n in teaching.split("::")[1:] if n.split(":")[0] in cell.source]
+                if names:
+                    assert learner.ANSWER_TAG in _tags(cell), f"{chapter.name}: {cell.source[:80]}"

@@ -365,8 +365,8 @@ def test_a_file_of_blank_lines_is_refused_too(data_dir: Path) -> None:
 
 
 def test_a_file_far_smaller_than_the_official_one_is_refused(data_dir: Path) -> None:
-    _place(data_dir, "jwhr/answered.jsonl")  # the 3-session demo file, 4,954 bytes, in the official's place
-    with pytest.raises(DataError, match=r"it has only 4,954 bytes, and the official file has 2,397,505 bytes"):
+    _place(data_dir, "jwhr/answered.jsonl")  # the 3-session demo file, 4,981 bytes, in the official's place
+    with pytest.raises(DataError, match=r"it has only 4,981 bytes, and the official file has 2,397,505 bytes"):
         utils.load("jwhr", "answered")
 
 

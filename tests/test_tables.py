@@ -40,6 +40,11 @@ def test_compare_not_loaded_partial_and_noted_rows() -> None:
     assert math.isnan(table["reproduced"].iloc[0])
     noted = compare("jwhr", {("sessions", "answered"): Reproduced(838, ("official",), note="definition unpublished")})
     assert noted["status"].iloc[0] == "not checked: definition unpublished"
+    # no value, for a reason other than a missing split (BEGIN: official files and demo samples mixed)
+    mixed = Reproduced(None, ("demo sample", "official"), not_computed="2 of the 6 files are demo samples")
+    assert compare("jwhr", {("sessions", "answered"): mixed})["status"].iloc[0] == (
+        "not checked: 2 of the 6 files are demo samples"
+    )
 
 
 def test_compare_refuses_a_computed_value_with_no_reported_number() -> None:
@@ -110,6 +115,22 @@ def test_table_links_only_web_urls_and_escapes_the_text() -> None:
     assert '<a href="https://example.org/a?b=1&amp;c=2"' in html and "&lt;i&gt;A&lt;/i&gt;" in html
     assert "javascript:" not in html and ">B<" in html
     assert "homepage" not in html  # the URL column is shown only when labelled
+
+
+def test_declared_table_takes_headers_and_units_from_the_declaration() -> None:
+    columns = {
+        "turns": tables.Column("Wizard turns", tables.COUNT),
+        "share": tables.Column("Share", tables.PERCENT, 1),
+        "mean": tables.Column("Mean", tables.DECIMAL, 2),
+        "other": tables.Column("Never shown here"),
+    }
+    frame = pd.DataFrame({"turns": [1234.0], "share": [0.125], "mean": [1.0 / 3], "extra": ["x"]}, index=["a"])
+    html = tables.declared_table(frame, columns, index="Row").to_html()
+    assert ">Wizard turns<" in html and ">Share (%)<" in html and ">Mean<" in html
+    assert ">1,234<" in html and ">12.5<" in html and ">0.33<" in html
+    assert "extra" not in html and "Never shown" not in html  # only the declared columns the frame has
+    chosen = tables.declared_table(frame, columns, ["share"]).to_html()
+    assert ">Share (%)<" in chosen and "Wizard turns" not in chosen
 
 
 def test_reproduced_holds_only_values_computed_on_the_official_files() -> None:

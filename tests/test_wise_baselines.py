@@ -250,7 +250,7 @@ def test_tables_on_the_demo_sample() -> None:
     assert list(classification.columns.get_level_values("averaging").unique()) == [bl.AUTHORS, bl.PLAIN_MACRO]
     assert bl.AUTHORS == "as the authors score it (CaSE_WISE Evaluation.py)"
     selection = bl.selection_scores(train, examples)
-    generation = bl.generation_table(examples)
+    generation = bl.generation_frame(examples)
     for table, plain in ((selection, bl.PLAIN_MEAN), (generation, bl.PLAIN_MEAN)):
         assert list(table.columns.get_level_values("averaging").unique()) == [bl.AUTHORS, plain]
     for table in (classification, selection):
@@ -287,7 +287,7 @@ def test_score_tables_for_readers() -> None:
         "not the dataset. T1 and T3."
     assert any("CaSE_WISE Evaluation.py" in note for note in table.notes)
     assert any("scikit-learn" in note for note in table.notes)
-    generation = bl.scores_table(bl.generation_table(examples))
+    generation = bl.scores_table(bl.generation_frame(examples))
     assert "BLEU-1" in generation.to_html() and "ROUGE-L" in generation.to_html()
     assert not any("P precision" in note for note in generation.notes)  # no P or R column there
     counts = bl.example_counts({"train": train, **examples}, data=data)

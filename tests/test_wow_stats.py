@@ -6,6 +6,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from conftest import require_real_file
 
@@ -64,7 +65,7 @@ def test_topic_overlap_demo() -> None:
 
 def test_summary_table_has_every_split() -> None:
     splits = {"train": utils.load("wow", "train"), "kilt_dev": utils.load("wow_kilt", "dev")}
-    table = stats.summary_table(splits)
+    table = stats.summary_frame(splits)
     assert list(table.columns) == ["train", "kilt_dev"]
     assert table.loc["data", "train"] == "demo sample"
     assert table.loc["dialogues", "train"] == 3
@@ -134,10 +135,10 @@ def test_alt_texts_say_what_the_figures_show() -> None:
     seen = {"valid_seen": utils.load("wow", "valid_seen")}
     # demo train candidates, read off the file: 8, 47, 64 (Lighthouse), 39, 62, 59 (Sourdough),
     # 33, 61 (Beekeeping): sorted, the middle two are 47 and 59
-    assert stats.describe_candidates({"train": train}).endswith("median train 53.")
+    assert stats.candidates_alt({"train": train}).endswith("median train 53.")
     # 16 utterances in 3 dialogues
-    assert "utterances per dialogue, mean train 5.3." in stats.describe_lengths({"train": train})
-    topics = stats.describe_topics(train, seen)
+    assert "utterances per dialogue, mean train 5.3." in stats.lengths_alt({"train": train})
+    topics = stats.topics_alt(train, seen)
     assert "the 3 most frequent topics of train" in topics and topics.endswith("valid seen 2 of 2.")
 
 
@@ -291,3 +292,19 @@ def test_wizard_turns_are_worked_out_once_per_split_and_each_caller_gets_its_own
     again = stats.wizard_turns(split)
     assert (again["candidates"] > 0).all()
     assert again.equals(stats._wizard_turns(split))
+
+
+def test_chapter_tables_show_the_demo_sample_as_such() -> None:
+    train = utils.load("wow", "train")
+    held_out = {"valid_seen": utils.load("wow", "valid_seen")}
+    sources = stats.checked_source_table(train)
+    # 8 wizard turns, one of them "no passage used" (see the hand count above), in the order of CHECKED_SOURCES
+    assert list(sources.data["Checked sentence from"])[:4] == list(stats.CHECKED_SOURCES.values())
+    assert sources.data["turns"].sum() == 8
+    assert sources.data.set_index("Checked sentence from").loc["no passage used", "turns"] == 1
+    assert "demo sample" in sources.caption and "8 wizard turns of train" in sources.caption
+    overlap = stats.topic_overlap_table(train, held_out)
+    assert list(overlap.data["Split"]) == ["valid seen"] and "data" not in overlap.data
+    origins = stats.selected_origins_table({"valid_seen": pd.Series({"topic": 0.25, "retrieved:seeker": 0.75})})
+    html = origins.to_html()
+    assert ">Valid seen (%)<" in html and ">75.0<" in html and "chosen topic" in html

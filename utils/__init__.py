@@ -3,11 +3,12 @@
 The public API is small::
 
     import utils
-    wow = utils.load("wow", "valid_seen")   # official file, download, partial copy or demo sample
-    wow.provenance                          # where it came from, how big it is
-    wow[0]                                  # a Dialogue with Turns and Evidence
-    wow.turns()                             # a pandas DataFrame, one row per turn
-    wow.to_hf_dataset()                     # a datasets.Dataset
+    utils.dataset_names()                   # what can be loaded; utils.split_names(name) its splits
+    split = utils.load(name, split_name)    # official file, download, partial copy or demo sample
+    split.provenance                        # where it came from, how big it is
+    split[0]                                # a Dialogue with Turns and Evidence
+    split.turns()                           # a pandas DataFrame, one row per turn
+    split.to_hf_dataset()                   # a datasets.Dataset
 
 Each dataset's own code (parser, renderer, statistics, baselines, reported numbers) lives in its
 folder, ``utils.datasets.<name>``, imported explicitly by the chapter that needs it; the shared

@@ -71,9 +71,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from filelock import FileLock
 
-from .records import Dialogue, Evidence, Turn
+from .records import RECORD_SCHEMA, Dialogue, Evidence, Turn
 
-CACHE_FORMAT_VERSION = 3
+CACHE_FORMAT_VERSION = 3  # 3: a CRC-32 of every table in the manifest
 # A batch is held in memory as parsed objects until it is written. Small batches (tens of MB of
 # objects) let the allocators reuse the memory of the last one: with batches four times larger, the
 # kernel's work of freeing and faulting pages in took about a tenth of a full-size WoW build's CPU.
@@ -85,13 +85,24 @@ _TABLES = ("dialogues", "turns", "evidence", "passages")
 #: The files of a cache entry: the tables, and the turns' ``raw`` texts compressed (:class:`RawTexts`).
 _FILES = (*_TABLES, "raw")
 
+# The cache's tables are the record schema (:data:`utils.records.RECORD_SCHEMA`, what ``atlas export``
+# writes and ``to_hf_dataset("records")`` gives) laid out flat: a record's own fields, taken from it
+# with their types, plus the links and offsets that put dialogues, turns and evidence back together.
+# Two fields are stored as JSON text here, where the record has a structure: a turn's ``labels``
+# (read back as a dict) and its ``raw`` original fields (which the record leaves out).
+_RECORD_TURN = RECORD_SCHEMA.field("turns").type.value_type
+_RECORD_EVIDENCE = _RECORD_TURN.field("evidence").type.value_type
+
+
+def _from_record(struct: pa.StructType | pa.Schema, name: str, rename: str | None = None) -> pa.Field:
+    """The field ``name`` of the record schema, under the cache's column name ``rename``."""
+    found = struct.field(name)
+    return pa.field(rename or name, found.type)
+
+
 DIALOGUE_SCHEMA = pa.schema(
     [
-        ("id", pa.string()),
-        ("dataset", pa.string()),
-        ("split", pa.string()),
-        ("topic", pa.string()),
-        ("meta", pa.string()),
+        *(_from_record(RECORD_SCHEMA, name) for name in ("id", "dataset", "split", "topic", "meta")),
         ("turn_start", pa.int64()),
         ("turn_count", pa.int32()),
     ]
@@ -99,11 +110,9 @@ DIALOGUE_SCHEMA = pa.schema(
 TURN_SCHEMA = pa.schema(
     [
         ("dialogue_index", pa.int32()),
-        ("dialogue_id", pa.string()),
-        ("turn_index", pa.int32()),
-        ("role", pa.string()),
-        ("speaker", pa.string()),
-        ("text", pa.string()),
+        _from_record(RECORD_SCHEMA, "id", "dialogue_id"),
+        _from_record(_RECORD_TURN, "index", "turn_index"),
+        *(_from_record(_RECORD_TURN, name) for name in ("role", "speaker", "text")),
         ("labels", pa.string()),
         ("evidence_start", pa.int64()),
         ("evidence_count", pa.int32()),
@@ -113,14 +122,15 @@ TURN_SCHEMA = pa.schema(
 EVIDENCE_SCHEMA = pa.schema(
     [
         ("dialogue_index", pa.int32()),
-        ("turn_index", pa.int32()),
-        ("id", pa.string()),
+        _from_record(_RECORD_TURN, "index", "turn_index"),
+        _from_record(_RECORD_EVIDENCE, "id"),
         ("passage", pa.int32()),  # the row of the passages table with this evidence's text, title and meta
-        ("origin", pa.dictionary(pa.int32(), pa.string())),
-        ("selected", pa.bool_()),
+        # A handful of channel names: dictionary-encoded, not a string per row.
+        ("origin", pa.dictionary(pa.int32(), _RECORD_EVIDENCE.field("origin").type)),
+        _from_record(_RECORD_EVIDENCE, "selected"),
     ]
 )
-PASSAGE_SCHEMA = pa.schema([("text", pa.string()), ("title", pa.string()), ("meta", pa.string())])
+PASSAGE_SCHEMA = pa.schema([_from_record(_RECORD_EVIDENCE, name) for name in ("text", "title", "meta")])
 #: The turns' ``raw`` (JSON text), one record batch per batch of turns, compressed.
 RAW_SCHEMA = pa.schema([("raw", pa.string())])
 _RAW_OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
@@ -273,7 +283,7 @@ def load_or_build(
 
     When the cache cannot be written, the tables are built in memory instead (``build()`` is called
     again) and a :class:`CacheWarning` names ``cache_root`` and the reason; ``label`` (for example
-    ``"wow_kilt/dev"``) says which split in that warning. Errors raised while reading the source
+    ``"<dataset>/<split>"``) says which split in that warning. Errors raised while reading the source
     (``build()`` and the iterator it returns) are never taken for cache failures: they propagate.
     """
     target = cache_root / key
@@ -441,7 +451,7 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
         if stamped != stamps:
             _write_stamps(directory, stamped)
     except (KeyError, TypeError):
-        return None, "its manifest does not list the sizes of the tables"
+        return None, "its manifest does not list the sizes and checksums of the tables"
     except OSError as exc:
         return None, describe_os_error(exc)
     return CachedTables(*(tables[name] for name in _FILES), directory, rebuilt), None
@@ -454,6 +464,60 @@ _CHECKED: dict[tuple[str, tuple[int | None, ...]], int] = {}
 def _crc32(path: Path) -> int:
     """CRC-32 of a file, read (not mapped: its pages stay out of this process's resident memory)."""
     # A block no larger than the file: zero-filling 16 MB for each small table cost more than its CRC.
+    crc, block = 0, bytearray(max(1, min(1 << 24, path.stat().st_size)))
+    view = memoryview(block)
+    with open(path, "rb", buffering=0) as handle:
+        while size := handle.readinto(block):
+            crc = zlib.crc32(view[:size], crc)
+    return crc
+
+
+def _intact(path: Path, expected: object, stamp: object = None) -> bool:
+    """True when ``path``'s bytes have the manifest's CRC-32.
+
+    Read once per process and file version, and not at all while ``stamp`` (from the entry's
+    :data:`_VERIFIED` file) says the file was checksummed in its present state: inode, size, mtime and
+    ctime unchanged. Writing into a file changes its ctime, which no user tool can set back, so bytes
+    damaged in place are still read and caught.
+    """
+    identity = tuple(file_identity(path.stat()))
+    key = (str(path), identity)
+    if _CHECKED.get(key) == expected:
+        return True
+    recorded = isinstance(stamp, list) and tuple(stamp[:-1]) == identity and stamp[-1] == expected
+    if not recorded and _crc32(path) != expected:
+        return False
+    _CHECKED[key] = expected  # type: ignore[assignment]
+    return True
+
+
+def _read_stamps(directory: Path) -> dict[str, Any]:
+    """The entry's record of checksummed files (empty when missing or unreadable: they are read again)."""
+    try:
+        stamps = json.loads((directory / _VERIFIED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stamps if isinstance(stamps, dict) else {}
+
+
+def _write_stamps(directory: Path, stamps: dict[str, Any]) -> None:
+    """Record which files were checksummed, atomically; a cache we cannot write to is only slower."""
+    staging = directory / f".{_VERIFIED}.{secrets.token_hex(6)}"
+    try:
+        staging.write_text(_dumps(stamps), encoding="utf-8")
+        os.replace(staging, directory / _VERIFIED)
+    except OSError:
+        with contextlib.suppress(OSError):
+            staging.unlink()
+
+
+#: Table files whose checksum this process has already compared: ``(path, identity) -> crc``.
+_CHECKED: dict[tuple[str, tuple[int | None, ...]], int] = {}
+
+
+def _crc32(path: Path) -> int:
+    """CRC-32 of a file, read (not mapped: its pages stay out of this process's resident memory)."""
+    # A block no larger than the file: zero-filling 16 MB for each small table costs more than its CRC.
     crc, block = 0, bytearray(max(1, min(1 << 24, path.stat().st_size)))
     view = memoryview(block)
     with open(path, "rb", buffering=0) as handle:

@@ -1,29 +1,32 @@
-"""Fetch official files: verified, atomic, with a progress bar; never at import time.
+"""Fetch official files: verified, atomic, never at import time, and harmless when they fail.
 
-Three ways in, one rule: nothing reaches its final name in the data directory until it is complete
-and, where a checksum or size is known, verified.
+Three ways in, one rule: nothing reaches the data directory until it is complete and, where a
+checksum or size is known, verified. Everything is downloaded (and extracted) in a staging folder
+outside the data directory, and folders there are created only when a file moves in, so a failed or
+refused download leaves the data directory exactly as it was, timestamps included.
 
-* a direct URL (:func:`fetch` with ``item.url``, Hugging Face files included): :func:`pooch.retrieve`
-  streams it, with a progress bar, into a hidden staging folder beside the target and checks the
-  known sha256; the size is checked too, and only then is the file moved into place with
-  :func:`os.replace`;
-* a member of an archive (``item.archive``): the archive is downloaded once, the same way, into
-  ``<data dir>/_archives/``, its members are checked (no absolute paths, no ``..``, no link leading
-  out, no special files), extracted into a temporary directory with tarfile's ``data`` filter and
-  only then moved into place; files that came from a verified archive are recorded in a small
-  manifest so :func:`local_status` can call them verified;
-* a public Google Drive folder (``item.gdrive_folder``, WISE): gdown into a temporary directory,
-  then the expected files are moved into place; any failure explains how to place the files by
-  hand.
+* a direct URL (``item.url``, Hugging Face files included): :func:`_stream` fetches it with
+  ``requests``, following redirects itself so that the offline rule (only this machine's addresses)
+  is checked at every hop, and refuses an HTML page, a body over :func:`download_ceiling`, a body
+  of another length than announced or recorded, a body whose length nothing can check, a transfer
+  silent for ``$ATLAS_DOWNLOAD_TIMEOUT`` seconds (default 60) or longer than
+  ``$ATLAS_DOWNLOAD_DEADLINE`` in all (default two hours), and a checksum that differs;
+* a member of an archive (``item.archive``): the archive is fetched the same way, its members are
+  checked (no absolute paths, no ``..``, no link leading out, no special files) and extracted with
+  tarfile's ``data`` filter in the staging folder; only then do the archive (kept in
+  ``<data dir>/_archives/`` so that it is fetched once) and its files move in. Files from a verified
+  archive are recorded in a small manifest so :func:`local_status` can call them verified;
+* a public Google Drive folder (``item.gdrive_folder``, WISE): gdown into the staging folder, then
+  the expected files are moved into place; any failure explains how to place the files by hand.
 
-Before any transfer, the folder the file would go to is checked to be writable: a read-only data
-directory (a shared class folder, a read-only mount) still serves the files in it, and a download
-into it fails at once with a message saying where the file would go and why it cannot.
-
-A server that sends nothing for ``$ATLAS_DOWNLOAD_TIMEOUT`` seconds (default 60) is given up on.
-Every failure is a :class:`~utils.errors.DownloadError` (or
-:class:`~utils.errors.DataUnavailableError` when the file cannot be fetched at all) naming the URL
-and the cause. With ``$ATLAS_OFFLINE`` set only loopback URLs are fetched (the tests' own server).
+Before any transfer, the folder the file would go to is checked to be writable (without writing to
+it): a read-only data directory still serves the files in it, and a download into it fails at once
+saying where the file would go and why it cannot. A progress bar is drawn on a terminal only, never
+in a notebook or a log, where it would reach a built page. Every failure is a
+:class:`~utils.errors.DownloadError` (or :class:`~utils.errors.DataUnavailableError` when the file
+cannot be fetched at all) naming the URL and the cause in a few words; the loader tries each source
+once per process (:func:`fetch_once`). With ``$ATLAS_OFFLINE`` set only loopback URLs are fetched
+(the tests' own server).
 
 Hugging Face files are fetched from a pinned commit (``/resolve/<commit>/``, see
 :mod:`utils.sources`) by the same route, not by ``huggingface_hub.hf_hub_download``. That function
@@ -33,7 +36,8 @@ times (11 s for a 1 s timeout, where the tests allow 6), retries a metadata requ
 answer with a 60 s timeout and exponential back-off (minutes), and takes its transfer timeout from
 a process-wide setting rather than from the call. Its ``HF_HUB_OFFLINE`` switch would also refuse
 the tests' loopback server, which ``$ATLAS_OFFLINE`` allows. Its gains (resuming a broken transfer,
-tokens for gated repositories) are not needed for these public files.
+tokens for gated repositories) are not needed for these public files. (pooch, used before, could
+not give a deadline, a size ceiling, a check after each redirect or an HTML refusal.)
 
 Hashing a large file on every load would be slow, so :func:`file_sha256` remembers digests in
 ``<cache dir>/file-hashes.json``, keyed by path, size and modification time.
@@ -42,23 +46,23 @@ Hashing a large file on every load would be slow, so :func:`file_sha256` remembe
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
-import logging
 import os
 import re
 import shutil
+import sys
 import tarfile
 import tempfile
+import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import urljoin, urlparse
 
-import pooch
 from filelock import FileLock
-from tqdm.auto import tqdm
 
 from . import config
 from ._cache import describe_os_error
@@ -68,6 +72,14 @@ from .sources import SourceFile
 #: Seconds without any data after which a download is abandoned (``$ATLAS_DOWNLOAD_TIMEOUT``).
 TIMEOUT_ENV = "ATLAS_DOWNLOAD_TIMEOUT"
 DEFAULT_TIMEOUT = 60.0
+#: Seconds one file may take in all (``$ATLAS_DOWNLOAD_DEADLINE``): a server that trickles a byte
+#: now and then never trips the silence timeout.
+DEADLINE_ENV = "ATLAS_DOWNLOAD_DEADLINE"
+DEFAULT_DEADLINE = 7200.0
+#: The most bytes a file without a recorded size may bring (``$ATLAS_DOWNLOAD_MAX_BYTES``).
+MAX_BYTES_ENV = "ATLAS_DOWNLOAD_MAX_BYTES"
+DEFAULT_MAX_BYTES = 4 << 30
+_MAX_REDIRECTS = 10
 #: Where archives are kept (inside the data directory) so they are downloaded once.
 ARCHIVES_DIR = "_archives"
 _MANIFEST = "manifest.json"
@@ -81,17 +93,47 @@ _BAIDU_NOTE = (
 )
 
 
+def short_reason(exc: BaseException | str) -> str:
+    """The cause of a failed fetch in one short line (its first sentence, without the advice after it)."""
+    text = " ".join(str(exc).split())
+    first = re.split(r"(?<=[.)])\s+(?=[A-Z])", text, maxsplit=1)[0]
+    return first if len(first) <= 240 else first[:237] + "..."
+
+
+#: Downloads that failed in this process, by data directory and source: the loader tries each once
+#: per run (a book build asks for the 1 GB WoW archive once per split).
+_FAILED: dict[tuple[str, str], Exception] = {}
+
+
+def fetch_once(item: SourceFile, data_directory: Path) -> Path:
+    """:func:`fetch`, except that a source whose download already failed in this process is not tried
+    again: the same error is raised at once. For the loader; ``atlas fetch`` always tries."""
+    source = item.url or (item.archive.url if item.archive else None) or f"gdrive:{item.gdrive_folder}"
+    key = (str(data_directory), source)
+    if key in _FAILED:
+        raise _FAILED[key]
+    try:
+        return fetch(item, data_directory)
+    except (DownloadError, DataUnavailableError) as exc:
+        _FAILED[key] = exc
+        raise
+
+
 def download_timeout() -> float:
     """Seconds of silence before a download is abandoned: ``$ATLAS_DOWNLOAD_TIMEOUT`` or 60."""
-    configured = os.environ.get(TIMEOUT_ENV, "").strip()
+    return _positive_seconds(TIMEOUT_ENV, DEFAULT_TIMEOUT)
+
+
+def _positive_seconds(variable: str, default: float) -> float:
+    configured = os.environ.get(variable, "").strip()
     if not configured:
-        return DEFAULT_TIMEOUT
+        return default
     try:
         value = float(configured)
     except ValueError:
-        raise ValueError(f"${TIMEOUT_ENV} must be a number of seconds, not {configured!r}") from None
+        raise ValueError(f"${variable} must be a number of seconds, not {configured!r}") from None
     if value <= 0:
-        raise ValueError(f"${TIMEOUT_ENV} must be positive, not {configured!r}")
+        raise ValueError(f"${variable} must be positive, not {configured!r}")
     return value
 
 
@@ -291,20 +333,23 @@ def _require_writable(item: SourceFile, data_directory: Path) -> None:
     """Refuse, before any transfer, a download whose target folder cannot be written.
 
     A read-only data directory (a shared class folder, a read-only mount) still serves the files in
-    it; only a missing file cannot be added, and the message says where it would go and why not.
+    it; only a missing file cannot be added, and the message says where it would go and why not. The
+    check asks the system and writes nothing: a refused download leaves every timestamp as it was.
     """
     target = data_directory / item.path
     folders = [target.parent]
     if item.archive is not None:
         folders.append(data_directory / ARCHIVES_DIR)
     for folder in folders:
-        # probe the nearest folder that exists: a check that fails (offline, say) creates nothing
         existing = next((parent for parent in (folder, *folder.parents) if parent.is_dir()), folder)
-        try:
-            descriptor, probe = tempfile.mkstemp(dir=existing, prefix=".atlas-write-test-")
-            os.close(descriptor)
-            os.unlink(probe)
-        except OSError as exc:
+        problem: int | None = None
+        with contextlib.suppress(OSError, AttributeError):  # statvfs: not on every platform
+            if os.statvfs(existing).f_flag & os.ST_RDONLY:
+                problem = errno.EROFS
+        if problem is None and not os.access(existing, os.W_OK):
+            problem = errno.EACCES
+        if problem is not None:
+            exc = OSError(problem, os.strerror(problem))
             raise DataUnavailableError(
                 f"cannot download {PurePosixPath(item.path).name}: it would go to {target}, but {folder} cannot "
                 f"be written ({describe_os_error(exc)}). The files already in {data_directory} can still be used. "
@@ -346,94 +391,187 @@ def _fetch_url(item: SourceFile, data_directory: Path, timeout: float) -> Path:
 def _download_verified(
     url: str, target: Path, *, sha256: str | None, size: int | None, timeout: float, git_blob: str | None = None
 ) -> str:
-    """Download ``url`` to ``target`` through a staging folder; return the sha256 of what was kept.
+    """Download ``url`` to ``target``; return the sha256 of what was kept.
 
-    :func:`pooch.retrieve` streams the file into a temporary file inside a hidden staging folder
-    beside ``target`` and checks the known sha256; the size (and the git blob id, when known) is
-    checked here, and only then is the file moved to its final name. Any failure removes the
-    staging folder: a retry starts afresh.
+    The file is streamed into a staging folder outside the data directory (:func:`_staging`), checked
+    (its size, sha256 and git blob id where known), and only then moved to its final name, creating
+    its folder at that moment: a failure leaves the data directory exactly as it was, no folder made,
+    no timestamp touched.
     """
-    _refuse_when_offline(url)
-    created = _missing_folders(target.parent)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part"))
-    kept = False
-    try:
-        # Our own bar, handed to pooch's downloader, so that it is closed even when the download
-        # fails (pooch's own bar would be left open).
-        progress = tqdm(total=0, ncols=79, unit="B", unit_scale=True, leave=True, desc=target.name)
-        downloader = pooch.HTTPDownloader(progressbar=progress, timeout=(timeout, timeout))
-        try:
-            with _quiet_pooch():
-                fetched = Path(
-                    pooch.retrieve(
-                        url,
-                        known_hash=f"sha256:{sha256.lower()}" if sha256 is not None else None,
-                        fname=target.name,
-                        path=staging,
-                        downloader=downloader,
-                    )
-                )
-        except Exception as exc:  # every failure becomes one clear error
-            if _is_checksum_refusal(exc):  # pooch has deleted the download already
-                raise DownloadError(
-                    f"could not verify {url}: its sha256 is not the expected {sha256} ({exc}) The file is "
-                    "corrupt or has changed upstream. Nothing was kept."
-                ) from exc
-            raise DownloadError(f"could not download {url}: {_describe(exc, timeout)}. Nothing was kept.") from exc
-        finally:
-            progress.close()
-        received = fetched.stat().st_size
-        if size is not None and received != size:
-            raise DownloadError(
-                f"could not download {url}: received {received:,} bytes, expected {size:,} "
-                "(the transfer was cut short or the file changed). Nothing was kept."
-            )
+    with _staging() as staging:
+        staged, digest = _stream(
+            url, staging / target.name, sha256=sha256, size=size, timeout=timeout, blob_known=git_blob is not None
+        )
         if git_blob is not None:
-            verify_git_blob(fetched, git_blob, url)
-        digest = sha256.lower() if sha256 is not None else sha256_of(fetched)
-        os.replace(fetched, target)
-        kept = True
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        if not kept:
-            _remove_empty(created)
+            verify_git_blob(staged, git_blob, url)
+        _place(staged, target)
     return digest
 
 
-def _missing_folders(folder: Path) -> list[Path]:
-    """``folder`` and its ancestors that do not exist yet, deepest first."""
-    return [path for path in (folder, *folder.parents) if not path.exists()]
+@contextlib.contextmanager
+def _staging() -> Iterator[Path]:
+    """A private temporary folder for downloads and extraction, removed afterwards: under the cache
+    directory (often on the data directory's file system, so the final move is a rename), else in
+    the system's temporary directory."""
+    try:
+        root = config.cache_dir() / "downloads"
+        root.mkdir(parents=True, exist_ok=True)
+        folder = Path(tempfile.mkdtemp(dir=root, prefix="staging-"))
+    except OSError:
+        folder = Path(tempfile.mkdtemp(prefix="grounded-dialogue-atlas-download-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
-def _remove_empty(folders: list[Path]) -> None:
-    """Remove the folders a failed download created, deepest first, where they are still empty: a
-    failed download leaves the data directory as it found it."""
-    for folder in folders:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
+def _place(source: Path, final: Path) -> None:
+    """Move a complete, checked file to ``final``, atomically: renamed where it is on the same file
+    system, else copied to a hidden name beside ``final`` and renamed."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(source, final)
+        return
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+    descriptor, name = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.", suffix=".part")
+    os.close(descriptor)
+    try:
+        shutil.copyfile(source, name)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(name, 0o666 & ~umask)
+        os.replace(name, final)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
 
 
-def _is_checksum_refusal(exc: BaseException) -> bool:
-    """True for pooch's refusal of a file whose hash differs (a ValueError, unlike a transport error)."""
+def download_deadline() -> float:
+    """Seconds one file may take in all: ``$ATLAS_DOWNLOAD_DEADLINE`` or two hours."""
+    return _positive_seconds(DEADLINE_ENV, DEFAULT_DEADLINE)
+
+
+def download_ceiling(size: int | None) -> int:
+    """The most bytes a download may bring: the file's recorded size where it is known, else
+    ``$ATLAS_DOWNLOAD_MAX_BYTES`` (default 4 GiB, above every official file)."""
+    if size is not None:
+        return size
+    configured = os.environ.get(MAX_BYTES_ENV, "").strip()
+    if not configured:
+        return DEFAULT_MAX_BYTES
+    if not configured.isdigit() or int(configured) <= 0:
+        raise ValueError(f"${MAX_BYTES_ENV} must be a positive number of bytes, not {configured!r}")
+    return int(configured)
+
+
+def _progress(total: int | None, label: str) -> Any:
+    """A progress bar on a terminal only: never in a notebook or a log, where it would end up on a
+    built page as a stray ``0.00B [00:00, ?B/s]``."""
+    from tqdm import tqdm  # the plain bar: tqdm.auto would pick a notebook widget
+
+    interactive = sys.stderr.isatty() and "ipykernel" not in sys.modules
+    return tqdm(total=total, unit="B", unit_scale=True, ncols=79, leave=False, desc=label, disable=not interactive)
+
+
+#: What a data file never starts with: an HTML page (a login, consent or error page sent with 200).
+_HTML_START = re.compile(rb"^\s*(<!doctype html|<html|<head|<body)", re.IGNORECASE)
+
+
+def _stream(
+    url: str, destination: Path, *, sha256: str | None, size: int | None, timeout: float, blob_known: bool = False
+) -> tuple[Path, str]:
+    """Stream ``url`` into ``destination`` (a staging file) and check it; return it with its sha256.
+
+    Refused, with a :class:`DownloadError` saying why: an HTTP error; a redirect to a host the offline
+    rule forbids (checked at every hop, before connecting); an HTML page; a body over
+    :func:`download_ceiling` or of another length than announced or recorded; one whose length
+    nothing can check (no Content-Length, no chunked framing, no recorded size or checksum); a
+    transfer silent for ``timeout`` seconds or longer than :func:`download_deadline` in all; a
+    checksum that differs.
+    """
     import requests
 
-    return isinstance(exc, ValueError) and not isinstance(exc, requests.RequestException) and "hash" in str(exc)
+    deadline = download_deadline()
+    ceiling = download_ceiling(size)
+    started = time.monotonic()
+    digest = hashlib.sha256()
+    received = 0
 
+    def refuse(why: str) -> DownloadError:
+        return DownloadError(f"could not download {url}: {why}. Nothing was kept.")
 
-@contextlib.contextmanager
-def _quiet_pooch() -> Iterator[None]:
-    """Silence pooch's informational messages: they name the staging folder, not the file's home,
-    and the progress bar already says what is being downloaded. Warnings still show."""
-    logger = pooch.get_logger()
-    level = logger.level
-    logger.setLevel(logging.WARNING)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
+    with requests.Session() as session:
+        session.headers.update({"Accept-Encoding": "identity", "User-Agent": "grounded-dialogue-atlas"})
+        current = url
+        try:
+            for _ in range(_MAX_REDIRECTS + 1):
+                _refuse_when_offline(current)
+                if urlparse(current).scheme not in ("http", "https"):
+                    raise refuse(f"it leads to {current}, which is not an http(s) address")
+                response = session.get(current, stream=True, timeout=(timeout, timeout), allow_redirects=False)
+                if not response.is_redirect:
+                    break
+                current = urljoin(current, response.headers.get("Location", ""))
+                response.close()
+            else:
+                raise refuse(f"more than {_MAX_REDIRECTS} redirects")
+            with response:
+                response.raise_for_status()
+                headers = response.headers
+                if "html" in headers.get("Content-Type", "").lower():
+                    raise refuse(
+                        f"the server sent a web page ({headers['Content-Type']}), not the data file "
+                        "(a login, consent or error page?)"
+                    )
+                announced = int(headers["Content-Length"]) if headers.get("Content-Length", "").isdigit() else None
+                chunked = "chunked" in headers.get("Transfer-Encoding", "").lower()
+                if announced is None and not chunked and sha256 is None and size is None and not blob_known:
+                    raise refuse(
+                        "the server gave no length for the file and no size or checksum of it is recorded, so "
+                        "a transfer cut short could not be told from the whole file"
+                    )
+                if announced is not None and (announced > ceiling or (size is not None and announced != size)):
+                    expected = f"expected {size:,}" if size is not None else f"the limit is {ceiling:,}"
+                    raise refuse(f"the server announces {announced:,} bytes, {expected}")
+                progress = _progress(announced or size, destination.name)
+                try:
+                    with open(destination, "wb") as handle:
+                        while block := response.raw.read1(1 << 16):
+                            if received == 0 and _HTML_START.match(block):
+                                raise refuse("the server sent a web page, not the data file")
+                            received += len(block)
+                            if received > ceiling:
+                                raise refuse(f"the server sent more than {ceiling:,} bytes")
+                            if time.monotonic() - started > deadline:
+                                raise refuse(
+                                    f"it took longer than {deadline:g} s in all; set ${DEADLINE_ENV} to allow more"
+                                )
+                            digest.update(block)
+                            handle.write(block)
+                            progress.update(len(block))
+                finally:
+                    progress.close()
+        except DownloadError:
+            raise
+        except DataUnavailableError as exc:
+            if current == url:  # the address itself is refused offline: as before any transfer
+                raise
+            raise refuse(f"it redirects to {current}, which is not this machine, and downloads are off") from exc
+        except Exception as exc:  # every transport failure becomes one clear error
+            raise refuse(_describe(exc, timeout)) from exc
+    expected_size = size if size is not None else announced
+    if expected_size is not None and received != expected_size:
+        raise refuse(
+            f"received {received:,} bytes, expected {expected_size:,} (the transfer was cut short or the file changed)"
+        )
+    if sha256 is not None and digest.hexdigest() != sha256.lower():
+        raise DownloadError(
+            f"could not verify {url}: its sha256 is {digest.hexdigest()}, not the expected {sha256.lower()}. "
+            "The file is corrupt or has changed upstream. Nothing was kept."
+        )
+    return destination, digest.hexdigest()
 
 
 def _describe(exc: BaseException, timeout: float) -> str:
@@ -450,10 +588,20 @@ def _describe(exc: BaseException, timeout: float) -> str:
     text = " ".join(f"{type(item).__name__}: {item}" for item in chain)
     if isinstance(exc, requests.Timeout) or re.search(r"timed? ?out|Timeout", text):
         return f"no data arrived for {timeout:g} s (the server stalled); set ${TIMEOUT_ENV} to wait longer"
+    # urllib3's own messages run to hundreds of characters (pool, retries, the whole URL again): the
+    # reason is said in a few words instead
+    if re.search(r"NameResolution|Name or service not known|name resolution|getaddrinfo|nodename nor", text):
+        return "the server's name could not be resolved (no network, or no DNS)"
+    if re.search(r"Connection refused|ConnectionRefused", text):
+        return "the server refused the connection"
+    if re.search(r"Network is unreachable|No route to host", text):
+        return "the network is unreachable"
+    if re.search(r"CERTIFICATE|SSLError|certificate", text):
+        return "the server's TLS certificate could not be checked"
     if re.search(r"IncompleteRead|ChunkedEncoding|ProtocolError|Connection broken|RemoteDisconnected", text):
-        return f"the connection was closed before the whole file arrived ({_first_line(exc)})"
+        return "the connection was closed before the whole file arrived"
     if isinstance(exc, requests.ConnectionError):
-        return f"could not connect ({_first_line(exc)})"
+        return "could not connect to the server"
     return f"{type(exc).__name__}: {_first_line(exc)}"
 
 
@@ -467,26 +615,36 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _fetch_archive_member(item: SourceFile, data_directory: Path, timeout: float) -> Path:
+    """Fetch the archive that holds ``item`` (once), extract it, and place its files.
+
+    The archive is downloaded and checked, and its members extracted, in a staging folder outside
+    the data directory; the archive (kept in ``_archives/`` so that it is fetched once) and the
+    files move in only when all of that succeeded.
+    """
     archive = item.archive
     assert archive is not None
     archive_path = data_directory / ARCHIVES_DIR / PurePosixPath(archive.filename).name
     target = data_directory / item.path
-    with _locked(archive_path):
+    with _locked(archive_path), _staging() as staging:
         if target.is_file():  # extracted by another process while we waited
             return target
-        if archive_path.is_file() and not _archive_intact(archive_path, archive.sha256, archive.size, data_directory):
-            archive_path.unlink()
-        if not archive_path.is_file():
-            digest = _download_verified(
-                archive.url, archive_path, sha256=archive.sha256, size=archive.size, timeout=timeout
+        kept = archive_path.is_file() and _archive_intact(archive_path, archive.sha256, archive.size, data_directory)
+        if kept:
+            source = archive_path
+        else:
+            source, digest = _stream(
+                archive.url, staging / archive_path.name, sha256=archive.sha256, size=archive.size, timeout=timeout
             )
-            _remember_hash(archive_path, digest, data_directory)
         try:
-            records = _extract(archive_path, archive.url, target.parent, data_directory)
+            extracted = _extract(source, archive.url, staging / "extracted")
         except BaseException:
-            # A damaged or hostile archive must not be reused by the next attempt.
-            archive_path.unlink(missing_ok=True)
+            if kept:  # a damaged or hostile archive must not be reused by the next attempt
+                archive_path.unlink(missing_ok=True)
             raise
+        if not kept:
+            _place(source, archive_path)
+            _remember_hash(archive_path, digest, data_directory)
+        records = _place_extracted(extracted, target.parent, data_directory)
         verified = archive.sha256 is not None
         _record_fetched(
             data_directory,
@@ -553,61 +711,57 @@ def _refuse(source: str, member: tarfile.TarInfo, why: str) -> None:
     raise DownloadError(f"refusing the archive {source}: its member {member.name!r} {why}. Nothing was extracted.")
 
 
-def _extract(archive_path: Path, source: str, destination: Path, data_directory: Path) -> dict[str, dict[str, Any]]:
-    """Extract the regular files of a checked archive into ``destination``; return manifest records.
-
-    Everything is extracted into a temporary directory beside ``destination`` first, so a damaged
-    archive leaves nothing behind; files already present (a user's copies) are never overwritten.
-    """
-    destination.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".extract-", dir=destination))
-    records: dict[str, dict[str, Any]] = {}
+def _extract(archive_path: Path, source: str, staging: Path) -> list[tuple[Path, Path]]:
+    """Extract the regular files of a checked archive into ``staging``; return ``(file, relative
+    path)`` pairs, a single wrapping folder stripped. Raises :class:`DownloadError` for a hostile,
+    damaged or truncated archive."""
+    staging.mkdir(parents=True, exist_ok=True)
     try:
-        try:
-            with tarfile.open(archive_path, "r:*") as tar:
-                members = tar.getmembers()
-                check_members(members, source)
-                needed = sum(m.size for m in members if m.isfile())
-                free = shutil.disk_usage(destination).free
-                if needed > free:
-                    raise DownloadError(
-                        f"the archive {source} needs {needed:,} bytes but only {free:,} are free in {destination}"
-                    )
-                if hasattr(tarfile, "data_filter"):
-                    tar.extractall(staging, members=members, filter="data")
-                else:  # pragma: no cover - Pythons before 3.11.4; check_members has vetted every member
-                    tar.extractall(staging, members=members)
-        except _FILTER_ERRORS as exc:
-            raise DownloadError(
-                f"refusing the archive {source}: tarfile's data filter rejected a member ({exc}). "
-                "Nothing was extracted."
-            ) from exc
-        except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
-            if isinstance(exc, DownloadError):
-                raise
-            raise DownloadError(
-                f"the archive {source} is damaged or truncated ({type(exc).__name__}: {_first_line(exc)}); "
-                "it was deleted and nothing was extracted"
-            ) from exc
-        files = [p for p in staging.rglob("*") if p.is_file() and not p.is_symlink()]
-        relative = [p.relative_to(staging) for p in files]
-        tops = {r.parts[0] for r in relative}
-        strip = len(tops) == 1 and all(len(r.parts) > 1 for r in relative)  # one wrapping folder
-        root = staging.resolve()
-        for source_file, rel in zip(files, relative, strict=True):
-            if root not in source_file.resolve().parents:  # belt and braces after the checks above
-                continue
-            final = destination / (Path(*rel.parts[1:]) if strip else rel)
-            if final.exists():
-                continue
-            final.parent.mkdir(parents=True, exist_ok=True)
-            digest = sha256_of(source_file)
-            os.replace(source_file, final)
-            _remember_hash(final, digest, data_directory)
-            key = final.relative_to(data_directory).as_posix() if _inside(final, data_directory) else str(final)
-            records[key] = {"sha256": digest, "size": final.stat().st_size}
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        with tarfile.open(archive_path, "r:*") as tar:
+            members = tar.getmembers()
+            check_members(members, source)
+            needed = sum(m.size for m in members if m.isfile())
+            free = shutil.disk_usage(staging).free
+            if needed > free:
+                raise DownloadError(f"the archive {source} needs {needed:,} bytes but only {free:,} are free")
+            if hasattr(tarfile, "data_filter"):
+                tar.extractall(staging, members=members, filter="data")
+            else:  # pragma: no cover - Pythons before 3.11.4; check_members has vetted every member
+                tar.extractall(staging, members=members)
+    except _FILTER_ERRORS as exc:
+        raise DownloadError(
+            f"refusing the archive {source}: tarfile's data filter rejected a member ({exc}). Nothing was extracted."
+        ) from exc
+    except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+        if isinstance(exc, DownloadError):
+            raise
+        raise DownloadError(
+            f"the archive {source} is damaged or truncated ({type(exc).__name__}: {_first_line(exc)}); "
+            "nothing was kept or extracted"
+        ) from exc
+    root = staging.resolve()
+    files = [p for p in staging.rglob("*") if p.is_file() and not p.is_symlink() and root in p.resolve().parents]
+    relative = [p.relative_to(staging) for p in files]
+    tops = {r.parts[0] for r in relative}
+    strip = len(tops) == 1 and all(len(r.parts) > 1 for r in relative)  # one wrapping folder
+    return [(file, Path(*rel.parts[1:]) if strip else rel) for file, rel in zip(files, relative, strict=True)]
+
+
+def _place_extracted(
+    extracted: list[tuple[Path, Path]], destination: Path, data_directory: Path
+) -> dict[str, dict[str, Any]]:
+    """Move extracted files into ``destination``; files already there (a user's copies) are kept.
+    Returns the manifest records of the files placed."""
+    records: dict[str, dict[str, Any]] = {}
+    for source_file, rel in extracted:
+        final = destination / rel
+        if final.exists():
+            continue
+        digest = sha256_of(source_file)
+        _place(source_file, final)
+        _remember_hash(final, digest, data_directory)
+        key = final.relative_to(data_directory).as_posix() if _inside(final, data_directory) else str(final)
+        records[key] = {"sha256": digest, "size": final.stat().st_size}
     return records
 
 
@@ -650,43 +804,29 @@ def _fetch_gdrive(item: SourceFile, data_directory: Path, timeout: float) -> Pat
     if config.offline():
         raise DataUnavailableError(_gdrive_help(item, data_directory, f"downloads are off, ${config.OFFLINE_ENV}"))
     wanted = _gdrive_names(folder) | {target.name}
-    with _locked(target):
+    with _locked(target), _staging() as staging:
         if target.is_file():
             return target
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".gdrive-", dir=target.parent))
-        records: dict[str, dict[str, Any]] = {}
         try:
-            try:
-                import gdown
+            import gdown
 
-                result = gdown.download_folder(id=folder, output=str(staging), quiet=False, timeout=timeout)
-            except Exception as exc:  # gdown raises many kinds; all mean "do it by hand"
-                raise DataUnavailableError(
-                    _gdrive_help(item, data_directory, f"{type(exc).__name__}: {_first_line(exc)}")
-                ) from exc
-            if not result:
-                raise DataUnavailableError(_gdrive_help(item, data_directory, "gdown returned no files"))
-            for path in staging.rglob("*"):
-                if path.name not in wanted or not path.is_file() or path.is_symlink():
-                    continue
-                final = target.parent / path.name
-                if final.exists():
-                    continue
-                digest = sha256_of(path)
-                os.replace(path, final)
-                _remember_hash(final, digest, data_directory)
-                key = final.relative_to(data_directory).as_posix()
-                records[key] = {
-                    "sha256": digest,
-                    "size": final.stat().st_size,
-                    "source": f"gdrive:{folder}",
-                    "verified": False,
-                }
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            # quiet: gdown's bars and messages would reach a built page; failures are said below
+            result = gdown.download_folder(id=folder, output=str(staging), quiet=True, timeout=timeout)
+        except Exception as exc:  # gdown raises many kinds; all mean "do it by hand"
+            raise DataUnavailableError(_gdrive_help(item, data_directory, _describe(exc, timeout))) from exc
+        if not result:
+            raise DataUnavailableError(_gdrive_help(item, data_directory, "gdown returned no files"))
+        files = [
+            (path, Path(path.name))
+            for path in staging.rglob("*")
+            if path.name in wanted and path.is_file() and not path.is_symlink()
+        ]
+        records = _place_extracted(files, target.parent, data_directory)
         if records:
-            _record_fetched(data_directory, records)
+            _record_fetched(
+                data_directory,
+                {key: {**record, "source": f"gdrive:{folder}", "verified": False} for key, record in records.items()},
+            )
     if not target.is_file():
         raise DataUnavailableError(_gdrive_help(item, data_directory, f"the folder holds no file named {target.name}"))
     return target

@@ -3,11 +3,11 @@
 ::
 
     atlas status                                  # what each split would be built on now
-    atlas fetch jwhr answered                     # download and verify official files (or: --all)
-    atlas show jwhr answered 0                    # a dialogue with its evidence and labels
-    atlas show wow valid_seen --search marathon   # or: --random 3
-    atlas stats jwhr answered                     # utterances, tokens, unique tokens, labels
-    atlas export jwhr answered --to parquet       # the common records, one documented schema
+    atlas fetch DATASET [SPLIT ...]               # download and verify official files (or: --all)
+    atlas show DATASET SPLIT 0                    # a dialogue with its evidence and labels
+    atlas show DATASET SPLIT --search WORDS       # or: --random 3
+    atlas stats DATASET SPLIT                     # utterances, tokens, unique tokens, labels
+    atlas export DATASET SPLIT --to parquet       # the common records, one documented schema
 
 Every command has ``--help``. Exit status: 0 success; 1 a failure while running (a download that
 failed, a file that is missing offline, an output path that cannot be written, a malformed data
@@ -75,8 +75,10 @@ import json
 import os
 import random
 import re
+import stat
 import sys
 import tempfile
+import textwrap
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -85,6 +87,7 @@ from typing import Any
 import pyarrow as pa
 
 from . import __version__, _download, config
+from ._cache import describe_os_error
 from .errors import AtlasError, DataUnavailableError, DownloadError, UnknownNameError
 from .loading import DEMO, PARTIAL, SYNTHETIC, DemoDataWarning, LoadedSplit, data_status, load
 from .records import RECORD_SCHEMA, ROLES, Dialogue, Turn
@@ -118,7 +121,7 @@ class UsageError(AtlasError):
 # -- output helpers -----------------------------------------------------------------------------------
 
 
-def _console() -> Any:
+def _console(*, stderr: bool = False) -> Any:
     from rich.console import Console
 
     class _Console(Console):
@@ -129,7 +132,7 @@ def _console() -> Any:
 
     # highlight=False: rich would otherwise colour numbers and quotes inside dataset text; emoji=False:
     # ":smile:" in a dialogue stays as typed.
-    return _Console(highlight=False, emoji=False)
+    return _Console(highlight=False, emoji=False, stderr=stderr)
 
 
 def clean(text: object) -> str:
@@ -150,9 +153,13 @@ def _load(dataset: str, split: str) -> LoadedSplit:
         warnings.simplefilter("always")
         loaded = load(dataset, split)
     # The provenance line says what was loaded; why it is the demo sample goes to stderr, once.
+    # Every other warning (a cache that could not be used or written, a copy that differs from the
+    # official file) is said too, one line each: recorded but unsaid, it would be lost.
     for warning in caught:
         if issubclass(warning.category, DemoDataWarning):
             print(f"{PROG}: {clean(warning.message)} `{PROG} status` lists what is in place.", file=sys.stderr)
+        else:
+            print(f"{PROG}: warning: {clean(warning.message)}", file=sys.stderr)
     return loaded
 
 
@@ -173,26 +180,23 @@ def _provenance_line(split: LoadedSplit) -> Any:
 def cmd_status(args: argparse.Namespace) -> int:
     frame = data_status()
     data_directory = config.data_dir()
+    problem = config.data_dir_problem(data_directory)
     if args.json:
-        print(json.dumps({"data_dir": str(data_directory), "splits": frame.to_dict("records")}, ensure_ascii=False))
+        report = {"data_dir": str(data_directory), "splits": frame.to_dict("records")}
+        print(json.dumps({**report, "problem": problem} if problem else report, ensure_ascii=False))
         return 0
-    from rich import box
-    from rich.table import Table
-
     console = _console()
     downloads = f"off (${config.OFFLINE_ENV} is set)" if config.offline() else "allowed"
     console.print(_text(f"data directory: {data_directory}   downloads: {downloads}"))
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in ("dataset", "split", "status"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("file in the data directory", overflow="fold")
+    if problem:
+        console.print(_text(f"{problem[0].upper()}{problem[1:]}.", "bold red"))
+    rows = []
     for row in frame.itertuples(index=False):
         path = Path(row.path)
         with contextlib.suppress(ValueError):
             path = path.relative_to(data_directory)
-        style = {"official file present": "green", PARTIAL: "yellow", DEMO: "red", "missing": "red"}.get(row.status, "")
-        table.add_row(_text(row.dataset), _text(row.split), _text(row.status, style), _text(path.as_posix()))
-    console.print(table)
+        rows.append((clean(row.dataset), clean(row.split), clean(row.status), clean(path.as_posix())))
+    _status_rows(console, rows)
     if config.offline():
         getting = (
             f"Downloads are off: unset ${config.OFFLINE_ENV} for `atlas fetch DATASET`, or put the files "
@@ -207,6 +211,30 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
     )
     return 0
+
+
+def _status_rows(console: Any, rows: list[tuple[str, str, str, str]]) -> None:
+    """One table row per split where the widest row fits the terminal; else each file name on a line
+    of its own, so that no file name is ever broken in two."""
+    from rich import box
+    from rich.table import Table
+
+    styles = {"official file present": "green", PARTIAL: "yellow", DEMO: "red", "missing": "red"}
+    headers = ("dataset", "split", "status", "file in the data directory")
+    widths = [max(len(header), *(len(row[column]) for row in rows)) for column, header in enumerate(headers)]
+    if sum(widths) + 2 * (len(widths) - 1) <= console.width:
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        for header in headers:
+            table.add_column(header, no_wrap=True)
+        for dataset, split, status, path in rows:
+            table.add_row(_text(dataset), _text(split), _text(status, styles.get(status, "")), _text(path))
+        console.print(table)
+        return
+    for dataset, split, status, path in rows:
+        line = _text(f"{dataset}/{split}: ")
+        line.append(status, style=styles.get(status, ""))
+        console.print(line)
+        console.print(_text(f"    {path}"), soft_wrap=True)
 
 
 # -- fetch ----------------------------------------------------------------------------------------------
@@ -259,6 +287,28 @@ def how_to_get(item: SourceFile, data_directory: Path) -> str:
     return f"place the file at {target} by hand."
 
 
+def _by_hand(items: list[SourceFile], data_directory: Path) -> list[str]:
+    """How to place the files of a failed ``atlas fetch`` by hand: one instruction per source (a
+    Drive folder or an archive holds several files), in the order the files were listed."""
+    groups: dict[str, list[SourceFile]] = {}
+    for item in items:
+        key = item.url or (item.archive.url if item.archive else None) or f"gdrive:{item.gdrive_folder}"
+        groups.setdefault(key, []).append(item)
+    lines = []
+    for group in groups.values():
+        first = group[0]
+        if first.gdrive_folder and len(group) > 1:
+            folder = (data_directory / first.path).parent
+            names = ", ".join(Path(item.path).name for item in group)
+            lines.append(
+                f"open https://drive.google.com/drive/folders/{first.gdrive_folder} in a browser, download "
+                f"{names} and place them in {folder}. {_download._BAIDU_NOTE}"
+            )
+        else:
+            lines.append(how_to_get(first, data_directory))
+    return lines
+
+
 def cmd_fetch(args: argparse.Namespace) -> int:
     targets = _fetch_targets(args)
     data_directory = config.data_dir()
@@ -267,18 +317,12 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     def say(line: str, style: str = "") -> None:
         console.print(_text(line, style), soft_wrap=True)  # never break a URL or a path in two
 
-    explained: set[str] = set()
-
-    def by_hand(item: SourceFile) -> None:
-        if item.archive is not None and item.archive.url in explained:
-            say(f"          By hand: it is in the archive {item.archive.filename} (see above).")
-            return
-        if item.archive is not None:
-            explained.add(item.archive.url)
-        say(f"          By hand: {how_to_get(item, data_directory)}")
-
     say(f"data directory: {data_directory}")
-    problems = 0
+    problem = config.data_dir_problem(data_directory)
+    if problem:
+        say(f"{problem[0].upper()}{problem[1:]}: create it first, or point ${config.DATA_DIR_ENV} at it.", "red")
+        return 1
+    failed: list[SourceFile] = []
     for label, item in targets:
         target = data_directory / item.path
         if target.is_file():
@@ -292,17 +336,20 @@ def cmd_fetch(args: argparse.Namespace) -> int:
             # Offline, the download layer refuses every host but this machine's (the tests' servers).
             path = _download.fetch(item, data_directory)
         except (DownloadError, DataUnavailableError) as exc:
-            problems += 1
+            failed.append(item)
             if config.offline() and isinstance(exc, DataUnavailableError):
                 say(f"missing   {label}: {item.path}; downloads are off (${config.OFFLINE_ENV} is set).", "red")
             else:
-                say(f"failed    {label}: {exc}", "red")
-            by_hand(item)
+                say(f"failed    {label}: {_download.short_reason(exc)}", "red")
             continue
         say(f"fetched   {label}: {item.path} ({_download.local_status(item, path, data_directory)})", "green")
-    done = len(targets) - problems
-    say(f"{done} of {len(targets)} files in place" + (f"; {problems} missing" if problems else ""))
-    return 1 if problems else 0
+    if failed:
+        say("By hand:")
+        for line in _by_hand(failed, data_directory):
+            say(f"  - {line}")
+    done = len(targets) - len(failed)
+    say(f"{done} of {len(targets)} files in place" + (f"; {len(failed)} missing" if failed else ""))
+    return 1 if failed else 0
 
 
 # -- show -----------------------------------------------------------------------------------------------
@@ -505,44 +552,92 @@ def _batches(records: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict
         yield batch
 
 
+#: ``--out -``: the export goes to standard output, and what the command says goes to standard error.
+STDOUT = "-"
+
+
+def _written_in_place(out: Path) -> bool:
+    """True when ``out`` is written directly, not replaced: standard output (``-``), or something that
+    exists and is not a regular file (a device such as ``/dev/null``, a FIFO, a terminal)."""
+    if str(out) == STDOUT:
+        return True
+    try:
+        return not stat.S_ISREG(out.stat().st_mode)  # follows links: /dev/stdout is its target
+    except OSError:
+        return False
+
+
+def _replaced_file(out: Path) -> Path:
+    """The regular file an atomic write of ``out`` replaces: a link's target, so the link stays."""
+    return Path(os.path.realpath(out)) if out.is_symlink() else out
+
+
 def check_output_path(out: Path) -> None:
     """Raise :class:`OSError` with a clear message when ``out`` cannot be written as a file."""
+    if _written_in_place(out):
+        if str(out) != STDOUT and out.is_dir():
+            raise OSError(f"cannot write {out}: it is a directory (give a file name with --out)")
+        return
+    out = _replaced_file(out)
     if out.is_dir():
         raise OSError(f"cannot write {out}: it is a directory (give a file name with --out)")
     if out.parent.exists() and not out.parent.is_dir():
         raise OSError(f"cannot write {out}: {out.parent} is not a directory")
     if not out.parent.is_dir():
         raise OSError(f"cannot write {out}: the directory {out.parent} does not exist")
+    read_only = False
+    with contextlib.suppress(OSError, AttributeError):  # statvfs: not on every platform
+        read_only = bool(os.statvfs(out.parent).f_flag & os.ST_RDONLY)
+    if read_only:
+        raise OSError(f"cannot write {out}: {out.parent} is on a read-only file system")
     if not os.access(out.parent, os.W_OK):
         raise OSError(f"cannot write {out}: no permission to write in {out.parent}")
 
 
+def _write_records(split: LoadedSplit, handle: Any, fmt: str) -> int:
+    """Write the split to an open binary ``handle``; return the number of records."""
+    count = 0
+    if fmt == "jsonl":
+        for record in export_records(split):
+            handle.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+            count += 1
+        return count
+    import pyarrow.parquet as pq
+
+    with pq.ParquetWriter(pa.PythonFile(handle, mode="w"), RECORD_SCHEMA, compression="zstd") as writer:
+        for batch in _batches(export_records(split, parquet=True), _EXPORT_BATCH):
+            writer.write_table(pa.Table.from_pylist(batch, schema=RECORD_SCHEMA))
+            count += len(batch)
+        if not count:  # an empty split still gives a readable file with the schema
+            writer.write_table(RECORD_SCHEMA.empty_table())
+    return count
+
+
 def write_export(split: LoadedSplit, out: Path, fmt: str) -> int:
-    """Write the split to ``out`` as ``jsonl`` or ``parquet`` through a temporary file; return the records."""
+    """Write the split to ``out`` as ``jsonl`` or ``parquet``; return the number of records.
+
+    A regular file (or a new one) is written through a temporary file and replaced at once, so a
+    failure leaves the old file whole; a link is followed and its target replaced. Standard output
+    (``-``), devices and FIFOs are written to directly: replacing ``/dev/null`` would turn the device
+    into a file.
+    """
     out = Path(out)
     check_output_path(out)
+    if str(out) == STDOUT:
+        sys.stdout.flush()
+        return _write_records(split, sys.stdout.buffer, fmt)
+    if _written_in_place(out):
+        with open(out, "wb") as handle:
+            return _write_records(split, handle, fmt)
+    out = _replaced_file(out)
     try:
         descriptor, name = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".part")
     except OSError as exc:
-        raise OSError(f"cannot write {out}: {exc.strerror or exc}") from exc
+        raise OSError(f"cannot write {out}: {describe_os_error(exc)}") from exc
     temporary = Path(name)
-    count = 0
     try:
-        if fmt == "jsonl":
-            with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-                for record in export_records(split):
-                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-                    count += 1
-        else:
-            import pyarrow.parquet as pq
-
-            os.close(descriptor)
-            with pq.ParquetWriter(temporary, RECORD_SCHEMA, compression="zstd") as writer:
-                for batch in _batches(export_records(split, parquet=True), _EXPORT_BATCH):
-                    writer.write_table(pa.Table.from_pylist(batch, schema=RECORD_SCHEMA))
-                    count += len(batch)
-                if not count:  # an empty split still gives a readable file with the schema
-                    writer.write_table(RECORD_SCHEMA.empty_table())
+        with os.fdopen(descriptor, "wb") as handle:
+            count = _write_records(split, handle, fmt)
         # mkstemp makes the file private; give it the permissions a newly created file would have.
         umask = os.umask(0)
         os.umask(umask)
@@ -560,9 +655,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     check_output_path(out)  # before loading: a large split is not parsed for nothing
     split = _load(args.dataset, args.split)
     count = write_export(split, out, args.to)
-    console = _console()
+    console = _console(stderr=str(out) == STDOUT)  # the records alone on standard output
     console.print(_provenance_line(split))
-    console.print(_text(f"wrote {count:,} records to {out} ({args.to})"))
+    console.print(_text(f"wrote {count:,} records to {'standard output' if str(out) == STDOUT else out} ({args.to})"))
     return 0
 
 
@@ -574,6 +669,19 @@ def _add_names(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("split", metavar="SPLIT", help="a split of DATASET (`atlas status` lists them)")
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Descriptions and epilogs wrapped to the terminal, line by line; example lines (indented) are kept
+    as typed, so that a command can be copied."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(
+            indent + line if not line or line.startswith("  ") else textwrap.fill(
+                line, width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False
+            )
+            for line in text.splitlines()
+        )
+
+
 def _example() -> tuple[str, str]:
     """A dataset and split for the help's examples: the first declared dataset and its chapter's first split."""
     name, source = next(iter(registry().items()))
@@ -582,7 +690,7 @@ def _example() -> tuple[str, str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``atlas`` argument parser (one sub-command per task, each with ``--help``)."""
-    formatter = argparse.RawDescriptionHelpFormatter
+    formatter = _HelpFormatter
     name, split = _example()
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -676,7 +784,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_names(export)
     export.add_argument("--to", choices=("jsonl", "parquet"), required=True, help="output format")
-    export.add_argument("--out", metavar="PATH", help="output file (default: DATASET-SPLIT.jsonl or .parquet)")
+    export.add_argument(
+        "--out",
+        metavar="PATH",
+        help="output file (default: DATASET-SPLIT.jsonl or .parquet); - for standard output",
+    )
     export.set_defaults(handler=cmd_export)
     return parser
 

@@ -3,6 +3,10 @@
 ``ATLAS_DATA_DIR``
     The data directory: official files are looked for (and downloaded) here, in the layout of
     ``book/data.md``. Default: the per-user cache, for example ``~/.cache/grounded-dialogue-atlas``.
+    A relative path is resolved once, against the working directory of the first use, and written
+    back as an absolute path so that every later use and every child process (a notebook kernel
+    running in ``notebooks/``) sees the same folder; ``make`` resolves it against the folder it was
+    run from before anything starts.
 ``ATLAS_CACHE_DIR``
     Where parsed splits are cached. Default: ``parsed/`` in the per-user cache, never inside the data
     directory, which may be a read-only or shared copy of the official files.
@@ -26,14 +30,40 @@ CACHE_DIR_ENV = "ATLAS_CACHE_DIR"
 OFFLINE_ENV = "ATLAS_OFFLINE"
 
 
+def _configured_dir(variable: str) -> Path | None:
+    """``$variable`` as an absolute path, resolved once: a relative value is taken against the current
+    directory at its first use and written back to the environment, so a later ``chdir`` (or a child
+    process started elsewhere) does not move the folder."""
+    configured = os.environ.get(variable)
+    if not configured:
+        return None
+    path = Path(configured).expanduser()
+    if not path.is_absolute():
+        # normalised as make's $(abspath) does ("../shared/data" from /x/atlas is /x/shared/data)
+        path = Path(os.path.abspath(path))
+        os.environ[variable] = str(path)
+    return path
+
+
 def data_dir(override: str | Path | None = None) -> Path:
     """The data directory: ``override``, else ``$ATLAS_DATA_DIR``, else the per-user cache."""
     if override is not None:
-        return Path(override).expanduser()
-    configured = os.environ.get(DATA_DIR_ENV)
-    if configured:
-        return Path(configured).expanduser()
+        return Path(os.path.abspath(Path(override).expanduser()))
+    return _configured_dir(DATA_DIR_ENV) or default_data_dir()
+
+
+def default_data_dir() -> Path:
+    """The data directory when none is named: a folder of the per-user cache."""
     return Path(platformdirs.user_cache_dir(APP_NAME))
+
+
+def data_dir_problem(directory: Path) -> str:
+    """Why a named data directory cannot hold any file (``""`` when it can): a typo, a file, a
+    folder not mounted yet. The default folder may be missing: a first download creates it."""
+    if directory.is_dir() or directory == default_data_dir():
+        return ""
+    what = "it is a file, not a folder" if directory.exists() else "nothing is there"
+    return f"the data directory {directory} does not exist ({what}; ${DATA_DIR_ENV} names the folder of the files)"
 
 
 def cache_dir() -> Path:
@@ -44,10 +74,7 @@ def cache_dir() -> Path:
     source file, so one cache serves them all. (By default both live in the per-user cache, the
     parsed splits in a folder of their own that no official file uses.)
     """
-    configured = os.environ.get(CACHE_DIR_ENV)
-    if configured:
-        return Path(configured).expanduser()
-    return Path(platformdirs.user_cache_dir(APP_NAME)) / "parsed"
+    return _configured_dir(CACHE_DIR_ENV) or Path(platformdirs.user_cache_dir(APP_NAME)) / "parsed"
 
 
 def offline() -> bool:
@@ -58,9 +85,9 @@ def offline() -> bool:
 def display_path(path: str | Path) -> str:
     """``path`` as a reader should see it: relative to the data directory or the package.
 
-    A file in the data directory reads ``$ATLAS_DATA_DIR/wow/raw/train.json``, a demo sample
-    ``utils/datasets/jwhr/demo/jwhr/answered.jsonl``; nothing of the machine's own layout is shown. Any other
-    path shows its last two parts.
+    A file in the data directory reads ``$ATLAS_DATA_DIR/<its path there>``, a demo sample
+    ``utils/datasets/<folder>/demo/<its path>``; nothing of the machine's own layout is shown. Any
+    other path shows its last two parts.
     """
     path = Path(path)
     for root, label in ((Path(__file__).parent, "utils"), (data_dir(), f"${DATA_DIR_ENV}")):

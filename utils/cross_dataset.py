@@ -23,6 +23,7 @@ from .errors import UnknownNameError
 from .figures import MAX_WIDTH_INCHES, data_caveat
 from .loading import DEMO, PARTIAL, DemoDataWarning, LoadedSplit, Provenance, load
 from .metrics import ngram_prf
+from .plotting import text_as_typed
 from .records import WIZARD
 from .render import SafeHTML, esc
 from .sources import DatasetProfile, get_source, registry
@@ -433,7 +434,7 @@ def overlap_summary(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit] | Non
     )
 
 
-def overlap_description(frame: pd.DataFrame) -> str:
+def overlap_alt(frame: pd.DataFrame) -> str:
     """What :func:`plot_overlap` shows, in words (its alt text): the medians of each dataset."""
     measures = overlap_measures(frame)
     if measures.empty:
@@ -548,6 +549,7 @@ def _horizontal(axis: object) -> dict[str, object]:
     return {"orientation": "horizontal"} if "orientation" in parameters else {"vert": False}
 
 
+@text_as_typed
 def plot_overlap(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit] | None = None) -> Figure:
     """Box plots of coverage per dataset (every response a dot): single tokens above, token pairs below.
 
@@ -600,7 +602,7 @@ __all__ = [
     "grounding_f1_reading",
     "language_of",
     "load_common",
-    "overlap_description",
+    "overlap_alt",
     "overlap_frame",
     "overlap_measures",
     "overlap_reading",

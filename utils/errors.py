@@ -41,11 +41,12 @@ class DataError(AtlasError, ValueError):
 class UnknownNameError(AtlasError, KeyError):
     """A dataset, split or option name that does not exist; the message lists the valid ones."""
 
-    def __init__(self, kind: str, name: str, valid: list[str] | tuple[str, ...]) -> None:
+    def __init__(self, kind: str, name: str, valid: list[str] | tuple[str, ...], *, of: str = "") -> None:
         self.kind = kind
         self.name = name
         self.valid = list(valid)
-        super().__init__(f"unknown {kind} {name!r}; choose one of: {', '.join(self.valid)}")
+        owner = f" of {of}" if of else ""  # "unknown split 'trian' of <dataset>": the name next to its kind
+        super().__init__(f"unknown {kind} {name!r}{owner}; choose one of: {', '.join(self.valid)}")
 
     def __str__(self) -> str:  # KeyError would otherwise print the repr of the message
         return str(self.args[0])

@@ -10,7 +10,7 @@ high or too low) without printing the expected value.
 Usage in a chapter::
 
     from utils.exercises import check_turn_count
-    check_turn_count(n_wizard_turns, wow, role="wizard")
+    check_turn_count(n_wizard_turns, split, role="wizard")
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ REL_TOL = 1e-6
 ABS_TOL = 1e-9
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
 
 class ExerciseCheckError(AssertionError):
@@ -400,68 +400,7 @@ def check_selected_share_by_label(answer: Any, data: Iterable[Dialogue], scheme:
     _compare_mapping(answer, expected, what=what, key_name="label", share=True)
 
 
-# -- edits and overlap -------------------------------------------------------------------------------
-
-
-def _responses(dialogues: list[Dialogue]) -> pd.DataFrame:
-    """FaithDial's utterance records, as the chapter computes them (``utterances`` in
-    :mod:`utils.datasets.faithdial.stats`)."""
-    from .datasets.faithdial.stats import utterances
-
-    return utterances(dialogues)
-
-
-def check_edited_share(answer: Any, data: Iterable[Dialogue]) -> None:
-    """``answer`` is the share of FaithDial responses (utterance records) whose ``original_response`` was edited."""
-    from .datasets.faithdial.stats import edited_share
-
-    what = "share of responses edited for faithfulness"
-    dialogues = _dialogues(data, what)
-    frame = _responses(dialogues)
-    if frame.empty:
-        raise ExerciseCheckError(f"{what}: the data hold no wizard responses.")
-    expected = edited_share(frame)
-    edited = int(frame["edited"].sum())
-    mistakes = [
-        _Mistake(1 - expected, "you computed the share of responses kept unedited."),
-        _Mistake(edited / len(_turns(dialogues)), "divide by the wizard responses, not by all turns."),
-        _Mistake(float(edited), "this is the number of edited responses; divide it by the number of responses."),
-    ]
-    _compare_number(answer, expected, what=what, share=True, mistakes=mistakes)
-
-
-def check_length_change(answer: Any, data: Iterable[Dialogue]) -> None:
-    """``answer`` is the mean of (words in the edited response − words in the original) over edited responses.
-
-    Words are :func:`utils.text.word_tokens` (ParlAI normalisation, as
-    :func:`utils.datasets.faithdial.stats.lengths`), so a negative answer means the edits made responses shorter.
-    """
-    from .datasets.faithdial.stats import lengths
-
-    what = "mean change in length (edited − original, in words)"
-    frame = _responses(_dialogues(data, what))
-    table = lengths(frame)
-    if table.empty:
-        raise ExerciseCheckError(f"{what}: no response in these data was edited.")
-    expected = float((table["edited"] - table["original"]).mean())
-    edited = frame[frame["edited"]]
-    by_split = [
-        len(new.split()) - len(old.split())
-        for new, old in zip(edited["response"], edited["original_response"], strict=True)
-    ]
-    everything = lengths(frame.assign(edited=True))  # kept responses then count with an original of 0 words
-    mistakes = [
-        _Mistake(-expected, "the sign is flipped: subtract the original length from the edited length."),
-        _Mistake(
-            sum(by_split) / len(by_split),
-            "count words with utils.text.word_tokens (ParlAI normalisation), not str.split().",
-        ),
-        _Mistake(
-            float((everything["edited"] - everything["original"]).mean()),
-            "average over the edited responses only (a kept response has no original to compare with).",
-        ),
-    ]
-    _compare_number(answer, expected, what=what, mistakes=mistakes)
+# -- overlap -------------------------------------------------------------------------------------------
 
 
 def grounding_overlap(turn: Turn, tokenize: Callable[[str], list[str]]) -> float | None:
@@ -547,9 +486,7 @@ def _mean_overlap(dialogues: list[Dialogue]) -> float | None:
 __all__ = [
     "ExerciseCheckError",
     "check_by_dataset",
-    "check_edited_share",
     "check_label_counts",
-    "check_length_change",
     "check_mean_evidence",
     "check_mean_overlap",
     "check_mean_turns",

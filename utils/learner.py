@@ -12,6 +12,9 @@ Every notebook in ``notebooks/`` gets a copy in ``learner/`` in which
   check expects and raises :class:`NotImplementedError` until the student replaces it;
 * any other code cell tagged ``solution`` is replaced the same way, and a one-cell ``{solution}``
   directive is removed;
+* a cell tagged ``answer`` is removed: it computes an exercise's answer outside the solution (for
+  the teachers' guide, hidden in the book with ``remove-cell``), and a learner copy holds nothing
+  that computes or prints an answer;
 * the ``{exercise}`` cells and the cells tagged ``check`` stay, so a student can check their answer;
 * every output and execution count is cleared.
 
@@ -46,6 +49,8 @@ import nbformat
 from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
 
 SOLUTION_TAG = "solution"
+#: A cell that computes an exercise's answer for the teachers' guide: removed, without a placeholder.
+ANSWER_TAG = "answer"
 CHECK_TAG = "check"
 PLACEHOLDER_TAG = "exercise-placeholder"
 
@@ -145,7 +150,8 @@ def learner_notebook(
     copy = nbformat.from_dict(notebook)  # a deep copy: the chapter stays as it is
     copy.cells, placeholders = _tag_solutions(copy.cells, name, report)
     resources: dict = {}
-    TagRemovePreprocessor(remove_cell_tags={SOLUTION_TAG}).preprocess(copy, resources)
+    report.removed_cells += sum(ANSWER_TAG in _tags(cell) for cell in copy.cells)
+    TagRemovePreprocessor(remove_cell_tags={SOLUTION_TAG, ANSWER_TAG}).preprocess(copy, resources)
     ClearOutputPreprocessor().preprocess(copy, resources)
 
     position = {id(cell): index for index, cell in enumerate(copy.cells)}

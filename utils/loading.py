@@ -12,6 +12,7 @@ be written never stops a load (see :mod:`utils._cache`).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import html
 import itertools
@@ -159,17 +160,17 @@ def _resolve(
                     f"{path} does not match the official checksum; using it as a user copy", stacklevel=stacklevel
                 )
             return path, kind, status, detail
+    # A data directory that is not there is said as such, not taken for a folder missing one file.
+    problem = config.data_dir_problem(data_directory)
     failure = ""
-    if download and not config.offline():
+    if download and not config.offline() and not problem:
         for item in complete:
             try:
-                path = _download.fetch(item, data_directory)
+                path = _download.fetch_once(item, data_directory)
             except (DownloadError, DataUnavailableError) as exc:
                 failure = str(exc)
                 continue
             return path, OFFICIAL, _download.local_status(item, path, data_directory), ""
-    elif config.offline():
-        failure = f"downloads are off (${config.OFFLINE_ENV} is set)"
     for item in partial:
         path = data_directory / item.path
         if path.is_file():
@@ -177,32 +178,43 @@ def _resolve(
             return path, PARTIAL, _download.local_status(item, path, data_directory), item.description
     demo = source.demo_dir / complete[0].path
     if not demo.is_file():
-        raise DataUnavailableError(_how_to_get(dataset, split, complete[0], data_directory, failure))
+        raise DataUnavailableError(_how_to_get(dataset, split, complete[0], data_directory, problem or failure))
+    if problem:
+        why = problem
+    elif failure:
+        why = (
+            f"the official file is not in {data_directory} and could not be downloaded "
+            f"({_download.short_reason(failure)})"
+        )
+    elif config.offline():
+        why = f"the official file is not in {data_directory} (downloads are off: ${config.OFFLINE_ENV} is set)"
+    else:
+        why = f"the official file is not in {data_directory}"
     warnings.warn(
-        f"{dataset}/{split}: the official file is not in {data_directory} and could not be downloaded"
-        f"{' (' + failure + ')' if failure else ''}; using the project's DEMO SAMPLE, which is not the "
-        "dataset. See book/data.md to get the real data.",
+        f"{dataset}/{split}: {why}; using the project's DEMO SAMPLE, which is not the dataset. "
+        "See book/data.md to get the real data.",
         DemoDataWarning,
         stacklevel=stacklevel,
     )
-    return demo, DEMO, "unverified", "A handful of records written by the atlas in the original format."
+    detail = "A handful of records written by the atlas in the original format."
+    return demo, DEMO, "unverified", f"{problem[0].upper()}{problem[1:]}. {detail}" if problem else detail
 
 
 def resolve_file(
     dataset: str, name: str, *, data_dir: str | Path | None = None, download: bool = True
 ) -> tuple[Path, str, str, str]:
     """``(path, kind, checksum status, detail)`` of one of ``dataset``'s extra files (not a split,
-    for example WISE's document collection), found exactly as :func:`load` finds a split: the
-    official file, a download, the demo sample with a :class:`DemoDataWarning`.
+    for example a document collection that conversations point into), found exactly as :func:`load`
+    finds a split: the official file, a download, the demo sample with a :class:`DemoDataWarning`.
 
-    For readers of companion files (:mod:`utils.datasets.wise.documents`); a warning points at the
-    code that called that reader.
+    For readers of companion files (a dataset folder's reader of its extra file); a warning points at
+    the code that called that reader.
     """
     source = get_source(dataset)
     try:
         item = source.extra_files[name]
     except KeyError:
-        raise UnknownNameError(f"extra file of {dataset!r}", name, list(source.extra_files)) from None
+        raise UnknownNameError("extra file", name, list(source.extra_files), of=source.name) from None
     return _resolve(source, name, config.data_dir(data_dir), download, (item,), stacklevel=4)
 
 
@@ -211,7 +223,7 @@ def _split_files(source: DatasetSource, split: str) -> tuple[SourceFile, ...]:
     try:
         return source.splits[split]
     except KeyError:
-        raise UnknownNameError(f"split of {source.name!r}", split, list(source.splits)) from None
+        raise UnknownNameError("split", split, list(source.splits), of=source.name) from None
 
 
 def _is_synthetic(path: Path) -> bool:
@@ -287,6 +299,51 @@ def _check_record_ids(source: DatasetSource, split: str, path: Path, tables: _ca
     )
 
 
+#: Datasets whose other splits are being loaded for :func:`_check_ids_across_splits` (no recursion).
+_CHECKING_ACROSS: set[str] = set()
+
+
+def _check_ids_across_splits(
+    source: DatasetSource, split: str, path: Path, demo: bool, tables: _cache.CachedTables, data_directory: Path
+) -> None:
+    """A :class:`DataError` naming both files when an id of this split occurs in another split of a
+    dataset whose ``record_ids`` says ids are unique across its splits. Splits from different places
+    (one from the data directory, one a demo sample) are not compared."""
+    dataset, rule = source.name, source.record_ids
+    if rule is None or not rule.unique_across_splits or dataset in _CHECKING_ACROSS:
+        return
+    ids = set(tables.dialogues.column("id").to_pylist())
+    _CHECKING_ACROSS.add(dataset)
+    try:
+        for other in source.splits:
+            if other == split:
+                continue
+            loaded: LoadedSplit | None = None
+            # the other split's own warnings and errors belong to its own load
+            with warnings.catch_warnings(), contextlib.suppress(DataError, DataUnavailableError):
+                warnings.simplefilter("ignore")
+                loaded = load(dataset, other, data_dir=data_directory, download=False)
+            if loaded is None or loaded.provenance.path.resolve() == path.resolve():
+                continue
+            if loaded.provenance.is_demo != demo:
+                continue
+            shared = sorted(ids & set(loaded._tables.dialogues.column("id").to_pylist()))
+            if shared:
+                more = f" and {len(shared) - 10:,} more" if len(shared) > 10 else ""
+                listing = ", ".join(map(repr, shared[:10])) + more
+                raise DataError(
+                    f"{len(shared):,} {rule.field} value{'s' if len(shared) > 1 else ''} ({listing}) also in "
+                    f"{other}, {loaded.provenance.path}: each of {dataset}'s {source.record_unit} "
+                    f"is in one split only, so these are not faithful copies of {dataset}/{split} and "
+                    f"{dataset}/{other}. Replace them with the official files (book/data.md says where to get "
+                    "them).",
+                    path=path,
+                    field=rule.field,
+                )
+    finally:
+        _CHECKING_ACROSS.discard(dataset)
+
+
 def _how_to_get(dataset: str, split: str, item: SourceFile, data_directory: Path, failure: str) -> str:
     where = item.url or (item.archive.url if item.archive else None) or f"Google Drive folder {item.gdrive_folder}"
     return (
@@ -303,7 +360,9 @@ def data_status(data_dir: str | Path | None = None) -> pd.DataFrame:
     for dataset, source in registry().items():
         for split, files in source.splits.items():
             found = next((item for item in files if (data_directory / item.path).is_file()), None)
-            if found is None:
+            if found is None and config.data_dir_problem(data_directory):
+                status = "no data directory"
+            elif found is None:
                 status = DEMO if (source.demo_dir / files[0].path).is_file() else "missing"
             elif _is_synthetic(data_directory / found.path):
                 status = SYNTHETIC
@@ -339,6 +398,7 @@ def load(
         fast_build=None if fast is None else lambda: fast(path, split=split),
     )
     _check_record_ids(source, split, path, tables)
+    _check_ids_across_splits(source, split, path, kind == DEMO, tables, data_directory)
     provenance = Provenance(
         dataset=dataset,
         split=split,
@@ -355,6 +415,19 @@ def load(
 
 #: Dialogues rebuilt at a time when iterating over a split.
 _ITER_CHUNK = 256
+
+
+#: The columns of :meth:`LoadedSplit.turns` read from the turn table (``topic`` and ``labels`` are added).
+TURN_TABLE_COLUMNS = (
+    "dialogue_index",
+    "dialogue_id",
+    "turn_index",
+    "role",
+    "speaker",
+    "text",
+    "evidence_count",
+    "selected_count",
+)
 
 
 class LoadedSplit(Sequence[Dialogue]):
@@ -428,18 +501,7 @@ class LoadedSplit(Sequence[Dialogue]):
     @cached_property
     def _turn_frame(self) -> pd.DataFrame:
         table = self._tables.turns
-        frame = table.select(
-            [
-                "dialogue_index",
-                "dialogue_id",
-                "turn_index",
-                "role",
-                "speaker",
-                "text",
-                "evidence_count",
-                "selected_count",
-            ]
-        ).to_pandas()
+        frame = table.select(list(TURN_TABLE_COLUMNS)).to_pandas()
         frame["labels"] = [json.loads(value) for value in table.column("labels").to_pylist()]
         topics = self._tables.dialogues.column("topic").to_pandas()
         frame.insert(2, "topic", topics.to_numpy()[frame["dialogue_index"].to_numpy()])

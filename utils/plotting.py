@@ -13,9 +13,12 @@ Source Han Sans, PingFang or Hiragino on macOS, Microsoft YaHei on Windows, WenQ
 
 from __future__ import annotations
 
+import functools
 import warnings
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 import matplotlib
 from matplotlib import font_manager
@@ -53,6 +56,27 @@ INSTALL_HINT = (
     "Install a CJK font, then restart the kernel: on Debian or Ubuntu `sudo apt-get install fonts-noto-cjk` "
     "(the project's CI does this); macOS and Windows ship one (PingFang / Microsoft YaHei)."
 )
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+#: Text drawn from data is text: ``$x$`` in a page title or a keyphrase is neither mathtext (which
+#: stops the drawing on an unknown command such as ``$\\notacommand$``) nor LaTeX.
+TEXT_AS_TYPED = {"text.parse_math": False, "text.usetex": False}
+
+
+def text_as_typed(plot: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Decorate a ``plot_*`` function: its figure is built under :data:`TEXT_AS_TYPED`, so every text
+    artist of it (titles, labels, the tick labels drawn later from data categories) shows its text
+    as typed. Every ``plot_*`` function of the atlas carries it (a test checks)."""
+
+    @functools.wraps(plot)
+    def as_typed(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with matplotlib.rc_context(TEXT_AS_TYPED):
+            return plot(*args, **kwargs)
+
+    as_typed.text_as_typed = True  # type: ignore[attr-defined]
+    return as_typed
 
 
 class CJKFontWarning(UserWarning):

@@ -85,7 +85,7 @@ def reported_value(dataset: str, name: str, split: str = "") -> Reported:
         if (item.dataset, item.name, item.split) == (dataset, name, split):
             return item
     known = sorted({f"{i.name}@{i.split or 'all'}" for i in all_reported() if i.dataset == dataset})
-    raise UnknownNameError(f"reported number of {dataset!r}", f"{name}@{split or 'all'}", known)
+    raise UnknownNameError("reported number", f"{name}@{split or 'all'}", known, of=dataset)
 
 
 # -- the one reported-versus-reproduced comparison ---------------------------------------------------
@@ -115,14 +115,16 @@ class Reproduced:
 
     ``kinds`` are the provenance kinds (:mod:`utils.loading`) of the splits the value needs; the row
     is checked only when every one of them is a complete official split. ``value`` is ``None`` when
-    a split it needs was not loaded. ``note`` says why a row cannot be checked even on full data
-    (for example a definition the source does not publish).
+    a split it needs was not loaded, or (``not_computed`` says why) when no value would be honest.
+    ``note`` says why a row cannot be checked even on full data (for example a definition the source
+    does not publish).
     """
 
     value: float | None
     kinds: tuple[str, ...]
     tolerance: float = 0.0
     note: str = ""
+    not_computed: str = "split not loaded"
 
 
 _FULL_KINDS = ("official", "user copy")
@@ -132,7 +134,7 @@ def _status(item: Reported, computed: Reproduced | None) -> str:
     if computed is None:
         return QUOTED_ONLY
     if computed.value is None:
-        return f"{NOT_CHECKED}: split not loaded"
+        return f"{NOT_CHECKED}: {computed.not_computed}"
     if computed.note:
         return f"{NOT_CHECKED}: {computed.note}"
     partial = sorted({kind for kind in computed.kinds if kind not in _FULL_KINDS})

@@ -85,6 +85,9 @@ class RecordIds:
     #: (a :class:`~utils.errors.DataError`). False: repeats are known in the original data, so they
     #: are kept, with a warning naming them.
     unique: bool
+    #: True: the splits are parts of one collection, so no id may occur in two of them (checked when
+    #: both splits come from the data directory, or both from the demo samples).
+    unique_across_splits: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,10 @@ class DatasetSource:
     #: extra files that are not splits (for example WISE's document collection).
     extra_files: dict[str, SourceFile] = field(default_factory=dict)
     notes: str = ""
+    #: whether the published book may carry the dataset's rows (the data viewer's files), and why:
+    #: decided from the licence; a local build always has them
+    redistributable: bool = False
+    redistribution: str = "no licence granting redistribution is recorded"
     #: what one record of a split is called (a :class:`~utils.records.Dialogue` in the atlas).
     record_unit: str = "dialogues"
     #: the splits the dataset's own chapter computes on, the largest first (the benchmark times
@@ -159,6 +166,13 @@ class DatasetSource:
     facets: Callable[[Dialogue], dict[str, list[str]]] | None = None
     columns: Callable[[Dialogue], dict[str, float | None]] | None = None
     search_words: Callable[[Dialogue, Mapping[str, str]], list[str]] | None = None
+    #: what a facet counts, by facet name, shown under it where two facets could be read as one count
+    facet_notes: Mapping[str, str] = field(default_factory=dict)
+    #: the book's data viewer (:mod:`utils.viewer`): ``viewer_rows(dialogues, rows) -> rows`` groups or
+    #: reshapes a split's rows (KILT's examples into their dialogues); ``viewer_queries`` are example
+    #: SQL as ``(title, sql, ("table.column", ...))``, offered where the columns they read exist
+    viewer_rows: Callable[[Any, Any], Any] | None = None
+    viewer_queries: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     #: ``extra_label_counts(split) -> rows``: label counts that are not turn labels (JWHR's
     #: reference kinds), added to ``atlas stats``
     extra_label_counts: Callable[[Any], list[dict[str, Any]]] | None = None
@@ -226,7 +240,7 @@ def get_split_files(dataset: str, split: str) -> tuple[SourceFile, ...]:
     try:
         return source.splits[split]
     except KeyError:
-        raise UnknownNameError(f"split of {dataset!r}", split, list(source.splits)) from None
+        raise UnknownNameError("split", split, list(source.splits), of=dataset) from None
 
 
 def origin(item: SourceFile) -> str:
@@ -288,6 +302,7 @@ def datasets_table() -> pd.DataFrame:
                 "language": s.language,
                 "format": s.format,
                 "licence": s.license,
+                "rows published": ("yes: " if s.redistributable else "no: ") + s.redistribution,
                 "homepage": s.homepage,
                 "cite as": s.citation_key,
             }

@@ -181,6 +181,51 @@ def table(
     return Table(styler, all_notes, caption)
 
 
+#: Units of a :class:`Column`: how its values are shown.
+COUNT, PERCENT, DECIMAL, TEXT = "count", "percent", "decimal", "text"
+
+
+@dataclass(frozen=True)
+class Column:
+    """How a table shows one column: its header and its unit.
+
+    A dataset declares its columns once (a module-level ``COLUMNS`` mapping from a frame's column
+    name to a :class:`Column`) and every table of the dataset takes headers and units from there
+    (:func:`declared_table`). ``unit`` is :data:`COUNT` (whole numbers), :data:`PERCENT` (a share
+    shown as a percentage with ``places`` decimals, ``(%)`` added to the header), :data:`DECIMAL`
+    (``places`` decimals) or :data:`TEXT`.
+    """
+
+    label: str
+    unit: str = TEXT
+    places: int = 1
+
+
+def declared_table(
+    frame: pd.DataFrame | pd.Series,
+    columns: Mapping[str, Column],
+    names: Iterable[str] | None = None,
+    **options: object,
+) -> Table:
+    """:func:`table` of ``frame`` with the headers and units declared in ``columns``.
+
+    ``names`` are the columns shown (in the frame's order; by default every column of ``frame`` that
+    ``columns`` declares); ``options`` are the other arguments of :func:`table` (``index``,
+    ``caption``, ``notes``, ...).
+    """
+    present = list(frame.columns) if isinstance(frame, pd.DataFrame) else [frame.name]
+    chosen = [name for name in present if name in columns] if names is None else list(names)
+    shown = {name: columns[name] for name in chosen}
+    return table(
+        frame,
+        labels={name: column.label for name, column in shown.items()},
+        integers=[name for name, column in shown.items() if column.unit == COUNT],
+        percents={name: column.places for name, column in shown.items() if column.unit == PERCENT},
+        decimals={name: column.places for name, column in shown.items() if column.unit == DECIMAL},
+        **options,  # type: ignore[arg-type]
+    )
+
+
 def _link_cell(pair: object) -> str:
     from .render._html import link
 

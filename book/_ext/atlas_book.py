@@ -16,7 +16,28 @@ instead of [1]-[17]: the ``atlas`` bibliography style is pybtex's ``plain`` with
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+from pathlib import Path
 from typing import Any
+
+#: The SQL console's files, from the npm packages ``make vendor`` installs into book/_vendor.
+VENDOR = Path(__file__).resolve().parents[1] / "_vendor" / "node_modules"
+#: package-relative source -> name in the site's ``_static/vendor/duckdb``
+VENDOR_FILES = {
+    "@duckdb/duckdb-wasm/dist/duckdb-browser.mjs": "duckdb-browser.mjs",
+    "@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js": "duckdb-browser-eh.worker.js",
+    "@duckdb/duckdb-wasm/dist/duckdb-eh.wasm": "duckdb-eh.wasm",
+    # the package ships no licence file; its package.json declares MIT
+    "@duckdb/duckdb-wasm/package.json": "duckdb-wasm-package.json",
+    "apache-arrow/Arrow.es2015.min.js": "Arrow.es2015.min.js",
+    "apache-arrow/LICENSE.txt": "LICENSE-apache-arrow.txt",
+    "apache-arrow/NOTICE.txt": "NOTICE-apache-arrow.txt",
+}
+#: The environment variable that makes a build a publication: rows of datasets whose licence does not
+#: allow redistribution are left out of the site.
+PUBLISH_VARIABLE = "ATLAS_PUBLISH_SITE"
 
 
 def _drop_duplicate_scripts(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
@@ -73,6 +94,78 @@ def _author_year_style() -> type:
     return AuthorYear
 
 
+def _viewer_dir(app: Any) -> Path:
+    return Path(app.outdir) / "_viewer"
+
+
+def _start_viewer(app: Any) -> None:
+    """Chapters run in kernels started by this process: tell them where the viewer's files go."""
+    if app.builder.format != "html":
+        return
+    directory = _viewer_dir(app)
+    # Not emptied: a chapter that is executed rewrites its splits' files, and an incremental build that
+    # executes no chapter keeps the pages, and so the files, of the previous one.
+    directory.mkdir(parents=True, exist_ok=True)
+    os.environ["ATLAS_VIEWER_DIR"] = str(directory)
+
+
+def _copy_vendor(outdir: Path) -> None:
+    """DuckDB-WASM and Apache Arrow into ``_static/vendor/duckdb``, served by the book itself.
+
+    duckdb-browser.mjs imports the bare name ``apache-arrow``, which a browser cannot resolve without
+    a bundler; the copy imports our shim (``_static/viewer-arrow.mjs``, which re-exports the Arrow
+    bundle's global) instead. Nothing else in the files changes.
+    """
+    missing = [name for name in VENDOR_FILES if not (VENDOR / name).is_file()]
+    if missing:
+        raise RuntimeError(
+            f"the SQL console's files are not installed ({', '.join(missing)} missing under {VENDOR}): run `make vendor`"
+        )
+    target = outdir / "_static" / "vendor" / "duckdb"
+    target.mkdir(parents=True, exist_ok=True)
+    for source, name in VENDOR_FILES.items():
+        if name == "duckdb-browser.mjs":
+            text = (VENDOR / source).read_text(encoding="utf-8")
+            rewritten = text.replace('from"apache-arrow"', 'from"../../viewer-arrow.mjs"')
+            if 'from"apache-arrow"' not in text or "apache-arrow\"" in rewritten.replace('"apache-arrow":', ""):
+                raise RuntimeError(f"{source}: its imports of apache-arrow are not written as expected")
+            (target / name).write_text(rewritten, encoding="utf-8")
+        else:
+            shutil.copyfile(VENDOR / source, target / name)
+
+
+def _withhold_unlicensed(directory: Path) -> list[str]:
+    """Remove the rows of datasets whose licence does not allow redistribution (demo samples are the
+    atlas's own and stay); each gets ``withheld.json`` with the reason, which the viewer shows."""
+    from utils.sources import get_source
+
+    withheld = []
+    for dataset_dir in sorted(path for path in directory.iterdir() if path.is_dir()):
+        source = get_source(dataset_dir.name)
+        if source.redistributable:
+            continue
+        for split_dir in sorted(path for path in dataset_dir.iterdir() if path.is_dir()):
+            manifest = json.loads((split_dir / "manifest.json").read_text(encoding="utf-8"))
+            if manifest.get("kind") in ("demo", "synthetic"):
+                continue
+            shutil.rmtree(split_dir)
+            split_dir.mkdir()
+            (split_dir / "withheld.json").write_text(
+                json.dumps({"dataset": source.title, "licence": source.license, "reason": source.redistribution}),
+                encoding="utf-8",
+            )
+            withheld.append(f"{dataset_dir.name}/{split_dir.name}")
+    return withheld
+
+
+def _finish_viewer(app: Any, exception: BaseException | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    _copy_vendor(Path(app.outdir))
+    if os.environ.get(PUBLISH_VARIABLE) == "1" and _viewer_dir(app).is_dir():
+        _withhold_unlicensed(_viewer_dir(app))
+
+
 def _number_exercises_per_page(app: Any, env: Any) -> list[str]:
     for numbers_by_type in env.toc_fignumbers.values():
         numbers = numbers_by_type.get("exercise")
@@ -87,6 +180,8 @@ def setup(app: Any) -> dict[str, Any]:
 
     register_plugin("pybtex.style.formatting", "atlas", _author_year_style())
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
+    app.connect("builder-inited", _start_viewer)
+    app.connect("build-finished", _finish_viewer)
     # after Sphinx's own numbering (TocTreeCollector, default priority 500)
     app.connect("env-get-updated", _number_exercises_per_page, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

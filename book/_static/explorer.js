@@ -105,7 +105,7 @@
     this.charts = q(".atlas-explorer-charts");
     this.keyIndex = {};
     for (var i = 0; i < items.length; i += 1) {
-      this.keyIndex[items[i].key] = i;
+      this.keyIndex[normalKey(items[i].key)] = i;
     }
   }
 
@@ -121,6 +121,7 @@
       }
     });
     this.select.addEventListener("change", function () {
+      self.touched = true;
       var found = self.matches.indexOf(Number(self.select.value));
       if (found !== -1) {
         self.position = found;
@@ -142,12 +143,41 @@
       this.filters.open = true; // folded on a phone, where the chips would push the dialogue away
     }
     this.controls.hidden = false;
-    this.apply();
+    this.apply(typeof this.meta.start === "string" ? this.meta.start : undefined);
     this.root.setAttribute("data-atlas-ready", "1");
   };
 
+  /* Words must all occur; "quoted text" must occur as written (case and runs of spaces aside). */
+  function parseQuery(text) {
+    var needles = [];
+    var rest = text.replace(/"([^"]*)"/g, function (_, phrase) {
+      var clean = phrase.toLowerCase().replace(/\s+/g, " ").trim();
+      if (clean) {
+        needles.push(clean);
+      }
+      return " ";
+    });
+    rest.toLowerCase().replace(/"/g, " ").split(/\s+/).forEach(function (word) {
+      if (word) {
+        needles.push(word);
+      }
+    });
+    return needles;
+  }
+
+  /* What an item is searched in: its search text and everything its rendering shows (glosses of
+   * passages included), read from an inert <template>: nothing in it loads or runs. */
+  function haystackOf(item) {
+    if (item.haystack === undefined) {
+      var template = document.createElement("template");
+      template.innerHTML = item.html || ""; // pre-rendered and escaped by the atlas's renderers
+      item.haystack = ((item.search || "") + " " + template.content.textContent).toLowerCase().replace(/\s+/g, " ");
+    }
+    return item.haystack;
+  }
+
   Explorer.prototype.itemMatches = function (item, skipFacet) {
-    var haystack = item.search || "";
+    var haystack = this.terms.length ? haystackOf(item) : "";
     for (var t = 0; t < this.terms.length; t += 1) {
       if (haystack.indexOf(this.terms[t]) === -1) {
         return false;
@@ -177,7 +207,7 @@
 
   Explorer.prototype.apply = function (keepKey) {
     var self = this;
-    this.terms = this.search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    this.terms = parseQuery(this.search.value);
     var current = keepKey !== undefined ? keepKey : null;
     this.matches = [];
     this.items.forEach(function (item, i) {
@@ -185,7 +215,7 @@
         self.matches.push(i);
       }
     });
-    var kept = current !== null ? this.matches.indexOf(this.keyIndex[current]) : -1;
+    var kept = current !== null ? this.matches.indexOf(this.keyIndex[normalKey(current)]) : -1;
     this.position = kept === -1 ? 0 : kept;
     this.updateChips();
     this.fillIndex();
@@ -230,6 +260,10 @@
       var group = make("fieldset", "atlas-explorer-facet");
       group.setAttribute("data-facet", name);
       group.appendChild(make("legend", null, name));
+      var notes = self.meta.facet_notes || {};
+      if (Object.prototype.hasOwnProperty.call(notes, name)) {
+        group.appendChild(make("p", "atlas-explorer-facet-note", notes[name]));
+      }
       values.forEach(function (value) {
         var label = make("label", "atlas-explorer-chip");
         var input = make("input");
@@ -335,7 +369,12 @@
     this.select.value = String(this.matches[this.position]);
     this.positionText.textContent = "Item " + fmt(this.position + 1) + " of " + fmt(n) + " \u00b7 " + item.key;
     this.permalink.hidden = false;
-    this.permalink.setAttribute("href", "#" + encodeURI(item.key));
+    this.permalink.setAttribute("href", "#" + item.key);
+    if (this.touched && window.location.hash !== "#" + item.key) {
+      // the address bar names the item on screen once the reader has moved (not on arrival)
+      this.ownHash = "#" + item.key;
+      history.replaceState(null, "", this.ownHash);
+    }
     this.copy.disabled = false;
     this.copied.textContent = "";
     this.linkField.hidden = true;
@@ -353,6 +392,7 @@
   };
 
   Explorer.prototype.step = function (delta) {
+    this.touched = true;
     var target = this.position + delta;
     if (target >= 0 && target < this.matches.length) {
       this.position = target;
@@ -369,6 +409,7 @@
       this.step(moves[event.key]);
       event.preventDefault();
     } else if (event.key === "Home" || event.key === "End") {
+      this.touched = true;
       this.position = event.key === "Home" ? 0 : Math.max(this.matches.length - 1, 0);
       this.show();
       event.preventDefault();
@@ -376,7 +417,7 @@
   };
 
   Explorer.prototype.linkTo = function (key) {
-    return window.location.href.split("#")[0] + "#" + encodeURI(key);
+    return window.location.href.split("#")[0] + "#" + key;
   };
 
   Explorer.prototype.copyLink = function () {
@@ -405,7 +446,7 @@
 
   /* Open the item named by a permalink key; false when this explorer does not hold it. */
   Explorer.prototype.open = function (key) {
-    var itemIndex = this.keyIndex[key];
+    var itemIndex = this.keyIndex[normalKey(key)];
     if (itemIndex === undefined) {
       return false;
     }
@@ -433,9 +474,18 @@
   Explorer.prototype.showMissing = function (key) {
     this.copied.textContent = "";
     var note = make("p", "atlas-explorer-nomatch",
-      "The link names " + key + ", which is not among the " + fmt(this.items.length) + " " + this.noun +
+      "The link names " + normalKey(key) + ", which is not among the " + fmt(this.items.length) + " " + this.noun +
       " embedded in this page; showing the first one instead.");
     this.view.insertBefore(note, this.view.firstChild);
+    // Served, the data viewer below holds every row: the same record, by its id, is one click away.
+    var parts = key.split("/");
+    if (window.location.protocol !== "file:" && this.root.querySelector(".atlas-viewer") && parts[2].charAt(0) !== "@") {
+      var id = decodeURIComponent(parts[2]);
+      var link = make("a", "atlas-explorer-to-viewer", "Open " + parts[0] + " " + parts[1] + " " + id + " in the data viewer");
+      link.href = "#viewer=" + encodeURIComponent(parts[0] + "/" + parts[1]) + "&row=" + encodeURIComponent(id);
+      note.appendChild(document.createTextNode(" "));
+      note.appendChild(link);
+    }
     this.root.scrollIntoView({ block: "start" });
   };
 
@@ -532,7 +582,7 @@
     var values = Object.keys(counts).sort(function (a, b) {
       return counts[b] - counts[a] || (a < b ? -1 : a > b ? 1 : 0);
     });
-    var shown = values.slice(0, 10);
+    var shown = values; // every value, as the column statistics promise
     var chart = make("div", "atlas-chart atlas-chart-frequencies");
     chart.setAttribute("data-facet", name);
     chart.appendChild(make("div", "atlas-chart-title", name));
@@ -554,10 +604,6 @@
       list.appendChild(row);
     });
     chart.appendChild(list);
-    if (values.length > shown.length) {
-      var more = values.length - shown.length;
-      chart.appendChild(make("div", "atlas-chart-summary", "and " + fmt(more) + " more value" + (more === 1 ? "" : "s")));
-    }
     return chart;
   }
 
@@ -569,22 +615,35 @@
 
   /* -- the page: set up every explorer, then follow the URL hash -------------------------------- */
 
-  function permalinkKey() {
-    var raw = window.location.hash.slice(1);
-    if (!raw) {
+  /* A permalink key with each of its three parts decoded, as the items are indexed: the id part of
+   * a key is percent-encoded (an id may hold "/" or spaces), and browsers encode a hash their own way. */
+  function normalKey(key) {
+    var parts = String(key).split("/");
+    if (parts.length !== 3) {
       return null;
     }
-    var key;
     try {
-      key = decodeURIComponent(raw);
+      return parts.map(decodeURIComponent).join("/");
     } catch (error) {
       return null;
     }
-    // dataset/split/index; any other hash is a section anchor of the page.
-    return /^[^\/\s]+\/[^\/\s]+\/\d+$/.test(key) ? key : null;
+  }
+
+  function permalinkKey() {
+    var raw = window.location.hash.slice(1);
+    // dataset/split/id (or @index), each part percent-encoded; any other hash is a section anchor.
+    if (!/^[a-z0-9_]+\/[^\/\s]+\/[^\/\s]+$/.test(raw)) {
+      return null;
+    }
+    return normalKey(raw) === null ? null : raw;
   }
 
   function followHash() {
+    for (var k = 0; k < explorers.length; k += 1) {
+      if (explorers[k].ownHash && explorers[k].ownHash === window.location.hash) {
+        return; // written by the explorer itself while paging
+      }
+    }
     var key = permalinkKey();
     if (key === null) {
       return;

@@ -153,7 +153,7 @@ def _decode_element(window: _TextWindow, path: Path, index: int) -> Any:
             if cut and window.more(max(_CHUNK_BYTES, len(text) - start)):
                 continue
             raise DataError(
-                f"malformed or truncated JSON ({exc.msg} at character {window.consumed + exc.pos})",
+                f"malformed or truncated JSON ({_where(exc.msg, 'character', window.consumed + exc.pos)})",
                 path=path,
                 record=index,
             ) from None
@@ -189,10 +189,12 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
             if not line.strip():
                 continue
             try:
-                value = _DECODER.decode(line)  # as for JSON lists: no NaN, Infinity or overflowing floats
+                # as for JSON lists: no NaN, Infinity or overflowing floats. Without its line break, so
+                # that a line cut short reports the column where it stops, not column 1 of a next line.
+                value = _DECODER.decode(line.rstrip("\r\n"))
             except json.JSONDecodeError as exc:
                 raise DataError(
-                    f"malformed or truncated JSON ({exc.msg} at column {exc.colno})",
+                    f"malformed or truncated JSON ({_where(exc.msg, 'column', exc.pos + 1)})",
                     path=path,
                     record=f"line {line_number}",
                 ) from None
@@ -209,6 +211,11 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                     f"JSON nested more than {MAX_JSON_DEPTH} levels deep", path=path, record=f"line {line_number}"
                 )
             yield line_number, value
+
+
+def _where(message: str, unit: str, position: int) -> str:
+    """json's message with its position: "Unterminated string starting at column 70", never "at at"."""
+    return f"{message} {unit} {position}" if message.endswith(" at") else f"{message} at {unit} {position}"
 
 
 def lines_of_ids(path: Path, field: str, wanted: set[str]) -> dict[str, list[int]]:
@@ -272,16 +279,36 @@ def read_text(path: Path) -> str:
 def iter_csv_rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield ``(line_number, row)`` for each CSV row after the header (line numbers are 1-based)."""
     text = read_text(path)
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    # strict: a quoted cell still open at the end of the file is an error (a file cut short), not a
+    # last row holding half a sentence
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    start = 1  # the line the next row starts on; the reader counts lines consumed
     try:
+        reader.fieldnames  # noqa: B018 - reads the header, so that its errors name line 1
+        start = reader.line_num + 1
         for row in reader:
             if None in row:
                 raise DataError(
                     "more values than columns in the header", path=path, record=f"line {reader.line_num}"
                 )
+            if None in row.values():  # DictReader's filler for the cells a row does not have
+                given = sum(value is not None for value in row.values())
+                raise DataError(
+                    f"{given} values for the header's {len(row)} columns (a row cut short, or the file is)",
+                    path=path,
+                    record=f"line {reader.line_num}",
+                )
             yield reader.line_num, row
+            start = reader.line_num + 1
     except csv.Error as exc:
-        raise DataError(f"malformed CSV ({exc})", path=path, record=f"line {reader.line_num}") from None
+        if "unexpected end of data" in str(exc):
+            raise DataError(
+                f"a quoted cell of the row starting on line {start} is still open at the end of the file "
+                "(the file is cut short)",
+                path=path,
+                record=f"line {start}",
+            ) from None
+        raise DataError(f"malformed CSV ({exc})", path=path, record=f"line {start}") from None
 
 
 def require(

@@ -38,9 +38,42 @@ def esc(text: object) -> str:
     """Escape any value for use in HTML text or a quoted attribute (``None`` gives ``""``).
 
     Always escapes, even a value that says it is HTML (has ``__html__``): a dataset value is text.
-    Returns a plain ``str``, so the helpers' string building stays plain concatenation.
+    Returns a plain ``str``, so the helpers' string building stays plain concatenation. A value
+    holding bidirectional controls is isolated (:func:`isolate_bidi`).
     """
-    return "" if text is None else str(escape(str(text)))
+    return "" if text is None else str(escape(isolate_bidi(str(text))))
+
+
+#: Bidirectional embeddings and overrides (LRE, RLE, LRO, RLO), closed by PDF; isolates (LRI, RLI,
+#: FSI), closed by PDI.
+_EMBEDDINGS, _PDF = "\u202a\u202b\u202d\u202e", "\u202c"
+_ISOLATES, _PDI = "\u2066\u2067\u2068", "\u2069"
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def isolate_bidi(text: str) -> str:
+    """``text`` unchanged unless it holds bidirectional controls; then each embedding, override or
+    isolate it leaves open is closed at its end and the whole is wrapped in FSI ... PDI.
+
+    A dataset string can then reorder only itself: an RLO at the end of an answer sentence no longer
+    turns the atlas's own citation markers, or the next sentence, around. The controls stay (they are
+    part of the data, and the terminal output marks them); this works in attributes too, where a
+    ``<bdi>`` element could not go.
+    """
+    if not _BIDI_CONTROLS.search(text):
+        return text
+    stack: list[str] = []  # open controls, by what closes them, innermost last (as in UAX #9)
+    for char in text:
+        if char in _EMBEDDINGS:
+            stack.append(_PDF)
+        elif char == _PDF and stack and stack[-1] == _PDF:
+            stack.pop()
+        elif char in _ISOLATES:
+            stack.append(_PDI)
+        elif char == _PDI and _PDI in stack:
+            while stack.pop() != _PDI:  # a PDI closes the embeddings opened inside its isolate too
+                pass
+    return "\u2068" + text + "".join(reversed(stack)) + _PDI
 
 
 def json_for_script(value: Any) -> str:

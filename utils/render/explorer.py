@@ -6,7 +6,7 @@ small dataset, a fair share of each split of a large one. Each dialogue is pre-r
 atlas's renderers (which escape every dataset string) and carries its facet values, a few numeric
 columns and its search text (:mod:`utils.render.explorer_fields`). The book's own script
 ``book/_static/explorer.js`` adds search, label filters, column statistics, permalinks
-(``#wow/valid_seen/12``: dataset, split, index in the split) and keyboard paging. Without that
+(``#<dataset>/<split>/<id>``) and keyboard paging. Without that
 script (in Jupyter, or with JavaScript off) the first dialogue still shows, rendered on the server,
 with the sentence saying how many of how many are embedded and how they were chosen.
 
@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from ..loading import DEMO, SYNTHETIC
 from ..records import Dialogue
@@ -69,10 +70,19 @@ def explorer_label(dialogue: Dialogue, width: int = 70) -> str:
     return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
-def item_key(dialogue: Dialogue, index: int) -> str:
-    """The permalink of one item: ``dataset/split/index`` (``wow/valid_seen/12`` is
-    ``utils.load("wow", "valid_seen")[12]``)."""
-    return f"{dialogue.dataset}/{dialogue.split}/{index}"
+def item_key(dialogue: Dialogue, index: int, *, by_id: bool = True) -> str:
+    """The permalink of one item: ``dataset/split/id``, the record's own id (URL-quoted), as headings
+    show it. With ``by_id=False`` (a split whose ids repeat), ``dataset/split/@index``: ``@12`` is
+    ``utils.load(dataset, split)[12]``."""
+    if by_id:
+        return f"{dialogue.dataset}/{dialogue.split}/{quote(str(dialogue.id), safe='')}"
+    return f"{dialogue.dataset}/{dialogue.split}/@{index}"
+
+
+def _unique_ids(dialogues: Sequence[Dialogue]) -> bool:
+    arrow = getattr(dialogues, "arrow", None)
+    ids = arrow("dialogues").column("id").to_pylist() if arrow else [str(d.id) for d in dialogues]
+    return len(set(map(str, ids))) == len(ids)
 
 
 # -- choosing what to embed -------------------------------------------------------------------------
@@ -311,11 +321,12 @@ def static_explorer(
         render_options["glosses"] = glosses
     text_of = search_text or _dataset_search_text
     keys: set[str] = set()
+    by_id = [_unique_ids(part.dialogues) for part in parts]
 
     def build(number: int, index: int) -> dict[str, Any]:
         part = parts[number]
         dialogue = part.dialogues[index]
-        key = item_key(dialogue, index)
+        key = item_key(dialogue, index, by_id=by_id[number])
         if key in keys:
             raise ValueError(f"two explorer items have the permalink {key!r}: give each split once")
         keys.add(key)
@@ -346,8 +357,13 @@ def static_explorer(
             f'<section class="atlas-explorer atlas-explorer-empty"><div class="atlas-explorer-title">{esc(title)}</div>'
             f"{note_html}<p><em>No {esc(noun)} to show.</em></p></section>"
         )
+    # The viewer has every split, the stand-ins too (labelled so): the explorer's sample prefers real data.
+    viewer_splits = _write_viewer(named, render, render_options, glosses, text_of)
     chosen, encoded = _encode_within_budget(chosen, fits, budget)
     items = [c.item for c in chosen]
+    # the explorer opens at the first item the chapter shows (pinned), else the first embedded one
+    first = next((c.item for c in chosen if c.pinned), items[0])
+    facet_names = list(dict.fromkeys(name for item in items for name in item["facets"]))
     sentence = _sample_sentence(parts, chosen, left_out, noun=noun, seed=seed, budget=budget, max_items=max_items)
     sample_html = f'<p class="atlas-explorer-sample">{esc(sentence)}</p>'
     meta = {
@@ -355,21 +371,101 @@ def static_explorer(
         "count": len(items),
         "total": sum(part.shown for part in parts),
         "noun": noun,
-        "facets": list(dict.fromkeys(name for item in items for name in item["facets"])),
+        "facets": facet_names,
         "columns": list(dict.fromkeys(name for item in items for name in item["columns"])),
         "items": encoded,
+        "start": first["key"],
+        "facet_notes": _facet_notes(parts, facet_names),
+        # the splits of the data viewer under the explorer (book/_static/viewer.js), every row of each
+        "viewer": viewer_splits,
     }
     fallback = (
-        f'<p class="atlas-explorer-static">Showing {esc(items[0]["label"])}; '
+        f'<p class="atlas-explorer-static">Showing {esc(first["label"])}; '
         "the book's explorer script pages through, searches and filters the rest.</p>"
     )
     return SafeHTML(
         f'<section class="atlas-explorer" data-atlas-explorer="1" data-count="{len(items)}" aria-label="{esc(title)}">'
         f'<div class="atlas-explorer-title">{esc(title)}</div>{note_html}{sample_html}{_CONTROLS}{fallback}'
-        f'<div class="atlas-explorer-view" tabindex="-1">{items[0]["html"]}</div>'
+        f'<div class="atlas-explorer-view" tabindex="-1">{first["html"]}</div>'
         f'<script type="application/json" class="atlas-explorer-data">{json_for_script(meta)}</script>'
-        f"{stylesheet()}</section>"
+        f'{_VIEWER_HOLDER if viewer_splits else ""}{stylesheet()}</section>'
     )
+
+
+def _facet_notes(parts: Sequence[_Part], names: Sequence[str]) -> dict[str, str]:
+    """What each facet counts, where its dataset says (``facet_notes`` of its declaration)."""
+    from ..sources import get_source
+
+    notes: dict[str, str] = {}
+    for dataset in dict.fromkeys(part.dialogues[0].dataset for part in parts if len(part.dialogues)):
+        notes.update(get_source(dataset).facet_notes)
+    return {name: notes[name] for name in names if name in notes}
+
+
+#: Where the viewer's data files sit in the built site, from its root.
+VIEWER_PATH = "_viewer"
+
+
+def _write_viewer(
+    parts: Sequence[_Part],
+    render: Callable[..., str],
+    render_options: Mapping[str, Any],
+    glosses: Mapping[str, str] | None,
+    text_of: Callable[[Dialogue], str],
+) -> list[dict[str, str]]:
+    """Write every split's data files for the book's data viewer (during a book build: see
+    :func:`utils.viewer.viewer_dir`) and return where they are, for viewer.js."""
+    from ..glosses import english
+    from ..sources import get_source
+    from ..viewer import split_rows, viewer_dir, write_split
+    from .viewer_fields import dataset_rows, example_queries
+
+    directory = viewer_dir()
+    if directory is None:
+        return []  # not building the book: no files, so no viewer to offer
+    splits = []
+    for part in parts:
+        if not len(part.dialogues):
+            continue
+        dataset, name = part.dialogues[0].dataset, part.dialogues[0].split
+        splits.append({"dataset": dataset, "split": name, "label": part.label,
+                       "path": f"{VIEWER_PATH}/{dataset}/{name}/"})
+    for part, entry in zip([p for p in parts if len(p.dialogues)], splits, strict=True):
+        dataset = entry["dataset"]
+
+        def search(dialogue: Dialogue) -> str:
+            words = [str(dialogue.id), text_of(dialogue), *search_words(dialogue, glosses)]
+            return " ".join(words)
+
+        rows = split_rows(
+            part.dialogues,
+            label_keys=get_source(dataset).label_keys,
+            facets=facets,
+            columns=columns,
+            search_text=search,
+            english=(lambda text: english(text, glosses)) if glosses else None,
+        )
+        rows = dataset_rows(dataset, part.dialogues, rows)
+        source = get_source(dataset)
+        write_split(
+            directory / dataset / entry["split"],
+            part.dialogues,
+            rows,
+            render=lambda dialogue: _scoped_anchors(str(render(dialogue, **render_options))),
+            meta={
+                "dataset": dataset,
+                "title": source.title,
+                "split": entry["split"],
+                "label": part.label,
+                "kind": part.kind or "",
+                "queries": example_queries(dataset, rows),
+            },
+        )
+    return splits
+
+
+#: Where viewer.js builds the data viewer (hidden until it does: without the script, nothing shows).
+_VIEWER_HOLDER = '<div class="atlas-viewer" hidden></div>'
 
 
 def _encode_within_budget(chosen: list[_Chosen], fits: int, budget: int | None) -> tuple[list[_Chosen], str]:

@@ -1,10 +1,10 @@
 """Interactive viewers for Jupyter: page through dialogues by index or search them.
 
 The viewer shows exactly the HTML of :mod:`utils.render`, so what a reader sees in Jupyter and in the
-published book is the same. Widgets sit on top of the renderers, never the other way round: the
-viewers with dataset-specific controls live here too (:mod:`utils.datasets.jwhr.widgets`,
-:mod:`utils.datasets.wise.widgets`). Where widget JavaScript cannot load (a static page), the viewer's plain
-text says so instead of breaking the page.
+published book is the same. Widgets sit on top of the renderers, never the other way round: a
+viewer with dataset-specific controls lives in its dataset's folder (``widgets.py``), built on
+:func:`browse`. Where widget JavaScript cannot load (a static page), the viewer's plain text says so
+instead of breaking the page.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...sources import DatasetProfile, DatasetSource, SourceFile
-from . import explorer, parser, render
+from . import explorer, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order): after the other datasets,
@@ -64,6 +64,8 @@ BEGIN = DatasetSource(
     format="TSV (one labelled model response per row; unquoted tab-separated fields)",
     homepage="https://github.com/google/BEGIN-dataset",
     license="CC BY 4.0 (WoW, CMU-DoG files); Community Data License Agreement - Sharing 1.0 (TopicalChat files)",
+    redistributable=True,
+    redistribution="CC BY 4.0 and CDLA-Sharing 1.0 allow copies with attribution (CDLA-Sharing: under its own terms)",
     citation_key="dziri2022begin",
     folder=Path(__file__).parent,
     parse=parser.parse,
@@ -71,6 +73,7 @@ BEGIN = DatasetSource(
     render=render.render,
     search_text=render.search_text,
     facets=explorer.facets,
+    viewer_queries=viewer.QUERIES,
     columns=explorer.columns,
     reported=REPORTED,
     quantity_labels=QUANTITY_LABELS,

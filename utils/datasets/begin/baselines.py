@@ -38,7 +38,7 @@ from ...tables import Table, table
 from ...text import word_tokens
 
 # The FaithDial chapter's critic, reused rather than copied: the same score, fit and evaluation.
-from ..faithdial.baselines import CriticResult, LexicalCritic, knowledge_precision
+from ..faithdial.baselines import CriticResult, LexicalCritic, best_threshold, knowledge_precision
 from .parser import GENERIC, NOT_FULLY
 
 __all__ = [
@@ -150,17 +150,6 @@ def feature_frame(examples: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(records, index=examples.index, columns=list(FEATURES))
 
 
-def _best_threshold(scores: np.ndarray, labels: np.ndarray) -> float:
-    """The score threshold (flag when ``score >= threshold``) with the best accuracy; ties: the lowest.
-
-    Candidates are midpoints between consecutive distinct scores plus both ends, as
-    :meth:`LexicalCritic.fit` chooses its threshold."""
-    values = np.unique(scores)
-    candidates = np.concatenate([[values[0]], (values[:-1] + values[1:]) / 2, [values[-1] + 1e-9]])
-    accuracies = [float(np.mean((scores >= t).astype(int) == labels)) for t in candidates]
-    return float(candidates[int(np.argmax(accuracies))])
-
-
 @dataclass(frozen=True)
 class FeatureCritic:
     """A logistic regression on :data:`FEATURES` (standardised), flagging a response as not fully
@@ -189,8 +178,8 @@ class FeatureCritic:
         model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
         matrix = feature_frame(examples)[list(names)].to_numpy()
         model.fit(matrix, labels)
-        scores = model.predict_proba(matrix)[:, 1]
-        return cls(model=model, threshold=_best_threshold(scores, labels), features=names, fitted_on=fitted_on)
+        threshold = best_threshold(model.predict_proba(matrix)[:, 1], labels, flag_below=False)
+        return cls(model=model, threshold=threshold, features=names, fitted_on=fitted_on)
 
     def scores(self, examples: pd.DataFrame) -> np.ndarray:
         """The probability that each response is not fully attributable."""

@@ -12,7 +12,7 @@ def facets(dialogue: Dialogue) -> Facets:
     """The row's BEGIN label, model and benchmark (as the README names them)."""
     model, source = str(dialogue.meta.get("model", "")), str(dialogue.meta.get("source", ""))
     return {
-        "BEGIN label": [label(dialogue)],
+        "attribution label (BEGIN)": [label(dialogue)],
         "model": [MODELS.get(model, model)],
         "benchmark": [SOURCES.get(source, source)],
     }

@@ -92,7 +92,10 @@ def rows_html(split: Sequence[Dialogue], rows: pd.DataFrame) -> SafeHTML:
 
 
 def quote_html(quote: str, source: str, url: str) -> SafeHTML:
-    """A quotation as a block with its source and link (all escaped; only an http(s) link is kept)."""
+    """A quotation as a block with its source and link (all escaped; only an http(s) link is kept).
+
+    ``quote`` is given exactly as the source has it, its own punctuation included: nothing is added
+    inside the quotation marks (a cut is marked in ``quote`` itself, "[…]")."""
     href = safe_href(url)
     where = f'<a href="{esc(href)}">{esc(url)}</a>' if href else esc(url)
-    return SafeHTML(f"<blockquote><p>“{esc(quote)}.”</p><footer>{esc(source)}, {where}</footer></blockquote>")
+    return SafeHTML(f"<blockquote><p>“{esc(quote)}”</p><footer>{esc(source)}, {where}</footer></blockquote>")

@@ -29,11 +29,12 @@ QUANTITY_LABELS = {"responses": "labelled responses", "dev_share": "share in the
 
 #: The FaithDial abstract's statement about its critic on BEGIN, quoted exactly (the abstract on
 #: arXiv 2204.10757, as the paper's Hugging Face page reproduces it). The abstract does not name the
-#: critic FaithCritic, nor say which release or split of BEGIN it was measured on.
+#: critic FaithCritic, nor say which release or split of BEGIN it was measured on. The sentence goes
+#: on after the semicolon ("ii) high-quality dialogue generation"): the cut is marked.
 FAITHDIAL_CRITIC_QUOTE = (
     "We show that FaithDial can serve as training signal for: i) a hallucination critic, which "
     "discriminates whether an utterance is faithful or not, and boosts the performance by 12.8 F1 "
-    "score on the BEGIN benchmark compared to existing datasets for dialogue coherence"
+    "score on the BEGIN benchmark compared to existing datasets for dialogue coherence; […]"
 )
 FAITHDIAL_CRITIC_SOURCE = ("FaithDial abstract, arXiv 2204.10757", "dziri2022faithdial", "https://arxiv.org/abs/2204.10757")
 

@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ...plotting import text_as_typed
 from ...records import Dialogue
 from ...text import word_tokens
 from .parser import FULLY, GENERIC, LABELS, NOT_FULLY, knowledge, label, message, response_turn
@@ -79,6 +80,7 @@ def label_counts_alt(counts: pd.DataFrame, *, by: str) -> str:
     return f"Stacked bars of the BEGIN labels per {by}, in percent of its responses. " + "; ".join(parts) + "."
 
 
+@text_as_typed
 def plot_label_shares(counts: pd.DataFrame, *, names: Mapping[str, str] | None = None) -> plt.Figure:
     """Stacked horizontal bars: the share of each label for each row of :func:`label_counts_frame`."""
     fig, ax = plt.subplots(figsize=(6.4, 0.5 * len(counts) + 1.4))
@@ -130,7 +132,7 @@ def reported_vs_reproduced(splits: Mapping[str, object]) -> pd.DataFrame:
     BEGIN): the number of responses ("12k") and the dev files' share ("10%"). Both describe all six
     files together, so each is checked only when all six are complete official files; the tolerance is
     the rounding of the figure as written (12k: ±500; 10%: ±0.5 points). When some splits are official
-    and others demo samples, no value is computed (the status says the splits are not all loaded)."""
+    and others demo samples, no value is computed and the status says how many are demo samples."""
     from ...reported import Reproduced, compare
 
     loaded = dict(splits)
@@ -139,13 +141,18 @@ def reported_vs_reproduced(splits: Mapping[str, object]) -> pd.DataFrame:
     dev = sum(len(split) for name, split in loaded.items() if name.endswith("_dev"))  # type: ignore[arg-type]
     # A count over official files and demo samples together describes neither: it is left out.
     mixed = len(set(kinds)) > 1
+    demo = sum(1 for split in loaded.values() if split.provenance.is_demo)  # type: ignore[attr-defined]
+    why = f"{demo} of the {len(loaded)} files are demo samples" if mixed and demo else "split not loaded"
     computed = {
-        ("responses", ""): Reproduced(None if mixed else float(total), kinds, tolerance=500),
-        ("dev_share", ""): Reproduced(None if mixed or not total else 100 * dev / total, kinds, tolerance=0.5),
+        ("responses", ""): Reproduced(None if mixed else float(total), kinds, tolerance=500, not_computed=why),
+        ("dev_share", ""): Reproduced(
+            None if mixed or not total else 100 * dev / total, kinds, tolerance=0.5, not_computed=why
+        ),
     }
     return compare("begin", computed)
 
 
+@text_as_typed
 def plot_precision_by_label(rows: pd.DataFrame, precision: pd.Series) -> plt.Figure:
     """Histograms of knowledge precision per BEGIN label (share of each label's responses per bin)."""
     fig, ax = plt.subplots(figsize=(6.4, 3.6))

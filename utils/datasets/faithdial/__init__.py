@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...sources import DatasetProfile, DatasetSource, SourceFile, hub_file
-from . import audit_parser, explorer, parser, render
+from . import audit_parser, explorer, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -50,6 +50,8 @@ FAITHDIAL = DatasetSource(
     format="JSON (a list of dialogues, each a list of wizard utterances with history)",
     homepage="https://mcgill-nlp.github.io/FaithDial/",
     license="MIT",
+    redistributable=True,
+    redistribution="MIT: copies may be redistributed with the licence notice",
     citation_key="dziri2022faithdial",
     folder=Path(__file__).parent,
     parse=parser.parse,
@@ -57,6 +59,8 @@ FAITHDIAL = DatasetSource(
     render=render.render,
     search_text=render.search_text,
     facets=explorer.facets,
+    facet_notes=explorer.FACET_NOTES,
+    viewer_queries=viewer.QUERIES,
     columns=explorer.columns,
     reported=tuple(item for item in REPORTED if item.dataset == "faithdial"),
     quantity_labels=QUANTITY_LABELS,
@@ -107,6 +111,8 @@ FAITHDIAL_AUDIT = DatasetSource(
     format="CSV (one labelled response per row; column names differ between files)",
     homepage="https://github.com/McGill-NLP/FaithDial/tree/main/data-audit",
     license="MIT",
+    redistributable=True,
+    redistribution="MIT: copies may be redistributed with the licence notice",
     citation_key="dziri2022origin",
     folder=Path(__file__).parent,
     parse=audit_parser.parse,
@@ -114,6 +120,8 @@ FAITHDIAL_AUDIT = DatasetSource(
     render=render.render,
     search_text=render.search_text,
     facets=explorer.audit_facets,
+    facet_notes=explorer.FACET_NOTES,
+    viewer_queries=viewer.QUERIES,
     columns=explorer.audit_columns,
     reported=tuple(item for item in REPORTED if item.dataset == "faithdial_audit"),
     quantity_labels=QUANTITY_LABELS,

@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
@@ -24,10 +24,13 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import accuracy_score, f1_score, roc_auc_score, roc_curve
 
+from ...figures import caption
+from ...loading import Dialogues
 from ...metrics import corpus_bleu, rouge_l, unigram_f1
+from ...plotting import text_as_typed
 from ...render._html import esc
-from ...tables import Table, table
-from .stats import HALLUCINATED, audit_file_label, knowledge_overlap
+from ...tables import Table, declared_table, table
+from .stats import COLUMNS, HALLUCINATED, audit_file_label, knowledge_overlap
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
@@ -172,6 +175,17 @@ class CriticResult:
         }
 
 
+def best_threshold(values: np.ndarray, labels: np.ndarray, *, flag_below: bool) -> float:
+    """The threshold with the best accuracy on ``labels`` (ties: the lowest), flagging a value below it
+    (``flag_below``) or at or above it. Candidates are the midpoints between consecutive distinct
+    values, plus both ends, so a threshold never sits exactly on a training value."""
+    distinct = np.unique(values)
+    candidates = np.concatenate([[distinct[0]], (distinct[:-1] + distinct[1:]) / 2, [distinct[-1] + 1e-9]])
+    flagged = [(values < t) if flag_below else (values >= t) for t in candidates]
+    accuracies = [float(np.mean(flags.astype(int) == labels)) for flags in flagged]
+    return float(candidates[int(np.argmax(accuracies))])
+
+
 @dataclass(frozen=True)
 class LexicalCritic:
     """Flags a response as hallucinated when its knowledge precision is below ``threshold``."""
@@ -197,11 +211,7 @@ class LexicalCritic:
         threshold never sits exactly on a training value.
         """
         precision = 1.0 - cls.scores(examples["response"], examples["knowledge"])
-        labels = examples["hallucinated"].to_numpy()
-        values = np.unique(precision)
-        candidates = np.concatenate([[values[0]], (values[:-1] + values[1:]) / 2, [values[-1] + 1e-9]])
-        accuracies = [float(np.mean((precision < t).astype(int) == labels)) for t in candidates]
-        return cls(threshold=float(candidates[int(np.argmax(accuracies))]))
+        return cls(threshold=best_threshold(precision, examples["hallucinated"].to_numpy(), flag_below=True))
 
     def predict(self, responses: Sequence[str], knowledge: Sequence[str]) -> np.ndarray:
         """1 for hallucinated (knowledge precision below the threshold), else 0."""
@@ -284,6 +294,55 @@ def results_table(
     )
 
 
+def response_baselines_table(frame: pd.DataFrame, split: Dialogues) -> Table:
+    """:func:`response_baselines` of ``frame`` (:func:`utils.datasets.faithdial.stats.utterances` of
+    ``split``) for readers."""
+    return declared_table(
+        response_baselines(frame),
+        COLUMNS,
+        ["responses", "BLEU", "ROUGE-L", "F1", "knowledge precision"],
+        index="candidate response",
+        caption=caption(
+            "Responses that need no model, scored against the faithful response of the test split's edited turns.",
+            split,
+        ),
+    )
+
+
+#: The columns of :func:`critic_results_table`.
+CRITIC_COLUMNS = ("responses", "accuracy", "majority-class accuracy", "F1 (hallucinated)", "F1 of flagging all")
+
+
+def evaluated_as(name: str, split: Dialogues) -> str:
+    """The name of a set the critic is evaluated on, saying when the data scored is a demo sample."""
+    provenance = getattr(split, "provenance", None)
+    return name if provenance is not None and provenance.is_full else f"{name} (demo sample, not the dataset)"
+
+
+def critic_results_table(results: Sequence[CriticResult], splits: Sequence[Dialogues], *, left_out: int = 0) -> Table:
+    """:func:`results_table` of the lexical critic (threshold chosen on FaithDial train) evaluated on
+    FaithDial test and on the audit files it may be applied to; ``splits`` are the data it was fitted
+    and evaluated on, ``left_out`` the official audit files a threshold from the demo sample must not
+    score (a note under the table says so)."""
+    notes = [] if not left_out else [
+        f"Not scored here: the {left_out} official audit files. The threshold comes from the demo sample, "
+        "and a threshold fitted on demo data is never applied to real data; the next table judges those files "
+        "without it."
+    ]
+    return results_table(
+        results,
+        columns=CRITIC_COLUMNS,
+        caption=caption(
+            "The lexical critic with the threshold chosen on FaithDial train, on the labelled responses of "
+            "FaithDial test and of each audit file it may be applied to, beside two trivial rules: always "
+            "answering the majority class (accuracy) and flagging every response (F1). Accuracy in percent; F1 "
+            "of the hallucinated class, from 0 to 1.",
+            *splits,
+        ),
+        notes=notes,
+    )
+
+
 def audit_separation(rows: pd.DataFrame) -> pd.DataFrame:
     """How well knowledge precision alone separates hallucinated from other responses in each audit file.
 
@@ -312,6 +371,50 @@ def audit_separation(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(records).set_index("file")
 
 
+def audit_separation_table(separation: pd.DataFrame, files: Mapping[str, Dialogues]) -> Table:
+    """:func:`audit_separation` (``separation``, of the audit ``files``) for readers."""
+    return declared_table(
+        separation,
+        COLUMNS,
+        ["responses", "hallucinated share", "ROC AUC", "tuned threshold", "tuned accuracy", "majority-class accuracy"],
+        index="audit file",
+        caption=caption(
+            "How well knowledge precision alone separates hallucinated responses in each audit file. The tuned "
+            "threshold and its accuracy are fitted and scored on the same rows: an upper bound. Majority class: "
+            "the accuracy of always answering the majority class.",
+            *files.values(),
+        ),
+    )
+
+
+def audit_roc_curves(rows: pd.DataFrame) -> list[CriticResult]:
+    """ROC curves of the lexical score on the audit ``rows`` (:func:`utils.datasets.faithdial.stats.audit_rows`):
+    all files, the gold (human) responses and the model responses. A ROC curve needs no threshold:
+    each set is scored with the critic tuned on that set, never with the FaithDial one (which may
+    come from the demo sample)."""
+    gold = rows["system"] == "gold"
+    sets = {
+        "audit, all files": rows,
+        "audit, gold responses": rows[gold],
+        "audit, model responses": rows[~gold],
+    }
+    curves = []
+    for name, chosen in sets.items():
+        examples = audit_examples(chosen)
+        curves.append(LexicalCritic.fit(examples).evaluate(examples, name))
+    return curves
+
+
+def audit_roc_alt(curves: Sequence[CriticResult]) -> str:
+    """Alt text for :func:`plot_roc` of :func:`audit_roc_curves`: each set's AUC."""
+    aucs = "; ".join(f"{curve.name}, AUC {curve.roc_auc:.2f}" for curve in curves)
+    return (
+        f"ROC curves of the lexical hallucination score on the audit: {aucs}. "
+        "The dotted diagonal is chance, AUC 0.50."
+    )
+
+
+@text_as_typed
 def plot_roc(results: Sequence[CriticResult]) -> plt.Figure:
     """ROC curves of several evaluations on one plot (sets with one class only are skipped)."""
     fig, ax = plt.subplots(figsize=(5.5, 4.8))

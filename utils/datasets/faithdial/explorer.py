@@ -5,6 +5,14 @@ from __future__ import annotations
 from ...records import WIZARD, Dialogue
 from ...render.explorer_fields import Columns, Facets, rounded_mean, unique_values, word_count
 
+#: What a facet counts, shown under its name: the two BEGIN facets count different things.
+FACET_NOTES = {
+    "BEGIN labels": "every BEGIN label a row's turns carry, as written (a Partial Hallucination is written as "
+    "the two labels Entailment and Hallucination): a row counts once under each of its labels",
+    "BEGIN class of the audit row": "the one class the chapter counts per audit row (Partial Hallucination "
+    "as itself): a row counts once",
+}
+
 
 def _label_facets(dialogue: Dialogue) -> Facets:
     # Read from every turn's labels: whichever turn the parser gives them to, the facet follows.

@@ -20,8 +20,11 @@ from collections.abc import Iterable, Mapping, Sequence
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from ...loading import Dialogues
+from ... import tables
+from ...figures import caption
+from ...loading import Dialogues, LoadedSplit
 from ...metrics import grounding_overlap
+from ...plotting import text_as_typed
 from ...records import SEEKER, WIZARD, Dialogue
 from ...reported import Reproduced, compare, reported, reported_value
 from ...text import word_tokens
@@ -298,6 +301,237 @@ def before_after_summary(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+# -- tables for readers ---------------------------------------------------------------------------
+# Each *_table turns a result of this module into a utils.tables.Table for the chapter: headers and
+# units from COLUMNS, a caption naming any demo or partial split.
+
+#: Every column the FaithDial tables show (statistics, audit and baselines): its header and its unit.
+COLUMNS: dict[str, tables.Column] = {
+    # what the parser did with the audit files' rows (audit_dropped)
+    "rows": tables.Column("rows", tables.COUNT),
+    "labelled": tables.Column("labelled", tables.COUNT),
+    "blank row": tables.Column("blank", tables.COUNT),
+    "no BEGIN label": tables.Column("no BEGIN", tables.COUNT),
+    "labelled, no VRM label": tables.Column("no VRM", tables.COUNT),
+    "labelled, empty response": tables.Column("empty response", tables.COUNT),
+    "labels repaired": tables.Column("repaired", tables.COUNT),
+    "unreadable label left out": tables.Column("unreadable", tables.COUNT),
+    # BEGIN classes and VRM modes per audit file (n: the responses the shares are of)
+    "n": tables.Column("labelled", tables.COUNT),
+    **{name: tables.Column(header, tables.PERCENT) for name, header in HEADERS.items()},
+    # turns and split sizes
+    "dialogue_id": tables.Column("dialogue"),
+    "turn_index": tables.Column("turn", tables.COUNT),
+    "role": tables.Column("role"),
+    "text": tables.Column("text"),
+    "selected_count": tables.Column("knowledge items", tables.COUNT),
+    "dialogues": tables.Column("dialogues", tables.COUNT),
+    "responses": tables.Column("responses", tables.COUNT),
+    "seeker_turns": tables.Column("seeker turns", tables.COUNT),
+    "wizard_turns": tables.Column("wizard turns", tables.COUNT),
+    "turns": tables.Column("turns", tables.COUNT),
+    "data": tables.Column("data"),
+    # responses (utterances) and their labels
+    "edited": tables.Column("edited", tables.COUNT),
+    "edited share": tables.Column("edited share", tables.PERCENT),
+    "response": tables.Column("response (FaithDial)"),
+    "original_response": tables.Column("original_response (WoW)"),
+    "labels_describe": tables.Column("labels describe"),
+    "begin_class": tables.Column("BEGIN class"),
+    "BEGIN class": tables.Column("BEGIN class"),
+    "VRM": tables.Column("VRM"),
+    "share": tables.Column("share of all responses", tables.PERCENT),
+    # before and after editing; knowledge precision per BEGIN class
+    "mean length (words)": tables.Column("mean length (words)", tables.DECIMAL, 1),
+    "knowledge precision": tables.Column("knowledge precision", tables.PERCENT),
+    "knowledge recall": tables.Column("mean knowledge recall", tables.PERCENT),
+    "edited responses": tables.Column("edited responses", tables.COUNT),
+    "precision of the labelled original": tables.Column("precision of the labelled original", tables.PERCENT),
+    "precision of the faithful rewrite": tables.Column("precision of the faithful rewrite", tables.PERCENT),
+    # baselines (utils.datasets.faithdial.baselines): responses that need no model, the critic's separation
+    "BLEU": tables.Column("BLEU (0-100)", tables.DECIMAL, 1),
+    "ROUGE-L": tables.Column("ROUGE-L F", tables.PERCENT),
+    "F1": tables.Column("unigram F1", tables.PERCENT),
+    "hallucinated share": tables.Column("hallucinated", tables.PERCENT),
+    "ROC AUC": tables.Column("ROC AUC", tables.DECIMAL, 2),
+    "tuned threshold": tables.Column("tuned threshold", tables.DECIMAL, 2),
+    "tuned accuracy": tables.Column("tuned accuracy", tables.PERCENT),
+    "majority-class accuracy": tables.Column("majority class", tables.PERCENT),
+}
+
+
+def _audit_shares_table(shares: pd.DataFrame, modes: Sequence[str], n: tables.Column, text: str,
+                        files: Mapping[str, Dialogues]) -> tables.Table:
+    return tables.declared_table(
+        shares,
+        {**COLUMNS, "n": n},
+        ["n", *modes],
+        index="audit file",
+        row_labels={name: audit_file_label(name) for name in files},
+        caption=caption(text, *files.values()),
+    )
+
+
+def audit_dropped_table(files: Mapping[str, Dialogues]) -> tables.Table:
+    """:func:`audit_dropped` for readers: what the parser did with the rows of each audit file."""
+    return tables.declared_table(
+        audit_dropped(files),
+        COLUMNS,
+        index="audit file",
+        row_labels={name: audit_file_label(name) for name in files},
+        caption=caption("What the parser did with the rows of each audit file.", *files.values()),
+        notes=[
+            "labelled: rows used; blank: empty rows; no BEGIN: a response without a BEGIN label (left out); no "
+            "VRM and empty response: labelled rows without a VRM label or without a response text; repaired: rows "
+            "whose labels were normalised; unreadable: labels that could not be read and were left out."
+        ],
+    )
+
+
+def audit_begin_shares_table(shares: pd.DataFrame, files: Mapping[str, Dialogues]) -> tables.Table:
+    """:func:`audit_begin_frame` (``shares``, of the audit ``files``) for readers, in percent."""
+    return _audit_shares_table(
+        shares,
+        [*BEGIN_CLASSES, "hallucinated"],
+        COLUMNS["n"],
+        "BEGIN class of the labelled responses of each audit file, in percent of the file's labelled responses; "
+        "hallucinated = Hallucination + Partial Hallucination.",
+        files,
+    )
+
+
+def audit_vrm_shares_table(rows: pd.DataFrame, files: Mapping[str, Dialogues]) -> tables.Table:
+    """:func:`audit_vrm_frame` of the audit ``rows`` (:func:`audit_rows` of ``files``) for readers, in percent."""
+    return _audit_shares_table(
+        audit_vrm_frame(rows),
+        VRM_CLASSES,
+        tables.Column("with VRM", tables.COUNT),
+        "Share of the responses with a VRM label (with VRM) that use each mode, per audit file, in percent.",
+        files,
+    )
+
+
+def first_turns_table(split: LoadedSplit, n: int = 6) -> tables.Table:
+    """The first ``n`` rows of ``split.turns()``, one per turn; the labels are left out, since they
+    describe the ORIGINAL response of an edited turn (:func:`first_responses_table` shows them)."""
+    return tables.declared_table(
+        split.turns().head(n),
+        COLUMNS,
+        ["dialogue_id", "turn_index", "role", "text", "selected_count"],
+        caption=caption(
+            f"The first {_NUMBER_WORDS.get(n, n)} turns of {_split_words(split)}, one row per turn.", split
+        ),
+    )
+
+
+def split_sizes_table(splits: Mapping[str, Dialogues]) -> tables.Table:
+    """:func:`split_sizes` for readers."""
+    return tables.declared_table(
+        split_sizes(splits),
+        COLUMNS,
+        index="split",
+        caption=caption("Size of each loaded FaithDial split.", *splits.values()),
+    )
+
+
+def edit_counts_table(frames: Mapping[str, pd.DataFrame], splits: Mapping[str, Dialogues]) -> tables.Table:
+    """:func:`edit_counts` of the :func:`utterances` ``frames`` of ``splits`` for readers."""
+    return tables.declared_table(
+        edit_counts(frames),
+        COLUMNS,
+        index="split",
+        caption=caption(
+            "Responses (utterance records) and how many the annotators edited (a non-empty original_response).",
+            *(splits[name] for name in frames),
+        ),
+    )
+
+
+def first_responses_table(frame: pd.DataFrame, split: Dialogues, n: int = 4) -> tables.Table:
+    """The first ``n`` rows of :func:`utterances` with both texts and the one the labels describe."""
+    return tables.declared_table(
+        frame.head(n),
+        COLUMNS,
+        ["response", "original_response", "labels_describe", "begin_class", "VRM"],
+        caption=caption(
+            f"The first {_NUMBER_WORDS.get(n, n)} responses of {_split_words(split)} and the text their labels "
+            "describe.",
+            split,
+        ),
+    )
+
+
+def begin_lists_table(frame: pd.DataFrame, split: Dialogues) -> tables.Table:
+    """:func:`begin_lists` for readers."""
+    return tables.declared_table(
+        begin_lists(frame),
+        COLUMNS,
+        index="BEGIN as written",
+        caption=caption(f"Every BEGIN list of {_split_words(split)} as the file writes it.", split),
+    )
+
+
+def begin_distribution_table(frame: pd.DataFrame, split: Dialogues) -> tables.Table:
+    """:func:`label_distribution` of the BEGIN classes for readers."""
+    return tables.declared_table(
+        label_distribution(frame, "BEGIN"),
+        COLUMNS,
+        index="BEGIN class",
+        caption=caption(f"Labelled responses of {_split_words(split)} per BEGIN class.", split),
+    )
+
+
+def label_distributions_alt(frame: pd.DataFrame) -> str:
+    """Alt text for :func:`plot_label_distributions`: every BEGIN class and VRM mode with its share."""
+    return (
+        "Two horizontal bar charts of the training split's labelled responses. "
+        f"BEGIN classes: {shares_text(label_distribution(frame, 'BEGIN'))}. "
+        f"VRM modes: {shares_text(label_distribution(frame, 'VRM'))}."
+    )
+
+
+def before_after_table(summary: pd.DataFrame, split: Dialogues) -> tables.Table:
+    """:func:`before_after_summary` (``summary``) for readers: one row before and one after editing."""
+    return tables.declared_table(
+        summary.T,
+        {**COLUMNS, "knowledge precision": tables.Column("mean knowledge precision", tables.PERCENT)},
+        ["mean length (words)", "knowledge precision", "knowledge recall"],
+        index="edited responses",
+        caption=caption(f"The edited responses of {_split_words(split)} before and after editing.", split),
+    )
+
+
+def before_after_alt(summary: pd.DataFrame) -> str:
+    """Alt text for :func:`plot_before_after`, from :func:`before_after_summary` (``summary``)."""
+    length = summary.loc["mean length (words)"]
+    precision = summary.loc["knowledge precision"]
+    return (
+        "Two histograms comparing the original and the edited responses: "
+        f"length in words (mean {length.iloc[0]:.1f} before, {length.iloc[1]:.1f} after) "
+        f"and knowledge precision (mean {precision.iloc[0]:.0%} before, {precision.iloc[1]:.0%} after)."
+    )
+
+
+def precision_by_begin_class_table(frame: pd.DataFrame, split: Dialogues) -> tables.Table:
+    """:func:`precision_by_begin_class` for readers."""
+    return tables.declared_table(
+        precision_by_begin_class(frame),
+        COLUMNS,
+        index="BEGIN class",
+        caption=caption("Mean knowledge precision of the edited responses per BEGIN class.", split),
+    )
+
+
+#: Small counts in captions, in words.
+_NUMBER_WORDS = {4: "four", 6: "six"}
+
+
+def _split_words(split: Dialogues) -> str:
+    """``the training split`` (or ``the test split``...) for captions."""
+    name = getattr(split, "split", "")
+    return "the training split" if name == "train" else f"the {name} split"
+
+
 # -- the audit ---------------------------------------------------------------------------------
 
 
@@ -353,7 +587,7 @@ def audit_dropped(files: Mapping[str, Dialogues]) -> pd.DataFrame:
     return audit_report(dialogue for dialogues in files.values() for dialogue in dialogues)
 
 
-def audit_begin_table(rows: pd.DataFrame) -> pd.DataFrame:
+def audit_begin_frame(rows: pd.DataFrame) -> pd.DataFrame:
     """Share of each BEGIN class per audit file (rows: files; a column ``n`` of labelled responses).
 
     Each response has one class (:func:`utils.datasets.faithdial.audit_parser.begin_class`), so a row sums
@@ -367,7 +601,7 @@ def audit_begin_table(rows: pd.DataFrame) -> pd.DataFrame:
     return shares.reindex([f for f in dict.fromkeys(rows["file"])])
 
 
-def audit_vrm_table(rows: pd.DataFrame) -> pd.DataFrame:
+def audit_vrm_frame(rows: pd.DataFrame) -> pd.DataFrame:
     """Share of labelled responses (with a VRM label) carrying each VRM mode, per audit file."""
     usable = rows[~rows["vrm_missing"]]
     records = []
@@ -384,7 +618,7 @@ def hallucination_share(rows: pd.DataFrame, file: str) -> tuple[int, int, float]
     return hallucinated, len(group), hallucinated / len(group) if len(group) else 0.0
 
 
-def describe_audit_begin(table: pd.DataFrame) -> str:
+def audit_begin_alt(table: pd.DataFrame) -> str:
     """Alt text for :func:`plot_audit_begin`, from the numbers it draws."""
     shares = table["hallucinated"]
     low, high = shares.idxmin(), shares.idxmax()
@@ -400,7 +634,8 @@ def describe_audit_begin(table: pd.DataFrame) -> str:
 
 def shares_text(table: pd.DataFrame) -> str:
     """``label_distribution`` in words: ``Hallucination 3 (33%), Entailment 2 (22%)``."""
-    return ", ".join(f"{label} {row.responses:,} ({row.share:.0%})" for label, row in table.iterrows())
+    # iterrows() gives each row as one Series, so the count arrives as a float beside the share
+    return ", ".join(f"{label} {int(row.responses):,} ({row.share:.0%})" for label, row in table.iterrows())
 
 
 def audit_reported_vs_reproduced(
@@ -455,6 +690,7 @@ def _share_bars(ax: plt.Axes, table: pd.DataFrame, colours: Sequence[str]) -> No
     ax.set_xlabel("% of responses")
 
 
+@text_as_typed
 def plot_label_distribution(frame: pd.DataFrame, scheme: str = "BEGIN", title: str = "") -> plt.Figure:
     """Horizontal bars of :func:`label_distribution` (the share of responses per class or mode)."""
     table = label_distribution(frame, scheme)
@@ -465,6 +701,7 @@ def plot_label_distribution(frame: pd.DataFrame, scheme: str = "BEGIN", title: s
     return fig
 
 
+@text_as_typed
 def plot_label_distributions(frame: pd.DataFrame) -> plt.Figure:
     """BEGIN classes above VRM modes: the share of labelled responses carrying each (one figure)."""
     begin = label_distribution(frame, "BEGIN")
@@ -481,6 +718,7 @@ def plot_label_distributions(frame: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+@text_as_typed
 def plot_before_after(frame: pd.DataFrame, title: str = "") -> plt.Figure:
     """Histograms of length and knowledge precision before and after editing (edited responses)."""
     sizes = lengths(frame)
@@ -506,8 +744,9 @@ def plot_before_after(frame: pd.DataFrame, title: str = "") -> plt.Figure:
     return fig
 
 
+@text_as_typed
 def plot_audit_begin(table: pd.DataFrame) -> plt.Figure:
-    """Stacked horizontal bars of :func:`audit_begin_table`: one bar per audit file, one colour per
+    """Stacked horizontal bars of :func:`audit_begin_frame`: one bar per audit file, one colour per
     BEGIN class, and the paper's lower bound for gold WoW as a dashed line."""
     files = list(table.index)
     fig, ax = plt.subplots(figsize=(7.2, 0.36 * len(files) + 2.0))

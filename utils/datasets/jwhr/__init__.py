@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...sources import DatasetProfile, DatasetSource, RecordIds, hub_file
-from . import explorer, parser, render
+from . import explorer, parser, render, viewer
 from .reported import REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -36,13 +36,15 @@ JWHR = DatasetSource(
     name="jwhr",
     # The dataset card calls ``id`` the "Entry ID" of a session; in the real files the 838 answered
     # and 433 not-answered ids are all distinct, and the two files share none.
-    record_ids=RecordIds(field="id", unique=True),
+    record_ids=RecordIds(field="id", unique=True, unique_across_splits=True),
     record_unit="sessions",
     title="Japanese Wikipedia Human Retrieval",
     language="Japanese",
     format="JSON Lines (one QA session per line)",
     homepage="https://huggingface.co/datasets/baobab-trees/wikipedia-human-retrieval-ja",
     license="Apache-2.0",
+    redistributable=True,
+    redistribution="Apache-2.0: copies may be redistributed with the licence and notices",
     citation_key="oda2023jwhr",
     folder=Path(__file__).parent,
     parse=parser.parse,
@@ -50,6 +52,7 @@ JWHR = DatasetSource(
     render=render.render,
     search_text=render.search_text,
     facets=explorer.facets,
+    viewer_queries=viewer.QUERIES,
     columns=explorer.columns,
     search_words=explorer.search_words,
     extra_label_counts=_reference_label_counts,

@@ -24,6 +24,7 @@ import pandas as pd
 from ... import tables
 from ...figures import data_caveat
 from ...metrics import PRF, grounding_overlap, set_prf
+from ...plotting import text_as_typed
 from ...records import Dialogue
 from ...text import char_tokens
 from .parser import NOT_FOUND, NOTHING, QUOTE, SUMMARY, Sentence, Step, answered, sentences, trail
@@ -343,7 +344,7 @@ def _left(table: tables.Table, column: str) -> tables.Table:
     return table
 
 
-def attribution_view(scores: pd.DataFrame, *, caption: str, data: Iterable[Provenance] = ()) -> tables.Table:
+def attribution_table(scores: pd.DataFrame, *, caption: str, data: Iterable[Provenance] = ()) -> tables.Table:
     """:func:`attribution_scores` for readers: accuracy and mean set precision, recall and F1 in %."""
     table = tables.table(
         scores.assign(method=scores["method"].map(_method_label)),
@@ -364,7 +365,7 @@ def attribution_view(scores: pd.DataFrame, *, caption: str, data: Iterable[Prove
     return _left(table, "method")
 
 
-def attribution_by_n_view(frame: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+def attribution_by_n_table(frame: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
     """:func:`attribution_by_n` for readers."""
     return tables.table(
         frame,
@@ -376,7 +377,7 @@ def attribution_by_n_view(frame: pd.DataFrame, *, data: Iterable[Provenance] = (
     )
 
 
-def extractiveness_view(frame: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+def extractiveness_table(frame: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
     """How an :func:`extractiveness` frame is distributed: mean, quartiles and extremes per answer.
 
     Quantiles of the longest run are observed values (nearest rank), so they stay whole characters.
@@ -415,7 +416,7 @@ def extractiveness_view(frame: pd.DataFrame, *, data: Iterable[Provenance] = ())
     return _left(table, "statistic")
 
 
-def answerability_view(scores: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+def answerability_table(scores: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
     """:func:`answerability_scores` for readers: cross-validated scores in %."""
     folds = sorted(set(scores["folds"]))
     table = tables.table(
@@ -449,6 +450,7 @@ def extractiveness_alt(frame: pd.DataFrame) -> str:
     )
 
 
+@text_as_typed
 def plot_extractiveness(frame: pd.DataFrame) -> Any:
     """Two histograms of an :func:`extractiveness` frame, one above the other: covered share and
     longest common substring (7 in wide, text of at least 9 pt)."""

@@ -3,7 +3,7 @@
 A session's retrieval trail is the worker's wizard-turn evidence in order; the JWHR format module
 reads it back (:func:`~utils.datasets.jwhr.parser.trail` gives :class:`~utils.datasets.jwhr.parser.Step` objects,
 :func:`~utils.datasets.jwhr.parser.sentences` the answer's sentences with their citations). The frame
-builders give one row per session, per reference and per answer sentence, and :func:`summary_table`
+builders give one row per session, per reference and per answer sentence, and :func:`summary_frame`
 puts the issue's statistics for answered and not-answered sessions side by side. Every function
 takes a loaded split (or a mapping of split names to loaded splits); the chapter passes lists of the
 same sessions, materialised once (:data:`utils.loading.Dialogues`). Lengths are in characters, the
@@ -20,6 +20,7 @@ import pandas as pd
 from ... import tables
 from ...figures import data_caveat
 from ...loading import Dialogues
+from ...plotting import text_as_typed
 from ...records import WIZARD, Dialogue
 from ...render._html import esc
 from ...reported import Reproduced, compare
@@ -140,10 +141,34 @@ def sentence_frame(dialogues: Dialogues) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["id", "sentence", "chars", "citations", "cites_quote", "cites_summary_only"])
 
 
-def id_gaps(*splits: Dialogues) -> list[int]:
-    """Record ids missing between 1 and the largest id, over all the given splits together."""
-    ids = {int(d.meta.get("id", d.id)) for split in splits for d in split}
-    return [i for i in range(1, max(ids, default=0) + 1) if i not in ids]
+def id_gaps(*splits: Dialogues) -> list[tuple[int, int]]:
+    """Record ids missing between 1 and the largest id, over all the given splits together, as
+    ``(first, last)`` ranges: one huge id (5,000,000 or 10**9) is one range, not millions of ids."""
+    ids = sorted({int(d.meta.get("id", d.id)) for split in splits for d in split})
+    gaps, expected = [], 1
+    for value in ids:
+        if value > expected:
+            gaps.append((expected, value - 1))
+        expected = max(expected, value + 1)
+    return gaps
+
+
+#: Most gap ranges a page lists; the rest are counted.
+GAPS_LISTED = 20
+
+
+def id_gaps_text(gaps: Sequence[tuple[int, int]], limit: int = GAPS_LISTED) -> str:
+    """The ranges of :func:`id_gaps` for a page: ``"82, 88, 368–370"``, at most ``limit`` of them and
+    then how many more (and how many ids they hold), ``"none"`` for none."""
+    if not gaps:
+        return "none"
+    # ids are names, not amounts: written as the files write them, without thousands separators
+    shown = ", ".join(f"{first}" if first == last else f"{first}–{last}" for first, last in gaps[:limit])
+    rest = gaps[limit:]
+    if not rest:
+        return shown
+    ids = sum(last - first + 1 for first, last in rest)
+    return f"{shown} and {len(rest):,} more range{'s' if len(rest) > 1 else ''} ({ids:,} ids)"
 
 
 def duplicate_ids(*splits: Dialogues) -> list[int]:
@@ -170,7 +195,7 @@ def trail_length_frame(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
     return frame.astype(int)
 
 
-def summary_table(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
+def summary_frame(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
     """The chapter's statistics, one column per split (for example answered / not answered)."""
     columns = {}
     for name, dialogues in splits.items():
@@ -287,7 +312,7 @@ def flagged_steps(splits: Mapping[str, Iterable[Dialogue]]) -> pd.DataFrame:
 # Each *_view turns a frame of this module into a utils.tables.Table: human labels with units,
 # counts as integers, shares as percentages, Japanese text marked lang="ja", dashes explained.
 
-#: Rows of :func:`summary_table` as the chapter shows them: label, how the value is shown, decimals.
+#: Rows of :func:`summary_frame` as the chapter shows them: label, how the value is shown, decimals.
 SUMMARY_ROWS: dict[str, tuple[str, str, int]] = {
     "sessions": ("sessions", "count", 0),
     "references per session (mean)": ("steps (references) per session, mean", "mean", 2),
@@ -378,8 +403,8 @@ def _visible_whitespace(text: object) -> str:
     return f'{mark(lead)}<span lang="ja">{esc(core)}</span>{mark(tail)}'
 
 
-def summary_view(summary: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
-    """:func:`summary_table` for readers: one row per statistic, one column per chunk.
+def summary_table(summary: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+    """:func:`summary_frame` for readers: one row per statistic, one column per chunk.
 
     Counts are integers, shares percentages with one decimal, means with one or two decimals (as
     the row label says); a statistic that does not apply (an answer of a not-answered session) is
@@ -408,7 +433,7 @@ def summary_view(summary: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> t
     return _left(table, ["Statistic"])
 
 
-def turns_view(dialogue: Dialogue, width: int = 60) -> tables.Table:
+def turns_table(dialogue: Dialogue, width: int = 60) -> tables.Table:
     """The session's turns as the atlas records them: role, speaker, evidence count, text (cut)."""
     rows = [
         {
@@ -434,7 +459,7 @@ def turns_view(dialogue: Dialogue, width: int = 60) -> tables.Table:
     return _readable(_left(_mark_japanese(table, ["text"]), ["role", "speaker", "text"]), "text")
 
 
-def trail_view(dialogue: Dialogue) -> tables.Table:
+def trail_table(dialogue: Dialogue) -> tables.Table:
     """The session's trail, one row per step: how it was reached, the page, what was taken, who cites it."""
     rows = []
     for step in trail(dialogue):
@@ -470,7 +495,7 @@ def trail_view(dialogue: Dialogue) -> tables.Table:
     return _unbroken(table, ["reached", "keywords", "title"])
 
 
-def sentences_view(dialogue: Dialogue) -> tables.Table:
+def sentences_table(dialogue: Dialogue) -> tables.Table:
     """The answer's sentences (numbered from 1, as in the rendering) and the steps each cites."""
     rows = [
         {
@@ -490,7 +515,7 @@ def sentences_view(dialogue: Dialogue) -> tables.Table:
     return _readable(_left(_mark_japanese(table, ["text"]), ["text", "cites"]), "text")
 
 
-def flagged_view(flagged: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
+def flagged_table(flagged: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> tables.Table:
     """:func:`flagged_steps` for readers: the whitespace around a title as written made visible."""
     found = len(flagged)
     what = f"{found} flagged step{'s' if found != 1 else ''}" if found else "No flagged step"
@@ -528,6 +553,7 @@ FIGURE_FONTS = {
 }
 
 
+@text_as_typed
 def plot_trails(splits: Mapping[str, Dialogues]) -> Any:
     """Six panels in a 3 x 2 grid comparing the splits' trails: length, pages, search/link, contents,
     keywords, depth; one legend for the figure, each bar a share of the chunk's sessions, steps or searches."""
@@ -552,6 +578,7 @@ def plot_trails(splits: Mapping[str, Dialogues]) -> Any:
     return fig
 
 
+@text_as_typed
 def plot_answers(dialogues: Dialogues, not_answered: Dialogues = ()) -> Any:
     """Four panels in a 2 x 2 grid: sentences per answer, citations per sentence, question lengths
     (answered and, when given, not-answered sessions) and answer lengths, in characters."""
@@ -577,6 +604,7 @@ def plot_answers(dialogues: Dialogues, not_answered: Dialogues = ()) -> Any:
     return fig
 
 
+@text_as_typed
 def plot_top_pages(dialogues: Dialogues, k: int = 15) -> Any:
     """The pages cited in the most answers, as a horizontal bar chart (Japanese titles)."""
     import matplotlib.pyplot as plt
@@ -592,7 +620,7 @@ def plot_top_pages(dialogues: Dialogues, k: int = 15) -> Any:
 
 
 def trails_alt(summary: pd.DataFrame) -> str:
-    """Alt text for :func:`plot_trails`, with the numbers of :func:`summary_table` it depicts."""
+    """Alt text for :func:`plot_trails`, with the numbers of :func:`summary_frame` it depicts."""
     parts = []
     for name in summary.columns:
         column = summary[name]
@@ -610,7 +638,7 @@ def trails_alt(summary: pd.DataFrame) -> str:
 
 
 def answers_alt(summary: pd.DataFrame, answered: str = "answered") -> str:
-    """Alt text for :func:`plot_answers`, with the means of :func:`summary_table` it depicts."""
+    """Alt text for :func:`plot_answers`, with the means of :func:`summary_frame` it depicts."""
     column = summary[answered]
     questions = ", ".join(
         f"{summary.loc['question length, chars (mean)', name]:.0f} characters for {name} sessions"

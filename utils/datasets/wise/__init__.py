@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...sources import DatasetProfile, DatasetSource, RecordIds, SourceFile
-from . import explorer, parser, render
+from . import explorer, parser, render, viewer
 from .reported import REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -59,6 +59,8 @@ WISE = DatasetSource(
     homepage="https://github.com/PengjieRen/CaSE_WISE",
     license="none stated: the authors' README and data description name no licence, and their "
     "repository has no licence file",
+    redistributable=False,
+    redistribution="no licence is stated, so none grants redistribution",
     citation_key="ren2021wizard",
     folder=Path(__file__).parent,
     parse=parser.parse,
@@ -68,6 +70,7 @@ WISE = DatasetSource(
     render=render.render,
     search_text=render.search_text,
     facets=explorer.facets,
+    viewer_queries=viewer.QUERIES,
     columns=explorer.columns,
     search_words=explorer.search_words,
     reported=REPORTED,

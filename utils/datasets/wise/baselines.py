@@ -567,7 +567,7 @@ _AVERAGING_NOTES = {
 
 
 def scores_table(scores: pd.DataFrame, *, caption: str = "", data: Iterable[Provenance] = ()) -> Table:
-    """A table of :func:`classification_scores`, :func:`selection_scores` or :func:`generation_table`
+    """A table of :func:`classification_scores`, :func:`selection_scores` or :func:`generation_frame`
     for readers: one row per task, model and test split; two header rows, the averaging above its
     metrics (P and R for precision and recall), three decimals. ``data`` are the provenances of the
     splits scored: the caption names a demo or partial one.
@@ -788,7 +788,7 @@ def extractive_response(example: SystemTurnExample) -> str:
     return sentence if sentence is not None else example.user_text
 
 
-def generation_table(
+def generation_frame(
     tests: Mapping[str, Sequence[SystemTurnExample]], *, with_passages: bool = True
 ) -> pd.DataFrame:
     """T2 keyphrases (the user's utterance; the oracle longest substring shared with a query

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ...glosses import english as gloss_english
 from ...records import SEEKER, WIZARD, Dialogue
 from ...render.explorer_fields import Columns, Facets, character_count, rounded_mean, unique_values
 from .parser import ACTIONS, INTENTS, published_label
@@ -31,4 +32,6 @@ def search_words(dialogue: Dialogue, glosses: Mapping[str, str]) -> list[str]:
     labels = [value for values in facets(dialogue).values() for value in values]
     english = [INTENTS.get(label) or ACTIONS.get(label) or "" for label in labels]
     texts = [str(dialogue.meta.get("search_intent") or ""), *(turn.text for turn in dialogue.turns)]
-    return [*english, *(glosses.get(text, "") for text in texts)]
+    texts += [item.text for turn in dialogue.turns for item in turn.evidence if item.text]
+    # glosses are keyed by a hash of the text they translate (utils.glosses), never by the text itself
+    return [*english, *(gloss_english(text, glosses) or "" for text in texts)]

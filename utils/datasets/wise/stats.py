@@ -20,6 +20,7 @@ from ... import tables
 from ...figures import data_caveat
 from ...glosses import english as gloss_english
 from ...loading import LoadedSplit, Provenance
+from ...plotting import text_as_typed
 from ...records import SEEKER, WIZARD, Dialogue, Turn
 from ...reported import Reproduced, compare, reported_value
 from ...tables import EMPTY, Table
@@ -302,6 +303,7 @@ def document_summary(documents: WiseDocuments) -> pd.DataFrame:
 _WIDTH = 7.5
 
 
+@text_as_typed
 def plot_labels(split: LoadedSplit) -> Figure:
     """Two bar charts, one above the other: user intents and system actions, every label of the
     authors' vocab (zero counts included) and any other label seen (in red), most frequent first."""
@@ -352,6 +354,7 @@ def labels_alt(split: LoadedSplit) -> str:
     )
 
 
+@text_as_typed
 def plot_search(split: LoadedSplit) -> Figure:
     """Candidates and selections per system utterance (queries, passages), and below them the share
     of system utterances citing passages per action group."""
@@ -410,6 +413,7 @@ def search_alt(split: LoadedSplit) -> str:
     )
 
 
+@text_as_typed
 def plot_lengths(split: LoadedSplit, documents: WiseDocuments) -> Figure:
     """Utterance lengths in characters per role, and passage lengths in the document collection."""
     import matplotlib.pyplot as plt
@@ -458,6 +462,7 @@ def top_keyphrases(split: LoadedSplit, n: int = 15) -> pd.Series:
     return pd.Series(phrases, dtype="object").value_counts().head(n)
 
 
+@text_as_typed
 def plot_keyphrases(split: LoadedSplit, n: int = 15) -> Figure:
     """A bar chart of the most frequent state keyphrases (Chinese labels: needs a CJK font)."""
     import matplotlib.pyplot as plt

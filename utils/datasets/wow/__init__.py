@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...sources import Archive, DatasetProfile, DatasetSource, RecordIds, SourceFile
-from . import explorer, kilt_parser, parser, render
+from . import explorer, kilt_parser, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -47,12 +47,16 @@ WOW = DatasetSource(
     format="ParlAI raw JSON (one list of dialogues per file)",
     homepage="https://parl.ai/projects/wizard_of_wikipedia/",
     license="MIT (ParlAI repository); the project page names no separate data licence",
+    redistributable=True,
+    redistribution="the ParlAI repository that publishes the files is MIT-licensed: copies may be redistributed "
+    "with the notice",
     citation_key="dinan2019wizard",
     folder=Path(__file__).parent,
     parse=parser.parse,
     parser_version=parser.PARSER_VERSION,
     render=render.render,
     facets=explorer.facets,
+    viewer_queries=viewer.QUERIES,
     columns=explorer.columns,
     reported=tuple(item for item in REPORTED if item.dataset == "wow"),
     quantity_labels=QUANTITY_LABELS,
@@ -106,13 +110,17 @@ WOW_KILT = DatasetSource(
     format="KILT JSON Lines (one example per line: input, output answers with provenance)",
     homepage="https://github.com/facebookresearch/KILT",
     license="MIT",
+    redistributable=True,
+    redistribution="MIT: copies may be redistributed with the licence notice",
     citation_key="petroni2021kilt",
     folder=Path(__file__).parent,
     parse=kilt_parser.parse,
     parser_version=kilt_parser.PARSER_VERSION,
     render=render.render,
     facets=explorer.facets,
-    columns=explorer.columns,
+    viewer_rows=viewer.kilt_rows,
+    viewer_queries=viewer.QUERIES,
+    columns=explorer.kilt_columns,
     reported=tuple(item for item in REPORTED if item.dataset == "wow_kilt"),
     splits={
         "train": (SourceFile(path="wow/kilt/wow-train-kilt.jsonl", url=f"{_KILT}/wow-train-kilt.jsonl"),),

@@ -28,13 +28,15 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ...figures import caption
 from ...loading import LoadedSplit
 from ...metrics import unigram_f1
 from ...records import Turn
 from ...reported import Reproduced, compare
+from ...tables import Table, declared_table
 from .parser import NO_PASSAGES_USED
 from .reported import REPORTED
-from .stats import wizard_turns
+from .stats import COLUMNS, split_label, wizard_turns
 
 #: ParlAI's "no passage used" knowledge candidate (``TOKEN_NOCHOSEN`` twice, title and sentence).
 NO_PASSAGE_CANDIDATE = f"{NO_PASSAGES_USED} {NO_PASSAGES_USED}"
@@ -319,6 +321,50 @@ def run_all(splits: Mapping[str, LoadedSplit], train: LoadedSplit) -> pd.DataFra
         rows[name]["retrieval_examples"] = retrieval["examples"]
         rows[name]["data"] = split.provenance.kind
     return pd.DataFrame(rows)
+
+
+#: The knowledge-selection columns of :func:`run_all`, as the chapter's first table shows them.
+SELECTION_COLUMNS = ("examples", "knowledge_chance", "tfidf_accuracy", "no_passage_share",
+                     "always_topic_first_sentence")
+#: The unigram-F1 reference points of :func:`run_all`, each beside the examples it was scored on.
+F1_COLUMNS = ("copy_checked_sentence", "copy_tfidf_sentence", "examples_with_passage", "echo_apprentice",
+              "examples_with_history")
+#: The unigram-F1 columns of :func:`run_all` (between 0 and 1).
+F1_REFERENCE_POINTS = ("copy_checked_sentence", "copy_tfidf_sentence", "echo_apprentice")
+
+
+def _by_split(results: pd.DataFrame, columns: Sequence[str], text: str, splits: Mapping[str, LoadedSplit]) -> Table:
+    """Some columns of :func:`run_all`'s ``results`` for readers, one row per split (headers and units
+    from :data:`utils.datasets.wow.stats.COLUMNS`)."""
+    return declared_table(
+        results.T[list(columns)],
+        COLUMNS,
+        index="Split",
+        row_labels={name: split_label(name) for name in splits},
+        caption=caption(text, *splits.values()),
+    )
+
+
+def knowledge_selection_table(results: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> Table:
+    """Knowledge selection of :func:`run_all` (``results`` on ``splits``): the accuracy of each strategy."""
+    return _by_split(
+        results,
+        SELECTION_COLUMNS,
+        "Knowledge selection on ParlAI's wizard examples: accuracy of each strategy.",
+        splits,
+    )
+
+
+def f1_reference_points_table(results: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> Table:
+    """The unigram-F1 reference points of :func:`run_all` (``results`` on ``splits``), each beside the
+    examples it was scored on."""
+    return _by_split(
+        results,
+        F1_COLUMNS,
+        "Unigram F1 against the wizard's reply (between 0 and 1, as ParlAI reports it) of three ways of "
+        "copying text.",
+        splits,
+    )
 
 
 #: Reported baseline -> (column of :func:`run_all`, tolerance). Others are quoted only.

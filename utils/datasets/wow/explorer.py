@@ -36,3 +36,16 @@ def columns(dialogue: Dialogue) -> Columns:
         "reply length (words)": rounded_mean([word_count(turn.text) for turn in wizard]),
         "knowledge shown (sentences per reply)": rounded_mean(shown),
     }
+
+
+def kilt_columns(dialogue: Dialogue) -> Columns:
+    """A KILT example is one wizard turn with the dialogue before it, not a dialogue: its length is the
+    context it carries, counted apart from whole dialogues' turns."""
+    # The parser puts the answer, when the file has one (the test file has none), last, marked with
+    # the index of the output it comes from.
+    answered = bool(dialogue.turns) and "output_index" in dialogue.turns[-1].raw
+    context = dialogue.turns[:-1] if answered else dialogue.turns
+    return {
+        "KILT example: turns of context": len(context),
+        "reply length (words)": word_count(dialogue.turns[-1].text) if answered else None,
+    }

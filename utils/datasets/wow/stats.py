@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from textwrap import shorten
 
 import numpy as np
 import pandas as pd
@@ -21,10 +22,11 @@ from ... import tables
 from ...errors import UnknownNameError
 from ...figures import caption
 from ...loading import LoadedSplit
-from ...records import SEEKER, WIZARD
+from ...plotting import text_as_typed
+from ...records import SEEKER, WIZARD, Dialogue, Turn
 from ...reported import Reported, Reproduced, compare
 from ...text import counted
-from .parser import NO_PASSAGES_USED
+from .parser import NO_PASSAGES_USED, evidence_source
 from .reported import REPORTED
 
 #: The raw splits in reading order.
@@ -286,7 +288,7 @@ SUMMARY_LABELS = {
 }
 
 
-def summary_table(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
+def summary_frame(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
     """One column per split (raw WoW or KILT), one row per statistic, with the data's provenance."""
     columns = {}
     for name, split in splits.items():
@@ -324,6 +326,310 @@ def topic_overlap(train: LoadedSplit, others: Mapping[str, LoadedSplit]) -> pd.D
 def top_topics(split: LoadedSplit, n: int = 15) -> pd.Series:
     """The ``n`` most frequent chosen topics with their number of dialogues."""
     return split.arrow("dialogues").column("topic").to_pandas().value_counts().head(n)
+
+
+# -- tables for readers ---------------------------------------------------------------------------
+# Each *_table turns a result of this module into a utils.tables.Table for the chapter: headers and
+# units from COLUMNS, rows named for readers, a caption naming any demo or partial split.
+
+#: Every column the WoW tables show (statistics and baselines): its header and its unit.
+COLUMNS: dict[str, tables.Column] = {
+    # a dialogue's turns, and the columns of turns()
+    "turn": tables.Column("Turn", tables.COUNT),
+    "speaker": tables.Column("Speaker in the file"),
+    "role": tables.Column("Role in the atlas"),
+    "text": tables.Column("Text (start)"),
+    "column": tables.Column("Column"),
+    "holds": tables.Column("What it holds"),
+    "first": tables.Column("First row"),
+    # what the wizard was shown, and the choice made
+    "origin": tables.Column("Shown as"),
+    "from_turn": tables.Column("Retrieved for turn", tables.COUNT),
+    "passage": tables.Column("Passage no.", tables.COUNT),
+    "title": tables.Column("Title"),
+    "sentences": tables.Column("Sentences", tables.COUNT),
+    "checked": tables.Column("Holds the checked sentence"),
+    "label": tables.Column("Key of wizard_turn.labels"),
+    "field": tables.Column("Field of the file"),
+    "key": tables.Column("Key"),
+    "value": tables.Column("Value"),
+    "statistic": tables.Column("Statistic"),
+    # wizard turns by a label
+    "turns": tables.Column("Wizard turns", tables.COUNT),
+    "share": tables.Column("Share", tables.PERCENT, 1),
+    # topics
+    "topics": tables.Column("Topics", tables.COUNT),
+    "shared_with_train": tables.Column("Also topics of train", tables.COUNT),
+    "new": tables.Column("Not topics of train", tables.COUNT),
+    # baselines (utils.datasets.wow.baselines.run_all): accuracies in percent, unigram F1 from 0 to 1
+    "examples": tables.Column("Wizard examples", tables.COUNT),
+    "knowledge_chance": tables.Column("Chance, know_chance", tables.PERCENT),
+    "tfidf_accuracy": tables.Column("TF-IDF ranker", tables.PERCENT),
+    "no_passage_share": tables.Column("Gold is “no passage used”", tables.PERCENT),
+    "always_topic_first_sentence": tables.Column("Always the topic's first sentence", tables.PERCENT),
+    "copy_checked_sentence": tables.Column("Copy the checked sentence", tables.DECIMAL, 3),
+    "copy_tfidf_sentence": tables.Column("Copy the TF-IDF sentence", tables.DECIMAL, 3),
+    "examples_with_passage": tables.Column("… scored on (examples with a passage)", tables.COUNT),
+    "echo_apprentice": tables.Column("Echo the apprentice", tables.DECIMAL, 3),
+    "examples_with_history": tables.Column("… scored on (examples with an apprentice turn)", tables.COUNT),
+}
+
+#: What the main columns of ``turns()`` hold.
+TURNS_COLUMNS = {
+    "dialogue_index": "position of the dialogue in the split",
+    "turn_index": "position of the turn in its dialogue",
+    "role": "wizard or seeker (the apprentice)",
+    "speaker": "the speaker as the file writes it",
+    "text": "what was said",
+    "evidence_count": "sentences of knowledge shown (wizard turns only)",
+    "selected_count": "how many of them the wizard checked (0 or 1)",
+    "labels": "the checked sentence and passage, decoded (see below)",
+}
+
+#: The channels an :class:`~utils.records.Evidence` of WoW comes from (its ``origin``), for readers.
+EVIDENCE_ORIGINS = {
+    "topic": "chosen topic",
+    "retrieved:seeker": "retrieved for the apprentice's turn",
+    "retrieved:wizard": "retrieved for the wizard's previous turn",
+}
+
+#: Where a wizard turn took its checked sentence (``checked_source``), for readers.
+CHECKED_SOURCES = {
+    "chosen": "the chosen topic's passage (chosen)",
+    "partner": "a passage retrieved for the apprentice's turn (partner)",
+    "self": "a passage retrieved for the wizard's previous turn (self)",
+    NO_PASSAGES_USED: "no passage used",
+}
+
+#: The label ``knowledge`` of a wizard turn, for readers.
+KNOWLEDGE_LABELS = {
+    "found": "found among the sentences shown",
+    "not_found": "not found among the sentences shown",
+    NO_PASSAGES_USED: "no passage used",
+}
+
+#: Statistics of :func:`summary` shown as counts, then those shown as averages or shares.
+COUNT_KEYS = ("dialogues", "utterances", "topics", "wizard_turns", "apprentice_turns", "wizard_first_dialogues",
+              "checked_not_in_knowledge")
+AVERAGE_KEYS = ("turns_per_dialogue", "candidates_per_wizard_turn", "candidates_median", "words_per_utterance",
+                "words_per_wizard_turn", "words_per_apprentice_turn", "no_passage_share")
+#: Statistics of :func:`kilt_summary` that are averages (two decimals); the others are counts.
+KILT_AVERAGES = frozenset({"turns_per_example", "history_turns_per_example", "provenance_per_answer",
+                           "words_per_answer", "words_per_utterance"})
+
+
+def _split_columns(names: Iterable[str]) -> dict[str, str]:
+    return {name: split_label(name) for name in names}
+
+
+def turns_table(split: LoadedSplit, index: int = 0) -> tables.Table:
+    """The turns of dialogue ``index`` of ``split``: position, speaker as written, role, text (start)."""
+    dialogue = split[index]
+    rows = pd.DataFrame(
+        {
+            "turn": turn.index,
+            "speaker": turn.speaker,
+            "role": turn.role,
+            "text": shorten(turn.text, 70, placeholder=" …"),
+        }
+        for turn in dialogue.turns
+    )
+    which = "the first dialogue" if index == 0 else f"dialogue {index}"
+    return tables.declared_table(
+        rows,
+        COLUMNS,
+        caption=caption(f"The {len(dialogue.turns)} turns of “{dialogue.topic}”, {which} of {split.split}.", split),
+    )
+
+
+def turns_columns_table(split: LoadedSplit) -> tables.Table:
+    """The main columns of ``split.turns()`` (:data:`TURNS_COLUMNS`), with the first row's values."""
+    turns = split.turns()
+    first = turns.iloc[0]
+    first_row = [str(first[name]) for name in TURNS_COLUMNS]
+    first_row[-1] = "; ".join(f"{key}: {', '.join(values)}" for key, values in first["labels"].items())
+    frame = pd.DataFrame(
+        {
+            "column": list(TURNS_COLUMNS),
+            "holds": list(TURNS_COLUMNS.values()),
+            "first": [shorten(text, 60, placeholder=" …") for text in first_row],
+        }
+    )
+    return tables.declared_table(
+        frame,
+        COLUMNS,
+        caption=caption(f"Columns of {split.split}.turns(): one row per turn, {len(turns):,} rows.", split),
+    )
+
+
+def shown_frame(turn: Turn) -> pd.DataFrame:
+    """The sentences shown before a wizard turn, one row per passage: ``origin`` (in the words of
+    :data:`EVIDENCE_ORIGINS`), ``from_turn``, ``passage`` and ``title`` (decoded from each sentence's
+    id by :func:`~utils.datasets.wow.parser.evidence_source`), ``sentences`` and ``checked`` (the
+    passage holds the checked sentence)."""
+    shown = pd.DataFrame({**evidence_source(e), "origin": e.origin, "selected": e.selected} for e in turn.evidence)
+    return (
+        shown.groupby(["origin", "from_turn", "passage", "title"], dropna=False, sort=False)
+        .agg(sentences=("sentence", "size"), checked=("selected", "any"))
+        .reset_index()
+        .assign(origin=lambda frame: frame["origin"].map(EVIDENCE_ORIGINS))
+    )
+
+
+def shown_table(dialogue: Dialogue, turn: Turn, split: LoadedSplit) -> tables.Table:
+    """:func:`shown_frame` of a wizard ``turn`` of ``dialogue`` for readers."""
+    passages = shown_frame(turn)
+    return tables.declared_table(
+        passages,
+        COLUMNS,
+        empty_note="– the chosen topic's passage, shown at every wizard turn",
+        notes=["Passage no.: its position among the passages retrieved for that turn, counted from 0"],
+        caption=caption(
+            f"What the wizard was shown before turn {turn.index} of “{dialogue.topic}”: {len(turn.evidence)} "
+            f"sentences in {len(passages)} passages, plus the “no passage used” option.",
+            split,
+        ),
+    )
+
+
+def labels_table(turn: Turn, split: LoadedSplit) -> tables.Table:
+    """The labels the atlas decodes from a wizard turn's choice (``turn.labels``)."""
+    labels = turn.labels
+    frame = pd.DataFrame({"label": list(labels), "value": [", ".join(values) for values in labels.values()]})
+    return tables.declared_table(
+        frame, COLUMNS, caption=caption(f"How the atlas decodes the choice made at turn {turn.index}.", split)
+    )
+
+
+def raw_choice_table(turn: Turn, split: LoadedSplit) -> tables.Table:
+    """A wizard turn's choice as the file records it: ``checked_sentence`` and ``checked_passage``."""
+    frame = pd.DataFrame(
+        {"field": field, "key": key, "value": value}
+        for field in ("checked_sentence", "checked_passage")
+        for key, value in turn.raw.get(field, {}).items()
+    )
+    return tables.declared_table(
+        frame,
+        COLUMNS,
+        caption=caption(f"The same choice as the file records it (wizard_turn.raw), turn {turn.index}.", split),
+    )
+
+
+def _share_table(
+    values: pd.Series, labels: Mapping[str, str], header: str, what: str, split: LoadedSplit
+) -> tables.Table:
+    """Counts and shares of one column of wizard turns, in the order of ``labels`` (values not in it after)."""
+    counts = values.value_counts()
+    order = [*labels, *(value for value in counts.index if value not in labels)]
+    frame = counts.reindex(order, fill_value=0).rename("turns").to_frame()
+    frame["share"] = frame["turns"] / max(len(values), 1)
+    return tables.declared_table(frame, COLUMNS, index=header, row_labels=labels, caption=caption(what, split))
+
+
+def checked_source_table(split: LoadedSplit) -> tables.Table:
+    """Wizard turns by where their checked sentence came from (:data:`CHECKED_SOURCES`)."""
+    wizard = wizard_turns(split)
+    return _share_table(
+        wizard["checked_source"],
+        CHECKED_SOURCES,
+        "Checked sentence from",
+        f"Where the {len(wizard):,} wizard turns of {split.split} took their checked sentence.",
+        split,
+    )
+
+
+def knowledge_label_table(split: LoadedSplit) -> tables.Table:
+    """Wizard turns by their label ``knowledge`` (:data:`KNOWLEDGE_LABELS`)."""
+    wizard = wizard_turns(split)
+    return _share_table(
+        wizard["knowledge"],
+        KNOWLEDGE_LABELS,
+        "Checked sentence",
+        f"The {len(wizard):,} wizard turns of {split.split} by the label knowledge.",
+        split,
+    )
+
+
+def topic_overlap_table(train: LoadedSplit, others: Mapping[str, LoadedSplit]) -> tables.Table:
+    """:func:`topic_overlap` for readers."""
+    return tables.declared_table(
+        topic_overlap(train, others),
+        COLUMNS,
+        index="Split",
+        row_labels=SPLIT_LABELS,
+        caption=caption(
+            "Distinct chosen topics of each held-out split, and how many are topics of train. Only the full "
+            "files say how far the splits share topics (the GEM card's numbers are compared below).",
+            train,
+            *others.values(),
+        ),
+    )
+
+
+def kilt_table(split: LoadedSplit) -> tables.Table:
+    """:func:`kilt_summary` for readers: counts as integers, averages with two decimals."""
+    kilt = kilt_summary(split)
+    frame = pd.DataFrame(
+        {
+            "statistic": [SUMMARY_LABELS[key] for key in kilt],
+            "value": [tables.decimal(v, 2) if key in KILT_AVERAGES else tables.integer(v) for key, v in kilt.items()],
+        }
+    )
+    return tables.declared_table(
+        frame,
+        COLUMNS,
+        caption=caption(f"The KILT {split.split} split in numbers (words are whitespace-separated).", split),
+    )
+
+
+def counts_table(summary: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> tables.Table:
+    """The counts (:data:`COUNT_KEYS`) of :func:`summary_frame` ``(splits)``, one column per split."""
+    return tables.table(
+        summary.loc[[SUMMARY_LABELS[key] for key in COUNT_KEYS]],
+        index="Count",
+        labels=_split_columns(splits),
+        integers=list(splits),
+        caption=caption("Counts of the five raw splits.", *splits.values()),
+    )
+
+
+def averages_table(summary: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> tables.Table:
+    """The averages and the no-passage share (in percent; :data:`AVERAGE_KEYS`) of
+    :func:`summary_frame` ``(splits)``, one column per split."""
+    averages = summary.loc[[SUMMARY_LABELS[key] for key in AVERAGE_KEYS]].astype(float)
+    no_passage = SUMMARY_LABELS["no_passage_share"]
+    averages.loc[no_passage] *= 100
+    return tables.table(
+        averages.rename(index={no_passage: "wizard turns with no passage used (%)"}),
+        index="Average or share",
+        labels=_split_columns(splits),
+        decimals=dict.fromkeys(splits, 1),
+        caption=caption("Averages of the five raw splits (means unless marked median).", *splits.values()),
+    )
+
+
+def parlai_examples_table(splits: Mapping[str, LoadedSplit]) -> tables.Table:
+    """:func:`parlai_examples` of every split: one row per ParlAI teacher, one column per split."""
+    return tables.table(
+        pd.DataFrame({name: parlai_examples(split) for name, split in splits.items()}),
+        index="ParlAI teacher",
+        labels=_split_columns(splits),
+        integers=list(splits),
+        caption=caption("Examples (num_examples) each ParlAI teacher makes of each split.", *splits.values()),
+    )
+
+
+def selected_origins_table(shares: Mapping[str, pd.Series], *splits: LoadedSplit) -> tables.Table:
+    """Shares of the selected evidence by origin (:data:`EVIDENCE_ORIGINS`), one column per split:
+    ``shares`` maps a split's name to its shares (origin -> share between 0 and 1)."""
+    return tables.table(
+        pd.DataFrame(dict(shares)).fillna(0),
+        index="Origin of the selected sentence",
+        row_labels=EVIDENCE_ORIGINS,
+        labels={name: split_label(name).capitalize() for name in shares},
+        percents=dict.fromkeys(shares, 1),
+        caption=caption("Share of the selected evidence by origin.", *splits),
+    )
 
 
 # -- reported versus reproduced -------------------------------------------------------------------
@@ -450,7 +756,7 @@ def split_label(name: str) -> str:
     return SPLIT_LABELS.get(name, name.replace("_", " "))
 
 
-def describe_lengths(splits: Mapping[str, LoadedSplit]) -> str:
+def lengths_alt(splits: Mapping[str, LoadedSplit]) -> str:
     """Alt text for :func:`plot_lengths`: what it shows and each split's mean lengths."""
     words = "; ".join(f"{split_label(name)} {word_counts(split).mean():.1f}" for name, split in splits.items())
     turns = "; ".join(
@@ -462,7 +768,7 @@ def describe_lengths(splits: Mapping[str, LoadedSplit]) -> str:
     )
 
 
-def describe_candidates(splits: Mapping[str, LoadedSplit]) -> str:
+def candidates_alt(splits: Mapping[str, LoadedSplit]) -> str:
     """Alt text for :func:`plot_candidates`: what it shows and each split's median."""
     medians = "; ".join(
         f"{split_label(name)} {wizard_turns(split)['candidates'].median():.0f}" for name, split in splits.items()
@@ -470,7 +776,7 @@ def describe_candidates(splits: Mapping[str, LoadedSplit]) -> str:
     return f"Histogram of knowledge candidates per wizard turn, one line per split; median {medians}."
 
 
-def describe_topics(train: LoadedSplit, others: Mapping[str, LoadedSplit], n: int = 15) -> str:
+def topics_alt(train: LoadedSplit, others: Mapping[str, LoadedSplit], n: int = 15) -> str:
     """Alt text for :func:`plot_topics` drawn on ``train``: its top topics and each split's overlap."""
     counts = top_topics(train, n)
     overlap = topic_overlap(train, others)
@@ -484,6 +790,7 @@ def describe_topics(train: LoadedSplit, others: Mapping[str, LoadedSplit], n: in
     )
 
 
+@text_as_typed
 def plot_lengths(splits: Mapping[str, LoadedSplit]):
     """Histograms of utterance length (words) and of utterances per dialogue, one panel above the other."""
     import matplotlib.pyplot as plt
@@ -503,6 +810,7 @@ def plot_lengths(splits: Mapping[str, LoadedSplit]):
     return fig
 
 
+@text_as_typed
 def plot_candidates(splits: Mapping[str, LoadedSplit]):
     """Histogram of knowledge candidates per wizard turn."""
     import matplotlib.pyplot as plt
@@ -517,6 +825,7 @@ def plot_candidates(splits: Mapping[str, LoadedSplit]):
     return fig
 
 
+@text_as_typed
 def plot_topics(split: LoadedSplit, train: LoadedSplit, others: Mapping[str, LoadedSplit], n: int = 15):
     """The most frequent topics of ``split`` above, the held-out splits' topics seen in train below."""
     import matplotlib.pyplot as plt

@@ -1,0 +1,1180 @@
+/* Grounded Dialogue Atlas: the data viewer (our own script; DuckDB-WASM, served by the book, for SQL).
+ *
+ * Every explorer written by utils.render.explorer.static_explorer during a book build lists, in its
+ * data block (<script type="application/json" class="atlas-explorer-data">, "viewer"), the splits whose data files
+ * (utils/viewer.py) sit in the site under _viewer/<dataset>/<split>/. This script shows, under the
+ * explorer, a viewer of every row of those splits at three levels (dialogues, turns, evidence): a
+ * paged grid with sortable columns, label filters with counts, numeric ranges, a search over every
+ * string, glosses and ids ("an exact phrase" in quotes), column statistics of the split or of the
+ * current filter, a row opened as the atlas renders its dialogue, and an SQL console (DuckDB-WASM,
+ * loaded only when opened; its tables come from the same files, handed over as JSON). The URL hash
+ * (#viewer=dataset/split&...) always holds the view, so a link or a reload reproduces it.
+ *
+ * Dataset strings are only ever inserted as text; the renderings of dialogues, made and escaped by
+ * the atlas's Python renderers, are the only markup inserted. Opened from disk (file://), browsers
+ * block the fetches and the worker this needs: the explorer above keeps working and a note says how
+ * to serve the page.
+ */
+(function () {
+  "use strict";
+
+  var FORMAT = 1;
+  var PAGE_SIZE = 25;
+  var HASH_KEY = "viewer";
+  var script = document.currentScript;
+  // the site's root, from this script's own address (…/_static/viewer.js)
+  var siteRoot = script && script.src ? script.src.replace(/_static\/viewer\.js.*$/, "") : "";
+  var numberFormat = typeof Intl !== "undefined" ? new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 }) : null;
+
+  function fmt(value) {
+    if (value === null || value === undefined || (typeof value === "number" && !isFinite(value))) {
+      return "\u2013";
+    }
+    return numberFormat && typeof value === "number" ? numberFormat.format(value) : String(value);
+  }
+
+  function make(tag, className, text) {
+    var element = document.createElement(tag);
+    if (className) {
+      element.className = className;
+    }
+    if (text !== undefined && text !== null) {
+      element.textContent = String(text);
+    }
+    return element;
+  }
+
+  function clear(element) {
+    while (element.firstChild) {
+      element.removeChild(element.firstChild);
+    }
+  }
+
+  function button(text, className) {
+    var b = make("button", className, text);
+    b.type = "button";
+    return b;
+  }
+
+  /* A gzip-compressed JSON file (or plain JSON, if a server already unpacked it). */
+  function fetchJson(url) {
+    return fetch(url).then(function (response) {
+      if (!response.ok) {
+        throw new Error("HTTP " + response.status + " for " + url);
+      }
+      return response.arrayBuffer();
+    }).then(function (buffer) {
+      var bytes = new Uint8Array(buffer);
+      if (bytes.length > 1 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
+        var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+        return new Response(stream).text().then(JSON.parse);
+      }
+      return JSON.parse(new TextDecoder().decode(bytes));
+    });
+  }
+
+  /* -- the view in the URL ---------------------------------------------------------------------- */
+
+  function readHash() {
+    var raw = window.location.hash.slice(1);
+    if (raw.indexOf(HASH_KEY + "=") !== 0) {
+      return null;
+    }
+    var params = new URLSearchParams(raw);
+    var state = {
+      split: params.get(HASH_KEY) || "",
+      level: params.get("level") || "dialogues",
+      q: params.get("q") || "",
+      sort: params.get("sort") || "",
+      desc: params.get("desc") === "1",
+      page: Math.max(0, (parseInt(params.get("page") || "1", 10) || 1) - 1),
+      row: params.get("row"),
+      sql: params.get("sql") || "",
+      facets: {},
+      ranges: {}
+    };
+    params.getAll("f").forEach(function (item) {
+      var at = item.indexOf("=");
+      if (at > 0) {
+        var name = item.slice(0, at);
+        (state.facets[name] = state.facets[name] || []).push(item.slice(at + 1));
+      }
+    });
+    params.getAll("r").forEach(function (item) {
+      var match = /^(.*)=(-?[\d.eE+-]*)~(-?[\d.eE+-]*)$/.exec(item);
+      if (match) {
+        state.ranges[match[1]] = [match[2] === "" ? null : Number(match[2]), match[3] === "" ? null : Number(match[3])];
+      }
+    });
+    return state;
+  }
+
+  function writeHash(state) {
+    var params = new URLSearchParams();
+    params.set(HASH_KEY, state.split);
+    params.set("level", state.level);
+    if (state.q) { params.set("q", state.q); }
+    if (state.sort) { params.set("sort", state.sort); }
+    if (state.sort && state.desc) { params.set("desc", "1"); }
+    if (state.page) { params.set("page", String(state.page + 1)); }
+    Object.keys(state.facets).forEach(function (name) {
+      state.facets[name].forEach(function (value) { params.append("f", name + "=" + value); });
+    });
+    Object.keys(state.ranges).forEach(function (name) {
+      var range = state.ranges[name];
+      params.append("r", name + "=" + (range[0] === null ? "" : range[0]) + "~" + (range[1] === null ? "" : range[1]));
+    });
+    if (state.row !== null && state.row !== undefined) { params.set("row", state.row); }
+    if (state.sql) { params.set("sql", state.sql); }
+    return "#" + params.toString();
+  }
+
+  /* -- search ------------------------------------------------------------------------------------ */
+
+  /* Words must all occur; "quoted text" must occur as written (case and runs of spaces aside). */
+  function parseQuery(text) {
+    var needles = [];
+    var rest = text.replace(/"([^"]*)"/g, function (_, phrase) {
+      var clean = phrase.toLowerCase().replace(/\s+/g, " ").trim();
+      if (clean) { needles.push(clean); }
+      return " ";
+    });
+    rest.toLowerCase().split(/\s+/).forEach(function (word) {
+      if (word && word !== '"') { needles.push(word.replace(/"/g, "")); }
+    });
+    return needles.filter(Boolean);
+  }
+
+  /* -- statistics, as pandas computes them (std with one degree of freedom) ----------------------- */
+
+  function describe(values) {
+    var n = values.length;
+    if (!n) {
+      return { count: 0 };
+    }
+    var sorted = Float64Array.from(values).sort();
+    var sum = 0;
+    for (var i = 0; i < n; i += 1) { sum += sorted[i]; }
+    var mean = sum / n;
+    var squares = 0;
+    for (var j = 0; j < n; j += 1) { squares += (sorted[j] - mean) * (sorted[j] - mean); }
+    var middle = Math.floor(n / 2);
+    return {
+      count: n,
+      min: sorted[0],
+      max: sorted[n - 1],
+      mean: mean,
+      median: n % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2,
+      std: n > 1 ? Math.sqrt(squares / (n - 1)) : null,
+      sorted: sorted
+    };
+  }
+
+  function histogram(stats, title) {
+    var box = make("div", "atlas-viewer-hist");
+    if (!stats.count) {
+      return box;
+    }
+    var bins = [];
+    var integers = true;
+    for (var i = 0; i < stats.sorted.length && integers; i += 1) {
+      integers = Math.round(stats.sorted[i]) === stats.sorted[i];
+    }
+    var span = stats.max - stats.min;
+    var n = integers && span < 20 ? span + 1 : Math.min(20, Math.max(1, Math.ceil(Math.sqrt(stats.count))));
+    var width = integers && span < 20 ? 1 : span / n || 1;
+    for (var b = 0; b < n; b += 1) { bins.push(0); }
+    stats.sorted.forEach(function (value) {
+      var at = Math.min(n - 1, Math.floor((value - stats.min) / width));
+      bins[at] += 1;
+    });
+    var top = Math.max.apply(null, bins);
+    var bars = make("div", "atlas-viewer-bars");
+    bars.setAttribute("role", "img");
+    bars.setAttribute("aria-label", title + ": " + bins.map(function (count, k) {
+      return fmt(stats.min + k * width) + "\u2013" + fmt(stats.min + (k + 1) * width) + ": " + count;
+    }).join(", "));
+    bins.forEach(function (count, k) {
+      var bar = make("span", "atlas-viewer-bar");
+      bar.style.height = (top ? (100 * count) / top : 0) + "%";
+      bar.title = fmt(stats.min + k * width) + (width === 1 && integers ? "" : "\u2013" + fmt(stats.min + (k + 1) * width)) +
+        ": " + fmt(count);
+      bars.appendChild(bar);
+    });
+    box.appendChild(bars);
+    return box;
+  }
+
+  /* -- one viewer (under one explorer) ----------------------------------------------------------- */
+
+  function Viewer(holder, config) {
+    this.holder = holder;
+    this.splits = config.splits || [];
+    this.cache = {}; // path -> {manifest, levels: {level: data}, html: {shard: list}}
+    this.state = null;
+    this.matches = null;
+    this.sqlTablesFor = null;
+  }
+
+  Viewer.prototype.start = function () {
+    var self = this;
+    var holder = this.holder;
+    holder.hidden = false;
+    holder.appendChild(make("div", "atlas-viewer-title", "Every row of every split: the data viewer"));
+    if (window.location.protocol === "file:") {
+      holder.appendChild(make("p", "atlas-viewer-note atlas-viewer-file",
+        "Opened from disk, this page keeps the explorer above. The full viewer (every row of every split, " +
+        "filters, column statistics and SQL) needs the page served, because browsers block its fetches and " +
+        "workers on file:// pages: run `python -m http.server` in _build/html and open " +
+        "http://localhost:8000/ in the browser."));
+      holder.setAttribute("data-viewer-state", "file");
+      return;
+    }
+    var bar = make("div", "atlas-viewer-bar-top");
+    var splitLabel = make("label", null, "Split ");
+    this.splitSelect = make("select", "atlas-viewer-split");
+    this.splits.forEach(function (split, i) {
+      var option = make("option", null, split.label + " (" + split.dataset + ")");
+      option.value = String(i);
+      self.splitSelect.appendChild(option);
+    });
+    splitLabel.appendChild(this.splitSelect);
+    var levelLabel = make("label", null, "Rows ");
+    this.levelSelect = make("select", "atlas-viewer-level");
+    splitLabel.className = "atlas-viewer-control";
+    levelLabel.className = "atlas-viewer-control";
+    levelLabel.appendChild(this.levelSelect);
+    this.openButton = button("Open the viewer", "atlas-viewer-open");
+    bar.appendChild(splitLabel);
+    bar.appendChild(levelLabel);
+    bar.appendChild(this.openButton);
+    holder.appendChild(bar);
+    this.body = make("div", "atlas-viewer-body");
+    this.body.hidden = true;
+    holder.appendChild(this.body);
+    this.status = make("p", "atlas-viewer-status");
+    this.status.setAttribute("role", "status");
+    holder.appendChild(this.status);
+    this.openButton.addEventListener("click", function () {
+      self.go({ split: self.splitKey(self.splits[Number(self.splitSelect.value)]), level: self.levelSelect.value || "dialogues" });
+    });
+    this.splitSelect.addEventListener("change", function () {
+      if (self.state) {
+        self.go({ split: self.splitKey(self.splits[Number(self.splitSelect.value)]), level: "dialogues" });
+      }
+    });
+    this.levelSelect.addEventListener("change", function () {
+      if (self.state) {
+        self.go({ split: self.state.split, level: self.levelSelect.value });
+      }
+    });
+    ["dialogues", "turns", "evidence"].forEach(function (level) {
+      var option = make("option", null, level);
+      option.value = level;
+      self.levelSelect.appendChild(option);
+    });
+    holder.setAttribute("data-viewer-state", "closed");
+  };
+
+  Viewer.prototype.splitKey = function (split) {
+    return split.dataset + "/" + split.split;
+  };
+
+  Viewer.prototype.findSplit = function (key) {
+    for (var i = 0; i < this.splits.length; i += 1) {
+      if (this.splitKey(this.splits[i]) === key) {
+        return i;
+      }
+    }
+    return -1;
+  };
+
+  /* Show the view ``state`` (from the URL or a control): loads what it needs first. */
+  Viewer.prototype.go = function (partial, fromHash) {
+    var self = this;
+    var state = {
+      split: partial.split, level: partial.level || "dialogues", q: partial.q || "", sort: partial.sort || "",
+      desc: !!partial.desc, page: partial.page || 0, row: partial.row === undefined ? null : partial.row,
+      sql: partial.sql || "", facets: partial.facets || {}, ranges: partial.ranges || {}
+    };
+    var index = this.findSplit(state.split);
+    if (index === -1) {
+      return Promise.resolve(false);
+    }
+    var split = this.splits[index];
+    this.splitSelect.value = String(index);
+    this.levelSelect.value = state.level;
+    this.holder.setAttribute("data-viewer-state", "loading");
+    this.status.textContent = "Loading " + split.label + " (" + state.level + ")\u2026";
+    var started = performance.now();
+    return this.load(split, state.level).then(function (data) {
+      self.state = state;
+      self.data = data;
+      self.split = split;
+      self.build();
+      self.refresh(true);
+      self.holder.setAttribute("data-viewer-state", "ready");
+      self.holder.setAttribute("data-load-ms", String(Math.round(performance.now() - started)));
+      if (state.sql) {
+        self.sqlBox.open = true;
+        self.sqlText.value = state.sql;
+        self.runSql();
+      }
+      if (state.row !== null) {
+        self.openRow(state.row);
+      }
+      if (fromHash) {
+        self.holder.scrollIntoView({ block: "start" });
+      }
+      return true;
+    }, function (error) {
+      self.holder.setAttribute("data-viewer-state", "error");
+      return self.withheld(split).then(function (reason) {
+        self.status.textContent = reason || "The data files of " + split.label + " could not be loaded (" + error.message + ").";
+        return false;
+      });
+    });
+  };
+
+  Viewer.prototype.withheld = function (split) {
+    return fetch(siteRoot + split.path + "withheld.json").then(function (response) {
+      return response.ok ? response.json() : null;
+    }).then(function (info) {
+      return info ? "The rows of " + info.dataset + " are not published with this site: its licence (" + info.licence +
+        ") decides, " + info.reason + ". A local build of the book (make book) has the full viewer." : null;
+    }, function () { return null; });
+  };
+
+  Viewer.prototype.manifest = function (split) {
+    var entry = this.cache[split.path] || (this.cache[split.path] = { levels: {}, html: {} });
+    if (!entry.manifest) {
+      entry.manifest = fetch(siteRoot + split.path + "manifest.json").then(function (response) {
+        if (!response.ok) {
+          throw new Error("HTTP " + response.status);
+        }
+        return response.json();
+      }).then(function (manifest) {
+        if (manifest.format !== FORMAT) {
+          throw new Error("unknown data format " + manifest.format);
+        }
+        return manifest;
+      });
+    }
+    return entry.manifest;
+  };
+
+  Viewer.prototype.load = function (split, level) {
+    var self = this;
+    var entry = this.cache[split.path] || (this.cache[split.path] = { levels: {}, html: {} });
+    return this.manifest(split).then(function (manifest) {
+      if (!entry.levels[level]) {
+        var info = manifest.levels[level];
+        if (!info) {
+          throw new Error("no " + level + " level");
+        }
+        entry.levels[level] = Promise.all(info.shards.map(function (shard) {
+          return fetchJson(siteRoot + split.path + shard.file);
+        })).then(function (parts) {
+          // One array per column, allocated at its final size (growing by push would over-allocate),
+          // each shard's column dropped once copied.
+          var columns = {};
+          info.columns.forEach(function (column) {
+            var merged = new Array(info.rows);
+            var at = 0;
+            parts.forEach(function (part) {
+              var values = part[column.name] || [];
+              for (var i = 0; i < values.length; i += 1) { merged[at + i] = values[i]; }
+              at += values.length;
+              delete part[column.name];
+            });
+            columns[column.name] = merged;
+          });
+          return { manifest: manifest, level: level, info: info, columns: columns, rows: info.rows, haystack: null };
+        });
+      }
+      return entry.levels[level];
+    }).catch(function (error) {
+      delete entry.levels[level];
+      throw error;
+    });
+  };
+
+  /* -- the controls of a loaded level ----------------------------------------------------------- */
+
+  Viewer.prototype.visibleColumns = function () {
+    return this.data.info.columns.filter(function (column) { return column.kind !== "hidden"; });
+  };
+
+  Viewer.prototype.build = function () {
+    var self = this;
+    var body = this.body;
+    clear(body);
+    body.hidden = false;
+    var manifest = this.data.manifest;
+    var about = make("p", "atlas-viewer-about",
+      manifest.title + ", " + this.split.label + " (" + (manifest.kind || "data") + "): " + fmt(manifest.levels.dialogues ? manifest.levels.dialogues.rows : 0) +
+      " dialogue rows, " + fmt(manifest.levels.turns ? manifest.levels.turns.rows : 0) + " turns, " +
+      fmt(manifest.levels.evidence ? manifest.levels.evidence.rows : 0) + " evidence rows.");
+    body.appendChild(about);
+    if (manifest.note) {
+      body.appendChild(make("p", "atlas-viewer-note", manifest.note));
+    }
+    var searchRow = make("div", "atlas-viewer-searchrow");
+    var label = make("label", "atlas-viewer-control", "Search ");
+    this.searchInput = make("input", "atlas-viewer-search");
+    this.searchInput.type = "search";
+    this.searchInput.placeholder = 'words, ids, glosses, or "an exact phrase"';
+    this.searchInput.value = this.state.q;
+    label.appendChild(this.searchInput);
+    searchRow.appendChild(label);
+    var reset = button("Clear filters", "atlas-viewer-reset");
+    searchRow.appendChild(reset);
+    this.count = make("span", "atlas-viewer-count");
+    this.count.setAttribute("aria-live", "polite");
+    searchRow.appendChild(this.count);
+    this.link = make("a", "atlas-viewer-link", "link to this view");
+    searchRow.appendChild(this.link);
+    body.appendChild(searchRow);
+    var typing = null;
+    this.searchInput.addEventListener("input", function () {
+      clearTimeout(typing);
+      typing = setTimeout(function () {
+        self.state.q = self.searchInput.value;
+        self.state.page = 0;
+        self.refresh();
+      }, 150);
+    });
+    reset.addEventListener("click", function () {
+      self.state.q = "";
+      self.searchInput.value = "";
+      self.state.facets = {};
+      self.state.ranges = {};
+      self.state.page = 0;
+      self.buildFilters();
+      self.refresh();
+    });
+
+    this.filters = make("details", "atlas-viewer-filters");
+    this.filters.appendChild(make("summary", null, "Filters: labels and ranges"));
+    this.filterBox = make("div", "atlas-viewer-filterbox");
+    this.filters.appendChild(this.filterBox);
+    this.filters.open = window.innerWidth > 700;
+    body.appendChild(this.filters);
+    this.buildFilters();
+
+    var scroller = make("div", "atlas-viewer-scroll");
+    this.table = make("table", "atlas-viewer-grid");
+    scroller.appendChild(this.table);
+    body.appendChild(scroller);
+    var pager = make("div", "atlas-viewer-pager");
+    this.prev = button("\u25c0 previous", "atlas-viewer-prev");
+    this.next = button("next \u25b6", "atlas-viewer-next");
+    this.pageText = make("span", "atlas-viewer-page");
+    pager.appendChild(this.prev);
+    pager.appendChild(this.pageText);
+    pager.appendChild(this.next);
+    body.appendChild(pager);
+    this.prev.addEventListener("click", function () { self.state.page -= 1; self.refresh(); });
+    this.next.addEventListener("click", function () { self.state.page += 1; self.refresh(); });
+
+    this.detail = make("div", "atlas-viewer-detail");
+    this.detail.hidden = true;
+    body.appendChild(this.detail);
+
+    this.statsBox = make("details", "atlas-viewer-stats");
+    this.statsBox.appendChild(make("summary", null, "Column statistics"));
+    this.statsBody = make("div", "atlas-viewer-statsbody");
+    this.statsBox.appendChild(this.statsBody);
+    this.statsBox.addEventListener("toggle", function () { self.drawStats(); });
+    body.appendChild(this.statsBox);
+
+    this.buildSql();
+  };
+
+  Viewer.prototype.buildFilters = function () {
+    var self = this;
+    clear(this.filterBox);
+    this.chips = [];
+    this.visibleColumns().forEach(function (column) {
+      var values = self.data.columns[column.name];
+      if (column.kind === "label" || column.kind === "labels") {
+        var totals = {};
+        values.forEach(function (value) {
+          (column.kind === "labels" ? value || [] : value === null ? [] : [value]).forEach(function (v) {
+            totals[v] = (totals[v] || 0) + 1;
+          });
+        });
+        var names = Object.keys(totals);
+        if (!names.length || names.length > 60) {
+          return;
+        }
+        names.sort(function (a, b) { return totals[b] - totals[a] || (a < b ? -1 : a > b ? 1 : 0); });
+        var group = make("fieldset", "atlas-viewer-facet");
+        group.setAttribute("data-column", column.name);
+        group.appendChild(make("legend", null, column.name + (column.kind === "labels" ? " (any of a row's labels)" : "")));
+        names.forEach(function (value) {
+          var chip = make("label", "atlas-viewer-chip");
+          chip.setAttribute("data-value", value);
+          var input = make("input");
+          input.type = "checkbox";
+          input.checked = (self.state.facets[column.name] || []).indexOf(value) !== -1;
+          var count = make("span", "atlas-viewer-chip-count");
+          chip.appendChild(input);
+          chip.appendChild(make("span", null, value));
+          chip.appendChild(count);
+          group.appendChild(chip);
+          input.addEventListener("change", function () {
+            var chosen = self.state.facets[column.name] || [];
+            chosen = chosen.filter(function (v) { return v !== value; });
+            if (input.checked) { chosen.push(value); }
+            if (chosen.length) { self.state.facets[column.name] = chosen; } else { delete self.state.facets[column.name]; }
+            self.state.page = 0;
+            self.refresh();
+          });
+          self.chips.push({ column: column.name, value: value, count: count, chip: chip });
+        });
+        self.filterBox.appendChild(group);
+      } else if (column.kind === "number") {
+        var box = make("fieldset", "atlas-viewer-range");
+        box.setAttribute("data-column", column.name);
+        box.appendChild(make("legend", null, column.name));
+        var current = self.state.ranges[column.name] || [null, null];
+        ["from", "to"].forEach(function (end, k) {
+          var field = make("label", null, end + " ");
+          var input = make("input", "atlas-viewer-range-" + end);
+          input.type = "number";
+          input.step = "any";
+          input.value = current[k] === null ? "" : String(current[k]);
+          field.appendChild(input);
+          box.appendChild(field);
+          input.addEventListener("change", function () {
+            var range = self.state.ranges[column.name] || [null, null];
+            range[k] = input.value === "" ? null : Number(input.value);
+            if (range[0] === null && range[1] === null) { delete self.state.ranges[column.name]; } else { self.state.ranges[column.name] = range; }
+            self.state.page = 0;
+            self.refresh();
+          });
+        });
+        self.filterBox.appendChild(box);
+      }
+    });
+  };
+
+  /* What a row is searched in: every string column of the row (its labels, ids and glosses too),
+   * lower-cased, runs of spaces as one; one array per column (no per-row copies: quicker, smaller). */
+  var SPACES = /\s\s|[\t\n\r\f\v\u00a0\u3000]/;
+
+  Viewer.prototype.haystack = function () {
+    var data = this.data;
+    if (data.haystack) {
+      return data.haystack;
+    }
+    data.haystack = data.info.columns.filter(function (column) {
+      return column.kind !== "number" && column.name !== "_dialogue";
+    }).map(function (column) {
+      return data.columns[column.name].map(function (value) {
+        if (value === null || value === undefined) {
+          return null;
+        }
+        var text = (Array.isArray(value) ? value.join(" ") : String(value)).toLowerCase();
+        return SPACES.test(text) ? text.replace(/\s+/g, " ") : text;
+      });
+    });
+    return data.haystack;
+  };
+
+  /* True when row ``i`` holds ``needle`` in one of its columns. */
+  function rowHolds(hay, i, needle) {
+    for (var c = 0; c < hay.length; c += 1) {
+      var value = hay[c][i];
+      if (value !== null && value.indexOf(needle) !== -1) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /* Rows that pass the search, the ranges and each label filter, as separate masks (for the chip counts). */
+  Viewer.prototype.masks = function () {
+    var data = this.data;
+    var n = data.rows;
+    var state = this.state;
+    var base = new Uint8Array(n).fill(1);
+    var needles = parseQuery(state.q);
+    if (needles.length) {
+      var hay = this.haystack();
+      for (var i = 0; i < n; i += 1) {
+        for (var k = 0; k < needles.length; k += 1) {
+          if (!rowHolds(hay, i, needles[k])) { base[i] = 0; break; }
+        }
+      }
+    }
+    Object.keys(state.ranges).forEach(function (name) {
+      var values = data.columns[name];
+      var range = state.ranges[name];
+      if (!values) { return; }
+      for (var i = 0; i < n; i += 1) {
+        var v = values[i];
+        if (v === null || (range[0] !== null && v < range[0]) || (range[1] !== null && v > range[1])) { base[i] = 0; }
+      }
+    });
+    var facetMasks = {};
+    Object.keys(state.facets).forEach(function (name) {
+      var values = data.columns[name];
+      if (!values) { return; }
+      var wanted = {};
+      state.facets[name].forEach(function (v) { wanted[v] = true; });
+      var mask = new Uint8Array(n);
+      for (var i = 0; i < n; i += 1) {
+        var v = values[i];
+        if (Array.isArray(v)) {
+          for (var j = 0; j < v.length; j += 1) { if (wanted[v[j]]) { mask[i] = 1; break; } }
+        } else if (v !== null && wanted[v]) {
+          mask[i] = 1;
+        }
+      }
+      facetMasks[name] = mask;
+    });
+    return { base: base, facets: facetMasks };
+  };
+
+  Viewer.prototype.refresh = function (first) {
+    var self = this;
+    var t0 = performance.now();
+    var data = this.data;
+    var masks = this.masks();
+    var names = Object.keys(masks.facets);
+    var matches = [];
+    for (var i = 0; i < data.rows; i += 1) {
+      if (!masks.base[i]) { continue; }
+      var ok = true;
+      for (var f = 0; f < names.length && ok; f += 1) { ok = masks.facets[names[f]][i] === 1; }
+      if (ok) { matches.push(i); }
+    }
+    this.sortRows(matches);
+    this.matches = matches;
+    this.updateChips(masks);
+    this.holder.setAttribute("data-refresh-ms", String(Math.round(performance.now() - t0)));
+    var pages = Math.max(1, Math.ceil(matches.length / PAGE_SIZE));
+    this.state.page = Math.min(Math.max(0, this.state.page), pages - 1);
+    this.drawGrid();
+    this.count.textContent = fmt(matches.length) + " of " + fmt(data.rows) + " " + data.level + " rows match";
+    this.holder.setAttribute("data-matches", String(matches.length));
+    this.holder.setAttribute("data-rows", String(data.rows));
+    this.pageText.textContent = "page " + fmt(this.state.page + 1) + " of " + fmt(pages);
+    this.prev.disabled = this.state.page === 0;
+    this.next.disabled = this.state.page >= pages - 1;
+    this.status.textContent = "";
+    this.drawStats();
+    this.saveHash(first);
+  };
+
+  Viewer.prototype.sortRows = function (rows) {
+    var name = this.state.sort;
+    var values = name ? this.data.columns[name] : null;
+    if (!values) {
+      return;
+    }
+    var sign = this.state.desc ? -1 : 1;
+    var numeric = this.data.info.columns.some(function (c) { return c.name === name && c.kind === "number"; });
+    if (numeric) {
+      var keys = new Float64Array(this.data.rows);
+      for (var i = 0; i < keys.length; i += 1) { keys[i] = values[i] === null ? NaN : values[i]; }
+      rows.sort(function (a, b) {
+        var x = keys[a], y = keys[b];
+        if (x !== x || y !== y) { return x !== x ? (y !== y ? a - b : 1) : -1; } // missing last
+        return (x - y) * sign || a - b;
+      });
+    } else {
+      rows.sort(function (a, b) {
+        var x = values[a], y = values[b];
+        if (Array.isArray(x)) { x = x.join(", "); }
+        if (Array.isArray(y)) { y = y.join(", "); }
+        if (x === null || y === null) { return x === null ? (y === null ? a - b : 1) : -1; }
+        return (x < y ? -1 : x > y ? 1 : 0) * sign || a - b;
+      });
+    }
+  };
+
+  Viewer.prototype.updateChips = function (masks) {
+    var data = this.data;
+    var self = this;
+    var counts = {};
+    var names = Object.keys(masks.facets);
+    var columns = {};
+    this.chips.forEach(function (chip) { columns[chip.column] = true; });
+    Object.keys(columns).forEach(function (column) {
+      var perValue = (counts[column] = {});
+      var values = data.columns[column];
+      for (var i = 0; i < data.rows; i += 1) {
+        if (!masks.base[i]) { continue; }
+        var ok = true;
+        for (var f = 0; f < names.length && ok; f += 1) {
+          if (names[f] !== column) { ok = masks.facets[names[f]][i] === 1; }
+        }
+        if (!ok) { continue; }
+        var v = values[i];
+        if (Array.isArray(v)) {
+          for (var j = 0; j < v.length; j += 1) { perValue[v[j]] = (perValue[v[j]] || 0) + 1; }
+        } else if (v !== null) {
+          perValue[v] = (perValue[v] || 0) + 1;
+        }
+      }
+    });
+    this.chips.forEach(function (chip) {
+      var n = (counts[chip.column] || {})[chip.value] || 0;
+      chip.count.textContent = fmt(n);
+      chip.chip.setAttribute("data-count", String(n));
+      chip.chip.classList.toggle("atlas-viewer-chip-empty", n === 0);
+      chip.chip.querySelector("input").checked = (self.state.facets[chip.column] || []).indexOf(chip.value) !== -1;
+    });
+  };
+
+  Viewer.prototype.drawGrid = function () {
+    var self = this;
+    var data = this.data;
+    clear(this.table);
+    var columns = this.visibleColumns();
+    var head = make("thead");
+    var headRow = make("tr");
+    columns.forEach(function (column) {
+      var th = make("th");
+      th.setAttribute("data-column", column.name);
+      var sortButton = button(column.name, "atlas-viewer-sort");
+      var sorted = self.state.sort === column.name;
+      th.setAttribute("aria-sort", sorted ? (self.state.desc ? "descending" : "ascending") : "none");
+      if (sorted) { sortButton.textContent = column.name + (self.state.desc ? " \u25bc" : " \u25b2"); }
+      sortButton.title = "sort by " + column.name;
+      sortButton.addEventListener("click", function () {
+        if (self.state.sort === column.name) {
+          self.state.desc = !self.state.desc;
+        } else {
+          self.state.sort = column.name;
+          self.state.desc = false;
+        }
+        self.state.page = 0;
+        self.refresh();
+      });
+      th.appendChild(sortButton);
+      headRow.appendChild(th);
+    });
+    head.appendChild(headRow);
+    this.table.appendChild(head);
+    var tbody = make("tbody");
+    var start = this.state.page * PAGE_SIZE;
+    var idColumn = data.info.id;
+    this.matches.slice(start, start + PAGE_SIZE).forEach(function (rowIndex) {
+      var tr = make("tr", "atlas-viewer-row");
+      tr.tabIndex = 0;
+      var id = data.columns[idColumn][rowIndex];
+      tr.setAttribute("data-row", String(rowIndex));
+      tr.setAttribute("data-id", String(id));
+      columns.forEach(function (column) {
+        var value = data.columns[column.name][rowIndex];
+        var text = Array.isArray(value) ? value.join(", ") : value === null ? "" : column.kind === "number" ? fmt(value) : String(value);
+        var td = make("td", "atlas-viewer-" + column.kind, text.length > 160 ? text.slice(0, 159) + "\u2026" : text);
+        if (text.length > 160) { td.title = text; }
+        tr.appendChild(td);
+      });
+      var open = function () { self.openRowAt(rowIndex); };
+      tr.addEventListener("click", open);
+      tr.addEventListener("keydown", function (event) {
+        if (event.key === "Enter") { open(); event.preventDefault(); }
+      });
+      tbody.appendChild(tr);
+    });
+    this.table.appendChild(tbody);
+  };
+
+  Viewer.prototype.saveHash = function (first) {
+    var hash = writeHash(this.state);
+    this.link.setAttribute("href", hash);
+    if (window.location.hash !== hash) {
+      this.ownHash = hash;
+      history.replaceState(null, "", hash);
+    }
+  };
+
+  /* -- opening a row ----------------------------------------------------------------------------- */
+
+  Viewer.prototype.openRow = function (id) {
+    var data = this.data;
+    var ids = data.columns[data.info.id];
+    var at = ids.indexOf(id);
+    if (at === -1) {
+      // an id of a record the row groups (a KILT example), searched among the row's ids
+      var hay = this.haystack();
+      var needle = String(id).toLowerCase();
+      for (var i = 0; i < data.rows && at === -1; i += 1) {
+        if (rowHolds(hay, i, needle)) { at = i; }
+      }
+    }
+    if (at === -1) {
+      this.detail.hidden = false;
+      clear(this.detail);
+      this.detail.appendChild(make("p", "atlas-viewer-note", "No row of " + this.split.label + " has the id " + id + "."));
+      return Promise.resolve();
+    }
+    return this.openRowAt(at);
+  };
+
+  Viewer.prototype.openRowAt = function (rowIndex) {
+    var self = this;
+    var data = this.data;
+    var dialogue = data.columns._dialogue[rowIndex];
+    var id = data.columns[data.info.id][rowIndex];
+    var entry = this.cache[this.split.path];
+    var per = data.manifest.html.per_shard;
+    var shard = Math.floor(dialogue / per);
+    if (!entry.html[shard]) {
+      entry.html[shard] = fetchJson(siteRoot + this.split.path + data.manifest.html.shards[shard]);
+    }
+    this.state.row = String(id);
+    this.saveHash();
+    return entry.html[shard].then(function (list) {
+      clear(self.detail);
+      self.detail.hidden = false;
+      var head = make("div", "atlas-viewer-detail-head");
+      head.appendChild(make("strong", null, self.split.label + ": " + data.info.id + " " + id));
+      var close = button("close", "atlas-viewer-close");
+      close.addEventListener("click", function () {
+        self.detail.hidden = true;
+        self.state.row = null;
+        self.saveHash();
+      });
+      head.appendChild(close);
+      self.detail.appendChild(head);
+      var view = make("div", "atlas-viewer-rendering");
+      view.innerHTML = list[dialogue - shard * per]; // rendered and escaped by the atlas's renderers
+      self.detail.appendChild(view);
+      self.detail.setAttribute("data-id", String(id));
+      self.detail.scrollIntoView({ block: "nearest" });
+    });
+  };
+
+  /* -- column statistics ------------------------------------------------------------------------- */
+
+  Viewer.prototype.drawStats = function () {
+    if (!this.statsBox || !this.statsBox.open) {
+      return;
+    }
+    var self = this;
+    var data = this.data;
+    var rows = this.matches;
+    clear(this.statsBody);
+    this.statsBody.appendChild(make("p", "atlas-viewer-note",
+      "Of the " + fmt(rows.length) + " matching " + data.level + " rows (of " + fmt(data.rows) + " in the split). " +
+      "Numbers: min, max, mean, median, standard deviation (n \u2212 1) and a histogram; text and lists: their lengths; " +
+      "labels: every value with its count."));
+    this.visibleColumns().forEach(function (column) {
+      var values = data.columns[column.name];
+      var box = make("div", "atlas-viewer-stat");
+      box.setAttribute("data-column", column.name);
+      box.setAttribute("data-kind", column.kind);
+      box.appendChild(make("div", "atlas-viewer-stat-title", column.name + " (" + column.kind + ")"));
+      var numbers = [];
+      var missing = 0;
+      var counts = {};
+      rows.forEach(function (i) {
+        var v = values[i];
+        if (v === null || v === undefined) { missing += 1; return; }
+        if (column.kind === "number") {
+          numbers.push(v);
+        } else if (column.kind === "labels") {
+          numbers.push(v.length);
+          v.forEach(function (item) { counts[item] = (counts[item] || 0) + 1; });
+        } else if (column.kind === "label") {
+          counts[v] = (counts[v] || 0) + 1;
+        } else {
+          numbers.push(codePoints(v));
+        }
+      });
+      if (column.kind !== "label") {
+        var stats = describe(numbers);
+        ["count", "min", "max", "mean", "median", "std"].forEach(function (key) {
+          if (stats[key] !== undefined && stats[key] !== null) { box.setAttribute("data-" + key, String(stats[key])); }
+        });
+        var what = column.kind === "number" ? "" : column.kind === "labels" ? "labels per row: " : "length (characters): ";
+        box.appendChild(make("div", "atlas-viewer-stat-summary", what + (stats.count ?
+          "min " + fmt(stats.min) + " \u00b7 max " + fmt(stats.max) + " \u00b7 mean " + fmt(stats.mean) +
+          " \u00b7 median " + fmt(stats.median) + " \u00b7 std " + fmt(stats.std) + " \u00b7 " + fmt(stats.count) + " values"
+          : "no values") + (missing ? " \u00b7 " + fmt(missing) + " missing" : "")));
+        box.appendChild(histogram(stats, column.name));
+      }
+      if (column.kind === "label" || column.kind === "labels") {
+        var list = make("ul", "atlas-viewer-values");
+        Object.keys(counts).sort(function (a, b) { return counts[b] - counts[a] || (a < b ? -1 : a > b ? 1 : 0); })
+          .forEach(function (value) {
+            var li = make("li");
+            li.setAttribute("data-value", value);
+            li.setAttribute("data-count", String(counts[value]));
+            var track = make("span", "atlas-viewer-track");
+            var fill = make("span", "atlas-viewer-fill");
+            fill.style.width = (100 * counts[value]) / Math.max(rows.length, 1) + "%";
+            track.appendChild(fill);
+            li.appendChild(make("span", "atlas-viewer-value", value));
+            li.appendChild(track);
+            li.appendChild(make("span", "atlas-viewer-number", fmt(counts[value])));
+            list.appendChild(li);
+          });
+        if (missing) {
+          list.appendChild(make("li", "atlas-viewer-missing", "missing: " + fmt(missing)));
+        }
+        box.appendChild(list);
+      }
+      self.statsBody.appendChild(box);
+    });
+  };
+
+  /* The length of a string as Python counts it (code points, not UTF-16 units). */
+  function codePoints(text) {
+    var n = text.length;
+    for (var i = 0; i < text.length; i += 1) {
+      var code = text.charCodeAt(i);
+      if (code >= 0xdc00 && code <= 0xdfff) { n -= 1; }
+    }
+    return n;
+  }
+
+  /* -- SQL console ------------------------------------------------------------------------------- */
+
+  var duck = null;
+
+  function loadScript(url) {
+    return new Promise(function (resolve, reject) {
+      var element = document.createElement("script");
+      element.src = url;
+      element.onload = resolve;
+      element.onerror = function () { reject(new Error("could not load " + url)); };
+      document.head.appendChild(element);
+    });
+  }
+
+  function loadDuckDB() {
+    if (duck) {
+      return duck;
+    }
+    var base = siteRoot + "_static/vendor/duckdb/";
+    // Arrow's bundle defines the global Arrow, unless an AMD loader on the page takes it: hide that loader.
+    var define = window.define;
+    window.define = undefined;
+    duck = loadScript(base + "Arrow.es2015.min.js").then(function () {
+      window.define = define;
+      return import(base + "duckdb-browser.mjs");
+    }).then(function (duckdb) {
+      var worker = new Worker(base + "duckdb-browser-eh.worker.js");
+      var db = new duckdb.AsyncDuckDB(new duckdb.VoidLogger(), worker);
+      return db.instantiate(base + "duckdb-eh.wasm").then(function () {
+        return db.connect();
+      }).then(function (conn) {
+        return { db: db, conn: conn };
+      });
+    });
+    duck.catch(function () { duck = null; window.define = define; });
+    return duck;
+  }
+
+  Viewer.prototype.buildSql = function () {
+    var self = this;
+    var box = (this.sqlBox = make("details", "atlas-viewer-sql"));
+    box.appendChild(make("summary", null, "SQL console (DuckDB, in your browser)"));
+    box.appendChild(make("p", "atlas-viewer-note",
+      "Tables: dialogues, turns and evidence of this split, with the columns of the grid (label columns holding " +
+      "lists: unnest or list_contains them). DuckDB-WASM is served by this book; nothing leaves your browser."));
+    var examples = make("select", "atlas-viewer-examples");
+    var none = make("option", null, "example queries\u2026");
+    none.value = "";
+    examples.appendChild(none);
+    (this.data.manifest.queries || []).forEach(function (query, i) {
+      var option = make("option", null, query.title);
+      option.value = String(i);
+      examples.appendChild(option);
+    });
+    box.appendChild(examples);
+    this.sqlText = make("textarea", "atlas-viewer-sqltext");
+    this.sqlText.rows = 5;
+    this.sqlText.spellcheck = false;
+    this.sqlText.setAttribute("aria-label", "SQL query");
+    this.sqlText.value = this.state.sql || "SELECT * FROM " + this.data.level + " LIMIT 10";
+    box.appendChild(this.sqlText);
+    var run = button("Run", "atlas-viewer-run");
+    box.appendChild(run);
+    this.download = make("a", "atlas-viewer-download", "download the result as CSV");
+    this.download.hidden = true;
+    this.download.setAttribute("download", "query-result.csv");
+    box.appendChild(this.download);
+    this.sqlStatus = make("p", "atlas-viewer-sqlstatus");
+    this.sqlStatus.setAttribute("role", "status");
+    box.appendChild(this.sqlStatus);
+    var scroller = make("div", "atlas-viewer-scroll");
+    this.sqlResult = make("table", "atlas-viewer-grid atlas-viewer-result");
+    scroller.appendChild(this.sqlResult);
+    box.appendChild(scroller);
+    examples.addEventListener("change", function () {
+      var query = (self.data.manifest.queries || [])[Number(examples.value)];
+      if (examples.value !== "" && query) {
+        self.sqlText.value = query.sql;
+      }
+    });
+    run.addEventListener("click", function () { self.runSql(); });
+    this.sqlText.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { self.runSql(); event.preventDefault(); }
+    });
+    this.body.appendChild(box);
+  };
+
+  /* The split's three levels as DuckDB tables (again when the split changes). */
+  Viewer.prototype.sqlTables = function (engine) {
+    var self = this;
+    var split = this.split;
+    if (this.sqlTablesFor === split.path) {
+      return Promise.resolve();
+    }
+    var levels = Object.keys(this.data.manifest.levels);
+    return Promise.all(levels.map(function (level) { return self.load(split, level); })).then(function (datas) {
+      var chain = Promise.resolve();
+      datas.forEach(function (data) {
+        chain = chain.then(function () {
+          var columns = data.info.columns.filter(function (c) {
+            return c.kind !== "hidden" && data.columns[c.name].some(function (v) { return v !== null; });
+          });
+          // An Arrow table built column by column with the grid's kinds: no type guessed from the values.
+          var Arrow = window.Arrow;
+          var vectors = {};
+          columns.forEach(function (c) {
+            var type = c.kind === "number" ? new Arrow.Float64()
+              : c.kind === "labels" ? new Arrow.List(new Arrow.Field("item", new Arrow.Utf8(), true)) : new Arrow.Utf8();
+            vectors[c.name] = Arrow.vectorFromArray(data.columns[c.name], type);
+          });
+          var table = new Arrow.Table(vectors);
+          return engine.conn.query("DROP TABLE IF EXISTS " + data.level).then(function () {
+            return engine.conn.insertArrowTable(table, { name: data.level });
+          });
+        });
+      });
+      return chain.then(function () { self.sqlTablesFor = split.path; });
+    });
+  };
+
+  function csvCell(value) {
+    if (value === null || value === undefined) {
+      return "";
+    }
+    var text = typeof value === "object" ? JSON.stringify(value) : String(value);
+    return /[",\n\r]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+  }
+
+  function plainValue(value) {
+    if (typeof value === "bigint") {
+      return Number(value);
+    }
+    if (value && typeof value.toArray === "function") {
+      return Array.from(value.toArray()).map(plainValue);
+    }
+    if (value && typeof value === "object" && typeof value.toJSON === "function") {
+      return value.toJSON();
+    }
+    return value;
+  }
+
+  Viewer.prototype.runSql = function () {
+    var self = this;
+    var sql = this.sqlText.value.trim();
+    if (!sql) {
+      return Promise.resolve();
+    }
+    this.state.sql = sql;
+    this.saveHash();
+    this.sqlStatus.textContent = "Starting DuckDB and loading the tables\u2026";
+    this.holder.setAttribute("data-sql-state", "running");
+    var started = performance.now();
+    return loadDuckDB().then(function (engine) {
+      return self.sqlTables(engine).then(function () { return engine.conn.query(sql); });
+    }).then(function (result) {
+      var names = result.schema.fields.map(function (field) { return field.name; });
+      var rows = result.toArray().map(function (row) {
+        return names.map(function (name) { return plainValue(row[name]); });
+      });
+      clear(self.sqlResult);
+      var head = make("tr");
+      names.forEach(function (name) { head.appendChild(make("th", null, name)); });
+      var thead = make("thead");
+      thead.appendChild(head);
+      self.sqlResult.appendChild(thead);
+      var tbody = make("tbody");
+      rows.slice(0, 500).forEach(function (row) {
+        var tr = make("tr");
+        row.forEach(function (value) {
+          tr.appendChild(make("td", null, value === null ? "" : typeof value === "object" ? JSON.stringify(value) : value));
+        });
+        tbody.appendChild(tr);
+      });
+      self.sqlResult.appendChild(tbody);
+      var csv = [names.map(csvCell).join(",")].concat(rows.map(function (row) { return row.map(csvCell).join(","); }))
+        .join("\r\n") + "\r\n";
+      if (self.downloadUrl) { URL.revokeObjectURL(self.downloadUrl); }
+      self.downloadUrl = URL.createObjectURL(new Blob([csv], { type: "text/csv" }));
+      self.download.href = self.downloadUrl;
+      self.download.setAttribute("download", self.split.dataset + "-" + self.split.split + "-query.csv");
+      self.download.hidden = false;
+      self.sqlStatus.textContent = fmt(rows.length) + " rows" + (rows.length > 500 ? " (the first 500 shown; the CSV has all)" : "") +
+        " in " + fmt(Math.round(performance.now() - started)) + " ms.";
+      self.holder.setAttribute("data-sql-state", "done");
+      self.holder.setAttribute("data-sql-rows", String(rows.length));
+    }, function (error) {
+      self.sqlStatus.textContent = "The query failed: " + (error && error.message ? error.message : String(error));
+      self.holder.setAttribute("data-sql-state", "error");
+    });
+  };
+
+  /* -- the page ---------------------------------------------------------------------------------- */
+
+  var viewers = [];
+
+  function followHash() {
+    var state = readHash();
+    if (!state) {
+      return;
+    }
+    for (var i = 0; i < viewers.length; i += 1) {
+      if (viewers[i].ownHash === window.location.hash) {
+        return; // written by the viewer itself
+      }
+      if (viewers[i].findSplit(state.split) !== -1) {
+        viewers[i].go(state, true);
+        return;
+      }
+    }
+  }
+
+  function setup() {
+    var blocks = document.querySelectorAll("script.atlas-explorer-data");
+    for (var i = 0; i < blocks.length; i += 1) {
+      var section = blocks[i].parentNode;
+      var holder = section.querySelector(".atlas-viewer");
+      var config;
+      try {
+        config = { splits: JSON.parse(blocks[i].textContent).viewer };
+      } catch (error) {
+        continue;
+      }
+      if (!holder || !Array.isArray(config.splits) || !config.splits.length) {
+        continue;
+      }
+      var viewer = new Viewer(holder, config);
+      viewer.start();
+      viewers.push(viewer);
+    }
+    if (window.location.protocol !== "file:") {
+      followHash();
+      window.addEventListener("hashchange", followHash);
+    }
+    document.documentElement.setAttribute("data-atlas-viewers", String(viewers.length));
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", setup);
+  } else {
+    setup();
+  }
+})();

@@ -1,0 +1,179 @@
+"""The book's data viewer: its data files (utils/viewer.py), grouping, search text and licences.
+
+The viewer itself is tested in Chromium on the built site by tests/test_viewer_site.py.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import utils
+from utils.render.explorer import static_explorer
+from utils.viewer import DIALOGUE, SEARCH, read_level, split_rows, write_split
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "book" / "_ext"))
+
+
+# -- the data files ---------------------------------------------------------------------------------
+
+
+def test_split_files_round_trip_every_row_and_column(tmp_path: Path) -> None:
+    split = utils.load("wow", "valid_seen")
+    rows = split_rows(split, label_keys=("checked_source",))
+    manifest = write_split(tmp_path / "wow" / "valid_seen", split, rows, render=lambda d: f"<p>{d.id}</p>",
+                           meta={"dataset": "wow", "split": "valid_seen"})
+    turns = read_level(tmp_path / "wow" / "valid_seen", "turns")
+    assert len(turns) == manifest["levels"]["turns"]["rows"] == len(split.turns())
+    assert turns["text"].tolist() == split.turns()["text"].tolist()
+    assert turns[DIALOGUE].tolist() == split.turns()["dialogue_index"].tolist()
+    kinds = {c["name"]: c["kind"] for c in manifest["levels"]["turns"]["columns"]}
+    assert kinds["role"] == "label" and kinds["turn"] == "number" and kinds["text"] == "text"
+    assert kinds["checked_source"] == "labels" and kinds["dialogue id"] == "id"
+    dialogues = read_level(tmp_path / "wow" / "valid_seen", "dialogues")
+    assert dialogues["id"].tolist() == [str(d.id) for d in split]
+    assert len(manifest["html"]["shards"]) == -(-len(split) // manifest["html"]["per_shard"])
+    assert not list((tmp_path / "wow").glob("*.writing"))
+
+
+def test_a_failed_write_leaves_the_previous_files(tmp_path: Path) -> None:
+    split = utils.load("wow", "valid_seen")
+    rows = split_rows(split)
+    target = tmp_path / "wow" / "valid_seen"
+    write_split(target, split, rows, render=lambda d: "<p>x</p>", meta={})
+    before = sorted(p.name for p in target.iterdir())
+
+    def broken(dialogue: Any) -> str:
+        raise RuntimeError("renderer failed")
+
+    with pytest.raises(RuntimeError, match="renderer failed"):
+        write_split(target, split, rows, render=broken, meta={})
+    assert sorted(p.name for p in target.iterdir()) == before
+    assert not list((tmp_path / "wow").glob("*.writing"))
+
+
+def test_kilt_examples_are_grouped_into_their_dialogues(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    kilt = utils.load("wow_kilt", "dev")
+    monkeypatch.setenv("ATLAS_VIEWER_DIR", str(tmp_path))
+    static_explorer({"dev": kilt})
+    dialogues = read_level(tmp_path / "wow_kilt" / "dev", "dialogues")
+    groups = {d.meta["wow_dialogue_id"] for d in kilt}
+    assert len(dialogues) == len(groups) < len(kilt)
+    assert sorted(dialogues["id"]) == sorted(groups)
+    assert dialogues["KILT examples"].sum() == len(kilt)
+    longest = {}
+    for d in kilt:
+        key = d.meta["wow_dialogue_id"]
+        longest[key] = max(longest.get(key, 0), len(d.turns))
+    turns = read_level(tmp_path / "wow_kilt" / "dev", "turns")
+    assert len(turns) == sum(longest.values())  # no turn counted twice
+    manifest = json.loads((tmp_path / "wow_kilt" / "dev" / "manifest.json").read_text())
+    assert f"{len(kilt):,} examples are prefixes of {len(groups):,} dialogues" in manifest["note"]
+
+
+def test_the_search_text_holds_ids_and_english_glosses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from utils.datasets.wise import render as wise_render
+    from utils.glosses import english
+
+    split = utils.load("wise", "train")
+    glosses = wise_render.demo_glosses()
+    monkeypatch.setenv("ATLAS_VIEWER_DIR", str(tmp_path))
+    static_explorer({"train": split}, glosses=glosses)
+    dialogues = read_level(tmp_path / "wise" / "train", "dialogues")
+    turns = read_level(tmp_path / "wise" / "train", "turns")
+    first = split[0]
+    assert str(first.id) in dialogues[SEARCH][0]
+    glossed = [english(turn.text, glosses) for turn in first.turns if english(turn.text, glosses)]
+    assert glossed, "the demo sample's first conversation has glosses"
+    assert glossed[0] in " ".join(turns["text (English)"].dropna())
+
+
+def test_a_publication_withholds_the_rows_its_licences_do_not_allow(tmp_path: Path) -> None:
+    from atlas_book import _withhold_unlicensed
+
+    from utils.sources import registry
+
+    SOURCES = registry()
+    closed = next(name for name, source in SOURCES.items() if not source.redistributable)
+    opened = next(name for name, source in SOURCES.items() if source.redistributable)
+    for dataset, kind in ((closed, "official"), (opened, "official"), (closed, "demo")):
+        split = tmp_path / dataset / kind
+        split.mkdir(parents=True)
+        (split / "manifest.json").write_text(json.dumps({"kind": kind}))
+        (split / "turns-0000.json.gz").write_bytes(b"rows")
+    assert _withhold_unlicensed(tmp_path) == [f"{closed}/official"]
+    assert sorted(p.name for p in (tmp_path / closed / "official").iterdir()) == ["withheld.json"]
+    reason = json.loads((tmp_path / closed / "official" / "withheld.json").read_text())
+    assert reason["reason"] == SOURCES[closed].redistribution
+    assert (tmp_path / opened / "official" / "turns-0000.json.gz").is_file()
+    assert (tmp_path / closed / "demo" / "turns-0000.json.gz").is_file()  # the atlas's own samples
+
+
+def test_every_dataset_records_its_redistribution_decision() -> None:
+    from utils.sources import datasets_table, registry
+
+    for source in registry().values():
+        assert source.redistribution.strip(), source.name
+    table = datasets_table()
+    assert table["rows published"].str.match(r"^(yes|no): ").all()
+
+
+def test_viewer_script_inserts_markup_only_from_the_renderings_and_talks_only_to_the_site() -> None:
+    import re
+
+    script = (REPO / "book" / "_static" / "viewer.js").read_text(encoding="utf-8")
+    # the note for a page opened from disk names the local server to start: the one address allowed
+    script = script.replace("http://localhost:8000/", "")
+    code = re.sub(r"/\*.*?\*/|//[^\n]*", "", script, flags=re.S)
+    for forbidden in ("eval(", "new Function", "document.write", "insertAdjacentHTML", "outerHTML", "http:", "https:"):
+        assert forbidden not in code
+    assert re.findall(r"\w*\.innerHTML\s*=\s*[^;]+", code) == ["view.innerHTML = list[dialogue - shard * per]"]
+    # every address it fetches, imports or starts a worker from is under the site's own root
+    for call in re.findall(r"(?:fetch|fetchJson|import|Worker|loadScript)\(([^)]*)\)", code):
+        assert call.split("+")[0].strip() in ("siteRoot", "base", "url", ""), call
+
+
+def test_a_list_of_dialogues_gives_the_rows_of_the_loaded_split() -> None:
+    split = utils.load("wow", "valid_seen")
+    loaded = split_rows(split, label_keys=("checked_source",))
+    listed = split_rows(list(split), label_keys=("checked_source",))
+    for level in ("dialogues", "turns", "evidence"):
+        pd.testing.assert_frame_equal(
+            loaded.frames[level].reset_index(drop=True), listed.frames[level].reset_index(drop=True),
+            check_dtype=False,
+        )
+
+
+def test_outside_a_book_build_no_viewer_is_offered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    split = utils.load("wow", "valid_seen")
+    monkeypatch.delenv("ATLAS_VIEWER_DIR", raising=False)
+    markup = str(static_explorer({"valid_seen": split}))
+    assert 'class="atlas-viewer"' not in markup and '"viewer":[]' in markup
+    monkeypatch.setenv("ATLAS_VIEWER_DIR", str(tmp_path))
+    markup = str(static_explorer({"valid_seen": split}))
+    assert 'class="atlas-viewer"' in markup and '"path":"_viewer/wow/valid_seen/"' in markup
+    assert (tmp_path / "wow" / "valid_seen" / "manifest.json").is_file()
+
+
+def test_a_build_keeps_the_files_of_chapters_it_does_not_execute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from types import SimpleNamespace
+
+    from atlas_book import _start_viewer
+
+    kept = tmp_path / "_viewer" / "wow" / "train" / "manifest.json"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("{}")
+    monkeypatch.delenv("ATLAS_VIEWER_DIR", raising=False)
+    _start_viewer(SimpleNamespace(outdir=str(tmp_path), builder=SimpleNamespace(format="html")))
+    assert kept.is_file()
+    import os
+
+    assert os.environ["ATLAS_VIEWER_DIR"] == str(tmp_path / "_viewer")

@@ -1,0 +1,89 @@
+"""What Wizard of Wikipedia adds to the book's data viewer (:mod:`utils.viewer`): KILT's examples
+grouped into their dialogues, and example SQL."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...records import Dialogue
+from ...viewer import DIALOGUE, SEARCH, Query, SplitRows
+
+
+def kilt_rows(dialogues: Sequence[Dialogue], rows: SplitRows) -> SplitRows:
+    """KILT's examples are prefixes of dialogues (one per wizard turn): group them into their dialogues.
+
+    The dialogue row is the longest example, with how many examples the file has of it and their
+    ids (searchable); the turn rows are that example's turns, so that no turn is counted twice; the
+    evidence rows stay one per example (each names the example it belongs to).
+    """
+    frame = rows.frames["dialogues"]
+    groups = [dialogue.meta.get("wow_dialogue_id") for dialogue in dialogues]
+    if not len(frame) or not all(groups):
+        return rows
+    frame = frame.assign(**{"KILT example": frame["id"], "_group": groups})
+    frame["_length"] = frame["turns"]
+    ordered = frame.sort_values(["_group", "_length", DIALOGUE])
+    examples = ordered.groupby("_group", sort=False)["KILT example"].agg(list)
+    longest = ordered.groupby("_group", sort=False).tail(1).set_index("_group")
+    grouped = longest.assign(
+        id=longest.index,
+        **{"KILT examples": examples.loc[longest.index].map(len).to_numpy()},
+        **{"KILT example ids": examples.loc[longest.index].to_list()},
+    ).sort_values(DIALOGUE)
+    if SEARCH in grouped:
+        grouped[SEARCH] = grouped[SEARCH] + " " + grouped["KILT example ids"].map(" ".join)
+    grouped = grouped.drop(columns=["_length", "KILT example"]).reset_index(drop=True)
+    keep = set(grouped[DIALOGUE])
+    turns = rows.frames["turns"]
+    turns = turns[turns[DIALOGUE].isin(keep)].copy()
+    group_of = dict(zip(frame[DIALOGUE], frame["_group"], strict=True))
+    turns.insert(0, "KILT example", turns["dialogue id"])
+    turns["dialogue id"] = turns[DIALOGUE].map(group_of)
+    evidence = rows.frames["evidence"].copy()
+    evidence.insert(0, "KILT example", evidence["dialogue id"])
+    evidence["dialogue id"] = evidence[DIALOGUE].map(group_of)
+    note = (
+        f"The file's {len(frame):,} examples are prefixes of {len(grouped):,} dialogues (one example per "
+        "wizard turn): a dialogue row is its longest example, with the ids of all its examples; turns are "
+        "that example's turns; evidence rows name their example."
+    )
+    return SplitRows(
+        frames={"dialogues": grouped, "turns": turns, "evidence": evidence},
+        id_columns={**rows.id_columns, "turns": "dialogue id", "evidence": "dialogue id"},
+        kinds={
+            **rows.kinds,
+            "turns": {**rows.kinds.get("turns", {}), "KILT example": "id"},
+            "evidence": {**rows.kinds.get("evidence", {}), "KILT example": "id"},
+        },
+        note=note,
+    )
+
+
+QUERIES: tuple[Query, ...] = (
+    (
+        "Wizard turns with no knowledge used, by topic",
+        "SELECT topic, count(*) AS wizard_turns\nFROM turns\n"
+        "WHERE role = 'wizard' AND list_contains(checked_source, 'no_passages_used')\n"
+        "GROUP BY topic ORDER BY wizard_turns DESC, topic LIMIT 50",
+        ("turns.role", "turns.checked_source"),
+    ),
+    (
+        "Where the wizard's knowledge came from",
+        "SELECT source, count(*) AS wizard_turns\nFROM (SELECT unnest(checked_source) AS source FROM turns)\n"
+        "GROUP BY source ORDER BY wizard_turns DESC",
+        ("turns.checked_source",),
+    ),
+    (
+        "Dialogues with the most KILT examples",
+        'SELECT id, topic, "KILT examples" FROM dialogues ORDER BY "KILT examples" DESC, id LIMIT 20',
+        ("dialogues.KILT examples",),
+    ),
+    (
+        "Most cited Wikipedia pages in the provenance",
+        "SELECT title, count(*) AS rows FROM evidence WHERE title IS NOT NULL\n"
+        "GROUP BY title ORDER BY rows DESC, title LIMIT 20",
+        ("evidence.title",),
+    ),
+)
+
+
