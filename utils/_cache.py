@@ -119,14 +119,17 @@ TURN_SCHEMA = pa.schema(
         ("selected_count", pa.int32()),
     ]
 )
+_ORIGIN_INDEX = pa.int16()
+_MAX_ORIGINS = 2**15 - 1
 EVIDENCE_SCHEMA = pa.schema(
     [
-        ("dialogue_index", pa.int32()),
-        _from_record(_RECORD_TURN, "index", "turn_index"),
+        # The dialogue and turn of a row are not stored: its turn's row says them (evidence rows lie in
+        # turn order, ``evidence_count`` per turn), and 5.4 million rows of two int32 would be 43 MB of
+        # a full-size WoW cache. :func:`evidence_table` spells them out.
         _from_record(_RECORD_EVIDENCE, "id"),
         ("passage", pa.int32()),  # the row of the passages table with this evidence's text, title and meta
         # A handful of channel names: dictionary-encoded, not a string per row.
-        ("origin", pa.dictionary(pa.int32(), _RECORD_EVIDENCE.field("origin").type)),
+        ("origin", pa.dictionary(_ORIGIN_INDEX, _RECORD_EVIDENCE.field("origin").type)),
         _from_record(_RECORD_EVIDENCE, "selected"),
     ]
 )
@@ -704,7 +707,10 @@ class _Writers:
         self.counts["passages"] += len(table.text)
 
     def _origin_code(self, name: str) -> int:
-        return self._origins.setdefault(name, len(self._origins))
+        code = self._origins.setdefault(name, len(self._origins))
+        if code > _MAX_ORIGINS:
+            raise ValueError(f"more than {_MAX_ORIGINS:,} distinct evidence origins: an origin names a channel")
+        return code
 
     def _origin_names(self) -> pa.Array:
         return pa.array(list(self._origins), pa.string())
@@ -712,13 +718,13 @@ class _Writers:
     def origin_column(self, origin: pa.Array) -> pa.DictionaryArray:
         """``origin`` encoded against the names of every batch so far (new names go at the end)."""
         if pa.types.is_dictionary(origin.type):  # a parser's own codes: renumbered, not looked up per row
-            codes = np.array([self._origin_code(name) for name in origin.dictionary.to_pylist()], dtype=np.int32)
+            codes = np.array([self._origin_code(name) for name in origin.dictionary.to_pylist()], dtype=np.int16)
             indices = codes[origin.indices.to_numpy(zero_copy_only=False)] if len(codes) else origin.indices
-            return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), self._origin_names())
+            return pa.DictionaryArray.from_arrays(pa.array(indices, _ORIGIN_INDEX), self._origin_names())
         for name in pc.unique(origin).to_pylist():
             self._origin_code(name)
         names = self._origin_names()
-        indices = pc.index_in(origin, value_set=names).cast(pa.int32())
+        indices = pc.index_in(origin, value_set=names).cast(_ORIGIN_INDEX)
         return pa.DictionaryArray.from_arrays(indices, names)
 
 
@@ -817,14 +823,13 @@ def _meta_texts(metas: list[dict[str, Any]], encode_meta: _MetaEncoder) -> list[
 def _write_batch(batch: list[Dialogue], writers: _Writers) -> None:
     """Append one batch of dialogues to the tables, column by column; each new passage once.
 
-    Columns are built with one comprehension each and the repeated keys (dialogue index, turn index)
-    by indexing arrays, rather than appending to nine lists per evidence row.
+    Columns are built with one comprehension each, rather than appending to lists per evidence row.
     """
     turns = [turn for dialogue in batch for turn in dialogue.turns]
     evidence = [item for turn in turns for item in turn.evidence]
     evidence_counts = [len(turn.evidence) for turn in turns]
     selected = np.array([item.selected for item in evidence], dtype=np.bool_)
-    keys = _write_dialogues_and_turns(batch, turns, evidence_counts, selected, writers)
+    _write_dialogues_and_turns(batch, turns, evidence_counts, selected, writers)
     if evidence:
         positions = writers.passage_positions(
             [item.text for item in evidence],
@@ -837,7 +842,7 @@ def _write_batch(batch: list[Dialogue], writers: _Writers) -> None:
             pa.array([item.origin for item in evidence], pa.string()),
             pa.array(selected, pa.bool_()),
         ]
-        _append_evidence(keys, evidence_counts, columns, writers)
+        _append_evidence(columns, writers)
 
 
 def _write_evidence_batch(batch: EvidenceBatch, writers: _Writers) -> None:
@@ -849,10 +854,9 @@ def _write_evidence_batch(batch: EvidenceBatch, writers: _Writers) -> None:
     if len(batch.passage) and pc.max(batch.passage).as_py() >= writers.counts["passages"]:
         raise ValueError("an EvidenceBatch points past the passages written so far")
     selected = batch.selected.to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
-    keys = _write_dialogues_and_turns(batch.dialogues, turns, evidence_counts, selected, writers)
+    _write_dialogues_and_turns(batch.dialogues, turns, evidence_counts, selected, writers)
     if len(batch.ids):
-        columns = [batch.ids, batch.passage, batch.origin, batch.selected]
-        _append_evidence(keys, evidence_counts, columns, writers)
+        _append_evidence([batch.ids, batch.passage, batch.origin, batch.selected], writers)
 
 
 def _write_dialogues_and_turns(
@@ -861,12 +865,8 @@ def _write_dialogues_and_turns(
     evidence_counts: list[int],
     selected: np.ndarray,
     writers: _Writers,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Append the dialogues and turns of a batch; return the keys its evidence rows repeat.
-
-    Those are the dialogue indexes, the position of each turn's dialogue in the batch, and the turn
-    indexes; the counts move on for dialogues and turns only.
-    """
+) -> None:
+    """Append the dialogues and turns of a batch; the counts move on for dialogues and turns only."""
     counts = writers.counts
     turn_counts = [len(dialogue.turns) for dialogue in batch]
     dialogue_ids = pa.array([dialogue.id for dialogue in batch], pa.string())
@@ -915,33 +915,15 @@ def _write_dialogues_and_turns(
         counts["raw"] += len(turns)
     counts["dialogues"] += len(batch)
     counts["turns"] += len(turns)
-    return dialogue_index, turn_dialogue, turn_index
 
 
-def _append_evidence(
-    keys: tuple[np.ndarray, np.ndarray, np.ndarray],
-    evidence_counts: list[int],
-    columns: list[pa.Array],
-    writers: _Writers,
-) -> None:
-    """Append evidence rows: the keys repeated from their turns, then ``columns`` (id to selected)."""
-    dialogue_index, turn_dialogue, turn_index = keys
+def _append_evidence(columns: list[pa.Array], writers: _Writers) -> None:
+    """Append evidence rows (``id``, ``passage``, ``origin``, ``selected``), in the order of their turns."""
     ids, passage, origin, selected = columns
-    evidence_turn = np.repeat(np.arange(len(evidence_counts)), evidence_counts)
     writers.files["evidence"].write_batch(
-        pa.RecordBatch.from_arrays(
-            [
-                pa.array(dialogue_index[turn_dialogue[evidence_turn]], pa.int32()),
-                pa.array(turn_index[evidence_turn], pa.int32()),
-                ids,
-                passage,
-                writers.origin_column(origin),
-                selected,
-            ],
-            schema=EVIDENCE_SCHEMA,
-        )
+        pa.RecordBatch.from_arrays([ids, passage, writers.origin_column(origin), selected], schema=EVIDENCE_SCHEMA)
     )
-    writers.counts["evidence"] += len(evidence_turn)
+    writers.counts["evidence"] += len(ids)
 
 
 # -- reading ---------------------------------------------------------------------------------------
@@ -1075,15 +1057,25 @@ def passage_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
 
 def evidence_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
     """One column of the evidence rows as :meth:`utils.loading.LoadedSplit.evidence` shows it: stored,
-    or looked up (the passage's text, title and meta, the dialogue's id), or decoded (``origin``)."""
+    or looked up (the passage's text, title and meta; the turn's dialogue index and turn index; the
+    dialogue's id), or decoded (``origin``)."""
     if name in ("text", "title", "meta"):
         return passage_column(tables, name)
+    if name in ("dialogue_index", "turn_index"):
+        return _per_evidence_row(tables, name)
     if name == "dialogue_id":
-        return tables.dialogues.column("id").take(tables.evidence.column("dialogue_index"))
+        return tables.dialogues.column("id").take(_per_evidence_row(tables, "dialogue_index"))
     column = tables.evidence.column(name)
     if pa.types.is_dictionary(column.type):
         return column.cast(column.type.value_type)
     return column
+
+
+def _per_evidence_row(tables: CachedTables, name: str) -> pa.ChunkedArray:
+    """A column of the turns table repeated for each evidence row of its turn (rows lie in turn order)."""
+    counts = tables.turns.column("evidence_count").to_numpy()
+    values = tables.turns.column(name).to_numpy()
+    return pa.chunked_array([pa.array(np.repeat(values, counts), tables.turns.schema.field(name).type)])
 
 
 def turns_table(tables: CachedTables) -> pa.Table:
@@ -1092,18 +1084,25 @@ def turns_table(tables: CachedTables) -> pa.Table:
 
 
 def evidence_table(tables: CachedTables) -> pa.Table:
-    """The evidence rows with their dialogue's id: what :meth:`utils.loading.LoadedSplit.arrow` shows.
+    """The evidence rows with their dialogue's index and id and their turn's index: what
+    :meth:`utils.loading.LoadedSplit.arrow` shows.
 
-    A view, not a copy: ``dialogue_id`` is dictionary-encoded over the dialogues' ids (its indices
-    are the ``dialogue_index`` column) and ``origin`` stays dictionary-encoded as stored, so asking
-    for the table (if only for its number of rows) costs no memory per row.
+    Little more than a view: ``dialogue_id`` is dictionary-encoded over the dialogues' ids (its indices
+    are the ``dialogue_index`` column) and ``origin`` stays dictionary-encoded as stored; only the two
+    indexes are spelt out per row (four bytes each).
     """
     ids = tables.dialogues.column("id").combine_chunks()
+    dialogue_index = _per_evidence_row(tables, "dialogue_index")
     dialogue_ids = pa.chunked_array(
-        [pa.DictionaryArray.from_arrays(chunk, ids) for chunk in tables.evidence.column("dialogue_index").chunks],
+        [pa.DictionaryArray.from_arrays(chunk, ids) for chunk in dialogue_index.chunks],
         pa.dictionary(pa.int32(), pa.string()),
     )
-    return tables.evidence.add_column(1, "dialogue_id", dialogue_ids)
+    stored = tables.evidence
+    if not stored.num_rows:  # a table of no chunks: the spelt-out columns need one, empty, to match
+        stored = pa.Table.from_batches([], stored.schema)
+    table = stored.add_column(0, "dialogue_index", dialogue_index.combine_chunks())
+    table = table.add_column(1, "dialogue_id", dialogue_ids)
+    return table.add_column(2, "turn_index", _per_evidence_row(tables, "turn_index").combine_chunks())
 
 
 def rebuild_dialogues(
