@@ -630,3 +630,23 @@ def test_the_cache_lays_out_the_one_record_schema(data_dir: Path) -> None:
     split = utils.load("jwhr", "answered")  # the demo sample, through the cache
     for (table, column), field in record_fields.items():
         assert split.arrow(table).schema.field(column).type == field.type, (table, column)
+
+
+def test_arrow_gives_the_columns_asked_for_without_decompressing_raw(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    split = utils.load("wow", "train")  # the demo sample, through the cache
+    whole = split.arrow("turns")
+    assert "raw" in whole.column_names
+    with pytest.raises(utils.UnknownNameError, match="'txt'"):
+        split.arrow("turns", ["txt"])
+    decompressed: list[int] = []
+    monkeypatch.setattr(_cache, "turns_table", lambda tables: decompressed.append(1))
+    texts = split.arrow("turns", ["dialogue_id", "text"])
+    assert texts.column_names == ["dialogue_id", "text"] and decompressed == []
+    assert texts.column("text").to_pylist() == whole.column("text").to_pylist()
+    evidence = split.arrow("evidence", ["id", "selected"])
+    assert evidence.column("id").to_pylist() == split.evidence(["id"])["id"].tolist()
+    # spelt-out columns come from the full view: the dialogue's id per row
+    ids = split.arrow("evidence", ["dialogue_id"]).column("dialogue_id").cast("string").to_pylist()
+    assert ids == split.evidence(["dialogue_id"])["dialogue_id"].tolist()

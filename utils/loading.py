@@ -564,24 +564,35 @@ class LoadedSplit(Sequence[Dialogue]):
             return datasets.Dataset(self._evidence_table(_cache.EVIDENCE_COLUMNS))
         return datasets.Dataset(self.arrow(table))
 
-    def arrow(self, table: str = "turns") -> Any:
+    def arrow(self, table: str = "turns", columns: Sequence[str] | None = None) -> Any:
         """The underlying memory-mapped :class:`pyarrow.Table`: ``turns``, ``evidence``, ``dialogues`` or
-        ``passages``.
+        ``passages`` (only ``columns``, when given).
 
         Evidence text lives in the ``passages`` table (``text``, ``title``, ``meta``), each distinct one
         stored once: an ``evidence`` row holds ``passage``, the row it shows; :meth:`evidence` spells
         them out. In the ``evidence`` table, ``dialogue_id`` and ``origin`` are dictionary-encoded (the
         former over the dialogues' ids, by ``dialogue_index``); the ``turns`` table's ``raw`` is
-        decompressed when asked for, in memory rather than mapped.
+        decompressed when asked for, in memory rather than mapped: leave it out of ``columns`` when a
+        computation does not read it.
         """
         names = ("turns", "evidence", "dialogues", "passages")
         if table not in names:
             raise UnknownNameError("table", table, list(names))
-        if table == "evidence":
-            return _cache.evidence_table(self._tables)
-        if table == "turns":
-            return _cache.turns_table(self._tables)
-        return getattr(self._tables, table)
+        stored = {"turns": self._tables.turns, "evidence": self._tables.evidence}.get(table)
+        if stored is not None and columns is not None and set(columns) <= set(stored.column_names):
+            result = stored  # what is asked for is stored as it is: nothing decompressed or spelt out
+        elif table == "turns":
+            result = _cache.turns_table(self._tables)
+        elif table == "evidence":
+            result = _cache.evidence_table(self._tables)
+        else:
+            result = getattr(self._tables, table)
+        if columns is None:
+            return result
+        unknown = [name for name in columns if name not in result.column_names]
+        if unknown:
+            raise UnknownNameError("column", unknown[0], result.column_names, of=f"the {table} table")
+        return result.select(list(columns))
 
 
 #: What the statistics take for one split, for every dataset: a :class:`LoadedSplit`, or the same
