@@ -1046,13 +1046,17 @@ def take_sorted(column: pa.ChunkedArray, positions: np.ndarray) -> list[Any]:
 def passage_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
     """The passage column ``name`` spelt out per evidence row (a copy of each text per row).
 
-    Spelt out by casting a dictionary array (the evidence rows' positions over the passages) to
-    strings: Arrow's cast copies a quarter-size WoW train's 1.35 million texts in 0.04 s, where
-    ``take`` needed 0.35 to 0.48 s for the same result.
+    Spelt out by casting dictionary arrays (the evidence rows' positions over the passages) to strings,
+    one stored chunk at a time. Measured on the full-size WoW train (5.4 million rows, 816 MB of text
+    per row): 0.31 s of CPU; ``take`` chunk by chunk 1.21 s; one cast or take of the whole column 2.5
+    to 3.7 s and twice the memory.
     """
     passages = tables.passages.column(name).combine_chunks()
-    positions = tables.evidence.column("passage").combine_chunks()
-    return pa.chunked_array([pa.DictionaryArray.from_arrays(positions, passages).cast(passages.type)])
+    chunks = [
+        pa.DictionaryArray.from_arrays(positions, passages).cast(passages.type)
+        for positions in tables.evidence.column("passage").chunks
+    ]
+    return pa.chunked_array(chunks, passages.type)
 
 
 def evidence_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
