@@ -122,7 +122,7 @@ def test_generated_records_survive_the_cache(
     expected = [dataclasses.replace(dialogue) for dialogue in dialogues]
     tables = _cache.build_in_memory(dialogues)
     assert tables.passages.num_rows <= tables.evidence.num_rows
-    passages = _cache.PassageMemo(tables, ("text", "title", "meta"), limit=memo)
+    passages = _cache.PassageMemo(tables, _cache.EVIDENCE_PASSAGE_COLUMNS, limit=memo)
     rebuilt = [
         dialogue
         for start in range(len(dialogues))

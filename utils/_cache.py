@@ -54,6 +54,7 @@ import gc
 import hashlib
 import itertools
 import json
+import mmap
 import os
 import secrets
 import shutil
@@ -237,6 +238,8 @@ class CachedTables:
     #: The cache entry the tables are mapped from; ``None`` when the cache could not be written.
     directory: Path | None
     rebuilt: bool
+    #: The memory maps the tables point into (none when held in memory): see :func:`release_pages`.
+    mappings: tuple[mmap.mmap, ...] = ()
 
 
 # One encoder for the whole module: ``json.dumps`` with options builds a new encoder on every call,
@@ -428,6 +431,7 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
         if version != CACHE_FORMAT_VERSION:
             return None, f"it is in cache format {version!r}; this version of the atlas reads {CACHE_FORMAT_VERSION}"
         tables: dict[str, Any] = {}
+        mappings: list[mmap.mmap] = []
         stamps = _read_stamps(directory)
         stamped = dict(stamps)
         for name in _FILES:
@@ -442,10 +446,9 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
             stamped[name] = [*file_identity(path.stat()), manifest["crc32"][name]]
             try:
                 if name == "raw":  # read a batch at a time, from a mapping kept open for it
-                    table = RawTexts(pa.memory_map(str(path), "r"), manifest["raw_batches"])
+                    table = RawTexts(_mapped(path, mappings), manifest["raw_batches"])
                 else:
-                    with pa.memory_map(str(path), "r") as source:
-                        table = pa.ipc.open_file(source).read_all()
+                    table = pa.ipc.open_file(_mapped(path, mappings)).read_all()
             except (pa.ArrowException, ValueError) as exc:
                 return None, f"Arrow cannot read {path.name} ({_first_line(exc)})"
             if table.num_rows != manifest["rows"][name]:  # RawTexts counts its rows too
@@ -457,7 +460,35 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
         return None, "its manifest does not list the sizes and checksums of the tables"
     except OSError as exc:
         return None, describe_os_error(exc)
-    return CachedTables(*(tables[name] for name in _FILES), directory, rebuilt), None
+    return CachedTables(*(tables[name] for name in _FILES), directory, rebuilt, tuple(mappings)), None
+
+
+def _mapped(path: Path, mappings: list[mmap.mmap]) -> pa.BufferReader:
+    """A read-only memory map of ``path`` for Arrow to read without copying.
+
+    Python's own ``mmap`` rather than Arrow's, so that :func:`release_pages` can tell the kernel which
+    pages a walk has finished with; Arrow's buffers point into it all the same.
+    """
+    with open(path, "rb") as handle:
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    mappings.append(mapped)
+    return pa.BufferReader(pa.py_buffer(mapped))
+
+
+def release_pages(tables: CachedTables) -> None:
+    """Drop the pages of the cache files that this process has read from its resident memory.
+
+    They stay in the kernel's page cache, and reading them again maps them back (a minor fault, no
+    disk read): a walk through a full-size split otherwise ends up holding every page of the files
+    it has read (450 MB for WoW's train), which counts as the process's memory. A no-op where the
+    system has no ``madvise`` (Windows) and for tables held in memory.
+    """
+    advice = getattr(mmap, "MADV_DONTNEED", None)
+    if advice is None:
+        return
+    for mapped in tables.mappings:
+        with contextlib.suppress(OSError, ValueError):
+            mapped.madvise(advice)
 
 
 #: Table files whose checksum this process has already compared: ``(path, identity) -> crc``.
@@ -994,6 +1025,8 @@ class PassageMemo:
         self._tables = tables
         self._names = tuple(names)
         self._limit = limit
+        self._plain: np.ndarray | None = None
+        self._metas: PassageMemo | None = None
         self._clear()
 
     def _clear(self) -> None:
@@ -1005,17 +1038,30 @@ class PassageMemo:
     def rows(self, start: int, stop: int) -> list[np.ndarray]:
         """Per evidence row ``start`` to ``stop - 1``, an object array of each column's values."""
         positions = self._tables.evidence.column("passage").slice(start, stop - start).to_numpy()
-        distinct = np.unique(positions)
-        missing = distinct[~self._known[distinct]]
+        missing = np.unique(positions[~self._known[positions]])  # only the new ones are sorted out
         if self._count + len(missing) > self._limit:
             self._clear()
-            missing = distinct
+            missing = np.unique(positions)
         if len(missing):
             for name in self._names:
                 self._values[name][missing] = take_sorted(self._tables.passages.column(name), missing)
             self._known[missing] = True
             self._count += len(missing)
         return [self._values[name][positions] for name in self._names]
+
+    def metas(self, start: int, stop: int) -> np.ndarray:
+        """The ``meta`` (JSON text) of evidence rows ``start`` to ``stop - 1``, remembered like the rest."""
+        if self._metas is None:
+            self._metas = PassageMemo(self._tables, ("meta",), self._limit)
+        return self._metas.rows(start, stop)[0]
+
+    def without_meta(self, start: int, stop: int) -> bool:
+        """True when no evidence row ``start`` to ``stop - 1`` has metadata (``meta`` is ``{}``)."""
+        if self._plain is None:  # judged once per passage, in C, rather than once per row
+            meta = self._tables.passages.column("meta")
+            self._plain = pc.equal(meta, "{}").to_numpy(zero_copy_only=False) if len(meta) else np.ones(0, np.bool_)
+        positions = self._tables.evidence.column("passage").slice(start, stop - start).to_numpy()
+        return bool(self._plain[positions].all())
 
 
 def passage_values(tables: CachedTables, start: int, stop: int, names: Sequence[str] = ("text",)) -> list[list[Any]]:
@@ -1116,7 +1162,7 @@ def rebuild_dialogues(
 
     Converting whole columns of a slice is several times faster than converting row by row, which
     matters when a chapter walks through a split of millions of evidence rows. A walk passes the same
-    ``passages`` memo (of ``_EVIDENCE_PASSAGE_COLUMNS``) to every call.
+    ``passages`` memo (of ``EVIDENCE_PASSAGE_COLUMNS``) to every call.
     """
     if stop <= start:
         return []
@@ -1124,14 +1170,14 @@ def rebuild_dialogues(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _rebuild(tables, start, stop, passages or PassageMemo(tables, _EVIDENCE_PASSAGE_COLUMNS))
+        return _rebuild(tables, start, stop, passages or PassageMemo(tables, EVIDENCE_PASSAGE_COLUMNS))
     finally:
         if collecting:
             gc.enable()
 
 
-#: The passage columns an Evidence object holds.
-_EVIDENCE_PASSAGE_COLUMNS = ("text", "title", "meta")
+#: The passage columns an Evidence object holds (``meta`` is read only where some row has any).
+EVIDENCE_PASSAGE_COLUMNS = ("text", "title")
 
 
 def _rebuild(tables: CachedTables, start: int, stop: int, passages: PassageMemo) -> list[Dialogue]:
@@ -1151,7 +1197,8 @@ def _rebuild(tables: CachedTables, start: int, stop: int, passages: PassageMemo)
     first_evidence = evidence_starts[0] if evidence_starts else 0
     evidence_total = sum(evidence_counts)
     rows = tables.evidence.slice(first_evidence, evidence_total)
-    e_texts, e_titles, e_metas = passages.rows(first_evidence, first_evidence + evidence_total)
+    last_evidence = first_evidence + evidence_total
+    e_texts, e_titles = passages.rows(first_evidence, last_evidence)
     columns = [
         rows.column("id").to_pylist(),
         e_texts,
@@ -1160,7 +1207,8 @@ def _rebuild(tables: CachedTables, start: int, stop: int, passages: PassageMemo)
         rows.column("selected").to_pylist(),
     ]
     # Each row gets a dict of its own (callers may change it): when all are empty, Evidence makes them.
-    if any(meta != "{}" for meta in e_metas):
+    if not passages.without_meta(first_evidence, last_evidence):
+        e_metas = passages.metas(first_evidence, last_evidence)
         columns.append([{} if meta == "{}" else loads(meta) for meta in e_metas])
     evidence = list(map(Evidence, *columns))
     turns = []

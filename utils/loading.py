@@ -466,10 +466,12 @@ class LoadedSplit(Sequence[Dialogue]):
         # Rebuilt a chunk at a time: column-wise conversion is several times faster than per dialogue.
         # Each chunk is tens of thousands of new objects, none in a reference cycle, freed by reference
         # counting once the loop has moved on. Left to the cyclic collector, they made it scan every
-        # chunk again and again (a third of a full-size WoW walk); frozen while the caller holds them,
-        # they are skipped. Only when nobody else has frozen objects, since unfreezing thaws all.
+        # chunk again and again (a third of a full-size WoW walk). Each chunk is frozen once rebuilt
+        # (``gc.freeze`` moves the collector's lists, whatever their length) and thawed when the walk
+        # ends, so the collector never scans them; a freed object leaves the frozen list as it goes.
+        # Only when nobody else has frozen objects, since thawing thaws all.
         freezing = gc.isenabled() and gc.get_freeze_count() == 0
-        passages = _cache.PassageMemo(self._tables, ("text", "title", "meta"))
+        passages = _cache.PassageMemo(self._tables, _cache.EVIDENCE_PASSAGE_COLUMNS)
         try:
             for start in range(0, len(self), _ITER_CHUNK):
                 stop = min(start + _ITER_CHUNK, len(self))
@@ -481,8 +483,7 @@ class LoadedSplit(Sequence[Dialogue]):
                     # handed over one at a time from the end of a reversed list, so that each dialogue
                     # is freed as soon as the caller lets go of it
                     yield chunk.pop()
-                if freezing:
-                    gc.unfreeze()
+                _cache.release_pages(self._tables)  # the walk is done with this chunk's pages of the cache
         finally:
             if freezing:
                 gc.unfreeze()
