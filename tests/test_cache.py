@@ -142,6 +142,7 @@ def _truncate(path: Path) -> None:
 
 DAMAGE = {
     "turns cut short": lambda d: _truncate(d / "turns.arrow"),
+    "raw texts cut short": lambda d: _truncate(d / "raw.arrow"),
     "evidence emptied": lambda d: (d / "evidence.arrow").write_bytes(b""),
     "dialogues removed": lambda d: (d / "dialogues.arrow").unlink(),
     "manifest cut short": lambda d: _truncate(d / "manifest.json"),
@@ -219,6 +220,7 @@ def test_two_processes_build_one_valid_cache(data_dir: Path, parser: dict[str, i
         "evidence.arrow",
         "manifest.json",
         "passages.arrow",
+        "raw.arrow",
         "turns.arrow",
         "verified.json",
     ]
@@ -509,18 +511,41 @@ def _shown(*texts: str) -> Dialogue:
     return Dialogue(id="d", dataset="wow", split="train", turns=turns)
 
 
-def test_evidence_of_dialogues_is_stored_row_for_row() -> None:
-    # Passages shared between rows come from a parser's fast path (WISE, tested with it); evidence that
-    # arrives as objects gets one passages row per evidence row, in order, and needs no look-up.
+def test_each_distinct_passage_is_stored_once_per_split() -> None:
+    # A passage is its text, title and metadata together: the same text under another title or with
+    # other metadata is a passage of its own. Evidence ids, origins and selections stay per row.
     dialogues = [_shown("x", "y", "x"), _shown("x", "y"), _shown("z")]
     tables = _cache.build_in_memory(dialogues)
-    assert tables.aligned
-    assert tables.passages.column("text").to_pylist() == ["x", "y", "x", "x", "y", "z"]
-    assert tables.passages.column("title").to_pylist() == [None, "T", "T", None, "T", None]
-    assert tables.passages.column("meta").to_pylist()[:3] == ['{"k":0}', '{"k":1}', '{"k":2}']
-    assert tables.evidence.column("passage").to_pylist() == list(range(6))
+    assert tables.passages.column("text").to_pylist() == ["x", "y", "x", "z"]
+    assert tables.passages.column("title").to_pylist() == [None, "T", "T", None]
+    assert tables.passages.column("meta").to_pylist() == ['{"k":0}', '{"k":1}', '{"k":2}', '{"k":0}']
+    assert tables.evidence.column("passage").to_pylist() == [0, 1, 2, 0, 1, 3]
     assert _cache.rebuild_dialogues(tables, 0, 3) == dialogues
     assert _cache.rebuild_dialogues(tables, 1, 3) == dialogues[1:]
+
+
+def test_passages_are_shared_across_batches_and_origins_grow_between_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_cache, "_BATCH_DIALOGUES", 1)
+    dialogues = [_shown("x", "y"), _shown("y", "z"), _shown("x")]
+    for number, dialogue in enumerate(dialogues):
+        for item in dialogue.turns[1].evidence:
+            item.origin = f"channel {number % 2}"
+    tables = _cache.build_in_memory(dialogues)
+    assert tables.passages.num_rows == 4  # y under title T twice, x with k=0 twice
+    assert _cache.rebuild_dialogues(tables, 0, 3) == dialogues
+    evidence = _cache.evidence_table(tables)
+    assert evidence.column("origin").to_pylist() == ["channel 0"] * 2 + ["channel 1"] * 2 + ["channel 0"]
+    assert evidence.column("dialogue_id").to_pylist() == ["d"] * 5
+
+
+def test_the_memory_of_distinct_passages_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_cache, "_BATCH_DIALOGUES", 1)
+    dialogues = [_shown("a", "b", "c"), _shown("a", "b"), _shown("c", "a")]
+    assert _cache.build_in_memory(dialogues).passages.num_rows == 5
+    monkeypatch.setattr(_cache, "_DISTINCT_PASSAGES", 2)
+    tables = _cache.build_in_memory(dialogues)
+    assert _cache.rebuild_dialogues(tables, 0, 3) == dialogues
+    assert tables.passages.num_rows == 7  # the second dialogue's two came after the memory started afresh
 
 
 # -- a cache file damaged in place (issue 24, item 12) -------------------------------------------------
@@ -532,7 +557,7 @@ def _overwrite(path: Path, offset: int, data: bytes) -> None:
         handle.write(data)
 
 
-@pytest.mark.parametrize("table", ["dialogues", "turns", "evidence", "passages"])
+@pytest.mark.parametrize("table", ["dialogues", "turns", "evidence", "passages", "raw"])
 def test_bytes_overwritten_in_place_are_detected_and_rebuilt(
     data_dir: Path, parser: dict[str, int], table: str
 ) -> None:
@@ -570,7 +595,7 @@ def test_a_new_process_does_not_read_a_verified_file_again(
     (directory / "verified.json").unlink()  # no record: each file is read once, and recorded again
     _cache._CHECKED.clear()
     assert not rebuilt(utils.load("wow", "train"))
-    assert sorted(read) == sorted(f"{name}.arrow" for name in _cache._TABLES)
+    assert sorted(read) == sorted(f"{name}.arrow" for name in _cache._FILES)
     _cache._CHECKED.clear()
     read.clear()
     assert not rebuilt(utils.load("wow", "train"))
@@ -605,3 +630,23 @@ def test_the_cache_lays_out_the_one_record_schema(data_dir: Path) -> None:
     split = utils.load("jwhr", "answered")  # the demo sample, through the cache
     for (table, column), field in record_fields.items():
         assert split.arrow(table).schema.field(column).type == field.type, (table, column)
+
+
+def test_arrow_gives_the_columns_asked_for_without_decompressing_raw(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    split = utils.load("wow", "train")  # the demo sample, through the cache
+    whole = split.arrow("turns")
+    assert "raw" in whole.column_names
+    with pytest.raises(utils.UnknownNameError, match="'txt'"):
+        split.arrow("turns", ["txt"])
+    decompressed: list[int] = []
+    monkeypatch.setattr(_cache, "turns_table", lambda tables: decompressed.append(1))
+    texts = split.arrow("turns", ["dialogue_id", "text"])
+    assert texts.column_names == ["dialogue_id", "text"] and decompressed == []
+    assert texts.column("text").to_pylist() == whole.column("text").to_pylist()
+    evidence = split.arrow("evidence", ["id", "selected"])
+    assert evidence.column("id").to_pylist() == split.evidence(["id"])["id"].tolist()
+    # spelt-out columns come from the full view: the dialogue's id per row
+    ids = split.arrow("evidence", ["dialogue_id"]).column("dialogue_id").cast("string").to_pylist()
+    assert ids == split.evidence(["dialogue_id"])["dialogue_id"].tolist()

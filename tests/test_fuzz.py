@@ -505,6 +505,48 @@ def test_wise_fast_path_agrees_on_the_demo_files() -> None:
     assert OUTCOMES[("wise fast path", "agreed")] == before + 1
 
 
+def _wow_fast_path_agrees(payload: bytes) -> None:
+    """WoW's columnar path (what the loader builds the cache with) refuses what parse refuses, with the
+    same message, and otherwise stores exactly the dialogues parse gives."""
+    from utils import _cache
+    from utils.datasets.wow import parser as wow
+
+    with tempfile.TemporaryDirectory(prefix="atlas-fuzz-") as scratch:
+        path = Path(scratch) / "train.json"
+        path.write_bytes(payload)
+        with hard_timeout(HARD_TIMEOUT):
+            try:
+                expected: list | str = list(wow.parse(path, split="train"))
+            except DataError as exc:
+                expected = str(exc)
+            try:
+                tables = _cache.build_in_memory(wow.parse_columns(path, split="train"))
+            except DataError as exc:
+                assert str(exc) == expected
+                OUTCOMES[("wow fast path", "refused alike")] += 1
+                return
+        assert not isinstance(expected, str), "the fast path accepted a file parse refuses"
+        assert _cache.rebuild_dialogues(tables, 0, tables.dialogues.num_rows) == expected
+        OUTCOMES[("wow fast path", "agreed")] += 1
+
+
+@FUZZ
+@given(data=st.data())
+def test_wow_fast_path_agrees_with_parse(data: st.DataObject) -> None:
+    relative, _ = data.draw(seeds(TARGETS["wow"]))
+    payload = data.draw(mutated_json_file(relative, "json-list"))
+    if data.draw(st.booleans()):
+        payload = data.draw(byte_damage(payload))
+    _wow_fast_path_agrees(payload)
+
+
+def test_wow_fast_path_agrees_on_the_demo_files() -> None:
+    before = OUTCOMES[("wow fast path", "agreed")]
+    for relative, _ in TARGETS["wow"].seeds:
+        _wow_fast_path_agrees(demo_file(relative).read_bytes())
+    assert OUTCOMES[("wow fast path", "agreed")] == before + len(TARGETS["wow"].seeds)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_every_demo_file_parses(name: str, tmp_path: Path) -> None:
     """The unmutated seeds parse cleanly (otherwise the properties above test nothing useful)."""

@@ -146,6 +146,30 @@ def test_raw_knowledge_as_parlai_builds_it(tmp_path: Path) -> None:
     assert all(not t.evidence for t in dialogue.turns_by(SEEKER))
 
 
+def test_the_columnar_path_stores_each_passage_once_and_gives_the_same_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from utils import _cache
+    from utils.datasets.wow import parser
+
+    # Two dialogues on the same topic: its passage is shown at every wizard turn of both.
+    path = _write(tmp_path, [_dialogue(), _dialogue()])
+    expected = list(parser.parse(path, split="train"))
+    shown = sum(len(turn.evidence) for dialogue in expected for turn in dialogue.turns)
+    tables = _cache.build_in_memory(parser.parse_columns(path, split="train"))
+    assert _cache.rebuild_dialogues(tables, 0, 2) == expected
+    assert tables.evidence.num_rows == shown
+    # the topic's two sentences (shown at all six wizard turns) and three retrieved ones: five rows for 18
+    distinct = {(item.title, item.text) for dialogue in expected for turn in dialogue.turns for item in turn.evidence}
+    assert (tables.passages.num_rows, len(distinct), shown) == (5, 5, 18)
+    # With room for only a few sentences the memory of passages starts afresh: some are stored again,
+    # the records stay the same.
+    monkeypatch.setattr(parser, "_REMEMBERED_SENTENCES", 2)
+    tables = _cache.build_in_memory(parser.parse_columns(path, split="train"))
+    assert _cache.rebuild_dialogues(tables, 0, 2) == expected
+    assert len(distinct) < tables.passages.num_rows <= shown
+
+
 def test_raw_wizard_first_sees_only_the_topic(tmp_path: Path) -> None:
     record = _dialogue(
         dialog=[

@@ -1,11 +1,17 @@
 """A columnar cache of parsed splits: four Arrow files (dialogues, turns, evidence, passages) per split.
 
 A split is parsed once, streamed into Arrow record batches and written atomically; later loads
-memory-map the files, so reloading a split of any size takes milliseconds and little memory. The
-cache key covers the source file (path, size, modification time), the parser version and this
-module's format version, so a changed file or parser rebuilds the cache. A manifest, written last,
-records the byte size of every table: a cache cut short fails that check and is rebuilt. A file lock
-makes concurrent loads of the same split build it once.
+memory-map the files, so reloading a split of any size takes little time and memory. The cache key
+covers the source file (path, inode, size, modification and status-change times: copying a file with
+``cp -p`` or ``rsync -t`` keeps its size and modification time but not the other two), the parser
+version and this module's format version, so a changed file or parser rebuilds the cache. A manifest,
+written last, records the byte size and a CRC-32 of every table: a cache cut short or damaged in place
+(bytes overwritten, size unchanged) fails that check and is rebuilt, rather than handing Arrow corrupt
+offsets that crash the process. The check reads every byte once, when the entry is built or first
+opened; a small ``verified.json`` then records each file's inode, size, mtime and ctime, and later
+processes skip the read while those hold. Writing into a file in place moves its ctime, which no user
+tool can set back, so damage is still read and caught. A file lock makes concurrent loads of the same split build it
+once.
 
 The cache is a convenience, never a condition: when it cannot be written (a full disk, a read-only
 or foreign directory, a file where the directory should be) the split is built in memory from its
@@ -14,17 +20,20 @@ cannot be read (damaged, cut short, another format version) is rebuilt, with a w
 killed half-way leaves only a hidden staging directory, which no load takes for a cache and the next
 build of the same split removes.
 
-Evidence text lives in the ``passages`` table (text, title and the row's metadata), and an evidence
-row holds the position of its own (``passage``). WISE lists about a hundred passages of one document
-collection per system turn; copying each passage's text per occurrence made the cache of its
-full-size synthetic train file 555 MB. A parser whose evidence comes from such a collection hands it
-over whole (:class:`PassageTable`) and its evidence as columns pointing into it
-(:class:`EvidenceBatch`): each passage is stored once and no Python object is made per evidence row.
-Evidence that arrives as :class:`~utils.records.Evidence` objects is stored row for row, in order
-(the manifest says ``aligned``, and reading it needs no look-up): Wizard of Wikipedia repeats its
-sentences too (1.35 million rows, 198 thousand distinct ones, quarter-size synthetic train file), but
-finding the repeats cost more than it saved (first load 4.5 s -> 5.7 s of CPU with a dict of the
-distinct rows, 6.6 s with Arrow finding them batch by batch, where 70% of the rows are distinct).
+Evidence text lives in the ``passages`` table (text, title and the row's metadata), each distinct
+one stored once per split, and an evidence row holds the position of its own (``passage``). WISE
+lists about a hundred passages of one document collection per system turn, and Wizard of Wikipedia
+shows the same sentences again and again (the topic's passage at every wizard turn, popular articles
+in many dialogues: 5.4 million rows, 216 thousand distinct sentences in its full-size synthetic train
+file); stored per row, they made its cache 1.6 times the size of the JSON file. A parser whose
+evidence comes from a collection hands it over whole (:class:`PassageTable`) and its evidence as
+columns pointing into it (:class:`EvidenceBatch`); evidence that arrives as
+:class:`~utils.records.Evidence` objects is looked up in a dict of the distinct ``(text, title,
+meta)`` already written (bounded: past :data:`_DISTINCT_PASSAGES` it starts afresh, costing only
+some sharing). Reading shares the payoff: a chunk of rows turns each distinct passage into one
+Python string. The evidence table keeps no copy of what the turns already say: its dialogue id is
+looked up from its dialogue index when asked for, and its ``origin`` (a handful of channel names) is
+dictionary-encoded.
 
 Labels, metadata and ``raw`` stay JSON text, measured against Arrow types (CPU, best of three, garbage
 collector paused as in a build). Labels as ``map<string, list<string>>`` write and read faster (WoW,
@@ -43,7 +52,9 @@ import contextlib
 import errno
 import gc
 import hashlib
+import itertools
 import json
+import mmap
 import os
 import secrets
 import shutil
@@ -63,13 +74,17 @@ from filelock import FileLock
 
 from .records import RECORD_SCHEMA, Dialogue, Evidence, Turn
 
-CACHE_FORMAT_VERSION = 3  # 3: a CRC-32 of every table in the manifest
+CACHE_FORMAT_VERSION = 4  # 3: a CRC-32 of every table; 4: passages stored once, raw apart, origin encoded
 # A batch is held in memory as parsed objects until it is written. Small batches (tens of MB of
 # objects) let the allocators reuse the memory of the last one: with batches four times larger, the
 # kernel's work of freeing and faulting pages in took about a tenth of a full-size WoW build's CPU.
 _BATCH_DIALOGUES = 128
 _BATCH_ROWS = 50_000  # rows of all three tables held before a batch is written
+#: Distinct passages remembered while writing, at most (WoW's full-size train has 216 thousand).
+_DISTINCT_PASSAGES = 1 << 21
 _TABLES = ("dialogues", "turns", "evidence", "passages")
+#: The files of a cache entry: the tables, and the turns' ``raw`` texts compressed (:class:`RawTexts`).
+_FILES = (*_TABLES, "raw")
 
 # The cache's tables are the record schema (:data:`utils.records.RECORD_SCHEMA`, what ``atlas export``
 # writes and ``to_hf_dataset("records")`` gives) laid out flat: a record's own fields, taken from it
@@ -100,23 +115,29 @@ TURN_SCHEMA = pa.schema(
         _from_record(_RECORD_TURN, "index", "turn_index"),
         *(_from_record(_RECORD_TURN, name) for name in ("role", "speaker", "text")),
         ("labels", pa.string()),
-        ("raw", pa.string()),
         ("evidence_start", pa.int64()),
         ("evidence_count", pa.int32()),
         ("selected_count", pa.int32()),
     ]
 )
+_ORIGIN_INDEX = pa.int16()
+_MAX_ORIGINS = 2**15 - 1
 EVIDENCE_SCHEMA = pa.schema(
     [
-        ("dialogue_index", pa.int32()),
-        _from_record(RECORD_SCHEMA, "id", "dialogue_id"),
-        _from_record(_RECORD_TURN, "index", "turn_index"),
+        # The dialogue and turn of a row are not stored: its turn's row says them (evidence rows lie in
+        # turn order, ``evidence_count`` per turn), and 5.4 million rows of two int32 would be 43 MB of
+        # a full-size WoW cache. :func:`evidence_table` spells them out.
         _from_record(_RECORD_EVIDENCE, "id"),
         ("passage", pa.int32()),  # the row of the passages table with this evidence's text, title and meta
-        *(_from_record(_RECORD_EVIDENCE, name) for name in ("origin", "selected")),
+        # A handful of channel names: dictionary-encoded, not a string per row.
+        ("origin", pa.dictionary(_ORIGIN_INDEX, _RECORD_EVIDENCE.field("origin").type)),
+        _from_record(_RECORD_EVIDENCE, "selected"),
     ]
 )
 PASSAGE_SCHEMA = pa.schema([_from_record(_RECORD_EVIDENCE, name) for name in ("text", "title", "meta")])
+#: The turns' ``raw`` (JSON text), one record batch per batch of turns, compressed.
+RAW_SCHEMA = pa.schema([("raw", pa.string())])
+_RAW_OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
 _SCHEMAS = {
     "dialogues": DIALOGUE_SCHEMA,
     "turns": TURN_SCHEMA,
@@ -124,7 +145,7 @@ _SCHEMAS = {
     "passages": PASSAGE_SCHEMA,
 }
 #: The columns of an evidence row as :meth:`utils.loading.LoadedSplit.evidence` shows them: the stored
-#: ones, with ``passage`` resolved to its text, title and metadata (JSON text).
+#: ones, with ``passage`` resolved to its text, title and metadata (JSON text) and the dialogue's id.
 EVIDENCE_COLUMNS = ("dialogue_index", "dialogue_id", "turn_index", "id", "text", "title", "origin", "selected", "meta")
 
 
@@ -168,6 +189,41 @@ class FastPathDeclined(Exception):
     """A parser's fast path met something only its record-by-record path handles (or reports)."""
 
 
+class RawTexts:
+    """The ``raw`` JSON text of every turn, stored apart from the turns table and compressed (zstd).
+
+    ``raw`` keeps every field of the original record that the common fields do not cover; for Wizard
+    of Wikipedia that is mostly the passages retrieved for the last turns, which no turn shows: 85% of
+    the turns table, and, uncompressed, the largest part of the cache. Read a record batch at a time
+    (a rebuilt chunk of dialogues needs a few), so neither a reload nor a walk decompresses it all.
+    """
+
+    def __init__(self, source: Any, batch_rows: Sequence[int]) -> None:
+        self._reader = pa.ipc.open_file(source)
+        if self._reader.num_record_batches != len(batch_rows):
+            raise ValueError(f"{self._reader.num_record_batches} record batches where {len(batch_rows)} were written")
+        self._starts = np.concatenate(([0], np.cumsum(batch_rows, dtype=np.int64)))
+        self.num_rows = int(self._starts[-1])
+
+    def texts(self, start: int, stop: int) -> list[str]:
+        """The ``raw`` texts of turns ``start`` to ``stop - 1``."""
+        texts: list[str] = []
+        batch = max(int(np.searchsorted(self._starts, start, side="right")) - 1, 0)
+        while start < stop:
+            first, last = self._starts[batch], self._starts[batch + 1]
+            if last > start:
+                column = self._reader.get_batch(batch).column(0)
+                texts += column.slice(start - first, min(stop, last) - start).to_pylist()
+                start = int(min(stop, last))
+            batch += 1
+        return texts
+
+    def column(self) -> pa.ChunkedArray:
+        """All the ``raw`` texts, decompressed (as much memory as the texts themselves)."""
+        batches = [self._reader.get_batch(i).column(0) for i in range(self._reader.num_record_batches)]
+        return pa.chunked_array(batches, pa.string())
+
+
 @dataclass(frozen=True)
 class CachedTables:
     """The three tables of one parsed split: memory-mapped from the cache, or held in memory."""
@@ -177,11 +233,13 @@ class CachedTables:
     evidence: pa.Table
     #: The texts, titles and metadata the evidence rows point to by position.
     passages: pa.Table
+    #: The ``raw`` JSON text of every turn, read a batch at a time.
+    raw: RawTexts
     #: The cache entry the tables are mapped from; ``None`` when the cache could not be written.
     directory: Path | None
     rebuilt: bool
-    #: True when passage ``i`` belongs to evidence row ``i`` (evidence stored row for row).
-    aligned: bool = False
+    #: The memory maps the tables point into (none when held in memory): see :func:`release_pages`.
+    mappings: tuple[mmap.mmap, ...] = ()
 
 
 # One encoder for the whole module: ``json.dumps`` with options builds a new encoder on every call,
@@ -372,13 +430,11 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
         version = manifest.get("format")
         if version != CACHE_FORMAT_VERSION:
             return None, f"it is in cache format {version!r}; this version of the atlas reads {CACHE_FORMAT_VERSION}"
-        aligned = manifest.get("aligned")
-        if not isinstance(aligned, bool):
-            return None, "its manifest does not say how evidence and passages line up"
-        tables = {}
+        tables: dict[str, Any] = {}
+        mappings: list[mmap.mmap] = []
         stamps = _read_stamps(directory)
         stamped = dict(stamps)
-        for name in _TABLES:
+        for name in _FILES:
             path = directory / f"{name}.arrow"
             if not path.is_file():
                 return None, f"{path.name} is missing"
@@ -389,11 +445,13 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
                 return None, f"{path.name} is damaged (its checksum differs from its manifest's)"
             stamped[name] = [*file_identity(path.stat()), manifest["crc32"][name]]
             try:
-                with pa.memory_map(str(path), "r") as source:
-                    table = pa.ipc.open_file(source).read_all()
-            except pa.ArrowException as exc:
+                if name == "raw":  # read a batch at a time, from a mapping kept open for it
+                    table = RawTexts(_mapped(path, mappings), manifest["raw_batches"])
+                else:
+                    table = pa.ipc.open_file(_mapped(path, mappings)).read_all()
+            except (pa.ArrowException, ValueError) as exc:
                 return None, f"Arrow cannot read {path.name} ({_first_line(exc)})"
-            if table.num_rows != manifest["rows"][name]:
+            if table.num_rows != manifest["rows"][name]:  # RawTexts counts its rows too
                 return None, f"{path.name} has {table.num_rows:,} rows where its manifest says {manifest['rows'][name]}"
             tables[name] = table
         if stamped != stamps:
@@ -402,10 +460,89 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
         return None, "its manifest does not list the sizes and checksums of the tables"
     except OSError as exc:
         return None, describe_os_error(exc)
-    cached = CachedTables(
-        tables["dialogues"], tables["turns"], tables["evidence"], tables["passages"], directory, rebuilt, aligned
-    )
-    return cached, None
+    return CachedTables(*(tables[name] for name in _FILES), directory, rebuilt, tuple(mappings)), None
+
+
+def _mapped(path: Path, mappings: list[mmap.mmap]) -> pa.BufferReader:
+    """A read-only memory map of ``path`` for Arrow to read without copying.
+
+    Python's own ``mmap`` rather than Arrow's, so that :func:`release_pages` can tell the kernel which
+    pages a walk has finished with; Arrow's buffers point into it all the same.
+    """
+    with open(path, "rb") as handle:
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    mappings.append(mapped)
+    return pa.BufferReader(pa.py_buffer(mapped))
+
+
+def release_pages(tables: CachedTables) -> None:
+    """Drop the pages of the cache files that this process has read from its resident memory.
+
+    They stay in the kernel's page cache, and reading them again maps them back (a minor fault, no
+    disk read): a walk through a full-size split otherwise ends up holding every page of the files
+    it has read (450 MB for WoW's train), which counts as the process's memory. A no-op where the
+    system has no ``madvise`` (Windows) and for tables held in memory.
+    """
+    advice = getattr(mmap, "MADV_DONTNEED", None)
+    if advice is None:
+        return
+    for mapped in tables.mappings:
+        with contextlib.suppress(OSError, ValueError):
+            mapped.madvise(advice)
+
+
+#: Table files whose checksum this process has already compared: ``(path, identity) -> crc``.
+_CHECKED: dict[tuple[str, tuple[int | None, ...]], int] = {}
+
+
+def _crc32(path: Path) -> int:
+    """CRC-32 of a file, read (not mapped: its pages stay out of this process's resident memory)."""
+    # A block no larger than the file: zero-filling 16 MB for each small table cost more than its CRC.
+    crc, block = 0, bytearray(max(1, min(1 << 24, path.stat().st_size)))
+    view = memoryview(block)
+    with open(path, "rb", buffering=0) as handle:
+        while size := handle.readinto(block):
+            crc = zlib.crc32(view[:size], crc)
+    return crc
+
+
+def _intact(path: Path, expected: object, stamp: object = None) -> bool:
+    """True when ``path``'s bytes have the manifest's CRC-32.
+
+    Read once per process and file version, and not at all while ``stamp`` (from the entry's
+    :data:`_VERIFIED` file) says the file was checksummed in its present state: inode, size, mtime and
+    ctime unchanged. Writing into a file changes its ctime, which no user tool can set back, so bytes
+    damaged in place are still read and caught.
+    """
+    identity = tuple(file_identity(path.stat()))
+    key = (str(path), identity)
+    if _CHECKED.get(key) == expected:
+        return True
+    recorded = isinstance(stamp, list) and tuple(stamp[:-1]) == identity and stamp[-1] == expected
+    if not recorded and _crc32(path) != expected:
+        return False
+    _CHECKED[key] = expected  # type: ignore[assignment]
+    return True
+
+
+def _read_stamps(directory: Path) -> dict[str, Any]:
+    """The entry's record of checksummed files (empty when missing or unreadable: they are read again)."""
+    try:
+        stamps = json.loads((directory / _VERIFIED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stamps if isinstance(stamps, dict) else {}
+
+
+def _write_stamps(directory: Path, stamps: dict[str, Any]) -> None:
+    """Record which files were checksummed, atomically; a cache we cannot write to is only slower."""
+    staging = directory / f".{_VERIFIED}.{secrets.token_hex(6)}"
+    try:
+        staging.write_text(_dumps(stamps), encoding="utf-8")
+        os.replace(staging, directory / _VERIFIED)
+    except OSError:
+        with contextlib.suppress(OSError):
+            staging.unlink()
 
 
 #: Table files whose checksum this process has already compared: ``(path, identity) -> crc``.
@@ -471,21 +608,22 @@ def _build(target: Path, dialogues: Iterable[Dialogue]) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         with contextlib.ExitStack() as files:
-            sinks = {name: files.enter_context(_open_sink(staging / f"{name}.arrow")) for name in _TABLES}
-            rows, aligned = _write_tables(sinks, dialogues)
-        crc32 = {name: _crc32(staging / f"{name}.arrow") for name in _TABLES}
+            sinks = {name: files.enter_context(_open_sink(staging / f"{name}.arrow")) for name in _FILES}
+            rows, raw_batches = _write_tables(sinks, dialogues)
+        crc = {name: _crc32(staging / f"{name}.arrow") for name in _FILES}
         manifest = {
             "format": CACHE_FORMAT_VERSION,
-            "aligned": aligned,
             "rows": rows,
-            "bytes": {name: (staging / f"{name}.arrow").stat().st_size for name in _TABLES},
-            "crc32": crc32,
+            "bytes": {name: (staging / f"{name}.arrow").stat().st_size for name in _FILES},
+            "crc32": crc,
+            "raw_batches": raw_batches,
         }
         (staging / _MANIFEST).write_text(_dumps(manifest), encoding="utf-8")
-        # The files were just checksummed as written: moving the folder into place keeps their inode
-        # and times, so opening the entry need not read them again.
-        _write_stamps(
-            staging, {name: [*file_identity((staging / f"{name}.arrow").stat()), crc] for name, crc in crc32.items()}
+        # Computed from these very files: a new process need not read them again while they stay so.
+        # (Renaming the directory below leaves each file's inode and times as they are.)
+        identities = {name: file_identity((staging / f"{name}.arrow").stat()) for name in _FILES}
+        (staging / _VERIFIED).write_text(
+            _dumps({name: [*identities[name], crc[name]] for name in _FILES}), encoding="utf-8"
         )
         if target.exists():
             # Moved aside rather than deleted in place, so that the entry is never seen half removed.
@@ -500,6 +638,9 @@ def _build(target: Path, dialogues: Iterable[Dialogue]) -> None:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    for name, value in crc.items():  # computed from these very files: not read again when opened next
+        path = target / f"{name}.arrow"
+        _CHECKED[(str(path), tuple(file_identity(path.stat())))] = value
 
 
 def _open_sink(path: Path) -> Any:
@@ -509,67 +650,160 @@ def _open_sink(path: Path) -> Any:
 
 def build_in_memory(dialogues: Iterable[Dialogue | PassageTable | EvidenceBatch]) -> CachedTables:
     """The tables of ``dialogues`` held in memory (Arrow IPC buffers), for when no cache can be written."""
-    sinks = {name: pa.BufferOutputStream() for name in _TABLES}
-    _, aligned = _write_tables(sinks, dialogues)
+    sinks = {name: pa.BufferOutputStream() for name in _FILES}
+    _, raw_batches = _write_tables(sinks, dialogues)
     tables = {name: pa.ipc.open_file(sinks[name].getvalue()).read_all() for name in _TABLES}
-    return CachedTables(
-        tables["dialogues"], tables["turns"], tables["evidence"], tables["passages"], None, True, aligned
-    )
+    raw = RawTexts(sinks["raw"].getvalue(), raw_batches)
+    return CachedTables(*(tables[name] for name in _TABLES), raw, None, True)
+
+
+class _Writers:
+    """The four table writers of one build, with what a batch needs to know of the batches before it:
+    the rows written so far, the distinct passages (their positions) and the origin names."""
+
+    def __init__(self) -> None:
+        self.counts = dict.fromkeys(_FILES, 0)
+        self.raw_batches: list[int] = []  # turns per record batch of the raw file
+        self.files: dict[str, pa.ipc.RecordBatchFileWriter] = {}
+        self.encode_meta = _MetaEncoder()
+        self._passages: dict[tuple[str, str | None, str], int] = {}
+        self._passages_base = 0  # the position of the first passage in ``_passages``
+        self._origins: dict[str, int] = {}
+
+    def open(self, sinks: dict[str, Any]) -> None:
+        # The origin dictionary grows as new names appear: written as deltas, which the file format allows.
+        options = pa.ipc.IpcWriteOptions(emit_dictionary_deltas=True)
+        for name in _TABLES:
+            self.files[name] = pa.ipc.new_file(sinks[name], _SCHEMAS[name], options=options)
+        self.files["raw"] = pa.ipc.new_file(sinks["raw"], RAW_SCHEMA, options=_RAW_OPTIONS)
+
+    def close(self) -> None:
+        for name in _FILES:
+            self.files.pop(name).close()  # writes the footer: on a full disk, this is where it fails
+
+    def abandon(self) -> None:
+        for writer in self.files.values():
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    def passage_positions(self, texts: list[str], titles: list[str | None], metas: list[str]) -> pa.Array:
+        """The passages row of each ``(text, title, meta)``; the ones not seen before are appended.
+
+        A batch repeats a few distinct passages many times (WoW: 5.4M rows, 216k distinct): Arrow
+        finds the batch's distinct triples in C, and only those are looked up in the memory of
+        earlier batches, rather than hashing every row's strings in Python.
+        """
+        memo = self._passages
+        if not memo or len(memo) > _DISTINCT_PASSAGES:
+            memo.clear()
+            self._passages_base = self.counts["passages"]
+        codes = np.zeros(len(texts), dtype=np.int64)
+        for values in (texts, titles, metas):
+            encoded = pa.array(values, pa.string()).dictionary_encode(null_encoding="encode")
+            if (int(codes.max(initial=0)) + 1) * len(encoded.dictionary) >= 1 << 62:  # numbered afresh
+                codes = np.unique(codes, return_inverse=True)[1].reshape(-1).astype(np.int64)
+            codes *= len(encoded.dictionary)
+            codes += encoded.indices.to_numpy(zero_copy_only=False)
+        _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")  # new passages are stored in the order they first appear
+        rows = first[order].tolist()
+        keys = list(zip([texts[i] for i in rows], [titles[i] for i in rows], [metas[i] for i in rows], strict=True))
+        base = self._passages_base
+        # Every loop below runs in C (map, compress, update), and each key is hashed once more only
+        # when it is new: the keys are distinct within the batch, so the new ones are numbered in one
+        # go, in the order they first appear.
+        found = np.array(list(map(memo.get, keys, itertools.repeat(-1))), dtype=np.int64)
+        missing = found < 0
+        new = list(itertools.compress(keys, missing.tolist()))
+        numbers = range(base + len(memo), base + len(memo) + len(new))
+        found[missing] = numbers
+        memo.update(zip(new, numbers, strict=True))
+        positions = np.empty(len(rows), dtype=np.int32)
+        positions[order] = found
+        if new:
+            self.append_passages(
+                PassageTable(
+                    pa.array([key[0] for key in new], pa.string()),
+                    pa.array([key[1] for key in new], pa.string()),
+                    pa.array([key[2] for key in new], pa.string()),
+                )
+            )
+        return pa.array(positions[inverse.reshape(-1)], pa.int32())
+
+    def append_passages(self, table: PassageTable) -> None:
+        """Append passages as they are (the evidence rows to come know their positions)."""
+        self.files["passages"].write_table(
+            pa.Table.from_arrays([table.text, table.title, table.meta], schema=PASSAGE_SCHEMA)
+        )
+        self.counts["passages"] += len(table.text)
+
+    def _origin_code(self, name: str) -> int:
+        code = self._origins.setdefault(name, len(self._origins))
+        if code > _MAX_ORIGINS:
+            raise ValueError(f"more than {_MAX_ORIGINS:,} distinct evidence origins: an origin names a channel")
+        return code
+
+    def _origin_names(self) -> pa.Array:
+        return pa.array(list(self._origins), pa.string())
+
+    def origin_column(self, origin: pa.Array) -> pa.DictionaryArray:
+        """``origin`` encoded against the names of every batch so far (new names go at the end)."""
+        if pa.types.is_dictionary(origin.type):  # a parser's own codes: renumbered, not looked up per row
+            codes = np.array([self._origin_code(name) for name in origin.dictionary.to_pylist()], dtype=np.int16)
+            indices = codes[origin.indices.to_numpy(zero_copy_only=False)] if len(codes) else origin.indices
+            return pa.DictionaryArray.from_arrays(pa.array(indices, _ORIGIN_INDEX), self._origin_names())
+        for name in pc.unique(origin).to_pylist():
+            self._origin_code(name)
+        names = self._origin_names()
+        indices = pc.index_in(origin, value_set=names).cast(_ORIGIN_INDEX)
+        return pa.DictionaryArray.from_arrays(indices, names)
 
 
 def _write_tables(
     sinks: dict[str, Any], items: Iterable[Dialogue | PassageTable | EvidenceBatch]
-) -> tuple[dict[str, int], bool]:
+) -> tuple[dict[str, int], list[int]]:
     """Stream ``items`` into one Arrow IPC file per table (``sinks``, left open); return the row counts
-    and whether passages and evidence rows are aligned (one passage per evidence row, in order).
+    and the turns in each record batch of the ``raw`` file.
 
     ``items`` are dialogues, or (a parser's fast path) one :class:`PassageTable` followed by
     :class:`EvidenceBatch` items.
     """
-    writers: dict[str, pa.ipc.RecordBatchFileWriter] = {}
-    counts = dict.fromkeys(_TABLES, 0)
-    encode_meta = _MetaEncoder()
-    aligned = True
     # The parser's objects form no reference cycles, but millions of them make the cyclic collector
     # rescan the survivors again and again: pausing it saves a fifth of the time of a large build.
     collecting = gc.isenabled()
     gc.disable()
+    writers = _Writers()
     try:
-        for name in _TABLES:
-            writers[name] = pa.ipc.new_file(sinks[name], _SCHEMAS[name])
+        writers.open(sinks)
         batch: list[Dialogue] = []
         rows = 0
         for item in items:
             if isinstance(item, (PassageTable, EvidenceBatch)):
-                aligned = False
                 if batch:
-                    _write_batch(batch, counts, writers, encode_meta)
+                    _write_batch(batch, writers)
                     batch, rows = [], 0
                 if isinstance(item, PassageTable):
-                    _append_passages(item, writers["passages"], counts)
+                    writers.append_passages(item)
                 else:
                     if item.passages is not None:
-                        _append_passages(item.passages, writers["passages"], counts)
-                    _write_evidence_batch(item, counts, writers)
+                        writers.append_passages(item.passages)
+                    _write_evidence_batch(item, writers)
                 continue
             batch.append(item)
             rows += 1 + len(item.turns) + sum([len(turn.evidence) for turn in item.turns])
             # Bounded by rows, not dialogues, so that memory stays flat whatever a dialogue holds.
             if len(batch) >= _BATCH_DIALOGUES or rows >= _BATCH_ROWS:
-                _write_batch(batch, counts, writers, encode_meta)
+                _write_batch(batch, writers)
                 batch, rows = [], 0
         if batch:
-            _write_batch(batch, counts, writers, encode_meta)
-        for name in _TABLES:
-            writers.pop(name).close()  # writes the footer: on a full disk, this is where it fails
+            _write_batch(batch, writers)
+        writers.close()
     finally:
         if collecting:
             gc.enable()
         # Only after a failure: the first error is the one to report, not the next writer's.
-        for writer in writers.values():
-            with contextlib.suppress(Exception):
-                writer.close()
-    return counts, aligned
+        writers.abandon()
+    return writers.counts, writers.raw_batches
 
 
 class _MetaEncoder:
@@ -617,65 +851,43 @@ def _meta_texts(metas: list[dict[str, Any]], encode_meta: _MetaEncoder) -> list[
     return [encode_meta(meta) for meta in metas]
 
 
-def _append_passages(table: PassageTable, writer: pa.ipc.RecordBatchFileWriter, counts: dict[str, int]) -> None:
-    """Append a parser's passages as they are (its evidence rows know their positions)."""
-    writer.write_table(pa.Table.from_arrays([table.text, table.title, table.meta], schema=PASSAGE_SCHEMA))
-    counts["passages"] += len(table.text)
+def _write_batch(batch: list[Dialogue], writers: _Writers) -> None:
+    """Append one batch of dialogues to the tables, column by column; each new passage once.
 
-
-def _write_batch(
-    batch: list[Dialogue],
-    counts: dict[str, int],
-    writers: dict[str, pa.ipc.RecordBatchFileWriter],
-    encode_meta: _MetaEncoder,
-) -> None:
-    """Append one batch of dialogues to the tables, column by column; its passages row for row.
-
-    Columns are built with one comprehension each and the repeated keys (dialogue index and id, turn
-    index) by indexing arrays, rather than appending to nine lists per evidence row.
+    Columns are built with one comprehension each, rather than appending to lists per evidence row.
     """
     turns = [turn for dialogue in batch for turn in dialogue.turns]
     evidence = [item for turn in turns for item in turn.evidence]
     evidence_counts = [len(turn.evidence) for turn in turns]
     selected = np.array([item.selected for item in evidence], dtype=np.bool_)
-    keys = _write_dialogues_and_turns(batch, turns, evidence_counts, selected, counts, writers)
+    _write_dialogues_and_turns(batch, turns, evidence_counts, selected, writers)
     if evidence:
-        first = counts["passages"]
-        shown = PassageTable(
-            pa.array([item.text for item in evidence], pa.string()),
-            pa.array([item.title for item in evidence], pa.string()),
-            pa.array(_meta_texts([item.meta for item in evidence], encode_meta), pa.string()),
+        positions = writers.passage_positions(
+            [item.text for item in evidence],
+            [item.title for item in evidence],
+            _meta_texts([item.meta for item in evidence], writers.encode_meta),
         )
-        _append_passages(shown, writers["passages"], counts)
-        _append_evidence(
-            keys,
-            evidence_counts,
-            [
-                pa.array([item.id for item in evidence], pa.string()),
-                pa.array(np.arange(first, first + len(evidence), dtype=np.int32), pa.int32()),
-                pa.array([item.origin for item in evidence], pa.string()),
-                pa.array(selected, pa.bool_()),
-            ],
-            counts,
-            writers,
-        )
+        columns = [
+            pa.array([item.id for item in evidence], pa.string()),
+            positions,
+            pa.array([item.origin for item in evidence], pa.string()),
+            pa.array(selected, pa.bool_()),
+        ]
+        _append_evidence(columns, writers)
 
 
-def _write_evidence_batch(
-    batch: EvidenceBatch, counts: dict[str, int], writers: dict[str, pa.ipc.RecordBatchFileWriter]
-) -> None:
+def _write_evidence_batch(batch: EvidenceBatch, writers: _Writers) -> None:
     """Append a parser's columnar batch: its dialogues and turns, then its evidence columns as they are."""
     turns = [turn for dialogue in batch.dialogues for turn in dialogue.turns]
     evidence_counts = list(batch.counts)
     if len(evidence_counts) != len(turns) or sum(evidence_counts) != len(batch.ids):
         raise ValueError("an EvidenceBatch must give one count per turn, adding up to its rows")
-    if len(batch.passage) and pc.max(batch.passage).as_py() >= counts["passages"]:
+    if len(batch.passage) and pc.max(batch.passage).as_py() >= writers.counts["passages"]:
         raise ValueError("an EvidenceBatch points past the passages written so far")
     selected = batch.selected.to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
-    keys = _write_dialogues_and_turns(batch.dialogues, turns, evidence_counts, selected, counts, writers)
+    _write_dialogues_and_turns(batch.dialogues, turns, evidence_counts, selected, writers)
     if len(batch.ids):
-        columns = [batch.ids, batch.passage, batch.origin, batch.selected]
-        _append_evidence(keys, evidence_counts, columns, counts, writers)
+        _append_evidence([batch.ids, batch.passage, batch.origin, batch.selected], writers)
 
 
 def _write_dialogues_and_turns(
@@ -683,18 +895,14 @@ def _write_dialogues_and_turns(
     turns: list[Turn],
     evidence_counts: list[int],
     selected: np.ndarray,
-    counts: dict[str, int],
-    writers: dict[str, pa.ipc.RecordBatchFileWriter],
-) -> tuple[np.ndarray, pa.Array, np.ndarray, np.ndarray]:
-    """Append the dialogues and turns of a batch; return the keys its evidence rows repeat.
-
-    Those are the dialogue index and id and the position of each turn in the batch, and the turn
-    indexes; ``counts`` moves on for dialogues and turns only.
-    """
+    writers: _Writers,
+) -> None:
+    """Append the dialogues and turns of a batch; the counts move on for dialogues and turns only."""
+    counts = writers.counts
     turn_counts = [len(dialogue.turns) for dialogue in batch]
     dialogue_ids = pa.array([dialogue.id for dialogue in batch], pa.string())
     dialogue_index = np.arange(counts["dialogues"], counts["dialogues"] + len(batch), dtype=np.int32)
-    writers["dialogues"].write_batch(
+    writers.files["dialogues"].write_batch(
         pa.RecordBatch.from_arrays(
             [
                 dialogue_ids,
@@ -714,18 +922,16 @@ def _write_dialogues_and_turns(
     running = np.concatenate(([0], np.cumsum(selected, dtype=np.int64)))
     ends = np.cumsum(evidence_counts, dtype=np.int64)
     selected_counts = running[ends] - running[ends - np.asarray(evidence_counts, dtype=np.int64)]
-    turn_dialogue_ids = dialogue_ids.take(pa.array(turn_dialogue))
-    writers["turns"].write_batch(
+    writers.files["turns"].write_batch(
         pa.RecordBatch.from_arrays(
             [
                 pa.array(dialogue_index[turn_dialogue], pa.int32()),
-                turn_dialogue_ids,
+                dialogue_ids.take(pa.array(turn_dialogue)),
                 pa.array(turn_index, pa.int32()),
                 pa.array([turn.role for turn in turns], pa.string()),
                 pa.array([turn.speaker for turn in turns], pa.string()),
                 pa.array([turn.text for turn in turns], pa.string()),
                 pa.array([_encode(turn.labels) for turn in turns], pa.string()),
-                pa.array([_encode(turn.raw) for turn in turns], pa.string()),
                 pa.array(_offsets(evidence_counts, counts["evidence"]), pa.int64()),
                 pa.array(evidence_counts, pa.int32()),
                 pa.array(selected_counts.astype(np.int32), pa.int32()),
@@ -733,33 +939,22 @@ def _write_dialogues_and_turns(
             schema=TURN_SCHEMA,
         )
     )
+    if turns:
+        raws = pa.array([_encode(turn.raw) for turn in turns], pa.string())
+        writers.files["raw"].write_batch(pa.RecordBatch.from_arrays([raws], schema=RAW_SCHEMA))
+        writers.raw_batches.append(len(turns))
+        counts["raw"] += len(turns)
     counts["dialogues"] += len(batch)
     counts["turns"] += len(turns)
-    return dialogue_index, turn_dialogue_ids, turn_dialogue, turn_index
 
 
-def _append_evidence(
-    keys: tuple[np.ndarray, pa.Array, np.ndarray, np.ndarray],
-    evidence_counts: list[int],
-    columns: list[pa.Array],
-    counts: dict[str, int],
-    writers: dict[str, pa.ipc.RecordBatchFileWriter],
-) -> None:
-    """Append evidence rows: the keys repeated from their turns, then ``columns`` (id to selected)."""
-    dialogue_index, turn_dialogue_ids, turn_dialogue, turn_index = keys
-    evidence_turn = np.repeat(np.arange(len(evidence_counts)), evidence_counts)
-    writers["evidence"].write_batch(
-        pa.RecordBatch.from_arrays(
-            [
-                pa.array(dialogue_index[turn_dialogue[evidence_turn]], pa.int32()),
-                turn_dialogue_ids.take(pa.array(evidence_turn)),
-                pa.array(turn_index[evidence_turn], pa.int32()),
-                *columns,
-            ],
-            schema=EVIDENCE_SCHEMA,
-        )
+def _append_evidence(columns: list[pa.Array], writers: _Writers) -> None:
+    """Append evidence rows (``id``, ``passage``, ``origin``, ``selected``), in the order of their turns."""
+    ids, passage, origin, selected = columns
+    writers.files["evidence"].write_batch(
+        pa.RecordBatch.from_arrays([ids, passage, writers.origin_column(origin), selected], schema=EVIDENCE_SCHEMA)
     )
-    counts["evidence"] += len(evidence_turn)
+    writers.counts["evidence"] += len(ids)
 
 
 # -- reading ---------------------------------------------------------------------------------------
@@ -801,36 +996,173 @@ def _columns(table: pa.Table, names: Sequence[str]) -> list[list[Any]]:
     return [table.column(name).to_pylist() for name in names]
 
 
+def shared_values(column: pa.ChunkedArray) -> list[Any]:
+    """A column's values as a list, one Python object per distinct value of a chunk, shared by its repeats.
+
+    For columns of few distinct values (a role, an origin, a title): far less time and memory than a
+    string per row. Dictionary-encoded columns are decoded through their dictionary.
+    """
+    values: list[Any] = []
+    for chunk in column.chunks:
+        encoded = chunk if pa.types.is_dictionary(chunk.type) else chunk.dictionary_encode()
+        words = encoded.dictionary.to_pylist()
+        if encoded.null_count:
+            values += [None if index is None else words[index] for index in encoded.indices.to_pylist()]
+        else:
+            values += [words[index] for index in encoded.indices.to_numpy(zero_copy_only=False).tolist()]
+    return values
+
+
+class PassageMemo:
+    """Passages already turned into Python objects while walking a split, by position, column by column.
+
+    A walk meets the same passages in chunk after chunk (WoW's topic passages recur in every dialogue
+    on that topic): decoding each once, and handing every row a reference to it, saves most of the
+    work and memory of one string per row. Holds at most ``limit`` passages, then starts afresh.
+    """
+
+    def __init__(self, tables: CachedTables, names: Sequence[str], limit: int = 1 << 21) -> None:
+        self._tables = tables
+        self._names = tuple(names)
+        self._limit = limit
+        self._plain: np.ndarray | None = None
+        self._metas: PassageMemo | None = None
+        self._clear()
+
+    def _clear(self) -> None:
+        size = self._tables.passages.num_rows
+        self._known = np.zeros(size, dtype=np.bool_)
+        self._count = 0
+        self._values = {name: np.empty(size, dtype=object) for name in self._names}
+
+    def rows(self, start: int, stop: int) -> list[np.ndarray]:
+        """Per evidence row ``start`` to ``stop - 1``, an object array of each column's values."""
+        positions = self._tables.evidence.column("passage").slice(start, stop - start).to_numpy()
+        missing = np.unique(positions[~self._known[positions]])  # only the new ones are sorted out
+        if self._count + len(missing) > self._limit:
+            self._clear()
+            missing = np.unique(positions)
+        if len(missing):
+            for name in self._names:
+                self._values[name][missing] = take_sorted(self._tables.passages.column(name), missing)
+            self._known[missing] = True
+            self._count += len(missing)
+        return [self._values[name][positions] for name in self._names]
+
+    def metas(self, start: int, stop: int) -> np.ndarray:
+        """The ``meta`` (JSON text) of evidence rows ``start`` to ``stop - 1``, remembered like the rest."""
+        if self._metas is None:
+            self._metas = PassageMemo(self._tables, ("meta",), self._limit)
+        return self._metas.rows(start, stop)[0]
+
+    def without_meta(self, start: int, stop: int) -> bool:
+        """True when no evidence row ``start`` to ``stop - 1`` has metadata (``meta`` is ``{}``)."""
+        if self._plain is None:  # judged once per passage, in C, rather than once per row
+            meta = self._tables.passages.column("meta")
+            self._plain = pc.equal(meta, "{}").to_numpy(zero_copy_only=False) if len(meta) else np.ones(0, np.bool_)
+        positions = self._tables.evidence.column("passage").slice(start, stop - start).to_numpy()
+        return bool(self._plain[positions].all())
+
+
 def passage_values(tables: CachedTables, start: int, stop: int, names: Sequence[str] = ("text",)) -> list[list[Any]]:
     """The passage columns ``names`` of evidence rows ``start`` to ``stop - 1``, as lists.
 
-    When passages are shared (WISE), each distinct one becomes one Python string, shared by all the
-    rows that show it.
+    Each distinct passage becomes one Python string, shared by all the rows that show it.
     """
-    if tables.aligned:
-        return [tables.passages.column(name).slice(start, stop - start).to_pylist() for name in names]
-    positions = tables.evidence.column("passage").slice(start, stop - start)
-    distinct = pc.unique(positions)
-    where = pc.index_in(positions, value_set=distinct).to_numpy(zero_copy_only=False).tolist()
-    result = []
-    for name in names:
-        values = tables.passages.column(name).take(distinct).to_pylist()
-        result.append([values[k] for k in where])
-    return result
+    return [column.tolist() for column in PassageMemo(tables, names).rows(start, stop)]
+
+
+def take_sorted(column: pa.ChunkedArray, positions: np.ndarray) -> list[Any]:
+    """``column``'s values at ``positions`` (ascending) as a list, taken chunk by chunk.
+
+    ``ChunkedArray.take`` first joins all the chunks into one array: a copy of the whole column for
+    every call, which made walking a split's dialogues spend most of its time copying passages.
+    """
+    values: list[Any] = []
+    bounds = np.cumsum([0, *(len(chunk) for chunk in column.chunks)])
+    cuts = np.searchsorted(positions, bounds)
+    for number, chunk in enumerate(column.chunks):
+        low, high = cuts[number], cuts[number + 1]
+        if high > low:
+            part = positions[low:high] - bounds[number]
+            values += chunk.take(pa.array(part)).to_pylist()
+    return values
 
 
 def passage_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
-    """The passage column ``name`` spelt out per evidence row (a copy of each text per row when shared)."""
-    if tables.aligned:
-        return tables.passages.column(name)
-    return tables.passages.column(name).take(tables.evidence.column("passage"))
+    """The passage column ``name`` spelt out per evidence row (a copy of each text per row).
+
+    Spelt out by casting dictionary arrays (the evidence rows' positions over the passages) to strings,
+    one stored chunk at a time. Measured on the full-size WoW train (5.4 million rows, 816 MB of text
+    per row): 0.31 s of CPU; ``take`` chunk by chunk 1.21 s; one cast or take of the whole column 2.5
+    to 3.7 s and twice the memory.
+    """
+    passages = tables.passages.column(name).combine_chunks()
+    chunks = [
+        pa.DictionaryArray.from_arrays(positions, passages).cast(passages.type)
+        for positions in tables.evidence.column("passage").chunks
+    ]
+    return pa.chunked_array(chunks, passages.type)
 
 
-def rebuild_dialogues(tables: CachedTables, start: int, stop: int) -> list[Dialogue]:
+def evidence_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
+    """One column of the evidence rows as :meth:`utils.loading.LoadedSplit.evidence` shows it: stored,
+    or looked up (the passage's text, title and meta; the turn's dialogue index and turn index; the
+    dialogue's id), or decoded (``origin``)."""
+    if name in ("text", "title", "meta"):
+        return passage_column(tables, name)
+    if name in ("dialogue_index", "turn_index"):
+        return _per_evidence_row(tables, name)
+    if name == "dialogue_id":
+        return tables.dialogues.column("id").take(_per_evidence_row(tables, "dialogue_index"))
+    column = tables.evidence.column(name)
+    if pa.types.is_dictionary(column.type):
+        return column.cast(column.type.value_type)
+    return column
+
+
+def _per_evidence_row(tables: CachedTables, name: str) -> pa.ChunkedArray:
+    """A column of the turns table repeated for each evidence row of its turn (rows lie in turn order)."""
+    counts = tables.turns.column("evidence_count").to_numpy()
+    values = tables.turns.column(name).to_numpy()
+    return pa.chunked_array([pa.array(np.repeat(values, counts), tables.turns.schema.field(name).type)])
+
+
+def turns_table(tables: CachedTables) -> pa.Table:
+    """The turns with their ``raw`` texts (after ``labels``), as they were stored before format 3."""
+    return tables.turns.add_column(tables.turns.schema.get_field_index("labels") + 1, "raw", tables.raw.column())
+
+
+def evidence_table(tables: CachedTables) -> pa.Table:
+    """The evidence rows with their dialogue's index and id and their turn's index: what
+    :meth:`utils.loading.LoadedSplit.arrow` shows.
+
+    Little more than a view: ``dialogue_id`` is dictionary-encoded over the dialogues' ids (its indices
+    are the ``dialogue_index`` column) and ``origin`` stays dictionary-encoded as stored; only the two
+    indexes are spelt out per row (four bytes each).
+    """
+    ids = tables.dialogues.column("id").combine_chunks()
+    dialogue_index = _per_evidence_row(tables, "dialogue_index")
+    dialogue_ids = pa.chunked_array(
+        [pa.DictionaryArray.from_arrays(chunk, ids) for chunk in dialogue_index.chunks],
+        pa.dictionary(pa.int32(), pa.string()),
+    )
+    stored = tables.evidence
+    if not stored.num_rows:  # a table of no chunks: the spelt-out columns need one, empty, to match
+        stored = pa.Table.from_batches([], stored.schema)
+    table = stored.add_column(0, "dialogue_index", dialogue_index.combine_chunks())
+    table = table.add_column(1, "dialogue_id", dialogue_ids)
+    return table.add_column(2, "turn_index", _per_evidence_row(tables, "turn_index").combine_chunks())
+
+
+def rebuild_dialogues(
+    tables: CachedTables, start: int, stop: int, passages: PassageMemo | None = None
+) -> list[Dialogue]:
     """Dialogues ``start`` to ``stop - 1`` rebuilt from the tables, a column at a time.
 
     Converting whole columns of a slice is several times faster than converting row by row, which
-    matters when a chapter walks through a split of millions of evidence rows.
+    matters when a chapter walks through a split of millions of evidence rows. A walk passes the same
+    ``passages`` memo (of ``EVIDENCE_PASSAGE_COLUMNS``) to every call.
     """
     if stop <= start:
         return []
@@ -838,13 +1170,17 @@ def rebuild_dialogues(tables: CachedTables, start: int, stop: int) -> list[Dialo
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _rebuild(tables, start, stop)
+        return _rebuild(tables, start, stop, passages or PassageMemo(tables, EVIDENCE_PASSAGE_COLUMNS))
     finally:
         if collecting:
             gc.enable()
 
 
-def _rebuild(tables: CachedTables, start: int, stop: int) -> list[Dialogue]:
+#: The passage columns an Evidence object holds (``meta`` is read only where some row has any).
+EVIDENCE_PASSAGE_COLUMNS = ("text", "title")
+
+
+def _rebuild(tables: CachedTables, start: int, stop: int, passages: PassageMemo) -> list[Dialogue]:
     # Positional arguments in the field order of utils.records (faster than keywords; the loader's
     # round-trip tests compare rebuilt dialogues with parsed ones, so a reordering would show).
     loads = _JsonMemo()
@@ -853,21 +1189,28 @@ def _rebuild(tables: CachedTables, start: int, stop: int) -> list[Dialogue]:
         ("id", "dataset", "split", "topic", "meta", "turn_start", "turn_count"),
     )
     turn_table = tables.turns.slice(turn_starts[0], sum(turn_counts))
-    t_index, roles, speakers, texts, labels, raws, evidence_starts, evidence_counts = _columns(
-        turn_table,
-        ("turn_index", "role", "speaker", "text", "labels", "raw", "evidence_start", "evidence_count"),
+    t_index, texts, labels, evidence_starts, evidence_counts = _columns(
+        turn_table, ("turn_index", "text", "labels", "evidence_start", "evidence_count")
     )
+    raws = tables.raw.texts(turn_starts[0], turn_starts[0] + len(t_index))
+    roles, speakers = shared_values(turn_table.column("role")), shared_values(turn_table.column("speaker"))
     first_evidence = evidence_starts[0] if evidence_starts else 0
     evidence_total = sum(evidence_counts)
-    evidence_slice = tables.evidence.slice(first_evidence, evidence_total)
-    e_ids, e_origins, e_selected = _columns(evidence_slice, ("id", "origin", "selected"))
-    e_texts, e_titles, e_metas = passage_values(
-        tables, first_evidence, first_evidence + evidence_total, ("text", "title", "meta")
-    )
-    rows = zip(e_ids, e_texts, e_titles, e_origins, e_selected, e_metas, strict=True)
-    evidence = [
-        Evidence(i, text, title, origin, selected, loads(meta)) for i, text, title, origin, selected, meta in rows
+    rows = tables.evidence.slice(first_evidence, evidence_total)
+    last_evidence = first_evidence + evidence_total
+    e_texts, e_titles = passages.rows(first_evidence, last_evidence)
+    columns = [
+        rows.column("id").to_pylist(),
+        e_texts,
+        e_titles,
+        shared_values(rows.column("origin")),
+        rows.column("selected").to_pylist(),
     ]
+    # Each row gets a dict of its own (callers may change it): when all are empty, Evidence makes them.
+    if not passages.without_meta(first_evidence, last_evidence):
+        e_metas = passages.metas(first_evidence, last_evidence)
+        columns.append([{} if meta == "{}" else loads(meta) for meta in e_metas])
+    evidence = list(map(Evidence, *columns))
     turns = []
     for k in range(len(t_index)):
         offset = evidence_starts[k] - first_evidence

@@ -13,6 +13,7 @@ be written never stops a load (see :mod:`utils._cache`).
 from __future__ import annotations
 
 import contextlib
+import gc
 import html
 import itertools
 import json
@@ -412,9 +413,6 @@ def load(
     return LoadedSplit(dataset, split, provenance, tables)
 
 
-#: The evidence columns kept in the passages table.
-_PASSAGE_COLUMNS = ("text", "title", "meta")
-
 #: Dialogues rebuilt at a time when iterating over a split.
 _ITER_CHUNK = 256
 
@@ -466,8 +464,29 @@ class LoadedSplit(Sequence[Dialogue]):
 
     def __iter__(self) -> Iterator[Dialogue]:
         # Rebuilt a chunk at a time: column-wise conversion is several times faster than per dialogue.
-        for start in range(0, len(self), _ITER_CHUNK):
-            yield from _cache.rebuild_dialogues(self._tables, start, min(start + _ITER_CHUNK, len(self)))
+        # Each chunk is tens of thousands of new objects, none in a reference cycle, freed by reference
+        # counting once the loop has moved on. Left to the cyclic collector, they made it scan every
+        # chunk again and again (a third of a full-size WoW walk). Each chunk is frozen once rebuilt
+        # (``gc.freeze`` moves the collector's lists, whatever their length) and thawed when the walk
+        # ends, so the collector never scans them; a freed object leaves the frozen list as it goes.
+        # Only when nobody else has frozen objects, since thawing thaws all.
+        freezing = gc.isenabled() and gc.get_freeze_count() == 0
+        passages = _cache.PassageMemo(self._tables, _cache.EVIDENCE_PASSAGE_COLUMNS)
+        try:
+            for start in range(0, len(self), _ITER_CHUNK):
+                stop = min(start + _ITER_CHUNK, len(self))
+                chunk = _cache.rebuild_dialogues(self._tables, start, stop, passages)
+                chunk.reverse()
+                if freezing:
+                    gc.freeze()
+                while chunk:
+                    # handed over one at a time from the end of a reversed list, so that each dialogue
+                    # is freed as soon as the caller lets go of it
+                    yield chunk.pop()
+                _cache.release_pages(self._tables)  # the walk is done with this chunk's pages of the cache
+        finally:
+            if freezing:
+                gc.unfreeze()
 
     def __repr__(self) -> str:
         return f"<LoadedSplit {self.provenance.summary()}>"
@@ -515,13 +534,8 @@ class LoadedSplit(Sequence[Dialogue]):
 
     def _evidence_table(self, columns: Sequence[str] | None = None) -> Any:
         names = list(columns) if columns is not None else [n for n in _cache.EVIDENCE_COLUMNS if n != "meta"]
-        stored = self._tables.evidence
-        return pa.table(
-            {
-                name: _cache.passage_column(self._tables, name) if name in _PASSAGE_COLUMNS else stored.column(name)
-                for name in names
-            }
-        )
+        # Only the columns asked for are spelt out: each text per row costs time and memory.
+        return pa.table({name: _cache.evidence_column(self._tables, name) for name in names})
 
     def dialogues_frame(self) -> pd.DataFrame:
         """One row per dialogue: id, topic, number of turns and the dialogue-level metadata."""
@@ -544,24 +558,42 @@ class LoadedSplit(Sequence[Dialogue]):
             while batch := list(itertools.islice(rows, _RECORD_BATCH)):
                 batches.append(pa.RecordBatch.from_pylist(batch, schema=RECORD_SCHEMA))
             return datasets.Dataset(pa.Table.from_batches(batches, schema=RECORD_SCHEMA))
-        tables = {"turns": self._tables.turns, "evidence": None, "dialogues": self._tables.dialogues}
-        if table not in tables:
-            raise UnknownNameError("table", table, [*tables, "records"])
-        # Evidence with its text and title spelt out per row, as a dataset of rows expects.
-        return datasets.Dataset(tables[table] if table != "evidence" else self._evidence_table(_cache.EVIDENCE_COLUMNS))
+        names = ("turns", "evidence", "dialogues")
+        if table not in names:
+            raise UnknownNameError("table", table, [*names, "records"])
+        if table == "evidence":  # with its text and title spelt out per row, as a dataset of rows expects
+            return datasets.Dataset(self._evidence_table(_cache.EVIDENCE_COLUMNS))
+        return datasets.Dataset(self.arrow(table))
 
-    def arrow(self, table: str = "turns") -> Any:
+    def arrow(self, table: str = "turns", columns: Sequence[str] | None = None) -> Any:
         """The underlying memory-mapped :class:`pyarrow.Table`: ``turns``, ``evidence``, ``dialogues`` or
-        ``passages``.
+        ``passages`` (only ``columns``, when given).
 
-        Evidence text lives in the ``passages`` table (``text``, ``title``, ``meta``): an ``evidence`` row
-        holds ``passage``, the row it shows (WISE's passages are stored once each; other datasets' row
-        for row); :meth:`evidence` spells them out.
+        Evidence text lives in the ``passages`` table (``text``, ``title``, ``meta``), each distinct one
+        stored once: an ``evidence`` row holds ``passage``, the row it shows; :meth:`evidence` spells
+        them out. In the ``evidence`` table, ``dialogue_id`` and ``origin`` are dictionary-encoded (the
+        former over the dialogues' ids, by ``dialogue_index``); the ``turns`` table's ``raw`` is
+        decompressed when asked for, in memory rather than mapped: leave it out of ``columns`` when a
+        computation does not read it.
         """
         names = ("turns", "evidence", "dialogues", "passages")
         if table not in names:
             raise UnknownNameError("table", table, list(names))
-        return getattr(self._tables, table)
+        stored = {"turns": self._tables.turns, "evidence": self._tables.evidence}.get(table)
+        if stored is not None and columns is not None and set(columns) <= set(stored.column_names):
+            result = stored  # what is asked for is stored as it is: nothing decompressed or spelt out
+        elif table == "turns":
+            result = _cache.turns_table(self._tables)
+        elif table == "evidence":
+            result = _cache.evidence_table(self._tables)
+        else:
+            result = getattr(self._tables, table)
+        if columns is None:
+            return result
+        unknown = [name for name in columns if name not in result.column_names]
+        if unknown:
+            raise UnknownNameError("column", unknown[0], result.column_names, of=f"the {table} table")
+        return result.select(list(columns))
 
 
 #: What the statistics take for one split, for every dataset: a :class:`LoadedSplit`, or the same

@@ -179,13 +179,13 @@ def _interned(column: object, shared: dict[str, str]) -> list[str | None]:
 
 def _examples_from_tables(split: LoadedSplit) -> list[SystemTurnExample]:
     """:func:`system_turn_examples` of a loaded split, from the turns and evidence tables."""
-    turns, evidence = split.arrow("turns"), split.arrow("evidence")
+    columns = ("dialogue_index", "dialogue_id", "turn_index", "role", "text", "labels", "evidence_start",
+               "evidence_count")
+    turns, evidence = split.arrow("turns", columns), split.arrow("evidence", ["id"])
     shared: dict[str, str] = {}
     e_ids = _interned(evidence.column("id"), shared)
     # Each passage's text is one string, shared by every row that shows it.
     e_texts = split.evidence_texts()
-    columns = ("dialogue_index", "dialogue_id", "turn_index", "role", "text", "labels", "evidence_start",
-               "evidence_count")
     rows = zip(*(turns.column(name).to_pylist() for name in columns), strict=True)
     examples: list[SystemTurnExample] = []
     current, context, user_text, intent = None, [], "", ""

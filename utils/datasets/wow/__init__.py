@@ -53,6 +53,7 @@ WOW = DatasetSource(
     citation_key="dinan2019wizard",
     folder=Path(__file__).parent,
     parse=parser.parse,
+    parse_columns=parser.parse_columns,
     parser_version=parser.PARSER_VERSION,
     render=render.render,
     facets=explorer.facets,

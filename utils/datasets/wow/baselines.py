@@ -186,13 +186,20 @@ def word_frequencies(texts: Iterable[str]) -> Counter[str]:
 
 
 def ir_scores(
-    query: str, candidates: Sequence[str], frequencies: Mapping[str, int], length_penalty: float = 0.5
+    query: str,
+    candidates: Sequence[str],
+    frequencies: Mapping[str, int],
+    length_penalty: float = 0.5,
+    words_of: dict[str, dict[str, None]] | None = None,
 ) -> list[float]:
     """ParlAI's IR baseline score of each candidate for ``query``.
 
     Query words (lowercased, ParlAI-tokenised) weigh ``1 / (1 + log(1 + freq))``; a candidate scores
     the sum of the weights of its distinct words found in the query, divided by
     ``(sqrt(distinct candidate words) * sqrt(query words)) ** length_penalty`` when that exceeds 1.
+    ``words_of`` remembers each candidate's distinct words between calls: a split's candidate lists
+    draw on the same responses again and again (111,100 candidates, 1,310 distinct texts in a
+    quarter-size synthetic valid split).
     """
     words = parlai_tokenize(query.lower())
     weights = {word: 1.0 / (1.0 + math.log(1.0 + frequencies.get(word, 0))) for word in words}
@@ -202,12 +209,17 @@ def ir_scores(
         if candidate == "":
             scores.append(0.0)
             continue
-        used: dict[str, bool] = {}
+        used = words_of.get(candidate) if words_of is not None else None
+        if used is None:
+            # Its distinct words in the order they first occur: summed in ParlAI's order, so that the
+            # scores, and the ties parlai_top breaks, stay ParlAI's bit for bit.
+            used = dict.fromkeys(parlai_tokenize(candidate.lower()))
+            if words_of is not None:
+                words_of[candidate] = used
         score = 0.0
-        for word in parlai_tokenize(candidate.lower()):
-            if word in weights and word not in used:
+        for word in used:
+            if word in weights:
                 score += weights[word]
-            used[word] = True
         norm = math.pow(math.sqrt(len(used)) * query_norm, length_penalty)
         scores.append(score / norm if norm > 1 else score)
     return scores
@@ -239,6 +251,7 @@ def response_retrieval(split: LoadedSplit, frequencies: Mapping[str, int]) -> tu
     rows = start[examples["dialogue_index"].to_numpy()] + examples["turn_index"].to_numpy()
     candidates = [json.loads(raw[int(row)].as_py()).get("candidate_responses") for row in rows]
     records = []
+    words_of: dict[str, dict[str, None]] = {}
     columns = zip(
         candidates,
         examples["dialogue_index"],
@@ -251,7 +264,7 @@ def response_retrieval(split: LoadedSplit, frequencies: Mapping[str, int]) -> tu
     for cands, dialogue_index, turn_index, topic, previous, gold in columns:
         if not cands:
             continue
-        scores = ir_scores(ir_query(topic or "", previous, int(turn_index)), cands, frequencies)
+        scores = ir_scores(ir_query(topic or "", previous, int(turn_index)), cands, frequencies, words_of=words_of)
         top = parlai_top(scores, cands)
         records.append(
             {

@@ -29,10 +29,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..._cache import EvidenceBatch, PassageTable
 from ...errors import DataError
 from ...formats._io import iter_json_list, require, require_items
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
@@ -180,6 +186,39 @@ def _one_entry(turn: dict[str, Any], key: str, path: Path, record: str, field: s
 
 
 def _dialogue(record: Any, index: int, path: Path, split: str) -> Dialogue:
+    """One dialogue, its wizard turns' knowledge as :class:`Evidence` objects (the record path)."""
+    dialogue, shown, chosen = _read_dialogue(record, index, path, split)
+    for turn, passages, selected in zip(dialogue.turns, shown, chosen, strict=True):
+        if not passages:
+            continue
+        evidence = turn.evidence
+        for passage in passages:
+            prefix, title, origin = passage.prefix, passage.title, passage.origin
+            # Positional arguments in the field order of Evidence: millions are made per split.
+            evidence += [Evidence(f"{prefix}{j}", text, title, origin) for j, text in enumerate(passage.sentences)]
+        if selected is not None:
+            evidence[selected].selected = True
+    return dialogue
+
+
+@dataclass(frozen=True, slots=True)
+class ShownPassage:
+    """Sentences shown together at a wizard turn: the topic's passage, or one retrieved passage.
+
+    Evidence ``prefix + str(j)`` is sentence ``j``, with this title and origin.
+    """
+
+    prefix: str
+    title: str
+    origin: str
+    sentences: list[str]
+
+
+def _read_dialogue(
+    record: Any, index: int, path: Path, split: str
+) -> tuple[Dialogue, list[list[ShownPassage]], list[int | None]]:
+    """A checked dialogue whose turns hold no evidence yet, with what each turn was shown (passages in
+    ParlAI's order) and the position of the selected sentence among them (None: nothing selected)."""
     where = f"dialogue {index}"
     if not isinstance(record, dict):
         raise DataError(f"expected an object, found {type(record).__name__}", path=path, record=where)
@@ -215,65 +254,62 @@ def _dialogue(record: Any, index: int, path: Path, split: str) -> Dialogue:
         checked.append((turn, role, speaker, text, passages))
 
     shown: set[tuple[int, int]] = set()  # (turn, passage position) pairs that some wizard turn shows
-    topic_ids = [f"{topic}#{j}" for j in range(len(topic_passage))]  # the same at every wizard turn
+    topic_shown = ShownPassage(f"{topic}#", topic, "topic", topic_passage)  # the same at every wizard turn
     turns = []
+    knowledge: list[list[ShownPassage]] = []
+    chosen: list[int | None] = []
     for position, (turn, role, speaker, text, _) in enumerate(checked):
-        evidence: list[Evidence] = []
+        passages: list[ShownPassage] = []
         labels: dict[str, list[str]] = {}
+        selected = None
         if role == WIZARD:
-            evidence = _knowledge(topic, topic_passage, topic_ids, checked, position, shown)
-            labels = _checked_labels(turn, evidence, path, where, f"dialog[{position}]")
+            passages = _knowledge(topic_shown, checked, position, shown)
+            labels, selected = _checked_labels(turn, passages, path, where, f"dialog[{position}]")
         raw = {key: value for key, value in turn.items() if key not in _HANDLED_TURN_KEYS}
-        turns.append(
-            Turn(index=position, role=role, speaker=speaker, text=text, evidence=evidence, labels=labels, raw=raw)
-        )
+        turns.append(Turn(position, role, speaker, text, [], labels, raw))
+        knowledge.append(passages)
+        chosen.append(selected)
 
-    for position, (_, _, _, _, passages) in enumerate(checked):
-        unshown = [{title: sentences} for k, (title, sentences) in enumerate(passages) if (position, k) not in shown]
+    for position, (_, _, _, _, retrieved) in enumerate(checked):
+        unshown = [{title: sentences} for k, (title, sentences) in enumerate(retrieved) if (position, k) not in shown]
         if unshown:
             turns[position].raw["retrieved_passages_not_shown"] = unshown
-        if passages:
-            turns[position].raw["retrieved_passage_count"] = len(passages)
+        if retrieved:
+            turns[position].raw["retrieved_passage_count"] = len(retrieved)
 
     meta = {key: value for key, value in record.items() if key not in _HANDLED_DIALOGUE_KEYS}
-    return Dialogue(id=f"{split}/{index}", dataset="wow", split=split, turns=turns, topic=topic, meta=meta)
+    dialogue = Dialogue(id=f"{split}/{index}", dataset="wow", split=split, turns=turns, topic=topic, meta=meta)
+    return dialogue, knowledge, chosen
 
 
 def _knowledge(
-    topic: str,
-    topic_passage: list[str],
-    topic_ids: list[str],
-    checked: list[_CheckedTurn],
-    position: int,
-    shown: set[tuple[int, int]],
-) -> list[Evidence]:
-    """The knowledge ParlAI shows at the wizard turn ``position``, one Evidence per sentence.
-
-    A full split makes millions of these, so they are built with positional arguments (keywords
-    cost twice as much) in the field order of :class:`~utils.records.Evidence`.
-    """
-    evidence = [Evidence(i, sentence, topic, "topic") for i, sentence in zip(topic_ids, topic_passage, strict=True)]
-    titles = {topic}
+    topic_shown: ShownPassage, checked: list[_CheckedTurn], position: int, shown: set[tuple[int, int]]
+) -> list[ShownPassage]:
+    """The passages ParlAI shows at the wizard turn ``position``, in its order."""
+    passages = [topic_shown]
+    titles = {topic_shown.title}
     # As ParlAI: the apprentice's turn just before, then the wizard's previous turn.
     for source_turn in (position - 1, position - 2):
         if source_turn < 0:
             continue
-        _, role, _, _, passages = checked[source_turn]
+        _, role, _, _, retrieved = checked[source_turn]
         origin = "retrieved:seeker" if role == SEEKER else "retrieved:wizard"
-        for k, (title, sentences) in enumerate(passages):
+        for k, (title, sentences) in enumerate(retrieved):
             if title in titles:
                 continue
             titles.add(title)
             shown.add((source_turn, k))
-            prefix = f"{source_turn}:{k}:{title}#"
-            evidence += [Evidence(f"{prefix}{j}", sentence, title, origin) for j, sentence in enumerate(sentences)]
-    return evidence
+            passages.append(ShownPassage(f"{source_turn}:{k}:{title}#", title, origin, sentences))
+    return passages
 
 
 def _checked_labels(
-    turn: dict[str, Any], evidence: list[Evidence], path: Path, record: str, field: str
-) -> dict[str, list[str]]:
-    """Decode the checked sentence and passage, and mark the selected evidence (ParlAI's rules)."""
+    turn: dict[str, Any], passages: list[ShownPassage], path: Path, record: str, field: str
+) -> tuple[dict[str, list[str]], int | None]:
+    """Decode the checked sentence and passage; find the selected sentence by ParlAI's rules.
+
+    Returns the labels and the selected sentence's position among all the sentences of ``passages``.
+    """
     labels: dict[str, list[str]] = {}
     sentence_entry = _one_entry(turn, "checked_sentence", path, record, field)
     passage_entry = _one_entry(turn, "checked_passage", path, record, field)
@@ -287,7 +323,7 @@ def _checked_labels(
         labels["checked_source"] = [NO_PASSAGES_USED]
         labels["checked_sentence"] = [NO_PASSAGES_USED]
         labels["knowledge"] = [NO_PASSAGES_USED]
-        return labels
+        return labels, None
     key, sentence = sentence_entry
     decoded = decode_checked_sentence_key(key)
     labels["checked_source"] = [decoded["source"]]
@@ -295,22 +331,132 @@ def _checked_labels(
         labels["checked_title"] = [decoded["title"]]
         labels["checked_index"] = [decoded["index"]]
     labels["checked_sentence"] = [sentence]
-    matches = [item for item in evidence if item.text == sentence]  # one scan; titles are decided among these
-    title = _parlai_title(passage_entry[1] if passage_entry else "", decoded.get("title", ""), matches)
-    selected = next((item for item in matches if item.title == title), None)
-    if selected is not None:
-        selected.selected = True
-        labels["knowledge"] = ["found"]
-    else:  # the crowd worker's sentence is not among the sentences rebuilt for this turn
+    # The passages holding the sentence (titles are distinct among a turn's passages); a list's ``in``
+    # and ``index`` scan at C speed.
+    offsets, offset = [], 0
+    for passage in passages:
+        offsets.append(offset)
+        offset += len(passage.sentences)
+    matches = [number for number, passage in enumerate(passages) if sentence in passage.sentences]
+    title = _parlai_title(
+        passage_entry[1] if passage_entry else "", decoded.get("title", ""), [passages[n].title for n in matches]
+    )
+    selected = next((n for n in matches if passages[n].title == title), None)
+    if selected is None:  # the crowd worker's sentence is not among the sentences rebuilt for this turn
         labels["knowledge"] = ["not_found"]
-    return labels
+        return labels, None
+    labels["knowledge"] = ["found"]
+    return labels, offsets[selected] + passages[selected].sentences.index(sentence)
 
 
-def _parlai_title(passage_title: str, key_title: str, matches: list[Evidence]) -> str:
+def _parlai_title(passage_title: str, key_title: str, titles: list[str]) -> str:
     """ParlAI's ``_get_chosen_title_and_sent``: the checked passage's title, else the key's, else any
-    (``matches`` are the evidence items whose text is the checked sentence)."""
+    (``titles`` are those of the passages holding the checked sentence, in order)."""
     for title in (passage_title, key_title):
-        if title and any(item.title == title for item in matches):
+        if title and title in titles:
             return title
-    found = next((item.title for item in matches), "")
-    return found or ""
+    return titles[0] if titles else ""
+
+
+# -- the columnar path: what the cache stores, without an Evidence object per sentence -----------------
+
+#: Dialogues handed to the cache at a time.
+_COLUMN_BATCH = 128
+#: Sentences of distinct passages remembered to find repeats, at most (then it starts afresh, costing
+#: only some sharing): about 50 MB of text. The full-size synthetic train has 216 thousand.
+_REMEMBERED_SENTENCES = 1 << 19
+_ORIGINS = ("topic", "retrieved:seeker", "retrieved:wizard")
+
+
+def parse_columns(path: Path, *, split: str) -> Iterator[EvidenceBatch]:
+    """Stream one raw WoW file as the cache stores it: dialogues and turns as records, and the knowledge
+    of every wizard turn as columns (:class:`~utils._cache.EvidenceBatch`).
+
+    The same checks and the same records as :func:`parse` (they share :func:`_read_dialogue`); what
+    differs is that no :class:`Evidence` object is made for the 5.4 million sentences of a full train
+    file, and that each distinct passage (title and sentences) is stored once per split: the topic's
+    passage is shown at every wizard turn, and the same articles' passages in many dialogues.
+    """
+    path = Path(path)
+    columns = _KnowledgeColumns()
+    batch: list[tuple[Dialogue, list[list[ShownPassage]], list[int | None]]] = []
+    for index, record in iter_json_list(path):
+        batch.append(_read_dialogue(record, index, path, split))
+        if len(batch) >= _COLUMN_BATCH:
+            yield columns.batch(batch)
+            batch = []
+    if batch:
+        yield columns.batch(batch)
+
+
+class _KnowledgeColumns:
+    """Turns batches of read dialogues into evidence columns, numbering the distinct passages of a split."""
+
+    def __init__(self) -> None:
+        self._starts: dict[tuple[str, tuple[str, ...]], int] = {}  # (title, sentences) -> first passages row
+        self._remembered = 0  # sentences held in ``_starts``
+        self._written = 0  # passages rows handed to the cache so far
+
+    def batch(self, batch: list[tuple[Dialogue, list[list[ShownPassage]], list[int | None]]]) -> EvidenceBatch:
+        dialogues, counts, shown, selected_rows = [], [], [], []
+        row = 0
+        for dialogue, knowledge, chosen in batch:
+            dialogues.append(dialogue)
+            for passages, selected in zip(knowledge, chosen, strict=True):
+                size = sum([len(passage.sentences) for passage in passages])
+                if selected is not None:
+                    selected_rows.append(row + selected)
+                counts.append(size)
+                shown += passages
+                row += size
+        sizes = np.fromiter((len(passage.sentences) for passage in shown), dtype=np.int64, count=len(shown))
+        starts, new = self._positions(shown)
+        group = np.repeat(np.arange(len(shown)), sizes)  # the passage each evidence row belongs to
+        sentence = np.arange(row, dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        prefixes = pa.array([passage.prefix for passage in shown], pa.string()).take(pa.array(group))
+        ids = pc.binary_join_element_wise(prefixes, pa.array(sentence).cast(pa.string()), "")
+        origin_codes = np.fromiter(
+            (_ORIGINS.index(passage.origin) for passage in shown), dtype=np.int32, count=len(shown)
+        )
+        origin = pa.DictionaryArray.from_arrays(pa.array(origin_codes[group], pa.int32()), pa.array(_ORIGINS))
+        selected = np.zeros(row, dtype=np.bool_)
+        selected[selected_rows] = True
+        return EvidenceBatch(
+            dialogues=dialogues,
+            counts=counts,
+            ids=ids,
+            passage=pa.array((starts[group] + sentence).astype(np.int32), pa.int32()),
+            origin=origin,
+            selected=pa.array(selected, pa.bool_()),
+            passages=new,
+        )
+
+    def _positions(self, shown: list[ShownPassage]) -> tuple[np.ndarray, PassageTable | None]:
+        """The first passages row of each shown passage, and the table of those not stored before."""
+        starts = np.empty(len(shown), dtype=np.int64)
+        seen: dict[int, int] = {}  # id(passage) -> start: the topic's passage object recurs within a dialogue
+        texts: list[str] = []
+        titles: list[str] = []
+        for number, passage in enumerate(shown):
+            start = seen.get(id(passage))
+            if start is None:
+                key = (passage.title, tuple(passage.sentences))
+                start = self._starts.get(key)
+                if start is None:
+                    if self._remembered + len(key[1]) > _REMEMBERED_SENTENCES:
+                        self._starts.clear()
+                        self._remembered = 0
+                    start = self._written + len(texts)
+                    self._starts[key] = start
+                    self._remembered += len(key[1])
+                    texts += passage.sentences
+                    titles += [passage.title] * len(passage.sentences)
+                seen[id(passage)] = start
+            starts[number] = start
+        if not texts:
+            return starts, None
+        self._written += len(texts)
+        new = PassageTable(
+            pa.array(texts, pa.string()), pa.array(titles, pa.string()), pa.array(["{}"] * len(texts), pa.string())
+        )
+        return starts, new

@@ -200,7 +200,7 @@ def word_counts(split: LoadedSplit) -> pd.Series:
     """Whitespace-separated words of every turn, in ``turns()`` order (counted by Arrow, in C++)."""
     import pyarrow.compute as pc
 
-    counts = pc.count_substring_regex(split.arrow("turns").column("text"), r"\S+")
+    counts = pc.count_substring_regex(split.arrow("turns", columns=["text"]).column("text"), r"\S+")
     return pd.Series(counts.to_numpy(zero_copy_only=False), name="words")
 
 
