@@ -324,7 +324,7 @@ def run_all(splits: Mapping[str, LoadedSplit], train: LoadedSplit) -> pd.DataFra
     between 0 and 1; the ``examples`` rows count what each was scored on and ``data`` is the split's
     provenance kind.
     """
-    frequencies = word_frequencies(train.turns()["text"])
+    frequencies = word_frequencies(train.arrow("turns", ["text"]).column("text").to_pylist())
     rows = {}
     for name, split in splits.items():
         knowledge, examples = knowledge_selection(split)
