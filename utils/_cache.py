@@ -545,60 +545,6 @@ def _write_stamps(directory: Path, stamps: dict[str, Any]) -> None:
             staging.unlink()
 
 
-#: Table files whose checksum this process has already compared: ``(path, identity) -> crc``.
-_CHECKED: dict[tuple[str, tuple[int | None, ...]], int] = {}
-
-
-def _crc32(path: Path) -> int:
-    """CRC-32 of a file, read (not mapped: its pages stay out of this process's resident memory)."""
-    # A block no larger than the file: zero-filling 16 MB for each small table costs more than its CRC.
-    crc, block = 0, bytearray(max(1, min(1 << 24, path.stat().st_size)))
-    view = memoryview(block)
-    with open(path, "rb", buffering=0) as handle:
-        while size := handle.readinto(block):
-            crc = zlib.crc32(view[:size], crc)
-    return crc
-
-
-def _intact(path: Path, expected: object, stamp: object = None) -> bool:
-    """True when ``path``'s bytes have the manifest's CRC-32.
-
-    Read once per process and file version, and not at all while ``stamp`` (from the entry's
-    :data:`_VERIFIED` file) says the file was checksummed in its present state: inode, size, mtime and
-    ctime unchanged. Writing into a file changes its ctime, which no user tool can set back, so bytes
-    damaged in place are still read and caught.
-    """
-    identity = tuple(file_identity(path.stat()))
-    key = (str(path), identity)
-    if _CHECKED.get(key) == expected:
-        return True
-    recorded = isinstance(stamp, list) and tuple(stamp[:-1]) == identity and stamp[-1] == expected
-    if not recorded and _crc32(path) != expected:
-        return False
-    _CHECKED[key] = expected  # type: ignore[assignment]
-    return True
-
-
-def _read_stamps(directory: Path) -> dict[str, Any]:
-    """The entry's record of checksummed files (empty when missing or unreadable: they are read again)."""
-    try:
-        stamps = json.loads((directory / _VERIFIED).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return stamps if isinstance(stamps, dict) else {}
-
-
-def _write_stamps(directory: Path, stamps: dict[str, Any]) -> None:
-    """Record which files were checksummed, atomically; a cache we cannot write to is only slower."""
-    staging = directory / f".{_VERIFIED}.{secrets.token_hex(6)}"
-    try:
-        staging.write_text(_dumps(stamps), encoding="utf-8")
-        os.replace(staging, directory / _VERIFIED)
-    except OSError:
-        with contextlib.suppress(OSError):
-            staging.unlink()
-
-
 def _first_line(exc: BaseException) -> str:
     lines = str(exc).strip().splitlines()
     return lines[0][:200] if lines else type(exc).__name__
