@@ -158,7 +158,8 @@ def test_viewer_shows_every_row_filters_sorts_searches_and_queries(
         _check_statistics(holder, ranged)
         # -- the view in the URL: a reload shows the same rows
         link = page.url
-        assert "f=role%3D" in link and "r=turn%3D1%7E3" in link
+        assert "f=role%3D" in link and "r=turn%3D1~3" in link
+        assert f"#viewer={dataset}/{split}&level=turns" in link, "the split's slash is written as it is"
         first_id = rows.first.get_attribute("data-id") if rows.count() else None
         page.reload()
         holder = page.locator(".atlas-viewer:visible").first

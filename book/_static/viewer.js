@@ -126,7 +126,16 @@
     });
     if (state.row !== null && state.row !== undefined) { params.set("row", state.row); }
     if (state.sql) { params.set("sql", state.sql); }
-    return "#" + params.toString();
+    var parts = [];
+    params.forEach(function (value, key) { parts.push(hashValue(key) + "=" + hashValue(value)); });
+    return "#" + parts.join("&");
+  }
+
+  /* A key or value of the hash, as URLSearchParams reads it back: percent-encoded, but "/" kept as
+   * it is (a fragment may hold it: #viewer=wow/train&row=train/0 reads better than wow%2Ftrain)
+   * and spaces as "+" (a "+" itself is %2B). Links written with %2F still read the same. */
+  function hashValue(text) {
+    return encodeURIComponent(text).replace(/%2F/g, "/").replace(/%20/g, "+");
   }
 
   /* -- search ------------------------------------------------------------------------------------ */

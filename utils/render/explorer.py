@@ -73,9 +73,14 @@ def explorer_label(dialogue: Dialogue, width: int = 70) -> str:
 def item_key(dialogue: Dialogue, index: int, *, by_id: bool = True) -> str:
     """The permalink of one item: ``dataset/split/id``, the record's own id (URL-quoted), as headings
     show it. With ``by_id=False`` (a split whose ids repeat), ``dataset/split/@index``: ``@12`` is
-    ``utils.load(dataset, split)[12]``."""
+    ``utils.load(dataset, split)[12]``.
+
+    A ``/`` in an id stays as it is (``wow/train/train/0``, readable in the address bar; everything
+    after the split is the id, so the key still parses); ``%``, ``#``, spaces, quotes and the like
+    are escaped, and so is ``@``, which would otherwise read as a position. Links written before,
+    with the slash escaped (``train%2F0``), name the same item."""
     if by_id:
-        return f"{dialogue.dataset}/{dialogue.split}/{quote(str(dialogue.id), safe='')}"
+        return f"{dialogue.dataset}/{dialogue.split}/{quote(str(dialogue.id), safe='/')}"
     return f"{dialogue.dataset}/{dialogue.split}/@{index}"
 
 
