@@ -459,7 +459,7 @@ def test_the_viewer_benchmark_runs_on_a_tiny_split(tiny_site: Any) -> None:
     manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
     library = {"turns": len(split.turns()), "evidence": len(split.evidence(["selected"]))}
     for level, actions in viewer_bench.ACTIONS.items():
-        found = viewer_bench.measure(site, level)
+        found = viewer_bench.measure(site, level, settle=0)
         frame = read_level(directory, level)
         assert found["rows"] == len(frame) == library[level]
         column, value = actions["label"]
@@ -493,11 +493,20 @@ def test_evidence_rows_page_sort_filter_and_query_with_paged_ids(tiny_site: Any,
         # sorted by the paged column: Python's order of the ids, the values fetched for the page
         holder.locator("th[data-column='evidence id'] button").click()
         expected = sorted(evidence["id"].tolist())[:25]
-        page.wait_for_function("el => el.getAttribute('data-grid-waiting') === '0'", arg=holder.element_handle())
+        page.wait_for_function("el => el.getAttribute('data-viewer-state') === 'ready' && "
+                               "el.getAttribute('data-grid-waiting') === '0'", arg=holder.element_handle())
         column = [c["name"] for c in manifest["levels"]["evidence"]["columns"] if c["kind"] != "hidden"].index(
             "evidence id")
         shown = [rows.nth(k).locator("td").nth(column).text_content() for k in range(rows.count())]
         assert shown == expected
+        # a row opened: its dialogue's rendering (the row's dialogue is read from the row's shard)
+        row = int(rows.nth(3).get_attribute("data-row"))
+        rows.nth(3).click()
+        detail = holder.locator(".atlas-viewer-detail .atlas-viewer-rendering")
+        detail.wait_for()
+        dialogue = split[int(split.evidence(["dialogue_index"])["dialogue_index"].iloc[row])]
+        assert detail.text_content() == dialogue.topic
+        assert holder.locator(".atlas-viewer-detail").get_attribute("data-id") == str(dialogue.id)
         # sorted by text, descending: the last texts first, ties in the file's order
         holder.locator("th[data-column='text'] button").click()
         holder.locator("th[data-column='text'] button").click()

@@ -50,6 +50,8 @@ FORMAT = 2
 LEVELS = ("dialogues", "turns", "evidence")
 #: Rows per binary shard of a level (a shard of the full WoW train's evidence is about 0.5 MB compressed).
 SHARD_ROWS = 100_000
+#: Rows per shard of a column read only for the rows on screen (a paged column, the row's dialogue).
+COLUMN_SHARD_ROWS = 10_000
 #: Distinct values per chunk of a column's dictionary.
 DICTIONARY_CHUNK = 25_000
 #: A column with more distinct values than this is paged (see the module's docstring).
@@ -202,24 +204,35 @@ def write_level(
             chunks.append(file)
         column: dict[str, Any] = {"name": name, "kind": kind, "stored": stored_as, "size": len(values),
                                   "bytes": dtype.itemsize, "dictionary": chunks, "chunk": DICTIONARY_CHUNK}
-        if len(values) > PAGED_ABOVE:
+        codes = codes.astype(dtype)
+        if len(values) > PAGED_ABOVE and stored_as != "number":
             column["paged"] = True
-            if stored_as != "number":
-                column["split_lengths"] = _length_statistics(codes, values)
+            column["split_lengths"] = _length_statistics(codes, values)
+        if column.get("paged") or (kind == "hidden" and stored_as == "number"):
+            # read for the rows on screen only (or every row, to sort by it): in shards of its own
+            column["shards"] = _write_shards(directory, f"{level}-c{number:02d}", [codes], COLUMN_SHARD_ROWS)
+        else:
+            encoded.append(codes)
         columns.append(column)
-        encoded.append(codes.astype(dtype))
+    shards = _write_shards(directory, level, encoded, SHARD_ROWS)
+    return {"rows": len(frame), "id": id_column, "columns": columns, "shards": shards}
+
+
+def _write_shards(directory: Path, stem: str, encoded: Sequence[np.ndarray], size: int) -> list[dict[str, Any]]:
+    """Binary shards of ``size`` rows: each column's codes in turn, each block padded to 4 bytes."""
+    rows_in_all = len(encoded[0]) if encoded else 0
     shards = []
-    for number, start in enumerate(range(0, max(len(frame), 1), SHARD_ROWS)):
-        rows = min(SHARD_ROWS, len(frame) - start)
+    for number, start in enumerate(range(0, max(rows_in_all, 1), size)):
+        rows = min(size, rows_in_all - start)
         parts = []
         for codes in encoded:
             block = codes[start : start + rows].tobytes()
             parts.append(block + b"\0" * (-len(block) % 4))  # each column's block starts at a multiple of 4
-        name = f"{level}-{number:04d}.bin.gz"
+        name = f"{stem}-{number:04d}.bin.gz"
         packed = gzip.compress(b"".join(parts), compresslevel=6, mtime=0)
         (directory / name).write_bytes(packed)
         shards.append({"file": name, "rows": rows, "bytes": len(packed)})
-    return {"rows": len(frame), "id": id_column, "columns": columns, "shards": shards}
+    return shards
 
 
 def write_split(
@@ -407,8 +420,15 @@ def read_level(directory: Path, level: str) -> pd.DataFrame:
         values.append(None)
         dtype = _code_type(column["size"])
         codes = []
+        if "shards" in column:  # a column in shards of its own
+            for shard in column["shards"]:
+                raw = gzip.decompress((directory / shard["file"]).read_bytes())
+                codes.append(np.frombuffer(raw, dtype=dtype, count=shard["rows"]))
         for shard, raw in zip(entry["shards"], shards, strict=True):
-            offset = sum(-(-shard["rows"] * c["bytes"] // 4) * 4 for c in entry["columns"][:position])
+            if "shards" in column:
+                break
+            before = [c for c in entry["columns"][:position] if "shards" not in c]
+            offset = sum(-(-shard["rows"] * c["bytes"] // 4) * 4 for c in before)
             codes.append(np.frombuffer(raw, dtype=dtype, count=shard["rows"], offset=offset))
         joined = np.concatenate(codes) if codes else np.zeros(0, dtype=dtype)
         data[column["name"]] = [values[code] for code in joined.tolist()]
@@ -416,6 +436,7 @@ def read_level(directory: Path, level: str) -> pd.DataFrame:
 
 
 __all__ = [
+    "COLUMN_SHARD_ROWS",
     "DIALOGUE",
     "DICTIONARY_CHUNK",
     "FORMAT",

@@ -342,7 +342,9 @@
       self.split = split;
       self.build();
       self.refresh(true);
-      self.holder.setAttribute("data-viewer-state", "ready");
+      if (!self.sorting) { // else ready once the values sorted by are there
+        self.holder.setAttribute("data-viewer-state", "ready");
+      }
       self.holder.setAttribute("data-load-ms", String(Math.round(performance.now() - started)));
       if (state.sql) {
         self.sqlBox.open = true;
@@ -436,28 +438,52 @@
     return Promise.all(workers);
   }
 
+  /* A column whose codes are not held for every row: a paged one (shown and sorted by, never
+   * searched or filtered) and a hidden number (the row's dialogue, read when a row is opened). It is
+   * written in small shards of its own, read for the rows on screen, or for every row when sorted by. */
+  function isLazy(c) {
+    return !!c.shards;
+  }
+
+  /* Where a shard's block of a column starts in the shard's bytes (each block padded to 4 bytes). */
+  function blockOffset(info, k, name) {
+    var offset = 0;
+    for (var c = 0; c < info.columns.length && info.columns[c].name !== name; c += 1) {
+      if (!isLazy(info.columns[c])) {
+        offset += Math.ceil((info.shards[k].rows * info.columns[c].bytes) / 4) * 4;
+      }
+    }
+    return offset;
+  }
+
+  /* Where each shard of ``shards`` starts, in rows. */
+  function shardStarts(shards) {
+    var starts = [];
+    var at = 0;
+    shards.forEach(function (shard) { starts.push(at); at += shard.rows; });
+    return starts;
+  }
+
   function loadLevel(base, info) {
     var columns = {};
+    var starts = shardStarts(info.shards);
     var list = info.columns.map(function (c) {
       var column = {
         name: c.name, kind: c.kind, stored: c.stored, size: c.size, chunk: c.chunk, files: c.dictionary,
-        paged: !!c.paged, splitLengths: c.split_lengths || null,
-        codes: new CODE_ARRAYS[c.bytes](info.rows), dict: null, pages: {}, lower: null, lengths: null
+        paged: !!c.paged, splitLengths: c.split_lengths || null, lazy: isLazy(c), Type: CODE_ARRAYS[c.bytes],
+        codes: isLazy(c) ? null : new CODE_ARRAYS[c.bytes](info.rows), dict: null, pages: {}, lower: null,
+        shardCodes: {}, base: base, rows: info.rows, shards: c.shards || null,
+        starts: c.shards ? shardStarts(c.shards) : null
       };
       columns[c.name] = column;
       return column;
     });
-    var starts = [];
-    var at = 0;
-    info.shards.forEach(function (shard) { starts.push(at); at += shard.rows; });
+    var held = list.filter(function (column) { return !column.lazy; });
     var shards = eachLimited(info.shards.map(function (shard, k) { return k; }), PARALLEL_FETCHES, function (k) {
       var shard = info.shards[k];
       return fetchBytes(base + shard.file).then(function (buffer) {
-        var offset = 0;
-        list.forEach(function (column) {
-          var Type = column.codes.constructor;
-          column.codes.set(new Type(buffer, offset, shard.rows), starts[k]);
-          offset += Math.ceil((shard.rows * Type.BYTES_PER_ELEMENT) / 4) * 4;
+        held.forEach(function (column) {
+          column.codes.set(new column.Type(buffer, blockOffset(info, k, column.name), shard.rows), starts[k]);
         });
       });
     });
@@ -466,15 +492,87 @@
         column.dict = [].concat.apply([], parts);
       });
     });
-    return Promise.all([shards, dictionaries]).then(function () {
-      list.forEach(function (column) { column.base = base; });
-      return columns;
-    });
+    return Promise.all([shards, dictionaries]).then(function () { return columns; });
   }
 
-  /* A cell's value: null when missing, undefined while a paged column's chunk is not fetched. */
+  /* The shard holding ``row``. */
+  function shardOf(column, row) {
+    var low = 0;
+    var high = column.starts.length - 1;
+    while (low < high) {
+      var middle = (low + high + 1) >> 1;
+      if (column.starts[middle] <= row) { low = middle; } else { high = middle - 1; }
+    }
+    return low;
+  }
+
+  /* The code of a cell, or -1 while a lazy column's shard is not fetched. */
+  function codeAt(column, row) {
+    if (column.codes) {
+      return column.codes[row];
+    }
+    var k = shardOf(column, row);
+    var codes = column.shardCodes[k];
+    return codes && codes.values ? codes.values[row - column.starts[k]] : -1;
+  }
+
+  /* Fetch a lazy column's codes for ``rows`` (the shards holding them; the last SHARDS_KEPT kept).
+   * Resolves true once they are there, when some were not at first. */
+  var SHARDS_KEPT = 32;
+
+  function ensureCodes(column, rows) {
+    if (column.codes) {
+      return Promise.resolve(false);
+    }
+    var wanted = {};
+    rows.forEach(function (row) { wanted[shardOf(column, row)] = true; });
+    var kept = Object.keys(column.shardCodes).filter(function (k) { return !wanted[k]; });
+    kept.slice(0, Math.max(0, kept.length + Object.keys(wanted).length - SHARDS_KEPT)).forEach(function (k) {
+      delete column.shardCodes[k];
+    });
+    var waited = false;
+    return Promise.all(Object.keys(wanted).map(function (key) {
+      var k = Number(key);
+      var entry = column.shardCodes[k];
+      if (!entry) {
+        entry = column.shardCodes[k] = { values: null };
+        var base = column.base; // the split's directory, under the site's root
+        entry.ready = fetchBytes(base + column.shards[k].file).then(function (buffer) {
+          entry.values = new column.Type(buffer, 0, column.shards[k].rows);
+        }, function (error) { delete column.shardCodes[k]; throw error; });
+      }
+      waited = waited || entry.values === null;
+      return entry.ready;
+    })).then(function () { return waited; });
+  }
+
+  /* Every code of a lazy column (to sort by it): fetched once, then held like the others'. */
+  function loadAllCodes(column) {
+    if (!column.allCodes) {
+      var codes = new column.Type(column.rows);
+      var base = column.base; // the split's directory, under the site's root
+      column.allCodes = eachLimited(column.shards.map(function (shard, k) { return k; }), PARALLEL_FETCHES, function (k) {
+        return fetchBytes(base + column.shards[k].file).then(function (buffer) {
+          codes.set(new column.Type(buffer, 0, column.shards[k].rows), column.starts[k]);
+        });
+      }).then(function () {
+        column.codes = codes;
+        column.shardCodes = {};
+      }, function (error) {
+        column.allCodes = null;
+        throw error;
+      });
+    }
+    return column.allCodes;
+  }
+
+  /* A cell's value: null when missing, undefined while a lazy column's codes or a paged column's
+   * values are not fetched. */
   function cell(column, row) {
-    var code = column.codes[row];
+    var code = codeAt(column, row);
+    if (code === -1) {
+      return undefined;
+    }
     if (code === column.size) {
       return null;
     }
@@ -485,13 +583,20 @@
     return page && page.values ? page.values[code % column.chunk] : undefined;
   }
 
+  /* A cell's value once its codes and values are fetched. */
+  function cellLater(column, row) {
+    return ensureCodes(column, [row]).then(function () {
+      return column.paged ? ensurePages(column, [row]) : null;
+    }).then(function () { return cell(column, row); });
+  }
+
   /* Fetch the chunks of a paged column that ``rows`` show; forget those no row on screen needs
    * beyond the last PAGES_KEPT. Resolves true once every chunk is there, when one was not at first. */
   function ensurePages(column, rows) {
     var wanted = {};
     rows.forEach(function (row) {
-      var code = column.codes[row];
-      if (code !== column.size) { wanted[Math.floor(code / column.chunk)] = true; }
+      var code = codeAt(column, row);
+      if (code !== column.size && code !== -1) { wanted[Math.floor(code / column.chunk)] = true; }
     });
     var kept = Object.keys(column.pages).filter(function (k) { return !wanted[k]; });
     kept.slice(0, Math.max(0, kept.length + Object.keys(wanted).length - PAGES_KEPT)).forEach(function (k) {
@@ -735,7 +840,12 @@
     var data = this.data;
     var n = data.rows;
     var state = this.state;
-    var base = new Uint8Array(n).fill(1);
+    // one buffer for the level, reused by every refresh: allocating millions of bytes per click
+    // leaves the browser holding them long after (the evidence level of the full WoW train)
+    if (!this.baseBuffer || this.baseBuffer.length !== n) {
+      this.baseBuffer = new Uint8Array(n);
+    }
+    var base = this.baseBuffer.fill(1);
     var searched = this.searchable();
     parseQuery(state.q).forEach(function (needle) {
       var hits = [];
@@ -776,20 +886,25 @@
         }
         return wanted[v] === true;
       });
-      var mask = new Uint8Array(n);
-      var codes = column.codes;
-      for (var i = 0; i < n; i += 1) { mask[i] = keep[codes[i]]; }
-      facetMasks[name] = mask;
+      facetMasks[name] = { keep: keep, codes: column.codes };
     });
     return { base: base, facets: facetMasks };
   };
+
+  /* True when row ``i`` passes every facet of ``facets`` (a list of {keep, codes}). */
+  function passes(facets, i) {
+    for (var f = 0; f < facets.length; f += 1) {
+      if (!facets[f].keep[facets[f].codes[i]]) { return false; }
+    }
+    return true;
+  }
 
   /* The columns a search reads: every string column of the row (labels, ids and glosses too), but a
    * paged one, whose values the browser does not hold. */
   Viewer.prototype.searchable = function () {
     var data = this.data;
     return Object.keys(data.columns).map(function (name) { return data.columns[name]; }).filter(function (column) {
-      return column.stored !== "number" && column.name !== "_dialogue" && !column.paged;
+      return column.stored !== "number" && !column.lazy;
     });
   };
 
@@ -797,59 +912,82 @@
     var t0 = performance.now();
     var data = this.data;
     var masks = this.masks();
-    var names = Object.keys(masks.facets);
-    var keep = masks.base;
-    if (names.length) {
-      keep = keep.slice();
-      for (var f = 0; f < names.length; f += 1) {
-        var mask = masks.facets[names[f]];
-        for (var j = 0; j < data.rows; j += 1) { keep[j] &= mask[j]; }
+    var facets = Object.keys(masks.facets).map(function (name) { return masks.facets[name]; });
+    var base = masks.base;
+    var n = data.rows;
+    if (facets.length) {
+      for (var i = 0; i < n; i += 1) {
+        if (base[i] && !passes(facets, i)) { base[i] = 2; } // 2: passes all but a facet (for the chips)
       }
     }
-    var count = 0;
-    for (var i = 0; i < data.rows; i += 1) { count += keep[i]; }
-    var matches = new Uint32Array(count);
-    for (var k = 0, at = 0; k < data.rows; k += 1) {
-      if (keep[k]) { matches[at] = k; at += 1; }
-    }
-    this.matches = this.sortRows(matches);
+    this.matches = this.sortRows(base);
+    var count = this.matches.length;
     this.updateChips(masks);
     this.holder.setAttribute("data-refresh-ms", String(Math.round(performance.now() - t0)));
     var pages = Math.max(1, Math.ceil(count / PAGE_SIZE));
     this.state.page = Math.min(Math.max(0, this.state.page), pages - 1);
     this.drawGrid();
-    this.count.textContent = fmt(count) + " of " + fmt(data.rows) + " " + data.level + " rows match";
+    this.count.textContent = fmt(count) + " of " + fmt(n) + " " + data.level + " rows match";
     this.holder.setAttribute("data-matches", String(count));
-    this.holder.setAttribute("data-rows", String(data.rows));
+    this.holder.setAttribute("data-rows", String(n));
     this.pageText.textContent = "page " + fmt(this.state.page + 1) + " of " + fmt(pages);
     this.prev.disabled = this.state.page === 0;
     this.next.disabled = this.state.page >= pages - 1;
-    this.status.textContent = "";
+    if (!this.sorting) { this.status.textContent = ""; }
     this.drawStats();
     this.saveHash(first);
   };
 
-  /* ``rows`` (ascending) ordered by the sorted column: a counting sort of their codes, which follow
-   * the order of the values; ties keep the rows' order and missing values come last either way. */
-  Viewer.prototype.sortRows = function (rows) {
+  /* The rows whose byte in ``keep`` is 1, in the order of the sorted column (else in file order), in
+   * one array: a counting sort of their codes, which follow the order of the values; ties keep the
+   * rows' order and missing values come last either way. */
+  Viewer.prototype.sortRows = function (keep) {
+    var self = this;
+    var n = keep.length;
+    var count = 0;
+    for (var i = 0; i < n; i += 1) { count += keep[i] === 1 ? 1 : 0; }
+    var sorted = new Uint32Array(count);
     var column = this.state.sort ? this.data.columns[this.state.sort] : null;
+    if (column && !column.codes) {
+      // a lazy column: its codes for every row are fetched first, then the rows sorted again
+      var data = this.data;
+      this.status.textContent = "Loading every value of " + column.name + " to sort by it\u2026";
+      this.holder.setAttribute("data-viewer-state", "loading");
+      this.sorting = true;
+      loadAllCodes(column).then(function () {
+        self.sorting = false;
+        if (self.data === data) {
+          self.refresh();
+          self.holder.setAttribute("data-viewer-state", "ready");
+        }
+      }, function (error) {
+        self.sorting = false;
+        self.status.textContent = "The values of " + column.name + " could not be loaded (" + error.message + ").";
+        self.holder.setAttribute("data-viewer-state", "ready");
+      });
+      column = null;
+    }
     if (!column) {
-      return rows;
+      for (var r = 0, at = 0; r < n; r += 1) {
+        if (keep[r] === 1) { sorted[at] = r; at += 1; }
+      }
+      return sorted;
     }
     var size = column.size;
     var codes = column.codes;
     var desc = this.state.desc;
     var starts = new Uint32Array(size + 2);
-    for (var i = 0; i < rows.length; i += 1) {
-      var code = codes[rows[i]];
+    for (var j = 0; j < n; j += 1) {
+      if (keep[j] !== 1) { continue; }
+      var code = codes[j];
       starts[(code === size || !desc ? code : size - 1 - code) + 1] += 1;
     }
     for (var k = 1; k < starts.length; k += 1) { starts[k] += starts[k - 1]; }
-    var sorted = new Uint32Array(rows.length);
-    for (var j = 0; j < rows.length; j += 1) {
-      var c = codes[rows[j]];
+    for (var row = 0; row < n; row += 1) {
+      if (keep[row] !== 1) { continue; }
+      var c = codes[row];
       var slot = c === size || !desc ? c : size - 1 - c;
-      sorted[starts[slot]] = rows[j];
+      sorted[starts[slot]] = row;
       starts[slot] += 1;
     }
     return sorted;
@@ -860,24 +998,19 @@
     var self = this;
     var counts = {};
     var names = Object.keys(masks.facets);
+    var base = masks.base; // 1: passes everything; 2: passes the search and ranges but a facet
     var columns = {};
     this.chips.forEach(function (chip) { columns[chip.column] = true; });
     Object.keys(columns).forEach(function (name) {
       // rows passing every filter but this column's own
-      var keep = masks.base;
-      var others = names.filter(function (other) { return other !== name; });
-      if (others.length) {
-        keep = keep.slice();
-        others.forEach(function (other) {
-          var mask = masks.facets[other];
-          for (var j = 0; j < data.rows; j += 1) { keep[j] &= mask[j]; }
-        });
-      }
+      var others = names.filter(function (other) { return other !== name; }).map(function (other) {
+        return masks.facets[other];
+      });
       var column = data.columns[name];
       var perCode = new Float64Array(column.size + 1);
       var codes = column.codes;
       for (var i = 0; i < data.rows; i += 1) {
-        if (keep[i]) { perCode[codes[i]] += 1; }
+        if (base[i] === 1 || (base[i] === 2 && passes(others, i))) { perCode[codes[i]] += 1; }
       }
       counts[name] = valueCounts(column, perCode);
     });
@@ -949,11 +1082,14 @@
     });
     this.table.appendChild(tbody);
     this.holder.setAttribute("data-grid-waiting", String(waiting.length));
-    // the values of paged columns for these rows: fetched, then the same page drawn again
+    // the codes of lazy columns and the values of paged ones for these rows: fetched, then the same
+    // page drawn again
     var matches = this.matches;
     var page = this.state.page;
-    columns.filter(function (column) { return column.paged; }).forEach(function (column) {
-      ensurePages(column, shown).then(function (fetched) {
+    columns.filter(function (column) { return column.lazy; }).forEach(function (column) {
+      ensureCodes(column, shown).then(function (fetchedCodes) {
+        return ensurePages(column, shown).then(function (fetched) { return fetched || fetchedCodes; });
+      }).then(function (fetched) {
         if (fetched && self.matches === matches && self.state.page === page) {
           self.drawGrid();
         }
@@ -978,7 +1114,7 @@
     var data = this.data;
     var ids = data.columns[data.info.id];
     var at = -1;
-    var code = ids.dict.indexOf(id);
+    var code = ids.dict && ids.codes ? ids.dict.indexOf(id) : -1;
     for (var i = 0; code !== -1 && i < data.rows && at === -1; i += 1) {
       if (ids.codes[i] === code) { at = i; }
     }
@@ -1008,16 +1144,23 @@
   Viewer.prototype.openRowAt = function (rowIndex) {
     var self = this;
     var data = this.data;
-    var dialogue = cell(data.columns._dialogue, rowIndex);
     var id = cell(data.columns[data.info.id], rowIndex);
+    this.state.row = String(id);
+    this.saveHash();
+    return cellLater(data.columns._dialogue, rowIndex).then(function (dialogue) {
+      return self.showDialogue(dialogue, id);
+    });
+  };
+
+  Viewer.prototype.showDialogue = function (dialogue, id) {
+    var self = this;
+    var data = this.data;
     var entry = this.cache[this.split.path];
     var per = data.manifest.html.per_shard;
     var shard = Math.floor(dialogue / per);
     if (!entry.html[shard]) {
       entry.html[shard] = fetchJson(siteRoot + this.split.path + data.manifest.html.shards[shard]);
     }
-    this.state.row = String(id);
-    this.saveHash();
     return entry.html[shard].then(function (list) {
       clear(self.detail);
       self.detail.hidden = false;
@@ -1058,8 +1201,8 @@
       box.setAttribute("data-column", column.name);
       box.setAttribute("data-kind", column.kind);
       box.appendChild(make("div", "atlas-viewer-stat-title", column.name + " (" + column.kind + ")"));
-      var perCode = codeCounts(column, rows.length === data.rows ? null : rows, data.rows);
-      var missing = perCode[column.size];
+      var perCode = column.paged ? null : codeCounts(column, rows.length === data.rows ? null : rows, data.rows);
+      var missing = perCode ? perCode[column.size] : 0;
       var counts = {};
       var numbers = null;
       if (column.paged) {
@@ -1251,7 +1394,7 @@
           if (info.kind === "hidden" || column.size === 0) {
             return; // a column with no value at all (a label no row of this split carries) is not offered
           }
-          if (column.paged) {
+          if (column.lazy) {
             self.sqlLeftOut.push(level + "." + info.name);
             return;
           }
