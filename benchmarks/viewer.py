@@ -155,92 +155,106 @@ def other_chromium_processes() -> int:
     return count
 
 
-def measure(site: Path, level: str = "turns", *, settle: float = 10.0) -> dict[str, Any]:
-    """Open the viewer at ``level`` in a fresh Chromium and time the first rows, sorts and filters;
-    the memory is measured again ``settle`` seconds after the last action."""
+def measure(site: Path, level: str = "turns", *, settle: float = 10.0, browser: Any = None) -> dict[str, Any]:
+    """Open the viewer at ``level`` in a fresh Chromium (or in a new context of ``browser``) and time
+    the first rows, sorts and filters; the memory is measured again ``settle`` seconds after the last
+    action."""
     from playwright.sync_api import sync_playwright
 
-    from tests.conftest import CHROMIUM, CHROMIUM_ARGS, local_only
+    from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 
-    actions = ACTIONS[level]
     handler = functools.partial(_Quiet, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/index.html#viewer=wow/train&level={level}"
-    found: dict[str, Any] = {}
     try:
+        if browser is not None:
+            return _measure_in(browser, url, level, settle)
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
-            context.route("**/*", local_only)
-            page = context.new_page()
-            page.goto("about:blank")
-            before = chromium_memory_mb()
-            started = time.perf_counter()
-            page.goto(url)
-            page.wait_for_selector(".atlas-viewer[data-viewer-state='ready'] .atlas-viewer-grid tbody tr",
-                                   timeout=120_000)
-            found["first rows (s)"] = round(time.perf_counter() - started, 2)
-            holder = page.locator(".atlas-viewer")
-            found["rows"] = int(holder.get_attribute("data-rows"))
-            session = context.new_cdp_session(page)
-            session.send("Performance.enable")
-
-            def heap_mb() -> float:
-                session.send("HeapProfiler.collectGarbage")
-                metrics = session.send("Performance.getMetrics")["metrics"]
-                return round(next(m["value"] for m in metrics if m["name"] == "JSHeapUsedSize") / 1e6, 1)
-
-            found["page heap with the rows loaded (MB)"] = heap_mb()
-
-            def timed(action: Any, name: str) -> None:
-                started = time.perf_counter()
-                action()
-                page.wait_for_function("() => true")
-                found[name] = round(time.perf_counter() - started, 3)
-                found[name + " in script (ms)"] = int(holder.get_attribute("data-refresh-ms"))
-
-            number, text = actions["number"], actions["text"]
-            timed(lambda: holder.locator(f"th[data-column='{number}'] button").click(), "sort by a number (s)")
-            timed(lambda: holder.locator(f"th[data-column='{text}'] button").click(), "sort by text (s)")
-            column, value = actions["label"]
-            timed(lambda: holder.locator(f"fieldset[data-column='{column}'] label[data-value='{value}'] input").check(),
-                  "filter by a label (s)")
-            found["matches after the label"] = int(holder.get_attribute("data-matches"))
-
-            def ranged() -> None:
-                box = holder.locator(f"fieldset[data-column='{actions['range']}'] .atlas-viewer-range-from")
-                box.fill("3")
-                box.dispatch_event("change")
-
-            timed(ranged, "filter by a range (s)")
-
-            def search() -> None:
-                holder.locator(".atlas-viewer-search").fill("zz")
-                page.wait_for_function("el => el.getAttribute('data-matches') !== null && "
-                                       "el.querySelector('.atlas-viewer-search').value === 'zz'",
-                                       arg=holder.element_handle())
-                page.wait_for_timeout(200)  # the search waits 150 ms for typing to stop
-
-            timed(search, "search, with 150 ms typing pause (s)")
-            found["matches at the end"] = int(holder.get_attribute("data-matches"))
-            found["page heap at the end (MB)"] = heap_mb()
-            memory = chromium_memory_mb()
-            found["other Chromium processes on the machine meanwhile"] = other_chromium_processes()
-            for name in ("pss", "rss"):
-                found[f"browser memory, {name.upper()} (MB)"] = round(sum(memory[name].values()), 1)
-                found[f"browser memory before the page, {name.upper()} (MB)"] = round(sum(before[name].values()), 1)
-                found[f"browser memory by process, {name.upper()} (MB)"] = memory[name]
-            # Chromium gives back the memory of freed buffers lazily: the same view, a little later
-            page.wait_for_timeout(settle * 1000)
-            heap_mb()
-            later = chromium_memory_mb()
-            for name in ("pss", "rss"):
-                found[f"browser memory {settle:g} s later, {name.upper()} (MB)"] = round(sum(later[name].values()), 1)
-            browser.close()
+            launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+            try:
+                return _measure_in(launched, url, level, settle)
+            finally:
+                launched.close()
     finally:
         server.shutdown()
         server.server_close()
+
+
+def _measure_in(browser: Any, url: str, level: str, settle: float) -> dict[str, Any]:
+    from tests.conftest import local_only
+
+    actions = ACTIONS[level]
+    found: dict[str, Any] = {}
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        context.route("**/*", local_only)
+        page = context.new_page()
+        page.goto("about:blank")
+        before = chromium_memory_mb()
+        started = time.perf_counter()
+        page.goto(url)
+        page.wait_for_selector(".atlas-viewer[data-viewer-state='ready'] .atlas-viewer-grid tbody tr",
+                               timeout=120_000)
+        found["first rows (s)"] = round(time.perf_counter() - started, 2)
+        holder = page.locator(".atlas-viewer")
+        found["rows"] = int(holder.get_attribute("data-rows"))
+        session = context.new_cdp_session(page)
+        session.send("Performance.enable")
+
+        def heap_mb() -> float:
+            session.send("HeapProfiler.collectGarbage")
+            metrics = session.send("Performance.getMetrics")["metrics"]
+            return round(next(m["value"] for m in metrics if m["name"] == "JSHeapUsedSize") / 1e6, 1)
+
+        found["page heap with the rows loaded (MB)"] = heap_mb()
+
+        def timed(action: Any, name: str) -> None:
+            started = time.perf_counter()
+            action()
+            page.wait_for_function("() => true")
+            found[name] = round(time.perf_counter() - started, 3)
+            found[name + " in script (ms)"] = int(holder.get_attribute("data-refresh-ms"))
+
+        number, text = actions["number"], actions["text"]
+        timed(lambda: holder.locator(f"th[data-column='{number}'] button").click(), "sort by a number (s)")
+        timed(lambda: holder.locator(f"th[data-column='{text}'] button").click(), "sort by text (s)")
+        column, value = actions["label"]
+        timed(lambda: holder.locator(f"fieldset[data-column='{column}'] label[data-value='{value}'] input").check(),
+              "filter by a label (s)")
+        found["matches after the label"] = int(holder.get_attribute("data-matches"))
+
+        def ranged() -> None:
+            box = holder.locator(f"fieldset[data-column='{actions['range']}'] .atlas-viewer-range-from")
+            box.fill("3")
+            box.dispatch_event("change")
+
+        timed(ranged, "filter by a range (s)")
+
+        def search() -> None:
+            holder.locator(".atlas-viewer-search").fill("zz")
+            page.wait_for_function("el => el.getAttribute('data-matches') !== null && "
+                                   "el.querySelector('.atlas-viewer-search').value === 'zz'",
+                                   arg=holder.element_handle())
+            page.wait_for_timeout(200)  # the search waits 150 ms for typing to stop
+
+        timed(search, "search, with 150 ms typing pause (s)")
+        found["matches at the end"] = int(holder.get_attribute("data-matches"))
+        found["page heap at the end (MB)"] = heap_mb()
+        memory = chromium_memory_mb()
+        found["other Chromium processes on the machine meanwhile"] = other_chromium_processes()
+        for name in ("pss", "rss"):
+            found[f"browser memory, {name.upper()} (MB)"] = round(sum(memory[name].values()), 1)
+            found[f"browser memory before the page, {name.upper()} (MB)"] = round(sum(before[name].values()), 1)
+            found[f"browser memory by process, {name.upper()} (MB)"] = memory[name]
+        # Chromium gives back the memory of freed buffers lazily: the same view, a little later
+        page.wait_for_timeout(settle * 1000)
+        heap_mb()
+        later = chromium_memory_mb()
+        for name in ("pss", "rss"):
+            found[f"browser memory {settle:g} s later, {name.upper()} (MB)"] = round(sum(later[name].values()), 1)
+    finally:
+        context.close()
     return found
 
 

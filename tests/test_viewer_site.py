@@ -450,7 +450,7 @@ def _serve(site: Path) -> Any:
     return server
 
 
-def test_the_viewer_benchmark_runs_on_a_tiny_split(tiny_site: Any) -> None:
+def test_the_viewer_benchmark_runs_on_a_tiny_split(tiny_site: Any, browser: Any) -> None:
     """benchmarks/viewer.py's browser part, on both levels it measures; its counts are the library's."""
     from benchmarks import viewer as viewer_bench
 
@@ -459,7 +459,7 @@ def test_the_viewer_benchmark_runs_on_a_tiny_split(tiny_site: Any) -> None:
     manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
     library = {"turns": len(split.turns()), "evidence": len(split.evidence(["selected"]))}
     for level, actions in viewer_bench.ACTIONS.items():
-        found = viewer_bench.measure(site, level, settle=0)
+        found = viewer_bench.measure(site, level, settle=0, browser=browser)
         frame = read_level(directory, level)
         assert found["rows"] == len(frame) == library[level]
         column, value = actions["label"]
