@@ -116,6 +116,35 @@ def test_benchmark_smoke(synth: Path, tmp_path: Path) -> None:
     assert (tmp_path / "again" / "latest.csv").read_text(encoding="utf-8").count("\n") == len(rows) + 1
 
 
+def test_viewer_benchmark_writes_every_level_as_the_book_does(
+    synth: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The data viewer's benchmark (``python -m benchmarks.viewer``) without its browser part, on a tiny
+    synthetic train: the three levels written through the book's own functions, read back whole."""
+    from benchmarks import viewer as viewer_bench
+    from utils.render.explorer import viewer_rows
+    from utils.viewer import read_level
+
+    monkeypatch.setenv("ATLAS_DATA_DIR", str(synth))
+    site = tmp_path / "site"
+    figures = viewer_bench.write_site(synth, site)
+    split = utils.load("wow", "train")
+    evidence = split.evidence(["dialogue_id", "text"])
+    assert figures["dialogues rows"] == len(split) == _expected(18_430)
+    assert figures["turns rows"] == len(split.turns()) == _expected(166_787)
+    assert figures["evidence rows"] == len(evidence) > 0
+    directory = site / "_viewer" / "wow" / "train"
+    written = read_level(directory, "evidence")
+    assert written["text"].tolist() == evidence["text"].tolist()
+    assert written["dialogue id"].tolist() == evidence["dialogue_id"].tolist()
+    # the same columns as the book writes for the split
+    manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    for level, frame in viewer_rows(split).frames.items():
+        assert [c["name"] for c in manifest["levels"][level]["columns"]] == list(frame.columns)
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert "_viewer/wow/train/" in page and (site / "_static" / "viewer.js").is_file()
+
+
 def test_a_load_that_reads_more_files_is_measured_against_all_of_them(synth: Path, tmp_path: Path) -> None:
     # WISE's load reads its document collection too; WoW's reads the split's file alone.
     out = tmp_path / "results"

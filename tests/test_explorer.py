@@ -275,11 +275,15 @@ def test_a_split_whose_ids_repeat_is_linked_by_position() -> None:
     assert [item["key"] for item in items] == [f"wow/valid_seen/@{i}" for i in range(4)]
 
 
-def test_an_id_is_quoted_in_its_key() -> None:
-    dialogue = make_dialogue(1)
-    dialogue = Dialogue(id="a/b c#1", dataset="wow", split="test", turns=dialogue.turns, topic="t")
-    items = explorer_payload(static_explorer([dialogue], render=simple_render))
-    assert items[0]["key"] == "wow/test/a%2Fb%20c%231"
+def test_an_id_is_quoted_in_its_key_but_its_slashes_stay_readable() -> None:
+    turns = make_dialogue(1).turns
+    ids = ["a/b c#1", "train/0", "@3", "100%/x"]
+    dialogues = [Dialogue(id=i, dataset="wow", split="test", turns=turns, topic="t") for i in ids]
+    items = explorer_payload(static_explorer(dialogues, render=simple_render))
+    # "/" as written (the address bar reads wow/test/train/0, not train%2F0); "@" escaped, since
+    # "@3" is the form of a link by position
+    assert [item["key"] for item in items] == ["wow/test/a/b%20c%231", "wow/test/train/0", "wow/test/%403",
+                                               "wow/test/100%25/x"]
 
 
 def test_the_explorer_opens_at_the_first_item_the_chapter_shows() -> None:

@@ -748,6 +748,61 @@ def _check_hostile_explorer(browser: Any, dialogues: list[Dialogue], render: Any
     return labels
 
 
+def test_permalinks_keep_an_id_s_slash_readable_and_old_links_still_open(browser: Any) -> None:
+    """An id holding "/" (``train/0``) is linked as ``#wow/test/train/0``, not ``train%2F0``, in the
+    address bar and the copied link; links written the old way, and ids with characters that must stay
+    escaped (``%``, ``#``, a space, a leading ``@``), open the same item."""
+    from utils.render.explorer import static_explorer
+
+    turns = hostile_dialogues()[0].turns
+    ids = ["train/0", "train/1", "a b#c%/d", "@3"]
+    dialogues = [Dialogue(id=i, dataset="wow", split="test", turns=turns, topic=f"topic {i}") for i in ids]
+    explorer_html = static_explorer(dialogues, budget=None, render=hostile_render(), title="ids", note="ids",
+                                    noun="ids")
+    document = (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>ids fixture</title></head><body>"
+        f"{explorer_html}<script src='/explorer.js'></script></body></html>"
+    )
+    files = {
+        "/fixture.html": ("text/html", document),
+        "/explorer.js": ("text/javascript", (STATIC / "explorer.js").read_text(encoding="utf-8")),
+    }
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+
+    def serve(route: Any) -> None:
+        found = files.get(urlsplit(route.request.url).path)
+        if found is None:
+            route.abort()
+        else:
+            route.fulfill(status=200, content_type=found[0], body=found[1])
+
+    context.route("**/*", serve)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(error.message))
+    try:
+        page.goto("http://atlas.fixture/fixture.html#wow/test/train/1", wait_until="load")
+        explorer = page.locator("[data-atlas-explorer]")
+        wait_ready(page, explorer, "ids fixture")
+        assert explorer.get_attribute("data-key") == "wow/test/train/1", "a readable link did not open its item"
+        explorer.locator(".atlas-explorer-next").click()  # paging writes the item on screen into the address bar
+        assert page.evaluate("() => window.location.hash") == "#wow/test/a%20b%23c%25/d"
+        explorer.locator(".atlas-explorer-copy").click()  # no clipboard here: the link shows, selected
+        assert explorer.locator(".atlas-explorer-linkfield").input_value().endswith("#wow/test/a%20b%23c%25/d")
+        for link, key in [
+            ("wow/test/train%2F0", "wow/test/train/0"),  # a link written before: the slash escaped
+            ("wow/test/train/1", "wow/test/train/1"),
+            ("wow/test/a%20b%23c%25%2Fd", "wow/test/a%20b%23c%25/d"),
+            ("wow/test/%403", "wow/test/%403"),  # an id starting with "@", not a position
+        ]:
+            page.evaluate("hash => { window.location.hash = hash; }", link)
+            page.wait_for_function("([el, key]) => el.getAttribute('data-key') === key",
+                                   arg=[explorer.element_handle(), key], timeout=5_000)
+        assert errors == [], errors
+    finally:
+        context.close()
+
+
 def test_static_assets_are_our_own() -> None:
     """The explorer ships as our own files; the built site (when present) carries them."""
     for name in ("explorer.js", "explorer.css"):

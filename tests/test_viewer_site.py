@@ -158,7 +158,8 @@ def test_viewer_shows_every_row_filters_sorts_searches_and_queries(
         _check_statistics(holder, ranged)
         # -- the view in the URL: a reload shows the same rows
         link = page.url
-        assert "f=role%3D" in link and "r=turn%3D1%7E3" in link
+        assert "f=role%3D" in link and "r=turn%3D1~3" in link
+        assert f"#viewer={dataset}/{split}&level=turns" in link, "the split's slash is written as it is"
         first_id = rows.first.get_attribute("data-id") if rows.count() else None
         page.reload()
         holder = page.locator(".atlas-viewer:visible").first
@@ -403,3 +404,149 @@ def _items(explorer: Any) -> list[dict[str, Any]]:
     from test_site import embedded
 
     return embedded(explorer)[1]
+
+
+# -- the viewer on a page of its own (no book build needed): the benchmark's page, on a tiny split -----
+
+
+@pytest.fixture(scope="module")
+def tiny_site(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The viewer benchmark's page over a tiny synthetic WoW train (37 dialogues), with the evidence
+    ids written as a paged column (more distinct values than the viewer holds) and, when installed,
+    the SQL console's files. Yields (site directory, the library's split)."""
+    import importlib
+
+    from benchmarks import synthetic
+    from benchmarks import viewer as viewer_bench
+
+    data = tmp_path_factory.mktemp("tiny-viewer")
+    synthetic.write_wow(data, scale=0.002, seed=5, files=("train.json",))
+    site = data / "site"
+    patch = pytest.MonkeyPatch()
+    patch.setenv("ATLAS_DATA_DIR", str(data))
+    patch.setattr("utils.viewer.PAGED_ABOVE", 3000)  # the ~8,000 evidence ids, not the ~1,500 texts
+    patch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
+    try:
+        viewer_bench.write_site(data, site)
+        split = utils.load("wow", "train")
+        book = importlib.import_module("atlas_book")
+        if all((book.VENDOR / name).is_file() for name in book.VENDOR_FILES):
+            book._copy_vendor(site)
+            arrow_shim = Path(book.__file__).resolve().parents[1] / "_static" / "viewer-arrow.mjs"
+            (site / "_static" / "viewer-arrow.mjs").write_text(arrow_shim.read_text(encoding="utf-8"), encoding="utf-8")
+        yield site, split
+    finally:
+        patch.undo()
+
+
+def _serve(site: Path) -> Any:
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(test_site._QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_the_viewer_benchmark_runs_on_a_tiny_split(tiny_site: Any, browser: Any) -> None:
+    """benchmarks/viewer.py's browser part, on both levels it measures; its counts are the library's."""
+    from benchmarks import viewer as viewer_bench
+
+    site, split = tiny_site
+    directory = site / "_viewer" / "wow" / "train"
+    manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    library = {"turns": len(split.turns()), "evidence": len(split.evidence(["selected"]))}
+    for level, actions in viewer_bench.ACTIONS.items():
+        found = viewer_bench.measure(site, level, settle=0, browser=browser)
+        frame = read_level(directory, level)
+        assert found["rows"] == len(frame) == library[level]
+        column, value = actions["label"]
+        label = frame[column] == value
+        assert found["matches after the label"] == int(label.sum())
+        ranged = frame[label & (frame[actions["range"]] >= 3)]
+        searched = [c for c in manifest["levels"][level]["columns"] if not c.get("paged")]
+        assert found["matches at the end"] == sum("zz" in hay for hay in _haystack(ranged, searched))
+        pss, rss = found["browser memory, PSS (MB)"], found["browser memory, RSS (MB)"]
+        assert 0 < pss <= rss
+
+
+def test_evidence_rows_page_sort_filter_and_query_with_paged_ids(tiny_site: Any, browser: Any) -> None:
+    """The evidence level: a text shown at many rows is one value; sorting by it, by a number and by
+    a paged column (whose values are fetched for the rows on screen) gives Python's order; the SQL
+    console's views hold the same rows; the link keeps "/" readable and reloads the same view."""
+    site, split = tiny_site
+    evidence = split.evidence(["dialogue_id", "turn_index", "id", "title", "text", "origin", "selected"])
+    manifest = json.loads((site / "_viewer" / "wow" / "train" / "manifest.json").read_text(encoding="utf-8"))
+    paged = [c["name"] for c in manifest["levels"]["evidence"]["columns"] if c.get("paged")]
+    assert paged == ["evidence id"]
+    server = _serve(site)
+    page, errors = new_page(browser)
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+        open_page(page, base + "#viewer=wow/train&level=evidence")
+        holder = page.locator(".atlas-viewer")
+        _wait(holder)
+        assert _matches(holder) == len(evidence)
+        rows = holder.locator(".atlas-viewer-grid tbody tr")
+        # sorted by the paged column: Python's order of the ids, the values fetched for the page
+        holder.locator("th[data-column='evidence id'] button").click()
+        expected = sorted(evidence["id"].tolist())[:25]
+        page.wait_for_function("el => el.getAttribute('data-viewer-state') === 'ready' && "
+                               "el.getAttribute('data-grid-waiting') === '0'", arg=holder.element_handle())
+        column = [c["name"] for c in manifest["levels"]["evidence"]["columns"] if c["kind"] != "hidden"].index(
+            "evidence id")
+        shown = [rows.nth(k).locator("td").nth(column).text_content() for k in range(rows.count())]
+        assert shown == expected
+        # a row opened: its dialogue's rendering (the row's dialogue is read from the row's shard)
+        row = int(rows.nth(3).get_attribute("data-row"))
+        rows.nth(3).click()
+        detail = holder.locator(".atlas-viewer-detail .atlas-viewer-rendering")
+        detail.wait_for()
+        dialogue = split[int(split.evidence(["dialogue_index"])["dialogue_index"].iloc[row])]
+        assert detail.text_content() == dialogue.topic
+        assert holder.locator(".atlas-viewer-detail").get_attribute("data-id") == str(dialogue.id)
+        # sorted by text, descending: the last texts first, ties in the file's order
+        holder.locator("th[data-column='text'] button").click()
+        holder.locator("th[data-column='text'] button").click()
+        texts = evidence["text"].tolist()
+        order = sorted(range(len(texts)), key=lambda i: texts[i], reverse=True)  # stable: ties in the file's order
+        assert [int(rows.nth(k).get_attribute("data-row")) for k in range(3)] == order[:3]
+        # a phrase of one text: the rows holding it (the paged ids are not searched)
+        phrase = " ".join(texts[0].split()[:4])
+        written = read_level(site / "_viewer" / "wow" / "train", "evidence")
+        searched = [c for c in manifest["levels"]["evidence"]["columns"] if not c.get("paged")]
+        holding = sum(phrase.lower() in hay for hay in _haystack(written, searched))
+        assert 0 < holding < len(texts)
+        holder.locator(".atlas-viewer-search").fill(f'"{phrase}"')
+        page.wait_for_function("([el, n]) => el.getAttribute('data-matches') === String(n)",
+                               arg=[holder.element_handle(), holding], timeout=10_000)
+        link = page.url
+        assert "#viewer=wow/train&level=evidence" in link and "sort=text&desc=1" in link
+        page.reload()
+        holder = page.locator(".atlas-viewer")
+        _wait(holder)
+        assert _matches(holder) == holding
+        # -- SQL over the views: the same counts as the library
+        if not (site / "_static" / "vendor" / "duckdb" / "duckdb-eh.wasm").is_file():
+            pytest.skip("the SQL console's files are not installed (make vendor)")
+        holder.locator(".atlas-viewer-sql > summary").click()
+        holder.locator(".atlas-viewer-sqltext").fill(
+            "SELECT (SELECT count(*) FROM evidence WHERE selected = 'true') AS selected, "
+            "(SELECT count(DISTINCT text) FROM evidence) AS texts, (SELECT count(*) FROM turns) AS turns, "
+            "(SELECT sum(turn) FROM evidence) AS turn_sum")
+        holder.locator(".atlas-viewer-run").click()
+        page.wait_for_function("el => ['done', 'error'].includes(el.getAttribute('data-sql-state'))",
+                               arg=holder.element_handle(), timeout=60_000)
+        status = holder.locator(".atlas-viewer-sqlstatus").text_content()
+        assert holder.get_attribute("data-sql-state") == "done", status
+        cells = holder.locator(".atlas-viewer-result tbody tr").first.locator("td").all_text_contents()
+        assert [float(c) for c in cells] == [float(evidence["selected"].sum()), float(evidence["text"].nunique()),
+                                             float(len(split.turns())), float(evidence["turn_index"].sum())]
+        assert "evidence.evidence id" in status
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()
+        server.shutdown()
+        server.server_close()

@@ -1,14 +1,25 @@
 """The book's data viewer: every row of every split, written beside the built page as data files.
 
 :func:`write_split` turns one split into the files ``book/_static/viewer.js`` reads: three row levels
-(``dialogues``, ``turns``, ``evidence``), each a list of gzip-compressed JSON shards of
-:data:`SHARD_ROWS` rows stored column by column, the HTML rendering of every dialogue in shards of
+(``dialogues``, ``turns``, ``evidence``), the HTML rendering of every dialogue in shards of
 :data:`HTML_SHARD` dialogues (opened when the reader opens a row), and ``manifest.json`` naming the
-columns, their kinds and the shards. The browser fetches a shard only when the reader opens that
+columns, their kinds and the files. The browser fetches a level only when the reader opens that
 split and level, so the chapter page itself carries none of it.
 
+A level is stored column by column, each column dictionary-encoded: its distinct values, sorted, in
+gzip-compressed JSON chunks of :data:`DICTIONARY_CHUNK` values, and per row the position of its value
+in that list (a code; the list's length stands for a missing value), as little-endian unsigned
+integers of 1, 2 or 4 bytes in binary shards of :data:`SHARD_ROWS` rows, every column of a shard in
+one gzip file. Dataset text repeats massively at the evidence level (the full-size WoW train shows
+about 216,000 distinct sentences in 5.4 million rows), so each text is written and held once; since
+the codes follow the sorted values, the browser sorts by a column by sorting integers, and filters
+or searches a column by testing each distinct value once. A column with more than
+:data:`PAGED_ABOVE` distinct values (the WoW train's 4.2 million evidence ids) is *paged*: the
+browser holds its codes and fetches a chunk of values only to show the rows on screen; its length
+statistics over the split are computed here.
+
 This module knows no dataset by name: what a dataset adds (label columns, a grouping of its rows,
-example SQL) comes from its hooks (:func:`utils.render.viewer_fields.hooks`). Every value written is
+example SQL) comes from its hooks (:mod:`utils.render.viewer_fields`). Every value written is
 data, never markup, except the renderings, which the atlas's renderers escape.
 
 Column kinds: ``number``; ``label`` (one category per row, filtered by facet chips); ``labels`` (a
@@ -28,16 +39,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .loading import TURN_TABLE_COLUMNS
 from .records import Dialogue
 
 #: Version of the file layout; viewer.js refuses any other.
-FORMAT = 1
+FORMAT = 2
 LEVELS = ("dialogues", "turns", "evidence")
-#: Rows per shard of a level (a shard of the full WoW train's turns is about 1 MB compressed).
-SHARD_ROWS = 25_000
+#: Rows per binary shard of a level (a shard of the full WoW train's evidence is about 0.5 MB compressed).
+SHARD_ROWS = 100_000
+#: Rows per shard of a column read only for the rows on screen (a paged column, the row's dialogue).
+COLUMN_SHARD_ROWS = 10_000
+#: Distinct values per chunk of a column's dictionary.
+DICTIONARY_CHUNK = 25_000
+#: A column with more distinct values than this is paged (see the module's docstring).
+PAGED_ABOVE = 500_000
 #: Dialogues per shard of renderings.
 HTML_SHARD = 50
 #: A string column with at most this many distinct values (and repeats) is a label column.
@@ -89,7 +107,7 @@ def column_kind(series: pd.Series, name: str, forced: Mapping[str, str] | None =
 
 
 def _plain(value: Any, kind: str) -> Any:
-    """A cell as JSON: numbers as numbers (``None`` for missing), labels as strings, lists as lists."""
+    """A value as JSON: numbers as numbers (``None`` for missing), labels as strings, lists as lists."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     if kind == "number":
@@ -109,31 +127,112 @@ def _write_gzip_json(path: Path, data: Any) -> int:
     return len(packed)
 
 
+def _missing(values: pd.Series) -> np.ndarray:
+    return values.isna().to_numpy(dtype=bool, copy=True)
+
+
+def dictionary_encode(series: pd.Series, kind: str) -> tuple[np.ndarray, list[Any]]:
+    """A column as (codes, sorted distinct values); the code of a missing value is the values' count.
+
+    Numbers sort by value, strings as Python compares them (by code point), lists by their items
+    joined with ", " (as the grid shows them).
+    """
+    missing = _missing(series)
+    if kind == "number":
+        numbers = pd.to_numeric(series, errors="coerce").to_numpy(dtype="float64")
+        missing |= np.isnan(numbers)
+        distinct, codes = np.unique(numbers[~missing], return_inverse=True)
+        values = [_plain(value, "number") for value in distinct.tolist()]
+    elif kind == "labels":
+        keys = [None if gone else json.dumps([str(item) for item in value], ensure_ascii=False)
+                for value, gone in zip(series.tolist(), missing, strict=True)]
+        found, uniques = pd.factorize(pd.Series(keys, dtype=object))
+        lists = [json.loads(key) for key in uniques]
+        order = sorted(range(len(lists)), key=lambda k: ", ".join(lists[k]))
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        codes = rank[found[found >= 0]] if len(order) else np.zeros(0, dtype=np.int64)
+        values = [lists[k] for k in order]
+    else:
+        present = series[~missing]
+        if pd.api.types.is_bool_dtype(present) or (len(present) and isinstance(present.iloc[0], bool | np.bool_)):
+            present = present.map(lambda value: "true" if value else "false")
+        found, uniques = pd.factorize(present.astype(str), sort=True)
+        codes = found
+        values = [str(value) for value in uniques]
+    full = np.full(len(series), len(values), dtype=np.int64)
+    full[~missing] = codes
+    return full, values
+
+
+def _code_type(size: int) -> np.dtype:
+    """The narrowest unsigned integer holding codes ``0 .. size`` (``size`` itself: missing)."""
+    for width in (np.uint8, np.uint16, np.uint32):
+        if size <= np.iinfo(width).max:
+            return np.dtype(width).newbyteorder("<")
+    raise ValueError(f"a column with {size:,} distinct values is more than the viewer's format holds")
+
+
+def _length_statistics(codes: np.ndarray, values: list[Any]) -> dict[str, float]:
+    """What the browser shows for a text column's lengths (code points), computed on every row here."""
+    lengths = np.array([len(value) for value in values] + [-1], dtype=np.float64)[codes]
+    lengths = lengths[lengths >= 0]
+    if not len(lengths):
+        return {"count": 0}
+    stats = {"count": len(lengths), "min": float(lengths.min()), "max": float(lengths.max()),
+             "mean": float(lengths.mean()), "median": float(np.median(lengths))}
+    if len(lengths) > 1:
+        stats["std"] = float(lengths.std(ddof=1))
+    return stats
+
+
 def write_level(
     frame: pd.DataFrame, directory: Path, level: str, *, id_column: str, kinds: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
-    """Write one level's rows as shards; returns its entry of the manifest."""
+    """Write one level's rows (dictionaries and binary shards); returns its entry of the manifest."""
     columns = []
-    values_as = {}  # how a column's cells are written: hidden columns keep their own kind's form
-    for name in frame.columns:
-        kind = column_kind(frame[name], name, kinds)
-        values_as[name] = kind
-        if name.startswith("_"):
-            kind = "hidden"
-        elif name == id_column:
-            kind = "id"
-        columns.append({"name": name, "kind": kind})
-    shards = []
-    for number, start in enumerate(range(0, max(len(frame), 1), SHARD_ROWS)):
-        part = frame.iloc[start : start + SHARD_ROWS]
-        data = {
-            column["name"]: [_plain(value, values_as[column["name"]]) for value in part[column["name"]].tolist()]
-            for column in columns
-        }
-        name = f"{level}-{number:04d}.json.gz"
-        size = _write_gzip_json(directory / name, data)
-        shards.append({"file": name, "rows": len(part), "bytes": size})
+    encoded = []
+    for number, name in enumerate(frame.columns):
+        stored_as = column_kind(frame[name], name, kinds)  # hidden columns keep their own kind's form
+        kind = "hidden" if name.startswith("_") else "id" if name == id_column else stored_as
+        codes, values = dictionary_encode(frame[name], stored_as)
+        dtype = _code_type(len(values))
+        chunks = []
+        for chunk, start in enumerate(range(0, len(values), DICTIONARY_CHUNK)):
+            file = f"{level}-c{number:02d}-{chunk:04d}.json.gz"
+            _write_gzip_json(directory / file, values[start : start + DICTIONARY_CHUNK])
+            chunks.append(file)
+        column: dict[str, Any] = {"name": name, "kind": kind, "stored": stored_as, "size": len(values),
+                                  "bytes": dtype.itemsize, "dictionary": chunks, "chunk": DICTIONARY_CHUNK}
+        codes = codes.astype(dtype)
+        if len(values) > PAGED_ABOVE and stored_as != "number":
+            column["paged"] = True
+            column["split_lengths"] = _length_statistics(codes, values)
+        if column.get("paged") or (kind == "hidden" and stored_as == "number"):
+            # read for the rows on screen only (or every row, to sort by it): in shards of its own
+            column["shards"] = _write_shards(directory, f"{level}-c{number:02d}", [codes], COLUMN_SHARD_ROWS)
+        else:
+            encoded.append(codes)
+        columns.append(column)
+    shards = _write_shards(directory, level, encoded, SHARD_ROWS)
     return {"rows": len(frame), "id": id_column, "columns": columns, "shards": shards}
+
+
+def _write_shards(directory: Path, stem: str, encoded: Sequence[np.ndarray], size: int) -> list[dict[str, Any]]:
+    """Binary shards of ``size`` rows: each column's codes in turn, each block padded to 4 bytes."""
+    rows_in_all = len(encoded[0]) if encoded else 0
+    shards = []
+    for number, start in enumerate(range(0, max(rows_in_all, 1), size)):
+        rows = min(size, rows_in_all - start)
+        parts = []
+        for codes in encoded:
+            block = codes[start : start + rows].tobytes()
+            parts.append(block + b"\0" * (-len(block) % 4))  # each column's block starts at a multiple of 4
+        name = f"{stem}-{number:04d}.bin.gz"
+        packed = gzip.compress(b"".join(parts), compresslevel=6, mtime=0)
+        (directory / name).write_bytes(packed)
+        shards.append({"file": name, "rows": rows, "bytes": len(packed)})
+    return shards
 
 
 def write_split(
@@ -309,26 +408,48 @@ def split_rows(
 
 
 def read_level(directory: Path, level: str) -> pd.DataFrame:
-    """A level's rows back from its shards (what the browser loads), as a DataFrame."""
+    """A level's rows back from its files (what the browser loads), as a DataFrame."""
     manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
     entry = manifest["levels"][level]
-    parts = [
-        pd.DataFrame(json.loads(gzip.decompress((directory / shard["file"]).read_bytes()))) for shard in entry["shards"]
-    ]
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    shards = [gzip.decompress((directory / shard["file"]).read_bytes()) for shard in entry["shards"]]
+    data = {}
+    for position, column in enumerate(entry["columns"]):
+        values: list[Any] = []
+        for file in column["dictionary"]:
+            values.extend(json.loads(gzip.decompress((directory / file).read_bytes())))
+        values.append(None)
+        dtype = _code_type(column["size"])
+        codes = []
+        if "shards" in column:  # a column in shards of its own
+            for shard in column["shards"]:
+                raw = gzip.decompress((directory / shard["file"]).read_bytes())
+                codes.append(np.frombuffer(raw, dtype=dtype, count=shard["rows"]))
+        for shard, raw in zip(entry["shards"], shards, strict=True):
+            if "shards" in column:
+                break
+            before = [c for c in entry["columns"][:position] if "shards" not in c]
+            offset = sum(-(-shard["rows"] * c["bytes"] // 4) * 4 for c in before)
+            codes.append(np.frombuffer(raw, dtype=dtype, count=shard["rows"], offset=offset))
+        joined = np.concatenate(codes) if codes else np.zeros(0, dtype=dtype)
+        data[column["name"]] = [values[code] for code in joined.tolist()]
+    return pd.DataFrame(data, columns=[c["name"] for c in entry["columns"]])
 
 
 __all__ = [
+    "COLUMN_SHARD_ROWS",
     "DIALOGUE",
+    "DICTIONARY_CHUNK",
     "FORMAT",
     "HTML_SHARD",
     "LEVELS",
+    "PAGED_ABOVE",
     "SEARCH",
     "SHARD_ROWS",
     "VIEWER_DIR_VARIABLE",
     "Query",
     "SplitRows",
     "column_kind",
+    "dictionary_encode",
     "read_level",
     "split_rows",
     "viewer_dir",

@@ -11,8 +11,8 @@
  * The reader can search (text, topic, labels and English glosses), filter by label (values of one
  * facet are alternatives, facets combine), page with the buttons, the index or the arrow keys, press
  * "/" to reach the search box of the explorer in view, open an item from the URL hash
- * (#wow/valid_seen/12) and copy that link, and see column statistics of the matching items drawn as
- * bars.
+ * (#wow/valid_seen/12; an id's "/" stays as it is: #wow/train/train/0) and copy that link, and see
+ * column statistics of the matching items drawn as bars.
  */
 (function () {
   "use strict";
@@ -478,11 +478,11 @@
       " embedded in this page; showing the first one instead.");
     this.view.insertBefore(note, this.view.firstChild);
     // Served, the data viewer below holds every row: the same record, by its id, is one click away.
-    var parts = key.split("/");
+    var parts = keyParts(key);
     if (window.location.protocol !== "file:" && this.root.querySelector(".atlas-viewer") && parts[2].charAt(0) !== "@") {
       var id = decodeURIComponent(parts[2]);
       var link = make("a", "atlas-explorer-to-viewer", "Open " + parts[0] + " " + parts[1] + " " + id + " in the data viewer");
-      link.href = "#viewer=" + encodeURIComponent(parts[0] + "/" + parts[1]) + "&row=" + encodeURIComponent(id);
+      link.href = "#viewer=" + hashValue(parts[0] + "/" + parts[1]) + "&row=" + hashValue(id);
       note.appendChild(document.createTextNode(" "));
       note.appendChild(link);
     }
@@ -615,11 +615,28 @@
 
   /* -- the page: set up every explorer, then follow the URL hash -------------------------------- */
 
-  /* A permalink key with each of its three parts decoded, as the items are indexed: the id part of
-   * a key is percent-encoded (an id may hold "/" or spaces), and browsers encode a hash their own way. */
-  function normalKey(key) {
+  /* A value of the data viewer's hash (viewer.js reads it with URLSearchParams): percent-encoded
+   * but its "/", which a fragment may hold as it is (#viewer=wow/train&row=train/0). */
+  function hashValue(text) {
+    return encodeURIComponent(text).replace(/%2F/g, "/");
+  }
+
+  /* A permalink key's three parts: dataset, split and id (everything after the split: an id keeps
+   * its "/" readable, wow/train/train/0), or null when the key has fewer parts. */
+  function keyParts(key) {
     var parts = String(key).split("/");
-    if (parts.length !== 3) {
+    if (parts.length < 3) {
+      return null;
+    }
+    return [parts[0], parts[1], parts.slice(2).join("/")];
+  }
+
+  /* A permalink key with each of its three parts decoded, as the items are indexed: the id part of
+   * a key is percent-encoded (an id may hold "%", "#" or spaces), and browsers encode a hash their own
+   * way; a link written with the id's slash escaped (train%2F0) names the same item as train/0. */
+  function normalKey(key) {
+    var parts = keyParts(key);
+    if (parts === null) {
       return null;
     }
     try {
@@ -631,8 +648,9 @@
 
   function permalinkKey() {
     var raw = window.location.hash.slice(1);
-    // dataset/split/id (or @index), each part percent-encoded; any other hash is a section anchor.
-    if (!/^[a-z0-9_]+\/[^\/\s]+\/[^\/\s]+$/.test(raw)) {
+    // dataset/split/id (or @index), each part percent-encoded but the id's "/"; any other hash is a
+    // section anchor.
+    if (!/^[a-z0-9_]+\/[^\/\s]+\/[^\s]+$/.test(raw)) {
       return null;
     }
     return normalKey(raw) === null ? null : raw;

@@ -7,8 +7,14 @@
  * paged grid with sortable columns, label filters with counts, numeric ranges, a search over every
  * string, glosses and ids ("an exact phrase" in quotes), column statistics of the split or of the
  * current filter, a row opened as the atlas renders its dialogue, and an SQL console (DuckDB-WASM,
- * loaded only when opened; its tables come from the same files, handed over as JSON). The URL hash
+ * loaded only when a query runs; its tables come from the same columns). The URL hash
  * (#viewer=dataset/split&...) always holds the view, so a link or a reload reproduces it.
+ *
+ * A level is held column by column as the files store it (utils/viewer.py): per row a code (a typed
+ * array of one to four bytes a row) into the column's sorted distinct values, so that a text shown
+ * at many rows is held once; sorting is a counting sort of codes, and a filter or a search tests
+ * each distinct value once. A paged column (millions of distinct values) keeps only its codes; its
+ * values are fetched a chunk at a time for the rows on screen. Only the level on screen is held.
  *
  * Dataset strings are only ever inserted as text; the renderings of dialogues, made and escaped by
  * the atlas's Python renderers, are the only markup inserted. Opened from disk (file://), browsers
@@ -18,7 +24,7 @@
 (function () {
   "use strict";
 
-  var FORMAT = 1;
+  var FORMAT = 2;
   var PAGE_SIZE = 25;
   var HASH_KEY = "viewer";
   var script = document.currentScript;
@@ -56,21 +62,28 @@
     return b;
   }
 
-  /* A gzip-compressed JSON file (or plain JSON, if a server already unpacked it). */
-  function fetchJson(url) {
-    return fetch(url).then(function (response) {
+  /* The bytes of a gzip-compressed file (or of a plain one, if a server already unpacked it). Not
+   * kept in the HTTP cache: the viewer holds what it needs of a level, and a private window's cache
+   * (memory) would hold the files a second time (58 MB for the evidence of the full WoW train). */
+  function fetchBytes(url) {
+    return fetch(url, { cache: "no-store" }).then(function (response) {
       if (!response.ok) {
         throw new Error("HTTP " + response.status + " for " + url);
       }
       return response.arrayBuffer();
     }).then(function (buffer) {
-      var bytes = new Uint8Array(buffer);
+      var bytes = new Uint8Array(buffer, 0, Math.min(2, buffer.byteLength));
       if (bytes.length > 1 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
-        var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-        return new Response(stream).text().then(JSON.parse);
+        var stream = new Blob([buffer]).stream().pipeThrough(new DecompressionStream("gzip"));
+        return new Response(stream).arrayBuffer();
       }
-      return JSON.parse(new TextDecoder().decode(bytes));
+      return buffer;
     });
+  }
+
+  /* A gzip-compressed JSON file. */
+  function fetchJson(url) {
+    return fetchBytes(url).then(function (buffer) { return JSON.parse(new TextDecoder().decode(buffer)); });
   }
 
   /* -- the view in the URL ---------------------------------------------------------------------- */
@@ -126,7 +139,16 @@
     });
     if (state.row !== null && state.row !== undefined) { params.set("row", state.row); }
     if (state.sql) { params.set("sql", state.sql); }
-    return "#" + params.toString();
+    var parts = [];
+    params.forEach(function (value, key) { parts.push(hashValue(key) + "=" + hashValue(value)); });
+    return "#" + parts.join("&");
+  }
+
+  /* A key or value of the hash, as URLSearchParams reads it back: percent-encoded, but "/" kept as
+   * it is (a fragment may hold it: #viewer=wow/train&row=train/0 reads better than wow%2Ftrain)
+   * and spaces as "+" (a "+" itself is %2B). Links written with %2F still read the same. */
+  function hashValue(text) {
+    return encodeURIComponent(text).replace(/%2F/g, "/").replace(/%20/g, "+");
   }
 
   /* -- search ------------------------------------------------------------------------------------ */
@@ -152,7 +174,7 @@
     if (!n) {
       return { count: 0 };
     }
-    var sorted = Float64Array.from(values).sort();
+    var sorted = (values instanceof Float64Array ? values : Float64Array.from(values)).sort();
     var sum = 0;
     for (var i = 0; i < n; i += 1) { sum += sorted[i]; }
     var mean = sum / n;
@@ -172,7 +194,7 @@
 
   function histogram(stats, title) {
     var box = make("div", "atlas-viewer-hist");
-    if (!stats.count) {
+    if (!stats.count || !stats.sorted) {
       return box;
     }
     var bins = [];
@@ -214,6 +236,7 @@
     this.state = null;
     this.matches = null;
     this.sqlTablesFor = null;
+    this.sqlLeftOut = [];
   }
 
   Viewer.prototype.start = function () {
@@ -308,12 +331,20 @@
     this.status.textContent = "Loading " + split.label + " (" + state.level + ")\u2026";
     var started = performance.now();
     return this.load(split, state.level).then(function (data) {
+      // only the level on screen is held: another one is fetched again when the reader opens it
+      Object.keys(self.cache).forEach(function (path) {
+        Object.keys(self.cache[path].levels).forEach(function (level) {
+          if (path !== split.path || level !== state.level) { delete self.cache[path].levels[level]; }
+        });
+      });
       self.state = state;
       self.data = data;
       self.split = split;
       self.build();
       self.refresh(true);
-      self.holder.setAttribute("data-viewer-state", "ready");
+      if (!self.sorting) { // else ready once the values sorted by are there
+        self.holder.setAttribute("data-viewer-state", "ready");
+      }
       self.holder.setAttribute("data-load-ms", String(Math.round(performance.now() - started)));
       if (state.sql) {
         self.sqlBox.open = true;
@@ -363,8 +394,11 @@
     return entry.manifest;
   };
 
+  /* A level's rows as the viewer holds them: per column the codes of its rows (a typed array, one to
+   * four bytes a row) and its sorted distinct values (the dictionary; a paged column's values are
+   * fetched a chunk at a time, for the rows on screen). The shards are fetched a few at a time and
+   * copied into the columns, so that no more than a few shards' bytes are alive at once. */
   Viewer.prototype.load = function (split, level) {
-    var self = this;
     var entry = this.cache[split.path] || (this.cache[split.path] = { levels: {}, html: {} });
     return this.manifest(split).then(function (manifest) {
       if (!entry.levels[level]) {
@@ -372,24 +406,8 @@
         if (!info) {
           throw new Error("no " + level + " level");
         }
-        entry.levels[level] = Promise.all(info.shards.map(function (shard) {
-          return fetchJson(siteRoot + split.path + shard.file);
-        })).then(function (parts) {
-          // One array per column, allocated at its final size (growing by push would over-allocate),
-          // each shard's column dropped once copied.
-          var columns = {};
-          info.columns.forEach(function (column) {
-            var merged = new Array(info.rows);
-            var at = 0;
-            parts.forEach(function (part) {
-              var values = part[column.name] || [];
-              for (var i = 0; i < values.length; i += 1) { merged[at + i] = values[i]; }
-              at += values.length;
-              delete part[column.name];
-            });
-            columns[column.name] = merged;
-          });
-          return { manifest: manifest, level: level, info: info, columns: columns, rows: info.rows, haystack: null };
+        entry.levels[level] = loadLevel(siteRoot + split.path, info).then(function (columns) {
+          return { manifest: manifest, level: level, info: info, columns: columns, rows: info.rows };
         });
       }
       return entry.levels[level];
@@ -399,10 +417,242 @@
     });
   };
 
+  var CODE_ARRAYS = { 1: Uint8Array, 2: Uint16Array, 4: Uint32Array };
+  var PARALLEL_FETCHES = 4;
+  /* Chunks of a paged column's dictionary kept at most (those of the rows on screen are kept). */
+  var PAGES_KEPT = 8;
+
+  /* Run ``task(item)`` (a promise) for every item, at most ``limit`` at a time. */
+  function eachLimited(items, limit, task) {
+    var next = 0;
+    function worker() {
+      if (next >= items.length) {
+        return Promise.resolve();
+      }
+      var item = items[next];
+      next += 1;
+      return task(item).then(worker);
+    }
+    var workers = [];
+    for (var k = 0; k < Math.min(limit, items.length); k += 1) { workers.push(worker()); }
+    return Promise.all(workers);
+  }
+
+  /* A column whose codes are not held for every row: a paged one (shown and sorted by, never
+   * searched or filtered) and a hidden number (the row's dialogue, read when a row is opened). It is
+   * written in small shards of its own, read for the rows on screen, or for every row when sorted by. */
+  function isLazy(c) {
+    return !!c.shards;
+  }
+
+  /* Where a shard's block of a column starts in the shard's bytes (each block padded to 4 bytes). */
+  function blockOffset(info, k, name) {
+    var offset = 0;
+    for (var c = 0; c < info.columns.length && info.columns[c].name !== name; c += 1) {
+      if (!isLazy(info.columns[c])) {
+        offset += Math.ceil((info.shards[k].rows * info.columns[c].bytes) / 4) * 4;
+      }
+    }
+    return offset;
+  }
+
+  /* Where each shard of ``shards`` starts, in rows. */
+  function shardStarts(shards) {
+    var starts = [];
+    var at = 0;
+    shards.forEach(function (shard) { starts.push(at); at += shard.rows; });
+    return starts;
+  }
+
+  function loadLevel(base, info) {
+    var columns = {};
+    var starts = shardStarts(info.shards);
+    var list = info.columns.map(function (c) {
+      var column = {
+        name: c.name, kind: c.kind, stored: c.stored, size: c.size, chunk: c.chunk, files: c.dictionary,
+        paged: !!c.paged, splitLengths: c.split_lengths || null, lazy: isLazy(c), Type: CODE_ARRAYS[c.bytes],
+        codes: isLazy(c) ? null : new CODE_ARRAYS[c.bytes](info.rows), dict: null, pages: {}, lower: null,
+        shardCodes: {}, base: base, rows: info.rows, shards: c.shards || null,
+        starts: c.shards ? shardStarts(c.shards) : null
+      };
+      columns[c.name] = column;
+      return column;
+    });
+    var held = list.filter(function (column) { return !column.lazy; });
+    var shards = eachLimited(info.shards.map(function (shard, k) { return k; }), PARALLEL_FETCHES, function (k) {
+      var shard = info.shards[k];
+      return fetchBytes(base + shard.file).then(function (buffer) {
+        held.forEach(function (column) {
+          column.codes.set(new column.Type(buffer, blockOffset(info, k, column.name), shard.rows), starts[k]);
+        });
+      });
+    });
+    var dictionaries = eachLimited(list.filter(function (c) { return !c.paged; }), PARALLEL_FETCHES, function (column) {
+      return Promise.all(column.files.map(function (file) { return fetchJson(base + file); })).then(function (parts) {
+        column.dict = [].concat.apply([], parts);
+      });
+    });
+    return Promise.all([shards, dictionaries]).then(function () { return columns; });
+  }
+
+  /* The shard holding ``row``. */
+  function shardOf(column, row) {
+    var low = 0;
+    var high = column.starts.length - 1;
+    while (low < high) {
+      var middle = (low + high + 1) >> 1;
+      if (column.starts[middle] <= row) { low = middle; } else { high = middle - 1; }
+    }
+    return low;
+  }
+
+  /* The code of a cell, or -1 while a lazy column's shard is not fetched. */
+  function codeAt(column, row) {
+    if (column.codes) {
+      return column.codes[row];
+    }
+    var k = shardOf(column, row);
+    var codes = column.shardCodes[k];
+    return codes && codes.values ? codes.values[row - column.starts[k]] : -1;
+  }
+
+  /* Fetch a lazy column's codes for ``rows`` (the shards holding them; the last SHARDS_KEPT kept).
+   * Resolves true once they are there, when some were not at first. */
+  var SHARDS_KEPT = 32;
+
+  function ensureCodes(column, rows) {
+    if (column.codes) {
+      return Promise.resolve(false);
+    }
+    var wanted = {};
+    rows.forEach(function (row) { wanted[shardOf(column, row)] = true; });
+    var kept = Object.keys(column.shardCodes).filter(function (k) { return !wanted[k]; });
+    kept.slice(0, Math.max(0, kept.length + Object.keys(wanted).length - SHARDS_KEPT)).forEach(function (k) {
+      delete column.shardCodes[k];
+    });
+    var waited = false;
+    return Promise.all(Object.keys(wanted).map(function (key) {
+      var k = Number(key);
+      var entry = column.shardCodes[k];
+      if (!entry) {
+        entry = column.shardCodes[k] = { values: null };
+        var base = column.base; // the split's directory, under the site's root
+        entry.ready = fetchBytes(base + column.shards[k].file).then(function (buffer) {
+          entry.values = new column.Type(buffer, 0, column.shards[k].rows);
+        }, function (error) { delete column.shardCodes[k]; throw error; });
+      }
+      waited = waited || entry.values === null;
+      return entry.ready;
+    })).then(function () { return waited; });
+  }
+
+  /* Every code of a lazy column (to sort by it): fetched once, then held like the others'. */
+  function loadAllCodes(column) {
+    if (!column.allCodes) {
+      var codes = new column.Type(column.rows);
+      var base = column.base; // the split's directory, under the site's root
+      column.allCodes = eachLimited(column.shards.map(function (shard, k) { return k; }), PARALLEL_FETCHES, function (k) {
+        return fetchBytes(base + column.shards[k].file).then(function (buffer) {
+          codes.set(new column.Type(buffer, 0, column.shards[k].rows), column.starts[k]);
+        });
+      }).then(function () {
+        column.codes = codes;
+        column.shardCodes = {};
+      }, function (error) {
+        column.allCodes = null;
+        throw error;
+      });
+    }
+    return column.allCodes;
+  }
+
+  /* A cell's value: null when missing, undefined while a lazy column's codes or a paged column's
+   * values are not fetched. */
+  function cell(column, row) {
+    var code = codeAt(column, row);
+    if (code === -1) {
+      return undefined;
+    }
+    if (code === column.size) {
+      return null;
+    }
+    if (column.dict) {
+      return column.dict[code];
+    }
+    var page = column.pages[Math.floor(code / column.chunk)];
+    return page && page.values ? page.values[code % column.chunk] : undefined;
+  }
+
+  /* A cell's value once its codes and values are fetched. */
+  function cellLater(column, row) {
+    return ensureCodes(column, [row]).then(function () {
+      return column.paged ? ensurePages(column, [row]) : null;
+    }).then(function () { return cell(column, row); });
+  }
+
+  /* Fetch the chunks of a paged column that ``rows`` show; forget those no row on screen needs
+   * beyond the last PAGES_KEPT. Resolves true once every chunk is there, when one was not at first. */
+  function ensurePages(column, rows) {
+    var wanted = {};
+    rows.forEach(function (row) {
+      var code = codeAt(column, row);
+      if (code !== column.size && code !== -1) { wanted[Math.floor(code / column.chunk)] = true; }
+    });
+    var kept = Object.keys(column.pages).filter(function (k) { return !wanted[k]; });
+    kept.slice(0, Math.max(0, kept.length + Object.keys(wanted).length - PAGES_KEPT)).forEach(function (k) {
+      delete column.pages[k];
+    });
+    var base = column.base; // the split's directory, under the site's root
+    var waited = false;
+    return Promise.all(Object.keys(wanted).map(function (k) {
+      var page = column.pages[k];
+      if (!page) {
+        page = column.pages[k] = { values: null };
+        page.ready = fetchJson(base + column.files[Number(k)]).then(function (values) { page.values = values; },
+          function (error) { delete column.pages[k]; throw error; });
+      }
+      waited = waited || page.values === null;
+      return page.ready;
+    })).then(function () { return waited; });
+  }
+
+  /* A column's distinct values as searched: lower-case, runs of spaces as one, lists joined. */
+  var SPACES = /\s\s|[\t\n\r\f\v\u00a0\u3000]/;
+  var LOWER_KEPT = 20000;
+
+  function lowered(column) {
+    if (column.lower) {
+      return column.lower;
+    }
+    var lower = column.dict.map(function (value) {
+      var text = (Array.isArray(value) ? value.join(" ") : String(value)).toLowerCase();
+      return SPACES.test(text) ? text.replace(/\s+/g, " ") : text;
+    });
+    // kept for the next search only where small: a copy of every text (the turns' 166,787 of the WoW
+    // train) would double the memory the level takes, for some 10 ms a search
+    if (column.size <= LOWER_KEPT) {
+      column.lower = lower;
+    }
+    return lower;
+  }
+
+  /* Which codes of a column hold ``needle`` (one byte per distinct value, and 0 for missing). */
+  function codesHolding(column, needle) {
+    var lower = lowered(column);
+    var hits = new Uint8Array(column.size + 1);
+    var any = false;
+    for (var k = 0; k < lower.length; k += 1) {
+      if (lower[k].indexOf(needle) !== -1) { hits[k] = 1; any = true; }
+    }
+    return any ? hits : null;
+  }
+
   /* -- the controls of a loaded level ----------------------------------------------------------- */
 
   Viewer.prototype.visibleColumns = function () {
-    return this.data.info.columns.filter(function (column) { return column.kind !== "hidden"; });
+    var columns = this.data.columns;
+    return this.data.info.columns.filter(function (column) { return column.kind !== "hidden"; })
+      .map(function (column) { return columns[column.name]; });
   };
 
   Viewer.prototype.build = function () {
@@ -496,14 +746,8 @@
     clear(this.filterBox);
     this.chips = [];
     this.visibleColumns().forEach(function (column) {
-      var values = self.data.columns[column.name];
       if (column.kind === "label" || column.kind === "labels") {
-        var totals = {};
-        values.forEach(function (value) {
-          (column.kind === "labels" ? value || [] : value === null ? [] : [value]).forEach(function (v) {
-            totals[v] = (totals[v] || 0) + 1;
-          });
-        });
+        var totals = valueCounts(column, codeCounts(column, null, self.data.rows));
         var names = Object.keys(totals);
         if (!names.length || names.length > 60) {
           return;
@@ -560,140 +804,193 @@
     });
   };
 
-  /* What a row is searched in: every string column of the row (its labels, ids and glosses too),
-   * lower-cased, runs of spaces as one; one array per column (no per-row copies: quicker, smaller). */
-  var SPACES = /\s\s|[\t\n\r\f\v\u00a0\u3000]/;
-
-  Viewer.prototype.haystack = function () {
-    var data = this.data;
-    if (data.haystack) {
-      return data.haystack;
+  /* How many rows of ``rows`` (all when null) have each code of ``column``. */
+  function codeCounts(column, rows, n) {
+    var counts = new Float64Array(column.size + 1);
+    var codes = column.codes;
+    if (rows === null) {
+      for (var i = 0; i < n; i += 1) { counts[codes[i]] += 1; }
+    } else {
+      for (var j = 0; j < rows.length; j += 1) { counts[codes[rows[j]]] += 1; }
     }
-    data.haystack = data.info.columns.filter(function (column) {
-      return column.kind !== "number" && column.name !== "_dialogue";
-    }).map(function (column) {
-      return data.columns[column.name].map(function (value) {
-        if (value === null || value === undefined) {
-          return null;
-        }
-        var text = (Array.isArray(value) ? value.join(" ") : String(value)).toLowerCase();
-        return SPACES.test(text) ? text.replace(/\s+/g, " ") : text;
-      });
-    });
-    return data.haystack;
-  };
-
-  /* True when row ``i`` holds ``needle`` in one of its columns. */
-  function rowHolds(hay, i, needle) {
-    for (var c = 0; c < hay.length; c += 1) {
-      var value = hay[c][i];
-      if (value !== null && value.indexOf(needle) !== -1) {
-        return true;
-      }
-    }
-    return false;
+    return counts;
   }
 
-  /* Rows that pass the search, the ranges and each label filter, as separate masks (for the chip counts). */
+  /* Value -> count, from the counts of a label or labels column's codes (a list counts under each label). */
+  function valueCounts(column, counts) {
+    var out = {};
+    for (var k = 0; k < column.size; k += 1) {
+      if (!counts[k]) { continue; }
+      var value = column.dict[k];
+      (Array.isArray(value) ? value : [value]).forEach(function (v) { out[v] = (out[v] || 0) + counts[k]; });
+    }
+    return out;
+  }
+
+  /* One byte per code of ``column``: 1 where ``test(value)`` holds (missing: 0). */
+  function codesWhere(column, test) {
+    var keep = new Uint8Array(column.size + 1);
+    for (var k = 0; k < column.size; k += 1) { keep[k] = test(column.dict[k]) ? 1 : 0; }
+    return keep;
+  }
+
+  /* Rows that pass the search, the ranges and each label filter, as separate masks (for the chip
+   * counts). Every test is made once per distinct value, then read per row through its code. */
   Viewer.prototype.masks = function () {
     var data = this.data;
     var n = data.rows;
     var state = this.state;
-    var base = new Uint8Array(n).fill(1);
-    var needles = parseQuery(state.q);
-    if (needles.length) {
-      var hay = this.haystack();
-      for (var i = 0; i < n; i += 1) {
-        for (var k = 0; k < needles.length; k += 1) {
-          if (!rowHolds(hay, i, needles[k])) { base[i] = 0; break; }
-        }
-      }
+    // one buffer for the level, reused by every refresh: allocating millions of bytes per click
+    // leaves the browser holding them long after (the evidence level of the full WoW train)
+    if (!this.baseBuffer || this.baseBuffer.length !== n) {
+      this.baseBuffer = new Uint8Array(n);
     }
-    Object.keys(state.ranges).forEach(function (name) {
-      var values = data.columns[name];
-      var range = state.ranges[name];
-      if (!values) { return; }
+    var base = this.baseBuffer.fill(1);
+    var searched = this.searchable();
+    parseQuery(state.q).forEach(function (needle) {
+      var hits = [];
+      var codes = [];
+      searched.forEach(function (column) {
+        var found = codesHolding(column, needle);
+        if (found) { hits.push(found); codes.push(column.codes); }
+      });
       for (var i = 0; i < n; i += 1) {
-        var v = values[i];
-        if (v === null || (range[0] !== null && v < range[0]) || (range[1] !== null && v > range[1])) { base[i] = 0; }
+        if (!base[i]) { continue; }
+        var ok = 0;
+        for (var c = 0; c < hits.length && !ok; c += 1) { ok = hits[c][codes[c][i]]; }
+        base[i] = ok;
+      }
+    });
+    Object.keys(state.ranges).forEach(function (name) {
+      var column = data.columns[name];
+      var range = state.ranges[name];
+      if (!column || !column.dict) { return; }
+      var keep = codesWhere(column, function (v) {
+        return !((range[0] !== null && v < range[0]) || (range[1] !== null && v > range[1]));
+      });
+      var codes = column.codes;
+      for (var i = 0; i < n; i += 1) {
+        if (!keep[codes[i]]) { base[i] = 0; }
       }
     });
     var facetMasks = {};
     Object.keys(state.facets).forEach(function (name) {
-      var values = data.columns[name];
-      if (!values) { return; }
+      var column = data.columns[name];
+      if (!column || !column.dict) { return; }
       var wanted = {};
       state.facets[name].forEach(function (v) { wanted[v] = true; });
-      var mask = new Uint8Array(n);
-      for (var i = 0; i < n; i += 1) {
-        var v = values[i];
+      var keep = codesWhere(column, function (v) {
         if (Array.isArray(v)) {
-          for (var j = 0; j < v.length; j += 1) { if (wanted[v[j]]) { mask[i] = 1; break; } }
-        } else if (v !== null && wanted[v]) {
-          mask[i] = 1;
+          for (var j = 0; j < v.length; j += 1) { if (wanted[v[j]]) { return true; } }
+          return false;
         }
-      }
-      facetMasks[name] = mask;
+        return wanted[v] === true;
+      });
+      facetMasks[name] = { keep: keep, codes: column.codes };
     });
     return { base: base, facets: facetMasks };
   };
 
+  /* True when row ``i`` passes every facet of ``facets`` (a list of {keep, codes}). */
+  function passes(facets, i) {
+    for (var f = 0; f < facets.length; f += 1) {
+      if (!facets[f].keep[facets[f].codes[i]]) { return false; }
+    }
+    return true;
+  }
+
+  /* The columns a search reads: every string column of the row (labels, ids and glosses too), but a
+   * paged one, whose values the browser does not hold. */
+  Viewer.prototype.searchable = function () {
+    var data = this.data;
+    return Object.keys(data.columns).map(function (name) { return data.columns[name]; }).filter(function (column) {
+      return column.stored !== "number" && !column.lazy;
+    });
+  };
+
   Viewer.prototype.refresh = function (first) {
-    var self = this;
     var t0 = performance.now();
     var data = this.data;
     var masks = this.masks();
-    var names = Object.keys(masks.facets);
-    var matches = [];
-    for (var i = 0; i < data.rows; i += 1) {
-      if (!masks.base[i]) { continue; }
-      var ok = true;
-      for (var f = 0; f < names.length && ok; f += 1) { ok = masks.facets[names[f]][i] === 1; }
-      if (ok) { matches.push(i); }
+    var facets = Object.keys(masks.facets).map(function (name) { return masks.facets[name]; });
+    var base = masks.base;
+    var n = data.rows;
+    if (facets.length) {
+      for (var i = 0; i < n; i += 1) {
+        if (base[i] && !passes(facets, i)) { base[i] = 2; } // 2: passes all but a facet (for the chips)
+      }
     }
-    this.sortRows(matches);
-    this.matches = matches;
+    this.matches = this.sortRows(base);
+    var count = this.matches.length;
     this.updateChips(masks);
     this.holder.setAttribute("data-refresh-ms", String(Math.round(performance.now() - t0)));
-    var pages = Math.max(1, Math.ceil(matches.length / PAGE_SIZE));
+    var pages = Math.max(1, Math.ceil(count / PAGE_SIZE));
     this.state.page = Math.min(Math.max(0, this.state.page), pages - 1);
     this.drawGrid();
-    this.count.textContent = fmt(matches.length) + " of " + fmt(data.rows) + " " + data.level + " rows match";
-    this.holder.setAttribute("data-matches", String(matches.length));
-    this.holder.setAttribute("data-rows", String(data.rows));
+    this.count.textContent = fmt(count) + " of " + fmt(n) + " " + data.level + " rows match";
+    this.holder.setAttribute("data-matches", String(count));
+    this.holder.setAttribute("data-rows", String(n));
     this.pageText.textContent = "page " + fmt(this.state.page + 1) + " of " + fmt(pages);
     this.prev.disabled = this.state.page === 0;
     this.next.disabled = this.state.page >= pages - 1;
-    this.status.textContent = "";
+    if (!this.sorting) { this.status.textContent = ""; }
     this.drawStats();
     this.saveHash(first);
   };
 
-  Viewer.prototype.sortRows = function (rows) {
-    var name = this.state.sort;
-    var values = name ? this.data.columns[name] : null;
-    if (!values) {
-      return;
-    }
-    var sign = this.state.desc ? -1 : 1;
-    var numeric = this.data.info.columns.some(function (c) { return c.name === name && c.kind === "number"; });
-    if (numeric) {
-      var keys = new Float64Array(this.data.rows);
-      for (var i = 0; i < keys.length; i += 1) { keys[i] = values[i] === null ? NaN : values[i]; }
-      rows.sort(function (a, b) {
-        var x = keys[a], y = keys[b];
-        if (x !== x || y !== y) { return x !== x ? (y !== y ? a - b : 1) : -1; } // missing last
-        return (x - y) * sign || a - b;
+  /* The rows whose byte in ``keep`` is 1, in the order of the sorted column (else in file order), in
+   * one array: a counting sort of their codes, which follow the order of the values; ties keep the
+   * rows' order and missing values come last either way. */
+  Viewer.prototype.sortRows = function (keep) {
+    var self = this;
+    var n = keep.length;
+    var count = 0;
+    for (var i = 0; i < n; i += 1) { count += keep[i] === 1 ? 1 : 0; }
+    var sorted = new Uint32Array(count);
+    var column = this.state.sort ? this.data.columns[this.state.sort] : null;
+    if (column && !column.codes) {
+      // a lazy column: its codes for every row are fetched first, then the rows sorted again
+      var data = this.data;
+      this.status.textContent = "Loading every value of " + column.name + " to sort by it\u2026";
+      this.holder.setAttribute("data-viewer-state", "loading");
+      this.sorting = true;
+      loadAllCodes(column).then(function () {
+        self.sorting = false;
+        if (self.data === data) {
+          self.refresh();
+          self.holder.setAttribute("data-viewer-state", "ready");
+        }
+      }, function (error) {
+        self.sorting = false;
+        self.status.textContent = "The values of " + column.name + " could not be loaded (" + error.message + ").";
+        self.holder.setAttribute("data-viewer-state", "ready");
       });
-    } else {
-      rows.sort(function (a, b) {
-        var x = values[a], y = values[b];
-        if (Array.isArray(x)) { x = x.join(", "); }
-        if (Array.isArray(y)) { y = y.join(", "); }
-        if (x === null || y === null) { return x === null ? (y === null ? a - b : 1) : -1; }
-        return (x < y ? -1 : x > y ? 1 : 0) * sign || a - b;
-      });
+      column = null;
     }
+    if (!column) {
+      for (var r = 0, at = 0; r < n; r += 1) {
+        if (keep[r] === 1) { sorted[at] = r; at += 1; }
+      }
+      return sorted;
+    }
+    var size = column.size;
+    var codes = column.codes;
+    var desc = this.state.desc;
+    var starts = new Uint32Array(size + 2);
+    for (var j = 0; j < n; j += 1) {
+      if (keep[j] !== 1) { continue; }
+      var code = codes[j];
+      starts[(code === size || !desc ? code : size - 1 - code) + 1] += 1;
+    }
+    for (var k = 1; k < starts.length; k += 1) { starts[k] += starts[k - 1]; }
+    for (var row = 0; row < n; row += 1) {
+      if (keep[row] !== 1) { continue; }
+      var c = codes[row];
+      var slot = c === size || !desc ? c : size - 1 - c;
+      sorted[starts[slot]] = row;
+      starts[slot] += 1;
+    }
+    return sorted;
   };
 
   Viewer.prototype.updateChips = function (masks) {
@@ -701,25 +998,21 @@
     var self = this;
     var counts = {};
     var names = Object.keys(masks.facets);
+    var base = masks.base; // 1: passes everything; 2: passes the search and ranges but a facet
     var columns = {};
     this.chips.forEach(function (chip) { columns[chip.column] = true; });
-    Object.keys(columns).forEach(function (column) {
-      var perValue = (counts[column] = {});
-      var values = data.columns[column];
+    Object.keys(columns).forEach(function (name) {
+      // rows passing every filter but this column's own
+      var others = names.filter(function (other) { return other !== name; }).map(function (other) {
+        return masks.facets[other];
+      });
+      var column = data.columns[name];
+      var perCode = new Float64Array(column.size + 1);
+      var codes = column.codes;
       for (var i = 0; i < data.rows; i += 1) {
-        if (!masks.base[i]) { continue; }
-        var ok = true;
-        for (var f = 0; f < names.length && ok; f += 1) {
-          if (names[f] !== column) { ok = masks.facets[names[f]][i] === 1; }
-        }
-        if (!ok) { continue; }
-        var v = values[i];
-        if (Array.isArray(v)) {
-          for (var j = 0; j < v.length; j += 1) { perValue[v[j]] = (perValue[v[j]] || 0) + 1; }
-        } else if (v !== null) {
-          perValue[v] = (perValue[v] || 0) + 1;
-        }
+        if (base[i] === 1 || (base[i] === 2 && passes(others, i))) { perCode[codes[i]] += 1; }
       }
+      counts[name] = valueCounts(column, perCode);
     });
     this.chips.forEach(function (chip) {
       var n = (counts[chip.column] || {})[chip.value] || 0;
@@ -762,16 +1055,20 @@
     this.table.appendChild(head);
     var tbody = make("tbody");
     var start = this.state.page * PAGE_SIZE;
-    var idColumn = data.info.id;
-    this.matches.slice(start, start + PAGE_SIZE).forEach(function (rowIndex) {
+    var idColumn = data.columns[data.info.id];
+    var shown = Array.prototype.slice.call(this.matches.subarray(start, start + PAGE_SIZE));
+    var waiting = [];
+    shown.forEach(function (rowIndex) {
       var tr = make("tr", "atlas-viewer-row");
       tr.tabIndex = 0;
-      var id = data.columns[idColumn][rowIndex];
+      var id = cell(idColumn, rowIndex);
       tr.setAttribute("data-row", String(rowIndex));
       tr.setAttribute("data-id", String(id));
       columns.forEach(function (column) {
-        var value = data.columns[column.name][rowIndex];
-        var text = Array.isArray(value) ? value.join(", ") : value === null ? "" : column.kind === "number" ? fmt(value) : String(value);
+        var value = cell(column, rowIndex);
+        if (value === undefined && waiting.indexOf(column) === -1) { waiting.push(column); }
+        var text = value === undefined ? "\u2026" : Array.isArray(value) ? value.join(", ") : value === null ? ""
+          : column.kind === "number" ? fmt(value) : String(value);
         var td = make("td", "atlas-viewer-" + column.kind, text.length > 160 ? text.slice(0, 159) + "\u2026" : text);
         if (text.length > 160) { td.title = text; }
         tr.appendChild(td);
@@ -784,6 +1081,22 @@
       tbody.appendChild(tr);
     });
     this.table.appendChild(tbody);
+    this.holder.setAttribute("data-grid-waiting", String(waiting.length));
+    // the codes of lazy columns and the values of paged ones for these rows: fetched, then the same
+    // page drawn again
+    var matches = this.matches;
+    var page = this.state.page;
+    columns.filter(function (column) { return column.lazy; }).forEach(function (column) {
+      ensureCodes(column, shown).then(function (fetchedCodes) {
+        return ensurePages(column, shown).then(function (fetched) { return fetched || fetchedCodes; });
+      }).then(function (fetched) {
+        if (fetched && self.matches === matches && self.state.page === page) {
+          self.drawGrid();
+        }
+      }, function (error) {
+        self.status.textContent = "The values of " + column.name + " could not be loaded (" + error.message + ").";
+      });
+    });
   };
 
   Viewer.prototype.saveHash = function (first) {
@@ -800,13 +1113,23 @@
   Viewer.prototype.openRow = function (id) {
     var data = this.data;
     var ids = data.columns[data.info.id];
-    var at = ids.indexOf(id);
+    var at = -1;
+    var code = ids.dict && ids.codes ? ids.dict.indexOf(id) : -1;
+    for (var i = 0; code !== -1 && i < data.rows && at === -1; i += 1) {
+      if (ids.codes[i] === code) { at = i; }
+    }
     if (at === -1) {
       // an id of a record the row groups (a KILT example), searched among the row's ids
-      var hay = this.haystack();
       var needle = String(id).toLowerCase();
-      for (var i = 0; i < data.rows && at === -1; i += 1) {
-        if (rowHolds(hay, i, needle)) { at = i; }
+      var hits = [];
+      this.searchable().forEach(function (column) {
+        var found = codesHolding(column, needle);
+        if (found) { hits.push([found, column.codes]); }
+      });
+      for (var j = 0; j < data.rows && at === -1 && hits.length; j += 1) {
+        for (var c = 0; c < hits.length; c += 1) {
+          if (hits[c][0][hits[c][1][j]]) { at = j; break; }
+        }
       }
     }
     if (at === -1) {
@@ -821,16 +1144,23 @@
   Viewer.prototype.openRowAt = function (rowIndex) {
     var self = this;
     var data = this.data;
-    var dialogue = data.columns._dialogue[rowIndex];
-    var id = data.columns[data.info.id][rowIndex];
+    var id = cell(data.columns[data.info.id], rowIndex);
+    this.state.row = String(id);
+    this.saveHash();
+    return cellLater(data.columns._dialogue, rowIndex).then(function (dialogue) {
+      return self.showDialogue(dialogue, id);
+    });
+  };
+
+  Viewer.prototype.showDialogue = function (dialogue, id) {
+    var self = this;
+    var data = this.data;
     var entry = this.cache[this.split.path];
     var per = data.manifest.html.per_shard;
     var shard = Math.floor(dialogue / per);
     if (!entry.html[shard]) {
       entry.html[shard] = fetchJson(siteRoot + this.split.path + data.manifest.html.shards[shard]);
     }
-    this.state.row = String(id);
-    this.saveHash();
     return entry.html[shard].then(function (list) {
       clear(self.detail);
       self.detail.hidden = false;
@@ -867,30 +1197,41 @@
       "Numbers: min, max, mean, median, standard deviation (n \u2212 1) and a histogram; text and lists: their lengths; " +
       "labels: every value with its count."));
     this.visibleColumns().forEach(function (column) {
-      var values = data.columns[column.name];
       var box = make("div", "atlas-viewer-stat");
       box.setAttribute("data-column", column.name);
       box.setAttribute("data-kind", column.kind);
       box.appendChild(make("div", "atlas-viewer-stat-title", column.name + " (" + column.kind + ")"));
-      var numbers = [];
-      var missing = 0;
+      var perCode = column.paged ? null : codeCounts(column, rows.length === data.rows ? null : rows, data.rows);
+      var missing = perCode ? perCode[column.size] : 0;
       var counts = {};
-      rows.forEach(function (i) {
-        var v = values[i];
-        if (v === null || v === undefined) { missing += 1; return; }
-        if (column.kind === "number") {
-          numbers.push(v);
-        } else if (column.kind === "labels") {
-          numbers.push(v.length);
-          v.forEach(function (item) { counts[item] = (counts[item] || 0) + 1; });
-        } else if (column.kind === "label") {
-          counts[v] = (counts[v] || 0) + 1;
+      var numbers = null;
+      if (column.paged) {
+        // its values are not held here: the lengths over the split were computed with the files
+        if (rows.length === data.rows && column.splitLengths) {
+          numbers = column.splitLengths;
         } else {
-          numbers.push(codePoints(v));
+          box.appendChild(make("div", "atlas-viewer-stat-summary", "not computed for a filter: " + fmt(column.size) +
+            " distinct values, fetched only for the rows on screen"));
+          self.statsBody.appendChild(box);
+          return;
         }
-      });
+      } else {
+        if (column.kind === "label" || column.kind === "labels") {
+          counts = valueCounts(column, perCode);
+        }
+        if (column.kind !== "label") {
+          var measure = column.kind === "number" ? function (v) { return v; }
+            : column.kind === "labels" ? function (v) { return v.length; } : codePoints;
+          numbers = new Float64Array(rows.length - missing);
+          for (var k = 0, at = 0; k < column.size; k += 1) {
+            if (!perCode[k]) { continue; }
+            numbers.fill(measure(column.dict[k]), at, at + perCode[k]);
+            at += perCode[k];
+          }
+        }
+      }
       if (column.kind !== "label") {
-        var stats = describe(numbers);
+        var stats = numbers.length === undefined ? numbers : describe(numbers);
         ["count", "min", "max", "mean", "median", "std"].forEach(function (key) {
           if (stats[key] !== undefined && stats[key] !== null) { box.setAttribute("data-" + key, String(stats[key])); }
         });
@@ -1023,37 +1364,69 @@
     this.body.appendChild(box);
   };
 
-  /* The split's three levels as DuckDB tables (again when the split changes). */
+  function sqlName(name) {
+    return '"' + String(name).replace(/"/g, '""') + '"';
+  }
+
+  /* The split's three levels as DuckDB views (again when the split changes). DuckDB gets what the
+   * grid holds, as it holds it: per level a table of the columns' codes (integers) and per column a
+   * table of its distinct values; the view joins them, so a text shown at many rows is stored once
+   * there too. A level not on screen is loaded for this, then let go here (DuckDB keeps its copy). */
   Viewer.prototype.sqlTables = function (engine) {
     var self = this;
     var split = this.split;
     if (this.sqlTablesFor === split.path) {
       return Promise.resolve();
     }
-    var levels = Object.keys(this.data.manifest.levels);
-    return Promise.all(levels.map(function (level) { return self.load(split, level); })).then(function (datas) {
-      var chain = Promise.resolve();
-      datas.forEach(function (data) {
-        chain = chain.then(function () {
-          var columns = data.info.columns.filter(function (c) {
-            return c.kind !== "hidden" && data.columns[c.name].some(function (v) { return v !== null; });
-          });
-          // An Arrow table built column by column with the grid's kinds: no type guessed from the values.
-          var Arrow = window.Arrow;
-          var vectors = {};
-          columns.forEach(function (c) {
-            var type = c.kind === "number" ? new Arrow.Float64()
-              : c.kind === "labels" ? new Arrow.List(new Arrow.Field("item", new Arrow.Utf8(), true)) : new Arrow.Utf8();
-            vectors[c.name] = Arrow.vectorFromArray(data.columns[c.name], type);
-          });
-          var table = new Arrow.Table(vectors);
-          return engine.conn.query("DROP TABLE IF EXISTS " + data.level).then(function () {
-            return engine.conn.insertArrowTable(table, { name: data.level });
-          });
+    var Arrow = window.Arrow;
+    var chain = Promise.resolve();
+    this.sqlLeftOut = [];
+    Object.keys(this.data.manifest.levels).forEach(function (level) {
+      chain = chain.then(function () { return self.load(split, level); }).then(function (data) {
+        var prefix = "_" + level;
+        var statements = ["DROP VIEW IF EXISTS " + level, "DROP TABLE IF EXISTS " + level];
+        var inserts = [];
+        var codes = {};
+        var selects = [];
+        var joins = [];
+        data.info.columns.forEach(function (info, k) {
+          var column = data.columns[info.name];
+          if (info.kind === "hidden" || column.size === 0) {
+            return; // a column with no value at all (a label no row of this split carries) is not offered
+          }
+          if (column.lazy) {
+            self.sqlLeftOut.push(level + "." + info.name);
+            return;
+          }
+          codes["c" + k] = Arrow.makeVector(column.codes);
+          var type = info.stored === "number" ? new Arrow.Float64()
+            : info.stored === "labels" ? new Arrow.List(new Arrow.Field("item", new Arrow.Utf8(), true)) : new Arrow.Utf8();
+          var positions = new Int32Array(column.size);
+          for (var p = 0; p < column.size; p += 1) { positions[p] = p; }
+          var table = prefix + "_" + k;
+          statements.push("DROP TABLE IF EXISTS " + table);
+          inserts.push([new Arrow.Table({ code: Arrow.makeVector(positions), value: Arrow.vectorFromArray(column.dict, type) }), table]);
+          selects.push("d" + k + ".value AS " + sqlName(info.name));
+          joins.push(" LEFT JOIN " + table + " d" + k + " ON d" + k + ".code = c.c" + k);
+        });
+        statements.push("DROP TABLE IF EXISTS " + prefix);
+        inserts.push([new Arrow.Table(codes), prefix]);
+        var run = Promise.resolve();
+        statements.forEach(function (sql) { run = run.then(function () { return engine.conn.query(sql); }); });
+        inserts.forEach(function (pair) {
+          run = run.then(function () { return engine.conn.insertArrowTable(pair[0], { name: pair[1] }); });
+        });
+        return run.then(function () {
+          return engine.conn.query("CREATE VIEW " + level + " AS SELECT " + selects.join(", ") + " FROM " + prefix + " c" +
+            joins.join(""));
+        }).then(function () {
+          if (level !== self.state.level) {
+            delete self.cache[split.path].levels[level];
+          }
         });
       });
-      return chain.then(function () { self.sqlTablesFor = split.path; });
     });
+    return chain.then(function () { self.sqlTablesFor = split.path; });
   };
 
   function csvCell(value) {
@@ -1118,7 +1491,8 @@
       self.download.setAttribute("download", self.split.dataset + "-" + self.split.split + "-query.csv");
       self.download.hidden = false;
       self.sqlStatus.textContent = fmt(rows.length) + " rows" + (rows.length > 500 ? " (the first 500 shown; the CSV has all)" : "") +
-        " in " + fmt(Math.round(performance.now() - started)) + " ms.";
+        " in " + fmt(Math.round(performance.now() - started)) + " ms." + (self.sqlLeftOut.length ? " Left out of the tables, " +
+        "having too many distinct values to load here: " + self.sqlLeftOut.join(", ") + "." : "");
       self.holder.setAttribute("data-sql-state", "done");
       self.holder.setAttribute("data-sql-rows", String(rows.length));
     }, function (error) {

@@ -27,7 +27,7 @@ import random
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..loading import DEMO, SYNTHETIC
@@ -36,6 +36,9 @@ from ..sources import get_source
 from . import render_dialogue
 from ._html import SafeHTML, esc, json_for_script, stylesheet
 from .explorer_fields import columns, facets, search_words
+
+if TYPE_CHECKING:
+    from ..viewer import SplitRows
 
 #: Bytes of embedded data (the compressed, base64-encoded items) one explorer may add to a page.
 DEFAULT_BUDGET = 1_500_000
@@ -73,9 +76,14 @@ def explorer_label(dialogue: Dialogue, width: int = 70) -> str:
 def item_key(dialogue: Dialogue, index: int, *, by_id: bool = True) -> str:
     """The permalink of one item: ``dataset/split/id``, the record's own id (URL-quoted), as headings
     show it. With ``by_id=False`` (a split whose ids repeat), ``dataset/split/@index``: ``@12`` is
-    ``utils.load(dataset, split)[12]``."""
+    ``utils.load(dataset, split)[12]``.
+
+    A ``/`` in an id stays as it is (``wow/train/train/0``, readable in the address bar; everything
+    after the split is the id, so the key still parses); ``%``, ``#``, spaces, quotes and the like
+    are escaped, and so is ``@``, which would otherwise read as a position. Links written before,
+    with the slash escaped (``train%2F0``), name the same item."""
     if by_id:
-        return f"{dialogue.dataset}/{dialogue.split}/{quote(str(dialogue.id), safe='')}"
+        return f"{dialogue.dataset}/{dialogue.split}/{quote(str(dialogue.id), safe='/')}"
     return f"{dialogue.dataset}/{dialogue.split}/@{index}"
 
 
@@ -406,6 +414,40 @@ def _facet_notes(parts: Sequence[_Part], names: Sequence[str]) -> dict[str, str]
 VIEWER_PATH = "_viewer"
 
 
+def viewer_rows(
+    dialogues: Sequence[Dialogue],
+    *,
+    glosses: Mapping[str, str] | None = None,
+    text_of: Callable[[Dialogue], str] | None = None,
+) -> SplitRows:
+    """One split's rows as the book's data viewer shows them: the three levels of
+    :func:`utils.viewer.split_rows` with the dataset's facets, columns, search words and English
+    glosses, grouped as the dataset groups them (:func:`utils.render.viewer_fields.dataset_rows`).
+    ``text_of`` is the dialogue's search text (by default the dataset's own)."""
+    from ..glosses import english
+    from ..sources import get_source
+    from ..viewer import split_rows
+    from .viewer_fields import dataset_rows
+
+    if not len(dialogues):
+        raise ValueError("a split without dialogues has no rows to show")
+    dataset = dialogues[0].dataset
+    searched = text_of or _dataset_search_text
+
+    def search(dialogue: Dialogue) -> str:
+        return " ".join([str(dialogue.id), searched(dialogue), *search_words(dialogue, glosses)])
+
+    rows = split_rows(
+        dialogues,
+        label_keys=get_source(dataset).label_keys,
+        facets=facets,
+        columns=columns,
+        search_text=search,
+        english=(lambda text: english(text, glosses)) if glosses else None,
+    )
+    return dataset_rows(dataset, dialogues, rows)
+
+
 def _write_viewer(
     parts: Sequence[_Part],
     render: Callable[..., str],
@@ -415,10 +457,9 @@ def _write_viewer(
 ) -> list[dict[str, str]]:
     """Write every split's data files for the book's data viewer (during a book build: see
     :func:`utils.viewer.viewer_dir`) and return where they are, for viewer.js."""
-    from ..glosses import english
     from ..sources import get_source
-    from ..viewer import split_rows, viewer_dir, write_split
-    from .viewer_fields import dataset_rows, example_queries
+    from ..viewer import viewer_dir, write_split
+    from .viewer_fields import example_queries
 
     directory = viewer_dir()
     if directory is None:
@@ -432,20 +473,7 @@ def _write_viewer(
                        "path": f"{VIEWER_PATH}/{dataset}/{name}/"})
     for part, entry in zip([p for p in parts if len(p.dialogues)], splits, strict=True):
         dataset = entry["dataset"]
-
-        def search(dialogue: Dialogue) -> str:
-            words = [str(dialogue.id), text_of(dialogue), *search_words(dialogue, glosses)]
-            return " ".join(words)
-
-        rows = split_rows(
-            part.dialogues,
-            label_keys=get_source(dataset).label_keys,
-            facets=facets,
-            columns=columns,
-            search_text=search,
-            english=(lambda text: english(text, glosses)) if glosses else None,
-        )
-        rows = dataset_rows(dataset, part.dialogues, rows)
+        rows = viewer_rows(part.dialogues, glosses=glosses, text_of=text_of)
         source = get_source(dataset)
         write_split(
             directory / dataset / entry["split"],
@@ -593,4 +621,5 @@ __all__ = [
     "json_for_script",
     "sample_order",
     "static_explorer",
+    "viewer_rows",
 ]
