@@ -569,9 +569,14 @@ def turn_labels_table(turn: Turn, provenance: Provenance) -> Table:
 
 def evidence_table(split: LoadedSplit, dialogue_index: int, turn_index: int) -> Table:
     """The passage candidates of one system utterance as the atlas stores them (one row per evidence)."""
-    frame = split.evidence().query("dialogue_index == @dialogue_index and turn_index == @turn_index")
+    # One dialogue rebuilt, not the split's evidence spelt out: on the full-size train that took a
+    # gigabyte of the chapter's kernel to show a hundred rows.
+    turn = next(turn for turn in split[dialogue_index].turns if turn.index == turn_index)
+    frame = pd.DataFrame(
+        [(item.id, item.title, item.text, item.selected) for item in turn.evidence],
+        columns=["id", "title", "text", "selected"],
+    )
     frame = frame.assign(title=frame["title"].fillna(EMPTY), text=frame["text"].fillna(EMPTY))
-    frame = frame[["id", "title", "text", "selected"]]
     return tables.table(
         frame,
         labels={"id": "Passage id", "title": "Document title", "text": "Passage text", "selected": "Selected"},
