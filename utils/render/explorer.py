@@ -78,7 +78,7 @@ def item_key(dialogue: Dialogue, index: int, *, by_id: bool = True) -> str:
     show it. With ``by_id=False`` (a split whose ids repeat), ``dataset/split/@index``: ``@12`` is
     ``utils.load(dataset, split)[12]``.
 
-    A ``/`` in an id stays as it is (``wow/train/train/0``, readable in the address bar; everything
+    A ``/`` in an id stays as it is (``<dataset>/train/train/0``, readable in the address bar; everything
     after the split is the id, so the key still parses); ``%``, ``#``, spaces, quotes and the like
     are escaped, and so is ``@``, which would otherwise read as a position. Links written before,
     with the slash escaped (``train%2F0``), name the same item."""
