@@ -691,19 +691,7 @@ def _check_hostile_explorer(browser: Any, dialogues: list[Dialogue], render: Any
         "/explorer.js": ("text/javascript", (STATIC / "explorer.js").read_text(encoding="utf-8")),
         "/explorer.css": ("text/css", (STATIC / "explorer.css").read_text(encoding="utf-8")),
     }
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-
-    def serve(route: Any) -> None:
-        found = files.get(urlsplit(route.request.url).path)
-        if found is None:
-            route.abort()
-        else:
-            route.fulfill(status=200, content_type=found[0], body=found[1])
-
-    context.route("**/*", serve)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(error.message))
+    context, page, errors = _fixture_page(browser, files)
     page.on("dialog", lambda dialog: (errors.append(dialog.message), dialog.dismiss()))
     try:
         page.goto("http://atlas.fixture/fixture.html", wait_until="load")
@@ -767,19 +755,7 @@ def test_permalinks_keep_an_id_s_slash_readable_and_old_links_still_open(browser
         "/fixture.html": ("text/html", document),
         "/explorer.js": ("text/javascript", (STATIC / "explorer.js").read_text(encoding="utf-8")),
     }
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-
-    def serve(route: Any) -> None:
-        found = files.get(urlsplit(route.request.url).path)
-        if found is None:
-            route.abort()
-        else:
-            route.fulfill(status=200, content_type=found[0], body=found[1])
-
-    context.route("**/*", serve)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(error.message))
+    context, page, errors = _fixture_page(browser, files)
     try:
         page.goto("http://atlas.fixture/fixture.html#wow/test/train/1", wait_until="load")
         explorer = page.locator("[data-atlas-explorer]")
@@ -809,3 +785,22 @@ def test_static_assets_are_our_own() -> None:
         assert (STATIC / name).is_file()
         if SITE.is_dir():
             assert (SITE / "_static" / name).is_file(), f"{name} is not in the built site's _static"
+
+
+def _fixture_page(browser: Any, files: dict[str, tuple[str, str]]) -> tuple[Any, Any, list[str]]:
+    """A page whose requests are answered from ``files`` (path -> content type and body), any other
+    request refused, and the list its script errors are collected in."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+
+    def serve(route: Any) -> None:
+        found = files.get(urlsplit(route.request.url).path)
+        if found is None:
+            route.abort()
+        else:
+            route.fulfill(status=200, content_type=found[0], body=found[1])
+
+    context.route("**/*", serve)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(error.message))
+    return context, page, errors
