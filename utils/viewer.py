@@ -101,7 +101,8 @@ def column_kind(series: pd.Series, name: str, forced: Mapping[str, str] | None =
     if len(values) and all(isinstance(v, list | tuple) for v in values[:200]):
         return "labels"
     if isinstance(series.dtype, pd.CategoricalDtype):  # judged on its distinct values, not row by row
-        used = series.cat.categories[np.unique(series.cat.codes.to_numpy()[series.cat.codes.to_numpy() >= 0])]
+        codes = series.cat.codes.to_numpy()
+        used = series.cat.categories[np.unique(codes[codes >= 0])]
         strings = pd.Series([str(value) for value in used], dtype=object)
         if len(strings) <= LABEL_LIMIT and len(strings) < max(len(values), 1) and strings.str.len().max() <= 80:
             return "label"
@@ -384,7 +385,7 @@ def _evidence_frame(split: Any) -> pd.DataFrame:
 
 def _categorical(values: pa.Array | pa.ChunkedArray, positions: np.ndarray) -> pd.Categorical:
     """``values[positions]`` as a pandas Categorical: each distinct value held once (a null is missing)."""
-    codes, distinct = pd.factorize(np.asarray(values.to_pylist(), dtype=object))
+    codes, distinct = pd.factorize(values.to_numpy(zero_copy_only=False))
     return pd.Categorical.from_codes(codes[positions] if len(positions) else codes[:0], categories=distinct)
 
 
