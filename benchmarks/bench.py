@@ -6,8 +6,8 @@ Run ``python -m benchmarks.bench`` (``make bench``). Per dataset, side by side i
   of every line), the floor any loader is measured against;
 * ``json.load (gc off)``: the same with the cyclic garbage collector paused, the floor without the
   collector's repeated scans of millions of new objects;
-* ``C parser (gc off)``: ``msgspec.json.decode`` (or ``orjson.loads``) of the same bytes, collector
-  paused: a floor no pure-Python loader reaches (a benchmark-only dependency, in the ``dev`` extra);
+* ``C parser (gc off)``: ``msgspec.json.decode`` of the same bytes, collector
+  paused: a floor no pure-Python loader reaches;
 * ``json.load (every file read)``: for a dataset whose load reads more than its split's file (WISE
   reads its document collection to give each candidate passage its text), a bare parse of every file
   the first load opened, the floor for all it has to read;
@@ -239,14 +239,8 @@ def _step_c_parser(task: dict[str, Any]) -> str:
 
 
 def _c_decoder() -> tuple[Callable[[bytes], Any], str]:
-    try:
-        import msgspec
-    except ImportError:
-        try:
-            import orjson
-        except ImportError:
-            raise ImportError("skipped: neither msgspec nor orjson is installed (pip install -e '.[dev]')") from None
-        return orjson.loads, "orjson.loads"
+    import msgspec  # a dependency of the atlas (its cache's JSON texts)
+
     return msgspec.json.decode, "msgspec.json.decode"
 
 

@@ -538,6 +538,32 @@ def test_passages_are_shared_across_batches_and_origins_grow_between_them(monkey
     assert evidence.column("dialogue_id").to_pylist() == ["d"] * 5
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"score": float("nan"), "words": ["null", "nullable"]},  # msgspec would write NaN as null
+        {"big": 10**40, "small": -(2**63) - 1, "float": 1e-300, "negative zero": -0.0},
+        {"text": "Ünïcode \U0001f600 \u2028 \"quoted\" \\ back\nslash \x00", "nested": [[[{"a": []}]]]},
+        {"none": None, "bools": [True, False], "empty": {}, "list": []},
+    ],
+    ids=["nan", "numbers", "text", "null"],
+)
+def test_stored_json_texts_read_back_as_written(raw: dict) -> None:
+    dialogue = Dialogue(
+        id="d",
+        dataset="wow",
+        split="train",
+        turns=[Turn(0, SEEKER, "s", "hi", [], {"label": ["x"]}, raw)],
+        meta=dict(raw),
+    )
+    tables = _cache.build_in_memory([dialogue])
+    (back,) = _cache.rebuild_dialogues(tables, 0, 1)
+    # json.dumps writes NaN as NaN (not valid JSON, but the value): texts compare where values cannot.
+    assert json.dumps(back.turns[0].raw) == json.dumps(raw)
+    assert json.dumps(back.meta) == json.dumps(raw)
+    assert [type(value) for value in back.turns[0].raw.values()] == [type(value) for value in raw.values()]
+
+
 def test_the_memory_of_distinct_passages_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_cache, "_BATCH_DIALOGUES", 1)
     dialogues = [_shown("a", "b", "c"), _shown("a", "b"), _shown("c", "a")]

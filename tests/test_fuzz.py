@@ -608,6 +608,30 @@ def test_json_list_unpaired_surrogate_is_a_data_error(tmp_path: Path) -> None:
     assert [element for _, element in iter_json_list(path)] == [{"b": "\U0001f600 \\ud800"}]
 
 
+@pytest.mark.parametrize(("chunk", "refill"), [(5, 0), (7, 3), (64, 1 << 20), (1 << 22, 1 << 20)])
+def test_json_list_elements_cut_by_the_window_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int, refill: int
+) -> None:
+    from utils.formats import _io
+
+    # Tiny windows cut strings, numbers, escapes and multi-byte characters; each element still reads as
+    # json.load reads it, whether the window is filled up before an element or only once it is cut.
+    monkeypatch.setattr(_io, "_CHUNK_BYTES", chunk)
+    monkeypatch.setattr(_io, "_REFILL_CHARS", refill)
+    elements = [
+        {"text": "caf\u00e9 \U0001f600 " * 3, "number": -12345.678e-3, "list": [1, [2, [3]]], "none": None},
+        [],
+        "\"quoted\" back\\slash",
+        12345678901234567890,
+        {"deep": [[[[{"x": True}]]]], "pair": "\U0001f600 written as two escapes"},
+    ]
+    path = tmp_path / "train.json"
+    path.write_text(json.dumps(elements, indent=1), encoding="utf-8")
+    assert [element for _, element in _io.iter_json_list(path)] == elements
+    path.write_text(json.dumps(elements, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    assert [element for _, element in _io.iter_json_list(path)] == elements
+
+
 def test_loading_a_file_with_an_unpaired_surrogate_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import utils
 

@@ -170,6 +170,26 @@ def test_the_columnar_path_stores_each_passage_once_and_gives_the_same_records(
     assert len(distinct) < tables.passages.num_rows <= shown
 
 
+def test_small_columnar_batches_are_written_as_batches_of_the_usual_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from utils import _cache
+    from utils.datasets.wow import parser
+
+    # The parser hands over one dialogue at a time; the cache writes record batches of three.
+    monkeypatch.setattr(parser, "_COLUMN_BATCH", 1)
+    monkeypatch.setattr(_cache, "_BATCH_DIALOGUES", 3)
+    path = _write(tmp_path, [_dialogue() for _ in range(7)])
+    expected = list(parser.parse(path, split="train"))
+    tables = _cache.build_in_memory(parser.parse_columns(path, split="train"))
+    batches = {name: getattr(tables, name).column(0).num_chunks for name in ("dialogues", "turns", "evidence")}
+    assert batches == {"dialogues": 3, "turns": 3, "evidence": 3}
+    assert tables.dialogues.column(0).chunk(0).to_pylist() == ["train/0", "train/1", "train/2"]
+    assert tables.raw.num_rows == tables.turns.num_rows
+    assert _cache.rebuild_dialogues(tables, 0, 7) == expected
+    assert _cache.rebuild_dialogues(tables, 2, 5) == expected[2:5]
+
+
 def test_raw_wizard_first_sees_only_the_topic(tmp_path: Path) -> None:
     record = _dialogue(
         dialog=[

@@ -36,6 +36,9 @@ _LONE_SURROGATE = re.compile(  # both branches start with the literal "\\u", so 
 #: rare, and a few megabytes so that memory stays flat.
 _CHUNK_BYTES = 1 << 22
 _WHITESPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace, no more (``\s`` would take more)
+#: The window is filled up again before an element is decoded when less than this is left: a record
+#: cut by the window's end costs a failed decode, whose error message alone counts the window's lines.
+_REFILL_CHARS = 1 << 20
 #: A decode error this close to the end of the window may only mean that the record goes on past it
 #: (the longest token that can be cut without an "Unterminated string" error is ``-Infinity``).
 _CUT_MARGIN = 16
@@ -144,6 +147,8 @@ MAX_JSON_DEPTH = 100
 
 def _decode_element(window: _TextWindow, path: Path, index: int) -> Any:
     """Decode the element starting at ``window.pos``, reading on while it runs past the window."""
+    if len(window.text) - window.pos < _REFILL_CHARS:
+        window.more()
     while True:
         start, text = window.pos, window.text
         try:

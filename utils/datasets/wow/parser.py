@@ -360,8 +360,9 @@ def _parlai_title(passage_title: str, key_title: str, titles: list[str]) -> str:
 
 # -- the columnar path: what the cache stores, without an Evidence object per sentence -----------------
 
-#: Dialogues handed to the cache at a time.
-_COLUMN_BATCH = 128
+#: Dialogues handed to the cache at a time: few, so that their decoded JSON is still in the processor's
+#: cache when their columns are built (the cache joins them into batches of its usual size).
+_COLUMN_BATCH = 16
 #: Sentences of distinct passages remembered to find repeats, at most (then it starts afresh, costing
 #: only some sharing): about 50 MB of text. The full-size synthetic train has 216 thousand.
 _REMEMBERED_SENTENCES = 1 << 19
