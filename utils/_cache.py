@@ -147,6 +147,7 @@ _SCHEMAS = {
 }
 #: The columns of an evidence row as :meth:`utils.loading.LoadedSplit.evidence` shows them: the stored
 #: ones, with ``passage`` resolved to its text, title and metadata (JSON text) and the dialogue's id.
+_STRING = pa.string()
 EVIDENCE_COLUMNS = ("dialogue_index", "dialogue_id", "turn_index", "id", "text", "title", "origin", "selected", "meta")
 
 
@@ -1114,35 +1115,40 @@ def take_sorted(column: pa.ChunkedArray, positions: np.ndarray) -> list[Any]:
     return values
 
 
-def passage_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
-    """The passage column ``name`` spelt out per evidence row (a copy of each text per row).
+def passage_column(tables: CachedTables, name: str, text_type: pa.DataType = _STRING) -> pa.ChunkedArray:
+    """The passage column ``name`` spelt out per evidence row (a copy of each text per row), as
+    ``text_type`` (``string`` or ``large_string``).
 
     Spelt out by casting dictionary arrays (the evidence rows' positions over the passages) to strings,
     one stored chunk at a time. Measured on the full-size WoW train (5.4 million rows, 816 MB of text
     per row): 0.31 s of CPU; ``take`` chunk by chunk 1.21 s; one cast or take of the whole column 2.5
     to 3.7 s and twice the memory.
     """
-    passages = tables.passages.column(name).combine_chunks()
+    passages = tables.passages.column(name).combine_chunks().cast(text_type)
     chunks = [
-        pa.DictionaryArray.from_arrays(positions, passages).cast(passages.type)
+        pa.DictionaryArray.from_arrays(positions, passages).cast(text_type)
         for positions in tables.evidence.column("passage").chunks
     ]
-    return pa.chunked_array(chunks, passages.type)
+    return pa.chunked_array(chunks, text_type)
 
 
-def evidence_column(tables: CachedTables, name: str) -> pa.ChunkedArray:
+def evidence_column(tables: CachedTables, name: str, text_type: pa.DataType = _STRING) -> pa.ChunkedArray:
     """One column of the evidence rows as :meth:`utils.loading.LoadedSplit.evidence` shows it: stored,
     or looked up (the passage's text, title and meta; the turn's dialogue index and turn index; the
-    dialogue's id), or decoded (``origin``)."""
+    dialogue's id), or decoded (``origin``). Text columns come as ``text_type``: pandas' Arrow-backed
+    strings hold ``large_string``, and a column spelt out as one needs no second copy to become one."""
     if name in ("text", "title", "meta"):
-        return passage_column(tables, name)
+        return passage_column(tables, name, text_type)
     if name in ("dialogue_index", "turn_index"):
         return _per_evidence_row(tables, name)
     if name == "dialogue_id":
-        return tables.dialogues.column("id").take(_per_evidence_row(tables, "dialogue_index"))
+        ids = tables.dialogues.column("id").combine_chunks().cast(text_type)
+        return pa.chunked_array([ids.take(_per_evidence_row(tables, "dialogue_index").combine_chunks())], text_type)
     column = tables.evidence.column(name)
     if pa.types.is_dictionary(column.type):
-        return column.cast(column.type.value_type)
+        return column.cast(text_type)
+    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+        return column.cast(text_type)
     return column
 
 

@@ -519,7 +519,9 @@ class LoadedSplit(Sequence[Dialogue]):
         when asked for, ``meta`` as JSON text and ``passage``, the row of :meth:`arrow` ``("passages")``
         holding the text). Asking only for the columns needed saves spelling out every text.
         """
-        return self._evidence_table(columns).to_pandas()
+        # Texts spelt out as large_string, which pandas' Arrow-backed strings hold, so that they are
+        # wrapped rather than converted (a full-size WoW train: a peak of 1,675 MB instead of 1,770).
+        return self._evidence_table(columns, pa.large_string()).to_pandas()
 
     def evidence_texts(self, column: str = "text") -> list[str | None]:
         """The text (or ``column="title"``) of every evidence row, in table order, as a list.
@@ -532,10 +534,11 @@ class LoadedSplit(Sequence[Dialogue]):
         (values,) = _cache.passage_values(self._tables, 0, self._tables.evidence.num_rows, (column,))
         return values
 
-    def _evidence_table(self, columns: Sequence[str] | None = None) -> Any:
+    def _evidence_table(self, columns: Sequence[str] | None = None, text_type: Any = None) -> Any:
         names = list(columns) if columns is not None else [n for n in _cache.EVIDENCE_COLUMNS if n != "meta"]
+        text_type = text_type or pa.string()
         # Only the columns asked for are spelt out: each text per row costs time and memory.
-        return pa.table({name: _cache.evidence_column(self._tables, name) for name in names})
+        return pa.table({name: _cache.evidence_column(self._tables, name, text_type) for name in names})
 
     def dialogues_frame(self) -> pd.DataFrame:
         """One row per dialogue: id, topic, number of turns and the dialogue-level metadata."""
