@@ -169,6 +169,29 @@ def test_the_evidence_level_written_from_categories_is_the_one_written_from_reco
     ]
 
 
+@pytest.mark.parametrize("dtype", ["str", "string[pyarrow]", "string[python]"])
+def test_arrow_backed_strings_encode_as_python_strings_do(dtype: str) -> None:
+    from utils.viewer import dictionary_encode
+
+    # Encoded in Arrow (sorted by UTF-8 bytes), they must give the codes and order of Python's sort.
+    values = ["b", None, "a", "\u00e9", "b", "Z", "\U0001f600", "\u00e9a", "\uff21", "", "a b"]
+    codes, distinct = dictionary_encode(pd.Series(values, dtype=dtype), "text")
+    expected_codes, expected = dictionary_encode(pd.Series(values, dtype=object), "text")
+    assert distinct == expected == sorted({value for value in values if value is not None})
+    assert codes.tolist() == expected_codes.tolist()
+    assert codes[1] == len(distinct)  # the missing value's code
+
+
+@pytest.mark.parametrize("flags", [[True, False, True], [True, True], [False], []])
+def test_boolean_columns_encode_as_their_words_do(flags: list[bool]) -> None:
+    from utils.viewer import dictionary_encode
+
+    codes, values = dictionary_encode(pd.Series(flags, dtype=bool), "label")
+    expected_codes, expected = dictionary_encode(pd.Series(flags, dtype=object), "label")
+    assert (codes.tolist(), values) == (expected_codes.tolist(), expected)
+    assert values == sorted({"true" if flag else "false" for flag in flags})
+
+
 def test_outside_a_book_build_no_viewer_is_offered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     split = utils.load("wow", "valid_seen")
     monkeypatch.delenv("ATLAS_VIEWER_DIR", raising=False)
