@@ -14,7 +14,8 @@ generates
 Every case must either parse completely, into records that the cache can store (JSON-serialisable,
 valid UTF-8 text), or raise :class:`utils.errors.DataError` naming the file. WISE's fast path (the
 loader's columnar build) must give the parser's dialogues or decline, never accept a file the parser
-refuses (it found a pyarrow crash: a document file whose first line is ``null``). Anything else fails, as
+refuses (it found a pyarrow crash: a document file whose first line is ``null``); FaithDial's must decline
+exactly the files its parser refuses and otherwise store the parser's dialogues. Anything else fails, as
 does a case that takes longer than the deadline or allocates far more than its input warrants.
 
 Profiles (environment variable ``HYPOTHESIS_PROFILE``):
@@ -545,6 +546,48 @@ def test_wow_fast_path_agrees_on_the_demo_files() -> None:
     for relative, _ in TARGETS["wow"].seeds:
         _wow_fast_path_agrees(demo_file(relative).read_bytes())
     assert OUTCOMES[("wow fast path", "agreed")] == before + len(TARGETS["wow"].seeds)
+
+
+def _faithdial_fast_path_agrees(payload: bytes) -> None:
+    """FaithDial's columnar path (what the loader builds the cache with) declines exactly the files parse
+    refuses (parse then reports the fault), and otherwise stores exactly the dialogues parse gives."""
+    from utils import _cache
+    from utils.datasets.faithdial import parser as faithdial
+
+    with tempfile.TemporaryDirectory(prefix="atlas-fuzz-") as scratch:
+        path = Path(scratch) / "train.json"
+        path.write_bytes(payload)
+        with hard_timeout(HARD_TIMEOUT):
+            try:
+                expected: list | None = list(faithdial.parse(path, split="train"))
+            except DataError:
+                expected = None
+            try:
+                tables = _cache.build_in_memory(faithdial.parse_columns(path, split="train"))
+            except _cache.FastPathDeclined as declined:
+                assert expected is None, f"the fast path declined a file parse accepts ({declined})"
+                OUTCOMES[("faithdial fast path", "declined")] += 1
+                return
+        assert expected is not None, "the fast path accepted a file parse refuses"
+        assert _cache.rebuild_dialogues(tables, 0, tables.dialogues.num_rows) == expected
+        OUTCOMES[("faithdial fast path", "agreed")] += 1
+
+
+@FUZZ
+@given(data=st.data())
+def test_faithdial_fast_path_agrees_with_parse(data: st.DataObject) -> None:
+    relative, _ = data.draw(seeds(TARGETS["faithdial"]))
+    payload = data.draw(mutated_json_file(relative, "json-list"))
+    if data.draw(st.booleans()):
+        payload = data.draw(byte_damage(payload))
+    _faithdial_fast_path_agrees(payload)
+
+
+def test_faithdial_fast_path_agrees_on_the_demo_files() -> None:
+    before = OUTCOMES[("faithdial fast path", "agreed")]
+    for relative, _ in TARGETS["faithdial"].seeds:
+        _faithdial_fast_path_agrees(demo_file(relative).read_bytes())
+    assert OUTCOMES[("faithdial fast path", "agreed")] == before + len(TARGETS["faithdial"].seeds)
 
 
 @pytest.mark.parametrize("name", NAMES)
