@@ -22,6 +22,8 @@ from ..errors import DataError
 T = TypeVar("T")
 
 _UTF8_BOM = codecs.BOM_UTF8
+#: Characters a match of :data:`_LONE_SURROGATE` looks at, at most: a pair of ``\uXXXX`` escapes.
+_ESCAPE_SPAN = 12
 #: A \uD800-\uDFFF escape that is not half of a high+low pair. JSON's grammar allows it, but the
 #: string it decodes to is not valid Unicode and cannot be stored (UTF-8 refuses surrogates).
 #: The pattern only flags candidates (cheaply, on raw text); :func:`_has_unpaired_surrogate` decides.
@@ -75,6 +77,9 @@ class _TextWindow:
         self.pos = 0
         self.consumed = 0  # characters dropped before ``text``, for error positions
         self.eof = False
+        #: ``text[:clean_until]`` holds nothing :data:`_LONE_SURROGATE` matches: the records there need
+        #: no check of their own (one scan of each chunk costs half as much as one per record)
+        self.clean_until = 0
 
     def more(self, size: int = _CHUNK_BYTES) -> bool:
         """Drop the consumed text and append ``size`` more bytes' worth; False at the end of the file."""
@@ -93,9 +98,18 @@ class _TextWindow:
         self._bytes_read += len(chunk)
         self.eof = not chunk
         self.consumed += self.pos
+        kept = len(self.text) - self.pos
+        clean = max(self.clean_until - self.pos, 0)
         self.text = self.text[self.pos :] + text
         self.pos = 0
+        # Scanned from a little before the new text, for an escape the chunks cut in two.
+        self.clean_until = clean if clean < kept else self.clean_after(max(kept - _ESCAPE_SPAN, 0))
         return True
+
+    def clean_after(self, start: int) -> int:
+        """Where the first match of :data:`_LONE_SURROGATE` at or after ``start`` begins (the text's end if none)."""
+        found = _LONE_SURROGATE.search(self.text, start)
+        return found.start() if found else len(self.text)
 
     def next_char(self) -> str:
         """Move past whitespace and return the next character ("" at the end of the file)."""
@@ -151,7 +165,7 @@ MAX_JSON_DEPTH = 100
 
 def _decode_element(window: _TextWindow, path: Path, index: int, check_depth: bool = True) -> Any:
     """Decode the element starting at ``window.pos``, reading on while it runs past the window."""
-    if len(window.text) - window.pos < _REFILL_BELOW:
+    if len(window.text) - window.pos < _REFILL_BELOW and not window.eof:
         window.more()
     while True:
         start, text = window.pos, window.text
@@ -174,8 +188,10 @@ def _decode_element(window: _TextWindow, path: Path, index: int, check_depth: bo
         if end < len(text) or not window.more():
             break
     window.pos = end
-    if _LONE_SURROGATE.search(text, start, end) and _has_unpaired_surrogate(element):
-        raise DataError(_SURROGATE_MESSAGE, path=path, record=index)
+    if end > window.clean_until:
+        if _LONE_SURROGATE.search(text, start, end) and _has_unpaired_surrogate(element):
+            raise DataError(_SURROGATE_MESSAGE, path=path, record=index)
+        window.clean_until = window.clean_after(end)
     # Walking the record costs less than counting its brackets first (records of big files have more
     # than a hundred containers anyway). The top-level list is a level too.
     if check_depth and deeper_than(element, MAX_JSON_DEPTH - 1):
