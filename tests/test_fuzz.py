@@ -651,6 +651,26 @@ def test_json_list_unpaired_surrogate_is_a_data_error(tmp_path: Path) -> None:
     assert [element for _, element in iter_json_list(path)] == [{"b": "\U0001f600 \\ud800"}]
 
 
+@pytest.mark.parametrize("cut", [1, 3, 6, 8, 11])
+@pytest.mark.parametrize(
+    "escapes", ["\\ud83d\\ude00", "\\udc00", "\\ud83d \\ude00"], ids=["a pair", "a low half", "halves apart"]
+)
+def test_json_list_surrogate_escapes_cut_by_a_chunk(tmp_path: Path, cut: int, escapes: str) -> None:
+    """The reader looks for lone surrogates a chunk of the window at a time: escapes that the end of a
+    chunk cuts in two are judged as a whole (``cut`` characters before the end: inside the escapes)."""
+    from utils.formats._io import _CHUNK_BYTES, iter_json_list
+
+    head = '[{"a": "'
+    path = tmp_path / "train.json"
+    path.write_text(head + "x" * (_CHUNK_BYTES - len(head) - cut) + escapes + '"}, {"b": 1}]', encoding="ascii")
+    if escapes == "\\ud83d\\ude00":
+        assert [element["a"][-2:] for _, element in iter_json_list(path) if "a" in element] == ["x\U0001f600"]
+    else:
+        with pytest.raises(DataError, match="unpaired surrogate") as caught:
+            list(iter_json_list(path))
+        assert caught.value.record == 0
+
+
 def test_loading_a_file_with_an_unpaired_surrogate_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import utils
 
