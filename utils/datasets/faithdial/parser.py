@@ -244,6 +244,7 @@ _NO_LABELS_TEXT = _ENCODE({})
 _PLAIN_META = '{"index":%d,"utterances":%d}'
 _LABELS_TEMPLATE = '{{"BEGIN":{},"VRM":{}}}'
 _REQUIRED = ("history", "speaker", "knowledge", "response")
+_ALL_FIELDS = (*_REQUIRED, "original_response", "BEGIN", "VRM")  # the card's fields (_KNOWN_FIELDS) in order
 _ROLES = pa.array([SEEKER, WIZARD])
 _DESCRIBES = pa.array([DESCRIBES_RESPONSE, DESCRIBES_ORIGINAL])
 
@@ -509,6 +510,18 @@ def _with(values: pa.Array, last: str) -> pa.Array:
     return pa.concat_arrays([values, pa.array([last], pa.string())])
 
 
+def _all_fields(utterances: list[dict[str, Any]]) -> tuple[Sequence[Any], ...] | None:
+    """The columns history, speaker, knowledge, response, original_response, BEGIN and VRM, taken in one
+    pass when every utterance record has exactly these fields; ``None`` when one lacks some or has more."""
+    if set(map(len, utterances)) != {len(_ALL_FIELDS)}:
+        return None
+    try:
+        rows = list(map(itemgetter(*_ALL_FIELDS), utterances))
+    except KeyError:
+        return None
+    return tuple(zip(*rows, strict=True)) if rows else ((),) * len(_ALL_FIELDS)
+
+
 @dataclass(frozen=True)
 class _Fields:
     """The checked fields of a batch of records (see :func:`_checked_fields`)."""
@@ -517,7 +530,7 @@ class _Fields:
     utterance_records: list[dict[str, Any]]  # all of them, record after record
     #: per utterance record: history, speaker, knowledge, response, original_response (``None`` when
     #: absent), BEGIN and VRM (empty when absent)
-    utterances: tuple[list[Any], ...]
+    utterances: tuple[Sequence[Any], ...]
     record_extras: bool  # some record has fields besides "utterances"
     utterance_extras: bool  # some utterance record has fields the card does not name
 
@@ -541,13 +554,19 @@ def _checked_fields(records: list[Any]) -> _Fields:
     utterances = list(chain.from_iterable(utterance_lists))
     if not _all_of_type(utterances, dict):
         raise FastPathDeclined("an utterance record that is not an object")
-    try:
-        histories, speakers, knowledge, responses = (list(map(itemgetter(key), utterances)) for key in _REQUIRED)
-    except KeyError:
-        raise FastPathDeclined("an utterance record without a required field") from None
-    originals = list(map(dict.get, utterances, repeat("original_response")))
-    begins = list(map(dict.get, utterances, repeat("BEGIN"), repeat(_NO_LABELS)))
-    vrms = list(map(dict.get, utterances, repeat("VRM"), repeat(_NO_LABELS)))
+    columns = _all_fields(utterances)
+    if columns is not None:  # every utterance record has the card's fields and no others (the usual case)
+        utterance_extras = False
+        histories, speakers, knowledge, responses, originals, begins, vrms = columns
+    else:
+        utterance_extras = not set(chain.from_iterable(utterances)) <= _KNOWN_FIELDS
+        try:
+            histories, speakers, knowledge, responses = (list(map(itemgetter(key), utterances)) for key in _REQUIRED)
+        except KeyError:
+            raise FastPathDeclined("an utterance record without a required field") from None
+        originals = list(map(dict.get, utterances, repeat("original_response")))
+        begins = list(map(dict.get, utterances, repeat("BEGIN"), repeat(_NO_LABELS)))
+        vrms = list(map(dict.get, utterances, repeat("VRM"), repeat(_NO_LABELS)))
     if not (
         _all_of_type(histories, list)
         and _all_of_type(begins, list)
@@ -557,7 +576,6 @@ def _checked_fields(records: list[Any]) -> _Fields:
     ):
         raise FastPathDeclined("a field of the wrong type")
     record_extras = not set(chain.from_iterable(records)) <= {"utterances"}
-    utterance_extras = not set(chain.from_iterable(utterances)) <= _KNOWN_FIELDS
     # Every field checked here is flat: only the fields the card does not name can nest too deeply.
     if (record_extras or utterance_extras) and any(deeper_than(record, MAX_JSON_DEPTH - 1) for record in records):
         raise FastPathDeclined("a record nested too deeply")
