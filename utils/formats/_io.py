@@ -336,6 +336,9 @@ def iter_csv_rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
         raise DataError(f"malformed CSV ({exc})", path=path, record=f"line {start}") from None
 
 
+_ABSENT = object()
+
+
 def require(
     mapping: Any,
     key: str,
@@ -353,11 +356,13 @@ def require(
     """
     if not isinstance(mapping, dict):
         raise DataError(f"expected an object, found {type(mapping).__name__}", path=path, record=record)
-    if key not in mapping:
+    value = mapping.get(key, _ABSENT)
+    if type(value) is kind:  # decoded JSON holds exact types: the usual case, settled at once
+        return value
+    if value is _ABSENT:
         if optional:
             return default
         raise DataError("required field is missing", path=path, record=record, field=key)
-    value = mapping[key]
     if not _is_instance(value, kind):
         raise DataError(
             f"expected {_kind_name(kind)}, found {type(value).__name__}", path=path, record=record, field=key
