@@ -381,7 +381,7 @@ class _Columns:
         passage, new_passages = self._passage_rows(knowledge)
         return EvidenceBatch(
             dialogues=columns,
-            counts=wizard_turns.astype(np.int32),  # a wizard turn's knowledge is its one evidence row
+            counts=wizard_turns.astype(np.int32).tolist(),  # a wizard turn's knowledge is its one evidence row
             ids=pa.array(["knowledge"] * row, pa.string()),
             passage=passage,
             origin=pa.DictionaryArray.from_arrays(pa.array(np.zeros(row, np.int8)), pa.array(["knowledge"])),
