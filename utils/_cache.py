@@ -173,7 +173,8 @@ class TurnColumns:
     The dialogue columns (``ids`` to ``turn_counts``) hold one value per dialogue, the turn columns
     (``turn_index`` to ``raws``) one per turn, the turns of each dialogue in turn (``turn_counts``
     says how many). ``metas``, ``labels`` and ``raws`` are the JSON text of a dialogue's ``meta`` and
-    a turn's ``labels`` and ``raw`` objects, as the cache stores them.
+    a turn's ``labels`` and ``raw`` objects, as the cache stores them. A column is a list, a NumPy
+    array or an Arrow array (of strings, for the text columns): whatever ``pa.array`` takes.
     """
 
     ids: Sequence[str]
@@ -182,12 +183,12 @@ class TurnColumns:
     topics: Sequence[str | None]
     metas: Sequence[str]
     turn_counts: Sequence[int]
-    turn_index: Sequence[int]
-    roles: Sequence[str]
-    speakers: Sequence[str]
-    texts: Sequence[str]
-    labels: Sequence[str]
-    raws: Sequence[str]
+    turn_index: Sequence[int] | np.ndarray
+    roles: Sequence[str] | pa.Array
+    speakers: Sequence[str] | pa.Array
+    texts: Sequence[str] | pa.Array
+    labels: Sequence[str] | pa.Array
+    raws: Sequence[str] | pa.Array
 
 
 @dataclass(frozen=True)
