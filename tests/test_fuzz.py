@@ -14,7 +14,8 @@ generates
 Every case must either parse completely, into records that the cache can store (JSON-serialisable,
 valid UTF-8 text), or raise :class:`utils.errors.DataError` naming the file. WISE's fast path (the
 loader's columnar build) must give the parser's dialogues or decline, never accept a file the parser
-refuses (it found a pyarrow crash: a document file whose first line is ``null``). Anything else fails, as
+refuses (it found a pyarrow crash: a document file whose first line is ``null``); FaithDial's must decline
+exactly the files its parser refuses and otherwise store the parser's dialogues. Anything else fails, as
 does a case that takes longer than the deadline or allocates far more than its input warrants.
 
 Profiles (environment variable ``HYPOTHESIS_PROFILE``):
@@ -547,6 +548,48 @@ def test_wow_fast_path_agrees_on_the_demo_files() -> None:
     assert OUTCOMES[("wow fast path", "agreed")] == before + len(TARGETS["wow"].seeds)
 
 
+def _faithdial_fast_path_agrees(payload: bytes) -> None:
+    """FaithDial's columnar path (what the loader builds the cache with) declines exactly the files parse
+    refuses (parse then reports the fault), and otherwise stores exactly the dialogues parse gives."""
+    from utils import _cache
+    from utils.datasets.faithdial import parser as faithdial
+
+    with tempfile.TemporaryDirectory(prefix="atlas-fuzz-") as scratch:
+        path = Path(scratch) / "train.json"
+        path.write_bytes(payload)
+        with hard_timeout(HARD_TIMEOUT):
+            try:
+                expected: list | None = list(faithdial.parse(path, split="train"))
+            except DataError:
+                expected = None
+            try:
+                tables = _cache.build_in_memory(faithdial.parse_columns(path, split="train"))
+            except _cache.FastPathDeclined as declined:
+                assert expected is None, f"the fast path declined a file parse accepts ({declined})"
+                OUTCOMES[("faithdial fast path", "declined")] += 1
+                return
+        assert expected is not None, "the fast path accepted a file parse refuses"
+        assert _cache.rebuild_dialogues(tables, 0, tables.dialogues.num_rows) == expected
+        OUTCOMES[("faithdial fast path", "agreed")] += 1
+
+
+@FUZZ
+@given(data=st.data())
+def test_faithdial_fast_path_agrees_with_parse(data: st.DataObject) -> None:
+    relative, _ = data.draw(seeds(TARGETS["faithdial"]))
+    payload = data.draw(mutated_json_file(relative, "json-list"))
+    if data.draw(st.booleans()):
+        payload = data.draw(byte_damage(payload))
+    _faithdial_fast_path_agrees(payload)
+
+
+def test_faithdial_fast_path_agrees_on_the_demo_files() -> None:
+    before = OUTCOMES[("faithdial fast path", "agreed")]
+    for relative, _ in TARGETS["faithdial"].seeds:
+        _faithdial_fast_path_agrees(demo_file(relative).read_bytes())
+    assert OUTCOMES[("faithdial fast path", "agreed")] == before + len(TARGETS["faithdial"].seeds)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_every_demo_file_parses(name: str, tmp_path: Path) -> None:
     """The unmutated seeds parse cleanly (otherwise the properties above test nothing useful)."""
@@ -617,7 +660,7 @@ def test_json_list_elements_cut_by_the_window_read_whole(
     # Tiny windows cut strings, numbers, escapes and multi-byte characters; each element still reads as
     # json.load reads it, whether the window is filled up before an element or only once it is cut.
     monkeypatch.setattr(_io, "_CHUNK_BYTES", chunk)
-    monkeypatch.setattr(_io, "_REFILL_CHARS", refill)
+    monkeypatch.setattr(_io, "_REFILL_BELOW", refill)
     elements = [
         {"text": "caf\u00e9 \U0001f600 " * 3, "number": -12345.678e-3, "list": [1, [2, [3]]], "none": None},
         [],
@@ -630,6 +673,26 @@ def test_json_list_elements_cut_by_the_window_read_whole(
     assert [element for _, element in _io.iter_json_list(path)] == elements
     path.write_text(json.dumps(elements, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
     assert [element for _, element in _io.iter_json_list(path)] == elements
+
+
+@pytest.mark.parametrize("cut", [1, 3, 6, 8, 11])
+@pytest.mark.parametrize(
+    "escapes", ["\\ud83d\\ude00", "\\udc00", "\\ud83d \\ude00"], ids=["a pair", "a low half", "halves apart"]
+)
+def test_json_list_surrogate_escapes_cut_by_a_chunk(tmp_path: Path, cut: int, escapes: str) -> None:
+    """The reader looks for lone surrogates a chunk of the window at a time: escapes that the end of a
+    chunk cuts in two are judged as a whole (``cut`` characters before the end: inside the escapes)."""
+    from utils.formats._io import _CHUNK_BYTES, iter_json_list
+
+    head = '[{"a": "'
+    path = tmp_path / "train.json"
+    path.write_text(head + "x" * (_CHUNK_BYTES - len(head) - cut) + escapes + '"}, {"b": 1}]', encoding="ascii")
+    if escapes == "\\ud83d\\ude00":
+        assert [element["a"][-2:] for _, element in iter_json_list(path) if "a" in element] == ["x\U0001f600"]
+    else:
+        with pytest.raises(DataError, match="unpaired surrogate") as caught:
+            list(iter_json_list(path))
+        assert caught.value.record == 0
 
 
 def test_loading_a_file_with_an_unpaired_surrogate_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -169,16 +169,42 @@ class PassageTable:
 
 
 @dataclass(frozen=True)
+class TurnColumns:
+    """Dialogues and their turns as columns, for a parser that makes no Dialogue or Turn objects.
+
+    The dialogue columns (``ids`` to ``turn_counts``) hold one value per dialogue, the turn columns
+    (``turn_index`` to ``raws``) one per turn, the turns of each dialogue in turn (``turn_counts``
+    says how many). ``metas``, ``labels`` and ``raws`` are the JSON text of a dialogue's ``meta`` and
+    a turn's ``labels`` and ``raw`` objects, as the cache stores them. A column is a list, a NumPy
+    array or an Arrow array (of strings, for the text columns): whatever ``pa.array`` takes.
+    """
+
+    ids: Sequence[str]
+    datasets: Sequence[str]
+    splits: Sequence[str]
+    topics: Sequence[str | None]
+    metas: Sequence[str] | pa.Array
+    turn_counts: Sequence[int]
+    turn_index: Sequence[int] | np.ndarray
+    roles: Sequence[str] | pa.Array
+    speakers: Sequence[str] | pa.Array
+    texts: Sequence[str] | pa.Array
+    labels: Sequence[str] | pa.Array
+    raws: Sequence[str] | pa.Array
+
+
+@dataclass(frozen=True)
 class EvidenceBatch:
     """Dialogues whose evidence arrives as columns; the ``evidence`` lists of their turns stay empty.
 
-    ``counts`` gives the evidence rows of every turn of ``dialogues`` in order; ``ids``, ``passage``,
-    ``origin`` and ``selected`` are the rows' columns, ``passage`` holding positions in the passages
-    written so far: the :class:`PassageTable`, then the ``passages`` of earlier batches and of this
-    one, which are appended before its rows.
+    ``dialogues`` are objects, or columns (:class:`TurnColumns`) when the parser makes no objects at
+    all. ``counts`` gives the evidence rows of every turn of ``dialogues`` in order; ``ids``,
+    ``passage``, ``origin`` and ``selected`` are the rows' columns, ``passage`` holding positions in
+    the passages written so far: the :class:`PassageTable`, then the ``passages`` of earlier batches
+    and of this one, which are appended before its rows.
     """
 
-    dialogues: list[Dialogue]
+    dialogues: list[Dialogue] | TurnColumns
     counts: Sequence[int]
     ids: pa.Array
     passage: pa.Array
@@ -883,7 +909,7 @@ def _write_batch(batch: list[Dialogue], writers: _Writers) -> None:
     evidence = [item for turn in turns for item in turn.evidence]
     evidence_counts = [len(turn.evidence) for turn in turns]
     selected = np.array([item.selected for item in evidence], dtype=np.bool_)
-    _write_dialogues_and_turns(batch, turns, evidence_counts, selected, writers)
+    _write_turn_columns(_turn_columns(batch, turns), evidence_counts, selected, writers)
     if evidence:
         positions = writers.passage_positions(
             [item.text for item in evidence],
@@ -902,39 +928,64 @@ def _write_batch(batch: list[Dialogue], writers: _Writers) -> None:
 
 def _write_evidence_batch(batch: EvidenceBatch, writers: _Writers) -> None:
     """Append a parser's columnar batch: its dialogues and turns, then its evidence columns as they are."""
-    turns = [turn for dialogue in batch.dialogues for turn in dialogue.turns]
+    if isinstance(batch.dialogues, TurnColumns):
+        columns = batch.dialogues
+    else:
+        columns = _turn_columns(batch.dialogues, [turn for dialogue in batch.dialogues for turn in dialogue.turns])
     evidence_counts = list(batch.counts)
-    if len(evidence_counts) != len(turns) or sum(evidence_counts) != len(batch.ids):
+    if len(evidence_counts) != len(columns.texts) or sum(evidence_counts) != len(batch.ids):
         raise ValueError("an EvidenceBatch must give one count per turn, adding up to its rows")
     if len(batch.passage) and pc.max(batch.passage).as_py() >= writers.counts["passages"]:
         raise ValueError("an EvidenceBatch points past the passages written so far")
     selected = batch.selected.to_numpy(zero_copy_only=False).astype(np.bool_, copy=False)
-    _write_dialogues_and_turns(batch.dialogues, turns, evidence_counts, selected, writers)
+    _write_turn_columns(columns, evidence_counts, selected, writers)
     if len(batch.ids):
         _append_evidence([batch.ids, batch.passage, batch.origin, batch.selected], writers)
 
 
-def _write_dialogues_and_turns(
-    batch: Sequence[Dialogue],
-    turns: list[Turn],
-    evidence_counts: list[int],
-    selected: np.ndarray,
-    writers: _Writers,
+def _turn_columns(dialogues: Sequence[Dialogue], turns: list[Turn]) -> TurnColumns:
+    """The columns of ``dialogues`` and of their ``turns`` (all of them, in order)."""
+    return TurnColumns(
+        ids=[dialogue.id for dialogue in dialogues],
+        datasets=[dialogue.dataset for dialogue in dialogues],
+        splits=[dialogue.split for dialogue in dialogues],
+        topics=[dialogue.topic for dialogue in dialogues],
+        metas=_json_column([dialogue.meta for dialogue in dialogues]),
+        turn_counts=[len(dialogue.turns) for dialogue in dialogues],
+        turn_index=np.fromiter((turn.index for turn in turns), dtype=np.int32, count=len(turns)),
+        roles=[turn.role for turn in turns],
+        speakers=[turn.speaker for turn in turns],
+        texts=[turn.text for turn in turns],
+        labels=_json_column([turn.labels for turn in turns]),
+        raws=_json_column([turn.raw for turn in turns]),
+    )
+
+
+def _string_column(values: Sequence[str] | pa.Array) -> pa.Array:
+    return values if isinstance(values, pa.Array) and pa.types.is_string(values.type) else pa.array(values, pa.string())
+
+
+def _write_turn_columns(
+    columns: TurnColumns, evidence_counts: list[int], selected: np.ndarray, writers: _Writers
 ) -> None:
     """Append the dialogues and turns of a batch; the counts move on for dialogues and turns only."""
     counts = writers.counts
-    turn_counts = [len(dialogue.turns) for dialogue in batch]
-    dialogue_ids = pa.array([dialogue.id for dialogue in batch], pa.string())
-    dialogue_index = np.arange(counts["dialogues"], counts["dialogues"] + len(batch), dtype=np.int32)
+    turn_counts = list(columns.turn_counts)
+    sizes = {len(getattr(columns, name)) for name in ("ids", "datasets", "splits", "topics", "metas")}
+    turn_sizes = {len(getattr(columns, name)) for name in ("turn_index", "roles", "speakers", "labels", "raws")}
+    if sizes != {len(turn_counts)} or turn_sizes | {sum(turn_counts)} != {len(columns.texts)}:
+        raise ValueError("TurnColumns must give one value per dialogue and per turn (turn_counts adding up)")
+    dialogue_ids = pa.array(columns.ids, pa.string())
+    dialogue_index = np.arange(counts["dialogues"], counts["dialogues"] + len(turn_counts), dtype=np.int32)
     writers.write(
         "dialogues",
         pa.RecordBatch.from_arrays(
             [
                 dialogue_ids,
-                pa.array([dialogue.dataset for dialogue in batch], pa.string()),
-                pa.array([dialogue.split for dialogue in batch], pa.string()),
-                pa.array([dialogue.topic for dialogue in batch], pa.string()),
-                _json_column([dialogue.meta for dialogue in batch]),
+                pa.array(columns.datasets, pa.string()),
+                pa.array(columns.splits, pa.string()),
+                pa.array(columns.topics, pa.string()),
+                _string_column(columns.metas),
                 pa.array(_offsets(turn_counts, counts["turns"]), pa.int64()),
                 pa.array(turn_counts, pa.int32()),
             ],
@@ -942,8 +993,7 @@ def _write_dialogues_and_turns(
         )
     )
 
-    turn_dialogue = np.repeat(np.arange(len(batch)), turn_counts)
-    turn_index = np.fromiter((turn.index for turn in turns), dtype=np.int32, count=len(turns))
+    turn_dialogue = np.repeat(np.arange(len(turn_counts)), turn_counts)
     running = np.concatenate(([0], np.cumsum(selected, dtype=np.int64)))
     ends = np.cumsum(evidence_counts, dtype=np.int64)
     selected_counts = running[ends] - running[ends - np.asarray(evidence_counts, dtype=np.int64)]
@@ -953,11 +1003,11 @@ def _write_dialogues_and_turns(
             [
                 pa.array(dialogue_index[turn_dialogue], pa.int32()),
                 dialogue_ids.take(pa.array(turn_dialogue)),
-                pa.array(turn_index, pa.int32()),
-                pa.array([turn.role for turn in turns], pa.string()),
-                pa.array([turn.speaker for turn in turns], pa.string()),
-                pa.array([turn.text for turn in turns], pa.string()),
-                _json_column([turn.labels for turn in turns]),
+                pa.array(columns.turn_index, pa.int32()),
+                pa.array(columns.roles, pa.string()),
+                pa.array(columns.speakers, pa.string()),
+                pa.array(columns.texts, pa.string()),
+                _string_column(columns.labels),
                 pa.array(_offsets(evidence_counts, counts["evidence"]), pa.int64()),
                 pa.array(evidence_counts, pa.int32()),
                 pa.array(selected_counts.astype(np.int32), pa.int32()),
@@ -965,12 +1015,13 @@ def _write_dialogues_and_turns(
             schema=TURN_SCHEMA,
         )
     )
-    if turns:
-        raws = _json_column([turn.raw for turn in turns])
+    turn_total = len(columns.texts)
+    if turn_total:
+        raws = _string_column(columns.raws)
         writers.write("raw", pa.RecordBatch.from_arrays([raws], schema=RAW_SCHEMA))
-        counts["raw"] += len(turns)
-    counts["dialogues"] += len(batch)
-    counts["turns"] += len(turns)
+        counts["raw"] += turn_total
+    counts["dialogues"] += len(turn_counts)
+    counts["turns"] += turn_total
 
 
 def _append_evidence(columns: list[pa.Array], writers: _Writers) -> None:

@@ -22,6 +22,8 @@ from ..errors import DataError
 T = TypeVar("T")
 
 _UTF8_BOM = codecs.BOM_UTF8
+#: Characters a match of :data:`_LONE_SURROGATE` looks at, at most: a pair of ``\uXXXX`` escapes.
+_ESCAPE_SPAN = 12
 #: A \uD800-\uDFFF escape that is not half of a high+low pair. JSON's grammar allows it, but the
 #: string it decodes to is not valid Unicode and cannot be stored (UTF-8 refuses surrogates).
 #: The pattern only flags candidates (cheaply, on raw text); :func:`_has_unpaired_surrogate` decides.
@@ -36,12 +38,13 @@ _LONE_SURROGATE = re.compile(  # both branches start with the literal "\\u", so 
 #: rare, and a few megabytes so that memory stays flat.
 _CHUNK_BYTES = 1 << 22
 _WHITESPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace, no more (``\s`` would take more)
-#: The window is filled up again before an element is decoded when less than this is left: a record
-#: cut by the window's end costs a failed decode, whose error message alone counts the window's lines.
-_REFILL_CHARS = 1 << 20
 #: A decode error this close to the end of the window may only mean that the record goes on past it
 #: (the longest token that can be cut without an "Unterminated string" error is ``-Infinity``).
 _CUT_MARGIN = 16
+#: The window is refilled before decoding a record when less text than this is left in it, so that a
+#: record is rarely cut: a cut costs a failed decode, and json's error computes its line and column by
+#: scanning the whole window (a millisecond for each 4 MB chunk; FaithDial's train file has four).
+_REFILL_BELOW = _CHUNK_BYTES // 16
 
 
 def _not_json(name: str) -> Any:
@@ -74,6 +77,9 @@ class _TextWindow:
         self.pos = 0
         self.consumed = 0  # characters dropped before ``text``, for error positions
         self.eof = False
+        #: ``text[:clean_until]`` holds nothing :data:`_LONE_SURROGATE` matches: the records there need
+        #: no check of their own (one scan of each chunk costs half as much as one per record)
+        self.clean_until = 0
 
     def more(self, size: int = _CHUNK_BYTES) -> bool:
         """Drop the consumed text and append ``size`` more bytes' worth; False at the end of the file."""
@@ -92,9 +98,18 @@ class _TextWindow:
         self._bytes_read += len(chunk)
         self.eof = not chunk
         self.consumed += self.pos
+        kept = len(self.text) - self.pos
+        clean = max(self.clean_until - self.pos, 0)
         self.text = self.text[self.pos :] + text
         self.pos = 0
+        # Scanned from a little before the new text, for an escape the chunks cut in two.
+        self.clean_until = clean if clean < kept else self.clean_after(max(kept - _ESCAPE_SPAN, 0))
         return True
+
+    def clean_after(self, start: int) -> int:
+        """Where the first match of :data:`_LONE_SURROGATE` at or after ``start`` begins (the text's end if none)."""
+        found = _LONE_SURROGATE.search(self.text, start)
+        return found.start() if found else len(self.text)
 
     def next_char(self) -> str:
         """Move past whitespace and return the next character ("" at the end of the file)."""
@@ -104,12 +119,15 @@ class _TextWindow:
                 return self.text[self.pos : self.pos + 1]
 
 
-def iter_json_list(path: Path) -> Iterator[tuple[int, Any]]:
+def iter_json_list(path: Path, *, check_depth: bool = True) -> Iterator[tuple[int, Any]]:
     """Yield ``(index, element)`` for each element of a file holding one top-level JSON list.
 
     Each element is decoded on its own by the C ``json`` decoder from a window of a few megabytes,
     so memory holds one record at a time. Truncated or malformed JSON raises :class:`DataError`
-    naming the element being read.
+    naming the element being read, and so does an element nested more than :data:`MAX_JSON_DEPTH`
+    levels deep, unless ``check_depth`` is false: then the caller judges depth itself (a parser
+    that checks the type of every field it knows need only walk the free-form ones, with
+    :func:`deeper_than`; walking whole records cost FaithDial's parser as much as decoding them).
     """
     path = Path(path)
     with open(path, "rb") as handle:
@@ -120,7 +138,7 @@ def iter_json_list(path: Path) -> Iterator[tuple[int, Any]]:
         index = 0
         if window.next_char() != "]":
             while True:
-                yield index, _decode_element(window, path, index)
+                yield index, _decode_element(window, path, index, check_depth)
                 index += 1
                 separator = window.next_char()
                 if separator == "]":
@@ -145,9 +163,9 @@ def iter_json_list(path: Path) -> Iterator[tuple[int, Any]]:
 MAX_JSON_DEPTH = 100
 
 
-def _decode_element(window: _TextWindow, path: Path, index: int) -> Any:
+def _decode_element(window: _TextWindow, path: Path, index: int, check_depth: bool = True) -> Any:
     """Decode the element starting at ``window.pos``, reading on while it runs past the window."""
-    if len(window.text) - window.pos < _REFILL_CHARS:
+    if len(window.text) - window.pos < _REFILL_BELOW and not window.eof:
         window.more()
     while True:
         start, text = window.pos, window.text
@@ -170,11 +188,13 @@ def _decode_element(window: _TextWindow, path: Path, index: int) -> Any:
         if end < len(text) or not window.more():
             break
     window.pos = end
-    if _LONE_SURROGATE.search(text, start, end) and _has_unpaired_surrogate(element):
-        raise DataError(_SURROGATE_MESSAGE, path=path, record=index)
+    if end > window.clean_until:
+        if _LONE_SURROGATE.search(text, start, end) and _has_unpaired_surrogate(element):
+            raise DataError(_SURROGATE_MESSAGE, path=path, record=index)
+        window.clean_until = window.clean_after(end)
     # Walking the record costs less than counting its brackets first (records of big files have more
     # than a hundred containers anyway). The top-level list is a level too.
-    if _deeper_than(element, MAX_JSON_DEPTH - 1):
+    if check_depth and deeper_than(element, MAX_JSON_DEPTH - 1):
         raise DataError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep", path=path, record=index)
     return element
 
@@ -211,7 +231,7 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 ) from None
             if _LONE_SURROGATE.search(line) and _has_unpaired_surrogate(value):
                 raise DataError(_SURROGATE_MESSAGE, path=path, record=f"line {line_number}")
-            if line.count("[") + line.count("{") > MAX_JSON_DEPTH and _deeper_than(value, MAX_JSON_DEPTH):
+            if line.count("[") + line.count("{") > MAX_JSON_DEPTH and deeper_than(value, MAX_JSON_DEPTH):
                 raise DataError(
                     f"JSON nested more than {MAX_JSON_DEPTH} levels deep", path=path, record=f"line {line_number}"
                 )
@@ -242,7 +262,7 @@ _SURROGATE_MESSAGE = "a string holds an unpaired surrogate escape (such as \\ud8
 _CONTAINERS = frozenset((dict, list))
 
 
-def _deeper_than(value: Any, levels: int) -> bool:
+def deeper_than(value: Any, levels: int) -> bool:
     """True when a decoded JSON value nests more than ``levels`` deep (a flat list or object is 1).
 
     Goes one level at a time, without recursion, and passes over lists that hold no container (most
@@ -316,6 +336,9 @@ def iter_csv_rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
         raise DataError(f"malformed CSV ({exc})", path=path, record=f"line {start}") from None
 
 
+_ABSENT = object()
+
+
 def require(
     mapping: Any,
     key: str,
@@ -333,11 +356,13 @@ def require(
     """
     if not isinstance(mapping, dict):
         raise DataError(f"expected an object, found {type(mapping).__name__}", path=path, record=record)
-    if key not in mapping:
+    value = mapping.get(key, _ABSENT)
+    if type(value) is kind:  # decoded JSON holds exact types: the usual case, settled at once
+        return value
+    if value is _ABSENT:
         if optional:
             return default
         raise DataError("required field is missing", path=path, record=record, field=key)
-    value = mapping[key]
     if not _is_instance(value, kind):
         raise DataError(
             f"expected {_kind_name(kind)}, found {type(value).__name__}", path=path, record=record, field=key

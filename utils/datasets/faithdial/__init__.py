@@ -56,6 +56,7 @@ FAITHDIAL = DatasetSource(
     folder=Path(__file__).parent,
     parse=parser.parse,
     parser_version=parser.PARSER_VERSION,
+    parse_columns=parser.parse_columns,
     render=render.render,
     search_text=render.search_text,
     facets=explorer.facets,
