@@ -444,6 +444,43 @@ def test_real_kilt_dev(real_data_dir: Path) -> None:
     assert all(d.turns[-1].role == WIZARD and d.turns[-2].role == SEEKER for d in loaded[:50])
 
 
+@pytest.mark.parametrize(
+    ("turn", "key"),
+    [(2, "extra"), (0, "checked_sentence"), (None, "extra")],
+    ids=["an unknown turn field", "an apprentice's unread checked sentence", "an unknown dialogue field"],
+)
+@pytest.mark.parametrize("path_kind", ["records", "columns"])
+def test_fields_the_parser_does_not_read_are_held_to_the_depth_limit(
+    tmp_path: Path, turn: int | None, key: str, path_kind: str
+) -> None:
+    # The reader leaves depth to the parser, which walks a record only when it has fields it does not
+    # check itself: 100 levels with the file's list are allowed, 101 are refused, naming the record.
+    above = 2 if turn is None else 4  # the file's list, the record (, its dialog list and the turn)
+    for depth, allowed in ((100 - above, True), (101 - above, False)):
+        record = _dialogue()
+        target = record if turn is None else record["dialog"][turn]
+        target[key] = "DEEP"
+        path = _write(tmp_path, [_dialogue(), record])
+        path.write_text(path.read_text(encoding="utf-8").replace('"DEEP"', "[" * depth + "]" * depth))
+        if allowed:
+            _read_wow(path, path_kind)
+        else:
+            with pytest.raises(DataError, match="nested more than 100 levels") as info:
+                _read_wow(path, path_kind)
+            assert (info.value.path, info.value.record) == (str(path), 1)
+
+
+def _read_wow(path: Path, path_kind: str) -> None:
+    """Read a raw WoW file through the parser's record path or its columnar path (into the cache)."""
+    from utils import _cache
+    from utils.datasets.wow import parser
+
+    if path_kind == "records":
+        list(parser.parse(path, split="train"))
+    else:
+        _cache.build_in_memory(parser.parse_columns(path, split="train"))
+
+
 def test_deeply_nested_unknown_fields(tmp_path: Path) -> None:
     record = _dialogue()
     record["dialog"][2]["extra"] = "DEEP"

@@ -40,7 +40,7 @@ import pyarrow.compute as pc
 
 from ..._cache import EvidenceBatch, PassageTable
 from ...errors import DataError
-from ...formats._io import iter_json_list, require, require_items
+from ...formats._io import MAX_JSON_DEPTH, deeper_than, iter_json_list, require, require_items
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 
 PARSER_VERSION = 2
@@ -56,6 +56,17 @@ _SENTENCE_KEY = re.compile(r"^(chosen|self|partner)_(.*)_(\d+)$", re.DOTALL)
 _PASSAGE_KEY = re.compile(r"^(?:(chosen)_topic|(self)|(partner))_(\d+)_(.*)$", re.DOTALL)
 _HANDLED_TURN_KEYS = {"speaker", "text", "retrieved_passages"}
 _HANDLED_DIALOGUE_KEYS = {"dialog"}
+#: The fields whose types the parser checks all the way down (no deeper than the file's known layout):
+#: only a record with other fields is walked to judge its depth. An apprentice's checked sentence and
+#: passage are not read, so not checked.
+_CHECKED_TURN_KEYS = {
+    SEEKER: frozenset({"speaker", "text", "retrieved_topics", "candidate_responses", "retrieved_passages"}),
+    WIZARD: frozenset(
+        {"speaker", "text", "retrieved_topics", "candidate_responses", "retrieved_passages", "checked_sentence",
+         "checked_passage"}
+    ),
+}
+_CHECKED_DIALOGUE_KEYS = frozenset({"chosen_topic", "chosen_topic_passage", "persona", "wizard_eval", "dialog"})
 #: A turn after the first pass: the turn, its role, speaker, text and ``[(title, sentences)]``.
 _CheckedTurn = tuple[dict[str, Any], str, str, str, list[tuple[str, list[str]]]]
 
@@ -121,7 +132,7 @@ def role_of(speaker: str) -> str | None:
 def parse(path: Path, *, split: str) -> Iterator[Dialogue]:
     """Stream the dialogues of one raw WoW file; any malformed record raises :class:`DataError`."""
     path = Path(path)
-    for index, record in iter_json_list(path):
+    for index, record in iter_json_list(path, check_depth=False):  # judged by _read_dialogue
         yield _dialogue(record, index, path, split)
 
 
@@ -252,6 +263,13 @@ def _read_dialogue(
             )
         passages = _passages(turn.get("retrieved_passages", []), path, where, f"{field}.retrieved_passages")
         checked.append((turn, role, speaker, text, passages))
+    # Walking every record to judge its depth cost a tenth of a full train's first load; the checked
+    # fields cannot nest deeper than the layout above, so only a record with other fields is walked.
+    unchecked = not _CHECKED_DIALOGUE_KEYS.issuperset(record) or any(
+        not _CHECKED_TURN_KEYS[role].issuperset(turn) for turn, role, *_ in checked
+    )
+    if unchecked and deeper_than(record, MAX_JSON_DEPTH - 1):  # the file's top-level list is a level too
+        raise DataError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep", path=path, record=index)
 
     shown: set[tuple[int, int]] = set()  # (turn, passage position) pairs that some wizard turn shows
     topic_shown = ShownPassage(f"{topic}#", topic, "topic", topic_passage)  # the same at every wizard turn
@@ -381,7 +399,7 @@ def parse_columns(path: Path, *, split: str) -> Iterator[EvidenceBatch]:
     path = Path(path)
     columns = _KnowledgeColumns()
     batch: list[tuple[Dialogue, list[list[ShownPassage]], list[int | None]]] = []
-    for index, record in iter_json_list(path):
+    for index, record in iter_json_list(path, check_depth=False):  # judged by _read_dialogue
         batch.append(_read_dialogue(record, index, path, split))
         if len(batch) >= _COLUMN_BATCH:
             yield columns.batch(batch)
