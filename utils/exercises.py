@@ -291,9 +291,12 @@ class _TurnFacts:
             frame = pd.DataFrame(self._walked["evidence"], columns=["origin", "selected"])
             counts = np.asarray(self._walked["evidence_count"], dtype=np.int64)
         else:
-            frame = self._split.evidence(["origin", "selected"])
+            # as stored: the origin a category (a byte or two per row, not a string), millions of rows
+            frame = self._split.arrow("evidence", ["origin", "selected"]).to_pandas()
             counts = self._column("evidence_count")
-        frame.insert(0, "role", np.repeat(self.roles, counts))  # evidence rows lie in turn order
+        roles = pd.Categorical(self.roles)
+        # evidence rows lie in turn order: each turn's role repeated over its pieces, as a category
+        frame.insert(0, "role", pd.Categorical.from_codes(np.repeat(roles.codes, counts), roles.categories))
         return frame
 
 
