@@ -96,7 +96,16 @@ def test_character_rouge_l_and_bleu1() -> None:
 
 def test_char_tokens_drop_spaces_and_punctuation() -> None:
     assert text.char_tokens("你好， 世界。") == ["你", "好", "世", "界"]
+    assert text.char_tokens("你好， 世界。", drop_punctuation=False) == ["你", "好", "，", "世", "界", "。"]
     assert text.char_ngrams("ab c", 2) == ["ab", "bc"]
+    # the translation table answers as the rule does, character by character, over the whole of Unicode
+    everything = "".join(chr(code) for code in range(0x110000) if not 0xD800 <= code < 0xE000)
+    for drop in (True, False):
+        rule = [char for char in everything if not text._dropped(char, drop)]
+        assert text.char_tokens(everything, drop_punctuation=drop) == rule
+    assert not any(text._dropped(char, True) for char in "a中の1")
+    assert all(text._dropped(char, True) for char in " \t\u3000,。!？_'")
+    assert [char for char in " ,。" if text._dropped(char, False)] == [" "]
 
 
 def test_data_error_names_file_record_and_field() -> None:

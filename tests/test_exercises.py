@@ -242,3 +242,37 @@ def test_checkers_run_on_a_loaded_demo_split():
     expected = sum(len(d.turns) for d in split) / len(split)
     ex.check_mean_turns(expected, split)
     _fails(lambda: ex.check_mean_turns(expected + 1, split), "too high")
+
+
+def _facts_arrays(facts) -> dict[str, object]:
+    evidence = facts.evidence()
+    evidence["origin"] = evidence["origin"].astype(object)
+    return {
+        "dialogues": len(facts),
+        "roles": list(facts.roles),
+        "turns_per_dialogue": facts.turns_per_dialogue.tolist(),
+        "selected_counts": [int(n) for n in facts.selected_counts],
+        "labels": [facts.labels(role) for role in (None, WIZARD, SEEKER)],
+        "evidence": evidence.astype({"selected": bool}).to_dict("list"),
+    }
+
+
+def test_a_loaded_split_s_tables_give_the_checks_what_its_dialogues_give():
+    """The checks read a loaded split's cached tables, a list of dialogues by walking it: the same facts."""
+    import utils
+    from utils.sources import dataset_names, split_names
+
+    evidence_seen = 0
+    for dataset in dataset_names():
+        for name in split_names(dataset):
+            try:
+                split = utils.load(dataset, name)
+            except utils.DataUnavailableError:
+                continue
+            if len(split) > 3000:  # a real full-size split: the demo samples and small ones are enough here
+                continue
+            from_tables = _facts_arrays(ex._TurnFacts(split))
+            from_dialogues = _facts_arrays(ex._TurnFacts(list(split)))
+            assert from_tables == from_dialogues, (dataset, name)
+            evidence_seen += len(from_tables["evidence"]["role"])
+    assert evidence_seen  # the comparison covered evidence rows, not only turns

@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 import math
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -153,7 +154,7 @@ def profile(dataset: str, split: LoadedSplit) -> dict[str, object]:
 
     A share or mean that does not apply (no faithfulness labels, no evidence text) is ``NaN``.
     """
-    source = get_source(dataset)
+    described = _described(dataset)
     language = language_of(dataset)
     tokenize = tokenizer_for(language)
     turns = split.turns()
@@ -162,23 +163,39 @@ def profile(dataset: str, split: LoadedSplit) -> dict[str, object]:
     faithfulness = sum(1 for value in labels if value.get("BEGIN") or value.get("VRM"))
     with_selection = int(wizard["selected_count"].gt(0).sum())
     per_dialogue = turns.groupby("dialogue_index").size()
-    evidence_lengths = [len(tokenize(text)) for text in evidence["text"] if text]
+    # A passage is shown at many turns (WISE's at hundreds): each distinct text is tokenised once.
+    shown = Counter(text for text in evidence["text"] if text)
+    evidence_words = sum(len(tokenize(text)) * times for text, times in shown.items())
+    evidence_pieces = sum(shown.values())
     return {
-        "language": source.language,
+        "language": described["language"],
         "data loaded": data_label(split),
-        "unit of data": _profile(dataset).unit,
+        "unit of data": described["unit of data"],
         "dialogues / sessions": len(split),
         "turns": len(turns),
         "turns per dialogue (mean)": float(per_dialogue.mean()) if len(per_dialogue) else math.nan,
         "wizard turns": len(wizard),
-        "what the evidence is": _profile(dataset).evidence,
+        "what the evidence is": described["what the evidence is"],
         "evidence pieces per wizard turn (mean)": len(evidence) / len(wizard) if len(wizard) else math.nan,
-        "evidence length (mean)": sum(evidence_lengths) / len(evidence_lengths) if evidence_lengths else math.nan,
+        "evidence length (mean)": evidence_words / evidence_pieces if evidence_pieces else math.nan,
         "evidence length counted in": TOKEN_UNITS[language],
-        "how selection is recorded": _profile(dataset).selection,
+        "how selection is recorded": described["how selection is recorded"],
         "wizard turns with selected / cited evidence": with_selection / len(wizard) if len(wizard) else math.nan,
         # a dataset without BEGIN/VRM labels has no share to show, not a share of 0
         "faithfulness labelled (turns with BEGIN/VRM)": faithfulness / len(wizard) if faithfulness else math.nan,
+        "licence": described["licence"],
+        "cite as": described["cite as"],
+    }
+
+
+def _described(dataset: str) -> dict[str, str]:
+    """The rows of :func:`profile` that describe the dataset (from the registry), not the split."""
+    source = get_source(dataset)
+    return {
+        "language": source.language,
+        "unit of data": _profile(dataset).unit,
+        "what the evidence is": _profile(dataset).evidence,
+        "how selection is recorded": _profile(dataset).selection,
         "licence": source.license,
         "cite as": source.citation_key,
     }
@@ -276,7 +293,8 @@ def _caption(splits: Mapping[str, LoadedSplit], text: str) -> str:
 
 def descriptions(splits: Mapping[str, LoadedSplit]) -> Table:
     """What each dataset is, in the atlas's words (its data registry): one column per dataset."""
-    described = profiles(splits).loc[list(_DESCRIBED)]
+    # the registry's words only: nothing measured on the splits
+    described = pd.DataFrame({_title(name): _described(name) for name in splits}).loc[list(_DESCRIBED)]
     described.index = [_DESCRIBED[name] for name in described.index]
     return table(described, index="Property", caption="What each dataset is (from the atlas's data registry).")
 

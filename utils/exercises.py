@@ -15,13 +15,20 @@ Usage in a chapter::
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from numbers import Real
 from typing import TYPE_CHECKING, Any, NoReturn
 
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from .loading import LoadedSplit
 from .metrics import unigram_f1
 from .records import ROLES, SEEKER, WIZARD, Dialogue, Turn
 from .sources import get_source
@@ -212,6 +219,87 @@ def _walk_turns(dialogues: Iterable[Dialogue], role: str | None = None) -> Itera
     return (turn for dialogue in dialogues for turn in dialogue.turns if role is None or turn.role == role)
 
 
+class _TurnFacts:
+    """What the count and share checks read of each turn and evidence piece, as arrays.
+
+    A loaded split's come from its cached tables, only the columns a check needs, without rebuilding
+    a dialogue (a walk of a full-size split rebuilds millions of evidence objects: seconds, for a
+    count); dialogues in a list are walked once. Either way every check below computes its expected
+    value from these arrays alone, so the two sources cannot disagree about the rules.
+    """
+
+    def __init__(self, dialogues: Sequence[Dialogue]) -> None:
+        self._dialogues = dialogues
+        self._split = dialogues if isinstance(dialogues, LoadedSplit) else None
+
+    def __len__(self) -> int:
+        return len(self._dialogues)
+
+    @cached_property
+    def _walked(self) -> dict[str, Any]:
+        columns: dict[str, list[Any]] = {
+            "dialogue_index": [], "role": [], "evidence_count": [], "selected_count": [], "labels": []
+        }
+        evidence: dict[str, list[Any]] = {"origin": [], "selected": []}
+        for position, dialogue in enumerate(self._dialogues):
+            for turn in dialogue.turns:
+                columns["dialogue_index"].append(position)
+                columns["role"].append(turn.role)
+                columns["evidence_count"].append(len(turn.evidence))
+                columns["selected_count"].append(len(turn.selected_evidence))
+                columns["labels"].append(turn.labels)
+                evidence["origin"].extend(item.origin for item in turn.evidence)
+                evidence["selected"].extend(item.selected for item in turn.evidence)
+        return {**columns, "evidence": evidence}
+
+    def _column(self, name: str) -> np.ndarray:
+        if self._split is not None:
+            return self._split.arrow("turns", [name]).column(name).to_numpy(zero_copy_only=False)
+        return np.asarray(self._walked[name], dtype=object if name == "role" else np.int64)
+
+    @cached_property
+    def roles(self) -> np.ndarray:
+        """The role of every turn, in order."""
+        return self._column("role")
+
+    @cached_property
+    def turns_per_dialogue(self) -> np.ndarray:
+        """How many turns each dialogue has (0 for one with none)."""
+        return np.bincount(self._column("dialogue_index").astype(np.int64), minlength=len(self))
+
+    @cached_property
+    def selected_counts(self) -> np.ndarray:
+        """How many of its evidence pieces every turn selects."""
+        return self._column("selected_count")
+
+    def count(self, role: str | None) -> int:
+        """How many turns ``role`` speaks (``None``: all turns)."""
+        return len(self.roles) if role is None else int(np.count_nonzero(self.roles == role))
+
+    def labels(self, role: str | None) -> list[dict[str, list[str]]]:
+        """The labels of the turns of ``role`` (``None``: all), in order; decoded only for those turns."""
+        if self._split is None:
+            return [labels for labels, r in zip(self._walked["labels"], self.roles, strict=True) if role in (None, r)]
+        stored = self._split.arrow("turns", ["labels"]).column("labels")
+        if role is not None:
+            stored = stored.filter(pa.array(self.roles == role))
+        return [json.loads(value) for value in stored.to_pylist()]
+
+    def evidence(self) -> pd.DataFrame:
+        """One row per evidence piece: its turn's ``role``, its ``origin`` and whether it is ``selected``."""
+        if self._split is None:
+            frame = pd.DataFrame(self._walked["evidence"], columns=["origin", "selected"])
+            counts = np.asarray(self._walked["evidence_count"], dtype=np.int64)
+        else:
+            # as stored: the origin a category (a byte or two per row, not a string), millions of rows
+            frame = self._split.arrow("evidence", ["origin", "selected"]).to_pandas()
+            counts = self._column("evidence_count")
+        roles = pd.Categorical(self.roles)
+        # evidence rows lie in turn order: each turn's role repeated over its pieces, as a category
+        frame.insert(0, "role", pd.Categorical.from_codes(np.repeat(roles.codes, counts), roles.categories))
+        return frame
+
+
 def _check_role(role: str | None) -> None:
     if role is not None and role not in ROLES:
         raise ValueError(f"role must be one of {', '.join(ROLES)} or None, not {role!r}")
@@ -229,50 +317,44 @@ def check_turn_count(answer: Any, data: Iterable[Dialogue], role: str | None = W
     """``answer`` is the number of turns spoken in ``role`` (``None``: all turns) in ``data``."""
     _check_role(role)
     what = f"number of {role or 'all'} turns"
-    dialogues = _dialogues(data, what)
-    expected = len(_turns(dialogues, role))
+    facts = _TurnFacts(_dialogues(data, what))
+    expected = facts.count(role)
     other = SEEKER if role == WIZARD else WIZARD
     mistakes = [
-        _Mistake(len(_turns(dialogues)), "this is the number of ALL turns; count only one role."),
-        _Mistake(len(dialogues), "this is the number of dialogues, not of turns."),
+        _Mistake(facts.count(None), "this is the number of ALL turns; count only one role."),
+        _Mistake(len(facts), "this is the number of dialogues, not of turns."),
     ]
     if role is not None:
-        mistakes.append(_Mistake(len(_turns(dialogues, other)), f"this counts the {other} turns instead."))
+        mistakes.append(_Mistake(facts.count(other), f"this counts the {other} turns instead."))
     _compare_number(answer, expected, what=what, integer=True, mistakes=mistakes)
 
 
 def check_mean_turns(answer: Any, data: Iterable[Dialogue]) -> None:
     """``answer`` is the mean number of turns per dialogue in ``data``."""
     what = "mean number of turns (utterance records) per dialogue"
-    dialogues = _dialogues(data, what)
-    if not dialogues:
+    facts = _TurnFacts(_dialogues(data, what))
+    if not len(facts):
         raise ExerciseCheckError(f"{what}: the data hold no dialogues, so there is no mean to check.")
-    counts = [len(dialogue.turns) for dialogue in dialogues]
-    expected = sum(counts) / len(counts)
-    wizard_mean = len(_turns(dialogues, WIZARD)) / len(dialogues)
+    counts = facts.turns_per_dialogue
+    expected = int(counts.sum()) / len(counts)
+    wizard_mean = facts.count(WIZARD) / len(facts)
     mistakes = [
         _Mistake(wizard_mean, "this is the mean number of wizard turns only; count every turn."),
-        _Mistake(sum(counts), "this is the total number of turns; divide by the number of dialogues."),
-        _Mistake(sorted(counts)[len(counts) // 2], "this looks like the median; the task asks for the mean."),
+        _Mistake(int(counts.sum()), "this is the total number of turns; divide by the number of dialogues."),
+        _Mistake(int(np.sort(counts)[len(counts) // 2]), "this looks like the median; the task asks for the mean."),
     ]
     _compare_number(answer, expected, what=what, mistakes=mistakes)
-
-
-def _has_selection(turn: Turn) -> bool:
-    return bool(turn.selected_evidence)
 
 
 def check_selected_share(answer: Any, data: Iterable[Dialogue], *, without: bool = False) -> None:
     """``answer`` is the share of wizard turns WITH (``without=True``: WITHOUT) any selected evidence."""
     what = f"share of wizard turns {'without' if without else 'with'} selected evidence"
-    dialogues = _dialogues(data, what)
-    turns = _turns(dialogues, WIZARD)
-    if not turns:
+    facts = _TurnFacts(_dialogues(data, what))
+    with_selection = _selected_share(facts)
+    if with_selection is None:
         raise ExerciseCheckError(f"{what}: the data hold no wizard turns.")
-    with_selection = sum(_has_selection(turn) for turn in turns) / len(turns)
     expected = 1 - with_selection if without else with_selection
-    everyone = _turns(dialogues)
-    all_turns_share = sum(_has_selection(turn) for turn in everyone) / len(everyone)
+    all_turns_share = int(np.count_nonzero(facts.selected_counts)) / facts.count(None)
     mistakes = [
         _Mistake(
             1 - expected, f"you computed the opposite share (turns {'with' if without else 'without'} a selection)."
@@ -293,24 +375,16 @@ def check_mean_evidence(
         raise ValueError("per must be 'dialogue' or 'wizard turn'")
     kind = f"{origin!r} evidence pieces" if origin else "evidence pieces"
     what = f"mean number of {kind} per {per}"
-    dialogues = _dialogues(data, what)
-
-    def pieces(turns: Iterable[Turn], selected_only: bool = False) -> int:
-        return sum(
-            1
-            for turn in turns
-            for item in turn.evidence
-            if (origin is None or item.origin == origin) and (item.selected or not selected_only)
-        )
-
+    facts = _TurnFacts(_dialogues(data, what))
+    evidence = facts.evidence()
     if per == "dialogue":
-        units = len(dialogues)
-        total = pieces(_turns(dialogues))
-        selected = pieces(_turns(dialogues), selected_only=True)
+        units = len(facts)
     else:
-        units = len(_turns(dialogues, WIZARD))
-        total = pieces(_turns(dialogues, WIZARD))
-        selected = pieces(_turns(dialogues, WIZARD), selected_only=True)
+        units = facts.count(WIZARD)
+        evidence = evidence[evidence["role"] == WIZARD]
+    if origin is not None:
+        evidence = evidence[evidence["origin"] == origin]
+    total, selected = len(evidence), int(evidence["selected"].sum())
     if units == 0:
         raise ExerciseCheckError(f"{what}: the data hold no {per}s.")
     mistakes = [
@@ -325,15 +399,15 @@ def check_mean_evidence(
 
 def label_counts(data: Iterable[Dialogue], scheme: str, role: str | None = WIZARD) -> Counter[str]:
     """How many turns (of ``role``) carry each label of ``scheme`` (a turn counts once per label)."""
-    return Counter(label for turn in _walk_turns(data, role) for label in dict.fromkeys(turn.labels.get(scheme, [])))
+    facts = data if isinstance(data, _TurnFacts) else _TurnFacts(_dialogues(data, "label counts"))
+    return Counter(label for labels in facts.labels(role) for label in dict.fromkeys(labels.get(scheme, [])))
 
 
 def check_label_counts(answer: Any, data: Iterable[Dialogue], scheme: str, role: str | None = WIZARD) -> None:
     """``answer`` maps each ``scheme`` label (``"BEGIN"``, ``"action"``, ...) to the number of turns carrying it."""
     _check_role(role)
     what = f"number of {role or 'all'} turns per {scheme} label"
-    dialogues = _dialogues(data, what)
-    expected = label_counts(dialogues, scheme, role)
+    expected = label_counts(_TurnFacts(_dialogues(data, what)), scheme, role)
     if not expected:
         raise ExerciseCheckError(f"{what}: no turn in these data carries a {scheme!r} label; check the scheme name.")
     _compare_mapping(answer, expected, what=what, key_name="label", integer=True)
@@ -345,16 +419,12 @@ def check_origin_shares(answer: Any, data: Iterable[Dialogue], *, selected_only:
     With ``selected_only`` only the selected (checked, cited) pieces count.
     """
     what = f"share of {'selected ' if selected_only else ''}evidence per origin"
-    dialogues = _dialogues(data, what)
-    # One walk counts both readings of the task (all pieces shown, or only the selected ones).
-    counts: Counter[str] = Counter()
-    other: Counter[str] = Counter()
-    for turn in _walk_turns(dialogues, WIZARD):
-        for item in turn.evidence:
-            if item.selected or not selected_only:
-                counts[item.origin] += 1
-            if item.selected or selected_only:
-                other[item.origin] += 1
+    evidence = _TurnFacts(_dialogues(data, what)).evidence()
+    evidence = evidence[evidence["role"] == WIZARD]
+    # Both readings of the task: all pieces shown, or only the selected ones.
+    every = Counter(_counts(evidence["origin"]))
+    chosen = Counter(_counts(evidence.loc[evidence["selected"].astype(bool), "origin"]))
+    counts, other = (chosen, every) if selected_only else (every, chosen)
     total = sum(counts.values())
     if not total:
         raise ExerciseCheckError(
@@ -387,13 +457,14 @@ def check_selected_origin_shares(answer: Any, data: Iterable[Dialogue]) -> None:
 def check_selected_share_by_label(answer: Any, data: Iterable[Dialogue], scheme: str) -> None:
     """``answer`` maps each ``scheme`` label to the share of wizard turns with that label that select evidence."""
     what = f"share of wizard turns with selected evidence, per {scheme} label"
-    dialogues = _dialogues(data, what)
+    facts = _TurnFacts(_dialogues(data, what))
     carrying: Counter[str] = Counter()
     selecting: Counter[str] = Counter()
-    for turn in _walk_turns(dialogues, WIZARD):
-        for label in dict.fromkeys(turn.labels.get(scheme, [])):
+    selections = facts.selected_counts[facts.roles == WIZARD]
+    for labels, selected in zip(facts.labels(WIZARD), selections, strict=True):
+        for label in dict.fromkeys(labels.get(scheme, [])):
             carrying[label] += 1
-            selecting[label] += _has_selection(turn)
+            selecting[label] += bool(selected)
     if not carrying:
         raise ExerciseCheckError(f"{what}: no wizard turn in these data carries a {scheme!r} label.")
     expected = {label: selecting[label] / carrying[label] for label in carrying}
@@ -447,9 +518,9 @@ def check_by_dataset(answer: Any, splits: Mapping[str, Iterable[Dialogue]], meas
     ``measure`` is ``"mean_turns"``, ``"selected_share"`` (share of wizard turns with a selection)
     or ``"mean_overlap"`` (as :func:`check_mean_overlap`).
     """
-    measures: dict[str, Callable[[list[Dialogue]], float | None]] = {
-        "mean_turns": lambda ds: sum(len(d.turns) for d in ds) / len(ds) if ds else None,
-        "selected_share": _selected_share,
+    measures: dict[str, Callable[[Sequence[Dialogue]], float | None]] = {
+        "mean_turns": lambda ds: _TurnFacts(ds).count(None) / len(ds) if len(ds) else None,
+        "selected_share": lambda ds: _selected_share(_TurnFacts(ds)),
         "mean_overlap": _mean_overlap,
     }
     if measure not in measures:
@@ -468,9 +539,15 @@ def check_by_dataset(answer: Any, splits: Mapping[str, Iterable[Dialogue]], meas
     _compare_mapping(answer, expected, what=what, key_name="dataset", share=measure != "mean_turns")
 
 
-def _selected_share(dialogues: list[Dialogue]) -> float | None:
-    wizard = _turns(dialogues, WIZARD)
-    return sum(map(_has_selection, wizard)) / len(wizard) if wizard else None
+def _selected_share(facts: _TurnFacts) -> float | None:
+    selections = facts.selected_counts[facts.roles == WIZARD]
+    return int(np.count_nonzero(selections)) / len(selections) if len(selections) else None
+
+
+def _counts(values: pd.Series) -> dict[str, int]:
+    """How often each value occurs (a category that never does left out), as plain ints."""
+    counted = values.value_counts(sort=False, dropna=False)
+    return {key: int(count) for key, count in counted.items() if count}
 
 
 def _mean_overlap(dialogues: list[Dialogue]) -> float | None:

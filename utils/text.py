@@ -34,14 +34,33 @@ def word_tokens(text: str) -> list[str]:
     return normalize_parlai(text).split()
 
 
+def _dropped(char: str, drop_punctuation: bool) -> bool:
+    """Whether :func:`char_tokens` leaves ``char`` out: whitespace, and (optionally) punctuation."""
+    return char.isspace() or (
+        drop_punctuation and (char in _CJK_PUNCTUATION or _PARLAI_PUNCTUATION.fullmatch(char) is not None)
+    )
+
+
+class _KeptCharacters(dict):
+    """A ``str.translate`` table deleting the characters :func:`_dropped` names, filled on first sight
+    of each character: translating in C is many times faster than testing a text char by char."""
+
+    def __init__(self, drop_punctuation: bool) -> None:
+        super().__init__()
+        self._drop_punctuation = drop_punctuation
+
+    def __missing__(self, code: int) -> int | None:
+        kept = None if _dropped(chr(code), self._drop_punctuation) else code
+        self[code] = kept
+        return kept
+
+
+_KEPT = {True: _KeptCharacters(True), False: _KeptCharacters(False)}
+
+
 def char_tokens(text: str, *, drop_punctuation: bool = True) -> list[str]:
     """Characters of a Chinese or Japanese string, without whitespace (and CJK/ASCII punctuation)."""
-    return [
-        char
-        for char in text
-        if not char.isspace()
-        and not (drop_punctuation and (char in _CJK_PUNCTUATION or _PARLAI_PUNCTUATION.fullmatch(char)))
-    ]
+    return list(text.translate(_KEPT[bool(drop_punctuation)]))
 
 
 def char_ngrams(text: str, n: int) -> list[str]:

@@ -441,45 +441,74 @@ def majority_label(labels: Iterable[str]) -> str:
     return min(label for label, count in counts.items() if count == top)
 
 
-class CharTfidfClassifier:
-    """Character 1-3-gram TF-IDF with logistic regression; the majority class if train has one class.
+class CharTfidfFeatures:
+    """Character 1-3-gram TF-IDF (sublinear tf) of a training set, in float32, identical columns merged.
 
-    Many n-grams occur in one training text only, once, so their TF-IDF columns are identical. The
-    L2-regularised fit gives identical columns equal weights from the start (their gradients are
-    equal), so the columns are merged: a group of ``k`` becomes one column, ``1/sqrt(k)`` times their
-    sum. That map is an isometry on the weights L-BFGS can reach (same loss, same gradient norms, same
-    steps, same predictions), and it shrinks the problem about fourfold on WISE (270k -> 63k
-    columns on full-size data), which is what made the fit take minutes and gigabytes.
+    Many n-grams occur in one training text only, once, so their TF-IDF columns are identical; they
+    are merged (:func:`_merge_identical_columns`), a group of ``k`` into one column, ``1/sqrt(k)``
+    times their sum, which shrinks the problem about fourfold on WISE (270k -> 63k columns on
+    full-size data). Two classifiers trained on the same texts share one instance.
+    """
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        # float32: seven significant digits are plenty for TF-IDF weights, and the fit moves half the bytes
+        self._vectorizer = TfidfVectorizer(analyzer="char", ngram_range=(1, 3), sublinear_tf=True, dtype=np.float32)
+        features = self._vectorizer.fit_transform(list(texts))
+        self._merge = _merge_identical_columns(features)
+        #: the training texts' features, merged
+        self.train = features @ self._merge
+
+    def transform(self, texts: Sequence[str]) -> sparse.csr_matrix:
+        """The merged features of ``texts``."""
+        return self._vectorizer.transform(list(texts)) @ self._merge
+
+
+class CharTfidfClassifier:
+    """L2-regularised logistic regression (C = 1) on :class:`CharTfidfFeatures`, fitted to its
+    optimum; the majority class if train has one class.
+
+    The model is the minimum of the regularised loss, not wherever a solver's default stopping rule
+    leaves it: Newton-CG until no gradient component exceeds 1e-6. (L-BFGS at scikit-learn's
+    default tolerance stopped short on full-size WISE: 3 % of its test predictions differed from
+    its own run to a tolerance of 1e-10, whose predictions these equal, in a tenth of the time and
+    a small part of the memory; L-BFGS's history of ten steps over every weight took a gigabyte.)
+    The merged columns change no prediction: the loss is strictly convex and treats identical
+    columns alike, so its minimum gives them equal weights, which is what the merged column
+    stands for.
     """
 
     def __init__(self) -> None:
-        self._vectorizer = None
-        self._merge = None
+        #: the features the model was fitted on (``None`` for the majority class)
+        self.features: CharTfidfFeatures | None = None
         self._model = None
         self._constant = ""
 
-    def fit(self, texts: Sequence[str], labels: Sequence[str]) -> CharTfidfClassifier:
-        from sklearn.feature_extraction.text import TfidfVectorizer
+    def fit(
+        self, texts: Sequence[str], labels: Sequence[str], *, features: CharTfidfFeatures | None = None
+    ) -> CharTfidfClassifier:
+        """Fit on ``texts`` and their ``labels``; ``features``, when given, must be those of ``texts``."""
         from sklearn.linear_model import LogisticRegression
         from threadpoolctl import threadpool_limits  # installed with scikit-learn, which uses it
 
         self._constant = majority_label(labels)
         if len(set(labels)) > 1:
-            self._vectorizer = TfidfVectorizer(analyzer="char", ngram_range=(1, 3), sublinear_tf=True)
-            features = self._vectorizer.fit_transform(list(texts))
-            self._merge = _merge_identical_columns(features)
-            # L-BFGS's vector updates over millions of weights are memory-bound: a second BLAS
-            # thread doubled the CPU time and slowed the fit on a 2-core machine. (Thread count
-            # changes BLAS sums in the last bits, ~1e-12 on the weights, never a prediction.)
+            self.features = features if features is not None else CharTfidfFeatures(texts)
+            if self.features.train.shape[0] != len(labels):
+                raise ValueError(f"{self.features.train.shape[0]} feature rows for {len(labels)} labels")
+            # The fit's vector updates are memory-bound: a second BLAS thread only adds CPU time on a
+            # 2-core machine.
             with threadpool_limits(limits=1, user_api="blas"):
-                self._model = LogisticRegression(max_iter=2000).fit(features @ self._merge, list(labels))
+                self._model = LogisticRegression(solver="newton-cg", tol=1e-6, max_iter=1000).fit(
+                    self.features.train, list(labels)
+                )
         return self
 
     def predict(self, texts: Sequence[str]) -> list[str]:
-        if self._model is None:
+        if self._model is None or self.features is None:
             return [self._constant] * len(texts)
-        features = self._vectorizer.transform(list(texts)) @ self._merge
-        return [str(label) for label in self._model.predict(features)]
+        return [str(label) for label in self._model.predict(self.features.transform(texts))]
 
 
 def _merge_identical_columns(matrix: sparse.spmatrix) -> sparse.csr_matrix:
@@ -501,7 +530,7 @@ def _merge_identical_columns(matrix: sparse.spmatrix) -> sparse.csr_matrix:
         key = (indices[start:stop].tobytes(), data[start:stop].tobytes())
         group_of[j] = groups.setdefault(key, len(groups))
     sizes = np.bincount(group_of, minlength=len(groups))
-    weights = 1.0 / np.sqrt(sizes[group_of])
+    weights = (1.0 / np.sqrt(sizes[group_of])).astype(columns.dtype)  # float32 features stay float32
     return sparse.csr_matrix(
         (weights, (np.arange(columns.shape[1]), group_of)), shape=(columns.shape[1], len(groups))
     )
@@ -513,12 +542,15 @@ def classification_scores(
     """T1 intent and T3 action: majority class and char TF-IDF + logistic regression, trained on
     ``train``, scored on each test set; P/R/F1 under :data:`AUTHORS` and :data:`PLAIN_MACRO`."""
     rows = []
+    train_texts = [example.user_text for example in train]
+    features = None  # computed by the first classifier that needs them, shared by the second
     for task, target, plus_one in (("intent", "intent", False), ("action", "action", True)):
         train_labels = [getattr(example, target) for example in train]
         models: dict[str, Callable[[Sequence[SystemTurnExample]], list[str]]] = {}
         constant = majority_label(train_labels)
         models["majority class"] = lambda examples, constant=constant: [constant] * len(examples)
-        classifier = CharTfidfClassifier().fit([example.user_text for example in train], train_labels)
+        classifier = CharTfidfClassifier().fit(train_texts, train_labels, features=features)
+        features = classifier.features or features
         models["char TF-IDF + logistic regression"] = lambda examples, model=classifier: model.predict(
             [example.user_text for example in examples]
         )
