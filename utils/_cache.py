@@ -303,6 +303,14 @@ def _json_column(values: Iterable[Any]) -> pa.Array:
     return pa.array(texts, pa.binary()).view(pa.string())
 
 
+def json_values(column: pa.ChunkedArray) -> list[Any]:
+    """The values of a column of JSON texts (``labels``, ``meta``), each decoded afresh."""
+    texts: list[bytes] = []
+    for chunk in column.chunks:  # as UTF-8 bytes, which msgspec reads without making a str first
+        texts += chunk.view(pa.large_binary() if pa.types.is_large_string(chunk.type) else pa.binary()).to_pylist()
+    return [_loads(text) for text in texts]
+
+
 def _loads(text: str | bytes) -> Any:
     """A value stored by :func:`_json_column`: msgspec reads it, ``json`` what msgspec refuses (``NaN``)."""
     try:

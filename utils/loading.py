@@ -16,7 +16,6 @@ import contextlib
 import gc
 import html
 import itertools
-import json
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -503,7 +502,7 @@ class LoadedSplit(Sequence[Dialogue]):
     def _turn_frame(self) -> pd.DataFrame:
         table = self._tables.turns
         frame = table.select(list(TURN_TABLE_COLUMNS)).to_pandas()
-        frame["labels"] = [json.loads(value) for value in table.column("labels").to_pylist()]
+        frame["labels"] = _cache.json_values(table.column("labels"))
         topics = self._tables.dialogues.column("topic").to_pandas()
         frame.insert(2, "topic", topics.to_numpy()[frame["dialogue_index"].to_numpy()])
         return frame
@@ -544,7 +543,7 @@ class LoadedSplit(Sequence[Dialogue]):
         """One row per dialogue: id, topic, number of turns and the dialogue-level metadata."""
         table = self._tables.dialogues
         frame = table.select(["id", "topic", "turn_count"]).to_pandas()
-        frame["meta"] = [json.loads(value) for value in table.column("meta").to_pylist()]
+        frame["meta"] = _cache.json_values(table.column("meta"))
         return frame
 
     def to_hf_dataset(self, table: str = "turns") -> datasets.Dataset:
