@@ -274,9 +274,10 @@ def _split(task: dict[str, Any], split: str | None = None) -> Any:
 
 def _step_first_load(task: dict[str, Any]) -> str:
     loaded = _split(task)
-    return (
-        f"{len(loaded):,} dialogues, {loaded.provenance.turns:,} turns, {loaded.arrow('evidence').num_rows:,} evidence"
-    )
+    # Counted on a stored column: the whole evidence table would spell out per-row columns that
+    # the load itself never builds, and its memory would count as the load's.
+    evidence = loaded.arrow("evidence", ["selected"]).num_rows
+    return f"{len(loaded):,} dialogues, {loaded.provenance.turns:,} turns, {evidence:,} evidence"
 
 
 def _step_turns_tables(task: dict[str, Any]) -> str:
