@@ -193,3 +193,44 @@ def use_parser(dataset: str, parse: Callable[..., Any], version: int = 1) -> Non
     from utils.sources import registry
 
     registry()[dataset] = with_parser(dataset, parse, version)  # type: ignore[index]
+
+
+def loaded_and_parsed(dataset: str, data_dir: Path, split: str = "train") -> tuple[list | str, list | str]:
+    """A split as the loader gives it (through its fast path and cache) and as the parser reads it, or
+    the message of the DataError each raised."""
+    import warnings
+
+    import utils
+    from utils.errors import DataError
+    from utils.sources import get_source, get_split_files
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            loaded: list | str = list(utils.load(dataset, split, data_dir=data_dir))
+    except DataError as error:
+        loaded = str(error)
+    try:
+        path = data_dir / get_split_files(dataset, split)[0].path
+        parsed: list | str = list(get_source(dataset).parse(path, split=split))
+    except DataError as error:
+        parsed = str(error)
+    return loaded, parsed
+
+
+def record_parse_calls(monkeypatch: pytest.MonkeyPatch, dataset: str) -> list[str]:
+    """The splits the loader goes on to build with ``dataset``'s record-by-record parser (its fast
+    path declined them), in order."""
+    import dataclasses
+
+    from utils.sources import get_source, registry
+
+    calls: list[str] = []
+    real = get_source(dataset).parse
+
+    def spy(path: Path, *, split: str) -> Any:
+        calls.append(split)
+        return real(path, split=split)
+
+    monkeypatch.setitem(registry(), dataset, dataclasses.replace(get_source(dataset), parse=spy))
+    return calls

@@ -9,34 +9,16 @@ loaded split must equal what ``parse`` gives, and a file ``parse`` refuses must 
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import loaded_and_parsed, record_parse_calls
+from test_faithdial_parser import _utterance
 
-import utils
 from utils import _cache
 from utils.datasets.faithdial import parser as faithdial
-from utils.errors import DataError
-from utils.sources import get_source, get_split_files, registry
-
-
-def _utterance(history: list, response: str, **changes: object) -> dict:
-    record = {
-        "history": history,
-        "speaker": "Wizard",
-        "knowledge": "Knowledge for " + response,
-        "original_response": "",
-        "response": response,
-        "BEGIN": ["Entailment"],
-        "VRM": ["Edification"],
-    }
-    record.update(changes)
-    return record
-
+from utils.sources import get_source, get_split_files
 
 #: Every case the parser's mapping has (see the module docstring of the parser), spread over dialogues
 #: so that a small batch size puts them in different batches.
@@ -79,15 +61,7 @@ DIALOGUES = [
 @pytest.fixture
 def parse_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The splits the loader had to build with the record-by-record parser (the fast path declined)."""
-    calls: list[str] = []
-    real = faithdial.parse
-
-    def spy(path: Path, *, split: str) -> Iterator:
-        calls.append(split)
-        return real(path, split=split)
-
-    monkeypatch.setitem(registry(), "faithdial", dataclasses.replace(get_source("faithdial"), parse=spy))
-    return calls
+    return record_parse_calls(monkeypatch, "faithdial")
 
 
 def _write(data_dir: Path, records: object, split: str = "train") -> Path:
@@ -97,20 +71,6 @@ def _write(data_dir: Path, records: object, split: str = "train") -> Path:
     return path
 
 
-def _loaded_and_parsed(data_dir: Path, split: str = "train") -> tuple[list | str, list | str]:
-    """The split as loaded and as parsed, or the message of the DataError each raised."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            loaded: list | str = list(utils.load("faithdial", split, data_dir=data_dir))
-    except DataError as error:
-        loaded = str(error)
-    try:
-        path = data_dir / get_split_files("faithdial", split)[0].path
-        parsed: list | str = list(get_source("faithdial").parse(path, split=split))
-    except DataError as error:
-        parsed = str(error)
-    return loaded, parsed
 
 
 @pytest.mark.parametrize(
@@ -124,7 +84,7 @@ def test_the_loader_takes_the_fast_path_and_gets_the_parsers_dialogues(
     for name, value in limits.items():
         monkeypatch.setattr(faithdial, name, value)
     _write(data_dir, DIALOGUES)
-    loaded, parsed = _loaded_and_parsed(data_dir)
+    loaded, parsed = loaded_and_parsed("faithdial", data_dir)
     assert parse_calls == ["train"]  # only the reference call below the load, none inside it
     assert loaded == parsed
     # the cases are there: cleaned labels, a kept history, unknown fields, the record's own fields
@@ -151,7 +111,7 @@ def test_the_fast_path_writes_the_tables_of_the_record_path(tmp_path: Path) -> N
 def test_the_demo_splits_take_the_fast_path(parse_calls: list) -> None:
     splits = list(get_source("faithdial").splits)
     for split in splits:
-        loaded, parsed = _loaded_and_parsed(get_source("faithdial").demo_dir, split)
+        loaded, parsed = loaded_and_parsed("faithdial", get_source("faithdial").demo_dir, split)
         assert loaded == parsed, split
     assert parse_calls == splits  # the reference calls only
 
@@ -197,7 +157,7 @@ REFUSED = {
 def test_files_the_parser_refuses_are_refused_with_its_error(data_dir: Path, parse_calls: list, case: str) -> None:
     # The bad record comes after a good one, so the fast path has started its columns.
     _write(data_dir, REFUSED[case])
-    loaded, parsed = _loaded_and_parsed(data_dir)
+    loaded, parsed = loaded_and_parsed("faithdial", data_dir)
     assert isinstance(parsed, str), "the case is not a fault"
     assert loaded == parsed
     assert parse_calls == ["train", "train"]  # the fast path declined; parse reported
@@ -207,6 +167,6 @@ def test_malformed_json_is_refused_with_the_parsers_error(data_dir: Path, parse_
     path = _write(data_dir, DIALOGUES)
     text = path.read_text(encoding="utf-8")
     path.write_text(text[: len(text) // 2], encoding="utf-8")  # cut in the middle of a record
-    loaded, parsed = _loaded_and_parsed(data_dir)
+    loaded, parsed = loaded_and_parsed("faithdial", data_dir)
     assert loaded == parsed and "truncated JSON" in parsed
     assert parse_calls == ["train", "train"]

@@ -531,23 +531,6 @@ def _wow_fast_path_agrees(payload: bytes) -> None:
         OUTCOMES[("wow fast path", "agreed")] += 1
 
 
-@FUZZ
-@given(data=st.data())
-def test_wow_fast_path_agrees_with_parse(data: st.DataObject) -> None:
-    relative, _ = data.draw(seeds(TARGETS["wow"]))
-    payload = data.draw(mutated_json_file(relative, "json-list"))
-    if data.draw(st.booleans()):
-        payload = data.draw(byte_damage(payload))
-    _wow_fast_path_agrees(payload)
-
-
-def test_wow_fast_path_agrees_on_the_demo_files() -> None:
-    before = OUTCOMES[("wow fast path", "agreed")]
-    for relative, _ in TARGETS["wow"].seeds:
-        _wow_fast_path_agrees(demo_file(relative).read_bytes())
-    assert OUTCOMES[("wow fast path", "agreed")] == before + len(TARGETS["wow"].seeds)
-
-
 def _faithdial_fast_path_agrees(payload: bytes) -> None:
     """FaithDial's columnar path (what the loader builds the cache with) declines exactly the files parse
     refuses (parse then reports the fault), and otherwise stores exactly the dialogues parse gives."""
@@ -573,21 +556,28 @@ def _faithdial_fast_path_agrees(payload: bytes) -> None:
         OUTCOMES[("faithdial fast path", "agreed")] += 1
 
 
+#: The JSON-list datasets whose loader builds the cache through a columnar fast path: each one's check
+#: that the fast path gives parse's dialogues, and refuses or declines exactly the files parse refuses.
+FAST_PATH_AGREES = {"wow": _wow_fast_path_agrees, "faithdial": _faithdial_fast_path_agrees}
+
+
 @FUZZ
+@pytest.mark.parametrize("dataset", sorted(FAST_PATH_AGREES))
 @given(data=st.data())
-def test_faithdial_fast_path_agrees_with_parse(data: st.DataObject) -> None:
-    relative, _ = data.draw(seeds(TARGETS["faithdial"]))
+def test_fast_path_agrees_with_parse(dataset: str, data: st.DataObject) -> None:
+    relative, _ = data.draw(seeds(TARGETS[dataset]))
     payload = data.draw(mutated_json_file(relative, "json-list"))
     if data.draw(st.booleans()):
         payload = data.draw(byte_damage(payload))
-    _faithdial_fast_path_agrees(payload)
+    FAST_PATH_AGREES[dataset](payload)
 
 
-def test_faithdial_fast_path_agrees_on_the_demo_files() -> None:
-    before = OUTCOMES[("faithdial fast path", "agreed")]
-    for relative, _ in TARGETS["faithdial"].seeds:
-        _faithdial_fast_path_agrees(demo_file(relative).read_bytes())
-    assert OUTCOMES[("faithdial fast path", "agreed")] == before + len(TARGETS["faithdial"].seeds)
+@pytest.mark.parametrize("dataset", sorted(FAST_PATH_AGREES))
+def test_fast_path_agrees_on_the_demo_files(dataset: str) -> None:
+    before = OUTCOMES[(f"{dataset} fast path", "agreed")]
+    for relative, _ in TARGETS[dataset].seeds:
+        FAST_PATH_AGREES[dataset](demo_file(relative).read_bytes())
+    assert OUTCOMES[(f"{dataset} fast path", "agreed")] == before + len(TARGETS[dataset].seeds)
 
 
 @pytest.mark.parametrize("name", NAMES)

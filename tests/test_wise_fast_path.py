@@ -8,19 +8,18 @@ builds the cache instead. Either way a loaded split must equal what ``parse`` gi
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import loaded_and_parsed, record_parse_calls
 
 import utils
 from utils import _cache
 from utils.datasets.wise import parser as wise
 from utils.errors import DataError
-from utils.sources import get_source, get_split_files, registry
+from utils.sources import get_source
 
 SYSTEM = {
     "msg_id": 2,
@@ -72,31 +71,9 @@ def _conversation(*turns: dict, cid: int = 7) -> dict:
 @pytest.fixture
 def parse_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The splits the loader had to build with the record-by-record parser (the fast path declined)."""
-    calls: list[str] = []
-    real = wise.parse
-
-    def spy(path: Path, *, split: str) -> Iterator:
-        calls.append(split)
-        return real(path, split=split)
-
-    monkeypatch.setitem(registry(), "wise", dataclasses.replace(get_source("wise"), parse=spy))
-    return calls
+    return record_parse_calls(monkeypatch, "wise")
 
 
-def _loaded_and_parsed(data_dir: Path, split: str = "train") -> tuple[list | str, list | str]:
-    """The split as loaded and as parsed, or the message of the DataError each raised."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            loaded: list | str = list(utils.load("wise", split, data_dir=data_dir))
-    except DataError as error:
-        loaded = str(error)
-    try:
-        path = data_dir / get_split_files("wise", split)[0].path
-        parsed: list | str = list(get_source("wise").parse(path, split=split))
-    except DataError as error:
-        parsed = str(error)
-    return loaded, parsed
 
 
 def _wise_dir(data_dir: Path, conversations: list, documents: list | None = DOCUMENTS) -> Path:
@@ -111,7 +88,7 @@ def test_the_loader_takes_the_fast_path_and_gets_the_parsers_dialogues(data_dir:
     # Repeated candidates, a candidate the collection lacks, a selection outside the candidates, one
     # without a document part, an empty passage: the cases _passages handles one by one.
     _wise_dir(data_dir, [_conversation(USER, SYSTEM), _conversation(USER, SYSTEM, USER, cid=8)])
-    loaded, parsed = _loaded_and_parsed(data_dir)
+    loaded, parsed = loaded_and_parsed("wise", data_dir)
     assert parse_calls == ["train"]  # only the reference call below the load, none inside it
     assert loaded == parsed
     evidence = loaded[0].turns[1].evidence
@@ -157,7 +134,7 @@ DECLINED = {
 @pytest.mark.parametrize("case", list(DECLINED))
 def test_documents_the_fast_path_leaves_to_the_parser(data_dir: Path, parse_calls: list, case: str) -> None:
     _wise_dir(data_dir, [_conversation(USER, SYSTEM)], DECLINED[case])
-    loaded, parsed = _loaded_and_parsed(data_dir)
+    loaded, parsed = loaded_and_parsed("wise", data_dir)
     assert parse_calls == ["train", "train"]  # the loader fell back to parse
     assert loaded == parsed  # the same dialogues, or the same error (a null title is one)
     assert isinstance(loaded, list) == (case != "a null title")
@@ -174,7 +151,7 @@ def test_document_lines_that_are_not_one_object_each_are_left_to_the_parser(
     _wise_dir(data_dir, [_conversation(USER, SYSTEM)])
     documents = data_dir / "wise" / wise.DOCUMENTS_FILENAME
     documents.write_bytes(layout + documents.read_bytes())
-    loaded, parsed = _loaded_and_parsed(data_dir)
+    loaded, parsed = loaded_and_parsed("wise", data_dir)
     assert parse_calls == ["train", "train"] and loaded == parsed
 
 
@@ -209,14 +186,14 @@ def test_files_the_parser_refuses_are_refused_with_its_error(data_dir: Path, cas
 
 def test_big_numbers_in_candidates_are_left_to_the_parser(data_dir: Path, parse_calls: list) -> None:
     _wise_dir(data_dir, [_conversation(USER, _turn(passage_candidate=["3251-1", "99999999999999999999-1"]))])
-    loaded, parsed = _loaded_and_parsed(data_dir)
+    loaded, parsed = loaded_and_parsed("wise", data_dir)
     assert parse_calls == ["train", "train"] and loaded == parsed
     assert loaded[0].turns[1].evidence[1].meta["document"] == 99999999999999999999
 
 
 def test_without_the_document_file_every_candidate_has_no_text(data_dir: Path, parse_calls: list) -> None:
     _wise_dir(data_dir, [_conversation(USER, SYSTEM)], documents=None)
-    loaded, parsed = _loaded_and_parsed(data_dir)
+    loaded, parsed = loaded_and_parsed("wise", data_dir)
     assert parse_calls == ["train"] and loaded == parsed
     assert {e.text for e in loaded[0].turns[1].evidence} == {""}
     assert loaded[0].meta["documents_resolved"] is False
@@ -224,7 +201,7 @@ def test_without_the_document_file_every_candidate_has_no_text(data_dir: Path, p
 
 def test_the_demo_splits_take_the_fast_path(parse_calls: list) -> None:
     for split in ("train", "valid", "test", "test_seen", "test_unseen"):
-        loaded, parsed = _loaded_and_parsed(get_source("wise").demo_dir, split)
+        loaded, parsed = loaded_and_parsed("wise", get_source("wise").demo_dir, split)
         assert loaded == parsed, split
     assert parse_calls == ["train", "valid", "test", "test_seen", "test_unseen"]  # the reference calls only
 
