@@ -279,6 +279,8 @@ def _scoped_anchors(html: str) -> str:
     match (in escaped dataset text a quote is ``&#34;``); links to anything outside the item, a
     section of the chapter or another page, are left alone.
     """
+    if 'id="' not in html:  # most renderers write no ids: a plain search, not the regex, says so
+        return html
     ids = {name for _, name in _ID.findall(html)}
     if not ids:
         return html
