@@ -169,6 +169,33 @@ def test_the_evidence_level_written_from_categories_is_the_one_written_from_reco
     ]
 
 
+def test_english_glosses_of_categories_are_the_glosses_of_every_row(tmp_path: Path) -> None:
+    from utils.datasets.wise import render as wise_render
+    from utils.glosses import english, gloss_key
+
+    split = utils.load("wise", "train")
+    glosses = wise_render.demo_glosses()
+    # a gloss of every passage text (each distinct text once on the loaded split, row by row on the list)
+    texts = {item.text for dialogue in split for turn in dialogue.turns for item in turn.evidence if item.text}
+    assert texts
+    glosses = {**glosses, **{gloss_key(text): f"gloss {k % 3}" for k, text in enumerate(sorted(texts)) if k % 4}}
+
+    def gloss(text: str | None) -> str | None:
+        return english(text, glosses)
+
+    loaded = split_rows(split, english=gloss).frames["evidence"]
+    listed = split_rows(list(split), english=gloss).frames["evidence"]
+    assert isinstance(loaded["text (English)"].dtype, pd.CategoricalDtype)
+    assert loaded["text (English)"].notna().any() and loaded["text (English)"].isna().any()
+    pd.testing.assert_frame_equal(_values(loaded), _values(listed), check_dtype=False)
+    for name, frame in (("loaded", loaded), ("listed", listed)):
+        (tmp_path / name).mkdir()
+        write_level(frame, tmp_path / name, "evidence", id_column="dialogue id", kinds={"text": "text"})
+    assert [file.read_bytes() for file in sorted((tmp_path / "loaded").iterdir())] == [
+        file.read_bytes() for file in sorted((tmp_path / "listed").iterdir())
+    ]
+
+
 @pytest.mark.parametrize("dtype", ["str", "string[pyarrow]", "string[python]"])
 def test_arrow_backed_strings_encode_as_python_strings_do(dtype: str) -> None:
     from utils.viewer import dictionary_encode
