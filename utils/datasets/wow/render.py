@@ -151,11 +151,12 @@ def _knowledge(evidence: list[Evidence], words: set[str]) -> str:
     return bullet_list(blocks)
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 17)
 def _passage_block(origin: str, title: str, texts: tuple[str, ...]) -> str:
-    # A passage none of whose sentences the wizard checked reads the same wherever it is shown: the
-    # topic's passages at every wizard turn of a dialogue (a full-size train renders 1.3 million such
-    # blocks), so it is built once while it keeps coming back.
+    # A passage none of whose sentences the wizard checked reads the same wherever it is shown (the
+    # topic's passages at every wizard turn), so it is built once: the full-size synthetic train shows
+    # 924 thousand such blocks, 81 thousand distinct, all of which this cache holds (30 MB more at the
+    # peak; rendering that train took 15 s of CPU instead of 23.5 s with room for 16 thousand).
     return _block_html(origin, title, [_escaped_sentence(text) for text in texts])
 
 
