@@ -58,6 +58,40 @@ def test_a_failed_write_leaves_the_previous_files(tmp_path: Path) -> None:
     assert not list((tmp_path / "wow").glob("*.writing"))
 
 
+def test_rows_made_during_the_rendering_walk_write_the_same_files(tmp_path: Path) -> None:
+    from utils.render import render_dialogue
+
+    split = utils.load("wow", "valid_seen")
+    rows = split_rows(split, label_keys=("checked_source",))
+    meta = {"dataset": "wow", "split": "valid_seen"}
+    write_split(tmp_path / "twice", split, rows, render=render_dialogue, meta=meta)
+    walked = []
+
+    def rows_of(visit: Any) -> Any:
+        return split_rows(split, label_keys=("checked_source",), visit=lambda d: (walked.append(d.id), visit(d)))
+
+    write_split(tmp_path / "once", split, rows_of, render=render_dialogue, meta=lambda made: dict(meta))
+    assert walked == [d.id for d in split]
+    files = sorted(p.name for p in (tmp_path / "twice").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "once").iterdir())
+    assert any(name.startswith("html-") for name in files)
+    for name in files:
+        assert (tmp_path / "twice" / name).read_bytes() == (tmp_path / "once" / name).read_bytes(), name
+
+
+def test_a_walk_that_skips_dialogues_writes_nothing(tmp_path: Path) -> None:
+    split = utils.load("wow", "valid_seen")
+    rows = split_rows(split)
+
+    def rows_of(visit: Any) -> Any:
+        visit(split[0])
+        return rows
+
+    with pytest.raises(ValueError, match=f"passed 1 dialogues to be rendered, not the split's {len(split)}"):
+        write_split(tmp_path / "wow" / "valid_seen", split, rows_of, render=lambda d: "<p>x</p>", meta={})
+    assert not (tmp_path / "wow").exists() or not list((tmp_path / "wow").iterdir())
+
+
 def test_kilt_examples_are_grouped_into_their_dialogues(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     kilt = utils.load("wow_kilt", "dev")
     monkeypatch.setenv("ATLAS_VIEWER_DIR", str(tmp_path))

@@ -287,25 +287,75 @@ def _write_shards(directory: Path, stem: str, encoded: Sequence[np.ndarray], siz
     return shards
 
 
+#: Called with each dialogue of a split in turn (see :func:`write_split`).
+Visit = Callable[[Dialogue], None]
+
+
+class _Renderings:
+    """Writes the renderings of a split's dialogues, in shards of :data:`HTML_SHARD`, as they come."""
+
+    def __init__(self, directory: Path, render: Callable[[Dialogue], str]) -> None:
+        self.directory, self.render = directory, render
+        self.shards: list[str] = []
+        self.batch: list[str] = []
+        self.count = 0
+
+    def add(self, dialogue: Dialogue) -> None:
+        self.batch.append(str(self.render(dialogue)))
+        self.count += 1
+        if len(self.batch) == HTML_SHARD:
+            self._write()
+
+    def finish(self) -> list[str]:
+        if self.batch:
+            self._write()
+        return self.shards
+
+    def _write(self) -> None:
+        name = f"html-{len(self.shards):04d}.json.gz"
+        # The renderings are most of the bytes (400 MB for a full-size WoW train): gzip's fastest
+        # level packs them 3.4 times faster than level 6, into 12 % more bytes.
+        _write_gzip_json(self.directory / name, self.batch, level=1)
+        self.shards.append(name)
+        self.batch = []
+
+
 def write_split(
     directory: Path,
     dialogues: Sequence[Dialogue],
-    rows: SplitRows,
+    rows: SplitRows | Callable[[Visit], SplitRows],
     *,
     render: Callable[[Dialogue], str],
-    meta: Mapping[str, Any],
+    meta: Mapping[str, Any] | Callable[[SplitRows], Mapping[str, Any]],
 ) -> dict[str, Any]:
     """Write a split's levels, its renderings and ``manifest.json`` into ``directory`` (emptied first).
 
-    ``rows`` gives the frames (each with :data:`DIALOGUE`, the position of the row's dialogue);
-    ``render`` renders one dialogue; ``meta`` is copied into the manifest (dataset, split, label,
-    provenance, example queries). Files are written to a temporary directory and moved into place,
-    so a failure leaves the previous files, not half of new ones.
+    ``rows`` gives the frames (each with :data:`DIALOGUE`, the position of the row's dialogue), or
+    is a function making them that calls the function it is given with each dialogue in turn (as
+    :func:`split_rows` does with ``visit``): the renderings are then written during that walk, and
+    the split is walked once, not twice (a full-size split's dialogues take seconds to rebuild).
+    ``render`` renders one dialogue; ``meta`` (or ``meta(rows)``) is copied into the manifest
+    (dataset, split, label, provenance, example queries). Files are written to a temporary directory
+    and moved into place, so a failure leaves the previous files, not half of new ones.
     """
     temporary = directory.with_name(directory.name + ".writing")
     shutil.rmtree(temporary, ignore_errors=True)
     temporary.mkdir(parents=True)
     try:
+        renderings = _Renderings(temporary, render)
+        if isinstance(rows, SplitRows):
+            for dialogue in dialogues:
+                renderings.add(dialogue)
+        else:
+            rows = rows(renderings.add)
+            if renderings.count != len(dialogues):
+                raise ValueError(
+                    f"the walk making the rows passed {renderings.count:,} dialogues to be rendered, "
+                    f"not the split's {len(dialogues):,}"
+                )
+        html_shards = renderings.finish()
+        if not isinstance(meta, Mapping):
+            meta = meta(rows)
         levels = {}
         for level in LEVELS:
             frame = rows.frames.get(level)
@@ -314,17 +364,6 @@ def write_split(
             levels[level] = write_level(
                 frame, temporary, level, id_column=rows.id_columns[level], kinds=rows.kinds.get(level)
             )
-        html_shards = []
-        batch: list[str] = []
-        for index, dialogue in enumerate(dialogues):
-            batch.append(str(render(dialogue)))
-            if len(batch) == HTML_SHARD or index == len(dialogues) - 1:
-                name = f"html-{len(html_shards):04d}.json.gz"
-                # The renderings are most of the bytes (400 MB for a full-size WoW train): gzip's fastest
-                # level packs them 3.4 times faster than level 6, into 12 % more bytes.
-                _write_gzip_json(temporary / name, batch, level=1)
-                html_shards.append(name)
-                batch = []
         manifest = {
             "format": FORMAT,
             **meta,
@@ -442,13 +481,15 @@ def split_rows(
     columns: Callable[[Dialogue], Mapping[str, float | None]] | None = None,
     search_text: Callable[[Dialogue], str] | None = None,
     english: Callable[[str | None], str | None] | None = None,
+    visit: Visit | None = None,
 ) -> SplitRows:
     """The three levels of a split, read from its tables where it is a loaded split.
 
     ``label_keys`` are the turn labels that are categories (a column of lists each); the other turn
     labels become text columns. ``facets``, ``columns`` and ``search_text`` add a dialogue's label
     values, numbers and search text to its row; ``english`` gives the English gloss of a text
-    (a ``text (English)`` column at the turn and evidence levels, searched too).
+    (a ``text (English)`` column at the turn and evidence levels, searched too). ``visit`` is called
+    with each dialogue in turn during the one walk this makes over the split (see :func:`write_split`).
     """
     dialogue_rows = []
     for index, dialogue in enumerate(dialogues):
@@ -459,6 +500,8 @@ def split_rows(
         if search_text:
             row[SEARCH] = " ".join(search_text(dialogue).split())
         dialogue_rows.append(row)
+        if visit is not None:
+            visit(dialogue)
     dialogue_frame = pd.DataFrame(dialogue_rows)
     if len(dialogue_frame):
         # a facet a dialogue has no value for is an empty list, not a missing cell
@@ -541,6 +584,7 @@ __all__ = [
     "VIEWER_DIR_VARIABLE",
     "Query",
     "SplitRows",
+    "Visit",
     "column_kind",
     "dictionary_encode",
     "read_level",
