@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -241,6 +242,21 @@ def test_arrow_backed_strings_encode_as_python_strings_do(dtype: str) -> None:
     assert distinct == expected == sorted({value for value in values if value is not None})
     assert codes.tolist() == expected_codes.tolist()
     assert codes[1] == len(distinct)  # the missing value's code
+
+
+@pytest.mark.parametrize("chunks", [[["b", None, "a"], ["c", "a", "\u00e9"], []], [[None, None]], [[]], []])
+def test_arrow_strings_in_chunks_encode_as_python_strings_do(chunks: list[list[str | None]]) -> None:
+    import pyarrow as pa
+
+    from utils.viewer import _encode_arrow_strings
+
+    values = [value for chunk in chunks for value in chunk]
+    missing = np.array([value is None for value in values], dtype=bool)
+    strings = pa.chunked_array([pa.array(chunk, pa.large_string()) for chunk in chunks], pa.large_string())
+    codes, distinct = _encode_arrow_strings(strings, missing)
+    expected = sorted({value for value in values if value is not None})
+    assert distinct == expected
+    assert codes.tolist() == [expected.index(value) for value in values if value is not None]
 
 
 @pytest.mark.parametrize("flags", [[True, False, True], [True, True], [False], []])
