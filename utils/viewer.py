@@ -210,21 +210,11 @@ def _arrow_strings(series: pd.Series) -> pa.ChunkedArray | None:
 
 def _encode_arrow_strings(strings: pa.ChunkedArray, missing: np.ndarray) -> tuple[np.ndarray, list[str]]:
     """:func:`dictionary_encode` of Arrow strings, in Arrow: a column of millions of evidence ids took
-    seconds row by row. Arrow sorts UTF-8 bytes, which is the code point order Python sorts by.
-
-    One pass of hashing finds the distinct values and each row's (``unique`` then ``index_in`` took
-    two: 1.2 s more on the full-size WoW train's 5.4 million evidence ids); the sorted order then
-    renumbers the codes."""
-    encoded = pc.dictionary_encode(strings).unify_dictionaries()  # every chunk with the same values
-    if not encoded.num_chunks or not len(encoded.chunk(0).dictionary):
-        return np.zeros(0, dtype=np.int64), []
-    distinct = encoded.chunk(0).dictionary
-    order = pc.sort_indices(distinct).to_numpy()
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    # a missing row's code (null, here 0) is left out: the caller codes missing values
-    found = [pc.fill_null(chunk.indices, 0).to_numpy(zero_copy_only=False) for chunk in encoded.chunks]
-    return rank[np.concatenate(found)][~missing], distinct.take(pa.array(order)).to_pylist()
+    seconds row by row. Arrow sorts UTF-8 bytes, which is the code point order Python sorts by."""
+    distinct = pc.unique(strings).drop_null()
+    distinct = distinct.take(pc.sort_indices(distinct))
+    codes = pc.fill_null(pc.index_in(strings, value_set=distinct), 0)  # the caller codes missing values
+    return np.asarray(codes.to_numpy(), dtype=np.int64)[~missing], distinct.to_pylist()
 
 
 def _code_type(size: int) -> np.dtype:
