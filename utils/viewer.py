@@ -463,7 +463,7 @@ def _categorical(values: pa.Array | pa.ChunkedArray, positions: np.ndarray) -> p
     return pd.Categorical.from_codes(codes[positions] if len(positions) else codes[:0], categories=distinct)
 
 
-def _mapped(series: pd.Series, function: Callable[[Any], Any]) -> pd.Series | pd.Categorical | list[Any]:
+def _mapped(series: pd.Series, function: Callable[[Any], Any]) -> pd.Categorical | list[Any]:
     """``function`` of each value of ``series``; a categorical column's each distinct value once (the
     evidence texts of a full-size split: millions of rows, a few hundred thousand texts)."""
     if not isinstance(series.dtype, pd.CategoricalDtype):

@@ -155,8 +155,8 @@ def _knowledge(evidence: list[Evidence], words: set[str]) -> str:
 def _passage_block(origin: str, title: str, texts: tuple[str, ...]) -> str:
     # A passage none of whose sentences the wizard checked reads the same wherever it is shown (the
     # topic's passages at every wizard turn), so it is built once: the full-size synthetic train shows
-    # 924 thousand such blocks, 81 thousand distinct, all of which this cache holds (30 MB more at the
-    # peak; rendering that train took 15 s of CPU instead of 23.5 s with room for 16 thousand).
+    # 924 thousand such blocks, 81 thousand distinct, all of which this cache holds (about 110 MB;
+    # rendering that train took 15 s of CPU instead of 23.5 s with room for 16 thousand).
     return _block_html(origin, title, [_escaped_sentence(text) for text in texts])
 
 
