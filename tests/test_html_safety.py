@@ -399,3 +399,20 @@ def test_every_injection_is_refused_by_the_checker() -> None:
     # breaks out of the attribute; the rest (URLs, templates, escaped text) must stay text anyway.
     expected = sum("<" in payload for payload in INJECTIONS) + sum('"' in payload for payload in INJECTIONS)
     assert caught >= expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["plain text", "", "tea & biscuits", "<b>", "a > b", "it's", 'say "hi"', "\u202eevil", "x\u2066y\u2069",
+     "\u4e2d\u6587\u3002", "caf\u00e9 \U0001f600", "&amp; already", "\u2028line\u2029"],
+)
+def test_esc_is_markupsafe_escaping_whatever_the_string(text: str) -> None:
+    from markupsafe import Markup, escape
+
+    from utils.render._html import esc, isolate_bidi
+
+    # a string esc returns as it is must be one that escaping leaves alone
+    expected = str(escape(isolate_bidi(text)))
+    assert esc(text) == expected
+    assert type(esc(text)) is str
+    assert esc(Markup(text)) == expected  # a value claiming to be HTML is escaped all the same

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -56,6 +57,40 @@ def test_a_failed_write_leaves_the_previous_files(tmp_path: Path) -> None:
         write_split(target, split, rows, render=broken, meta={})
     assert sorted(p.name for p in target.iterdir()) == before
     assert not list((tmp_path / "wow").glob("*.writing"))
+
+
+def test_rows_made_during_the_rendering_walk_write_the_same_files(tmp_path: Path) -> None:
+    from utils.render import render_dialogue
+
+    split = utils.load("wow", "valid_seen")
+    rows = split_rows(split, label_keys=("checked_source",))
+    meta = {"dataset": "wow", "split": "valid_seen"}
+    write_split(tmp_path / "twice", split, rows, render=render_dialogue, meta=meta)
+    walked = []
+
+    def rows_of(visit: Any) -> Any:
+        return split_rows(split, label_keys=("checked_source",), visit=lambda d: (walked.append(d.id), visit(d)))
+
+    write_split(tmp_path / "once", split, rows_of, render=render_dialogue, meta=lambda made: dict(meta))
+    assert walked == [d.id for d in split]
+    files = sorted(p.name for p in (tmp_path / "twice").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "once").iterdir())
+    assert any(name.startswith("html-") for name in files)
+    for name in files:
+        assert (tmp_path / "twice" / name).read_bytes() == (tmp_path / "once" / name).read_bytes(), name
+
+
+def test_a_walk_that_skips_dialogues_writes_nothing(tmp_path: Path) -> None:
+    split = utils.load("wow", "valid_seen")
+    rows = split_rows(split)
+
+    def rows_of(visit: Any) -> Any:
+        visit(split[0])
+        return rows
+
+    with pytest.raises(ValueError, match=f"passed 1 dialogues to be rendered, not the split's {len(split)}"):
+        write_split(tmp_path / "wow" / "valid_seen", split, rows_of, render=lambda d: "<p>x</p>", meta={})
+    assert not (tmp_path / "wow").exists() or not list((tmp_path / "wow").iterdir())
 
 
 def test_kilt_examples_are_grouped_into_their_dialogues(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -169,6 +204,33 @@ def test_the_evidence_level_written_from_categories_is_the_one_written_from_reco
     ]
 
 
+def test_english_glosses_of_categories_are_the_glosses_of_every_row(tmp_path: Path) -> None:
+    from utils.datasets.wise import render as wise_render
+    from utils.glosses import english, gloss_key
+
+    split = utils.load("wise", "train")
+    glosses = wise_render.demo_glosses()
+    # a gloss of every passage text (each distinct text once on the loaded split, row by row on the list)
+    texts = {item.text for dialogue in split for turn in dialogue.turns for item in turn.evidence if item.text}
+    assert texts
+    glosses = {**glosses, **{gloss_key(text): f"gloss {k % 3}" for k, text in enumerate(sorted(texts)) if k % 4}}
+
+    def gloss(text: str | None) -> str | None:
+        return english(text, glosses)
+
+    loaded = split_rows(split, english=gloss).frames["evidence"]
+    listed = split_rows(list(split), english=gloss).frames["evidence"]
+    assert isinstance(loaded["text (English)"].dtype, pd.CategoricalDtype)
+    assert loaded["text (English)"].notna().any() and loaded["text (English)"].isna().any()
+    pd.testing.assert_frame_equal(_values(loaded), _values(listed), check_dtype=False)
+    for name, frame in (("loaded", loaded), ("listed", listed)):
+        (tmp_path / name).mkdir()
+        write_level(frame, tmp_path / name, "evidence", id_column="dialogue id", kinds={"text": "text"})
+    assert [file.read_bytes() for file in sorted((tmp_path / "loaded").iterdir())] == [
+        file.read_bytes() for file in sorted((tmp_path / "listed").iterdir())
+    ]
+
+
 @pytest.mark.parametrize("dtype", ["str", "string[pyarrow]", "string[python]"])
 def test_arrow_backed_strings_encode_as_python_strings_do(dtype: str) -> None:
     from utils.viewer import dictionary_encode
@@ -180,6 +242,21 @@ def test_arrow_backed_strings_encode_as_python_strings_do(dtype: str) -> None:
     assert distinct == expected == sorted({value for value in values if value is not None})
     assert codes.tolist() == expected_codes.tolist()
     assert codes[1] == len(distinct)  # the missing value's code
+
+
+@pytest.mark.parametrize("chunks", [[["b", None, "a"], ["c", "a", "\u00e9"], []], [[None, None]], [[]], []])
+def test_arrow_strings_in_chunks_encode_as_python_strings_do(chunks: list[list[str | None]]) -> None:
+    import pyarrow as pa
+
+    from utils.viewer import _encode_arrow_strings
+
+    values = [value for chunk in chunks for value in chunk]
+    missing = np.array([value is None for value in values], dtype=bool)
+    strings = pa.chunked_array([pa.array(chunk, pa.large_string()) for chunk in chunks], pa.large_string())
+    codes, distinct = _encode_arrow_strings(strings, missing)
+    expected = sorted({value for value in values if value is not None})
+    assert distinct == expected
+    assert codes.tolist() == [expected.index(value) for value in values if value is not None]
 
 
 @pytest.mark.parametrize("flags", [[True, False, True], [True, True], [False], []])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 import utils
 from utils.datasets.wow.render import render, shared_words
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
@@ -76,3 +78,36 @@ def test_render_escapes_everything() -> None:
     # every </div> in the output is one the renderer opened
     assert html.count("<div") == html.count("</div>")
     assert "&lt;script&gt;" in html
+
+
+def test_a_passage_block_reads_the_same_built_or_remembered() -> None:
+    from utils.datasets.wow import render as wow_render
+
+    dialogue = _dialogue()
+    dialogue.turns[1].evidence[0].title = _EVIL  # an unchecked passage: its block is remembered
+    dialogue.turns[1].evidence[0].text = _EVIL + " Tea"
+    wow_render._passage_block.cache_clear()
+    built = render(dialogue)
+    remembered = render(dialogue)
+    assert wow_render._passage_block.cache_info().hits >= 1
+    assert built == remembered
+    escaped = str(wow_render.esc(_EVIL))
+    block = (
+        f'<li><span class="atlas-badge atlas-badge-origin">chosen topic</span><strong>{escaped}</strong>'
+        f'<ul class="atlas-evidence"><li>{escaped} Tea</li></ul></li>'
+    )
+    assert block in built
+    assert "<script" not in built.lower()
+
+
+def test_every_demo_dialogue_renders_the_same_from_remembered_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from utils.datasets.wow import render as wow_render
+
+    for split in ("train", "valid_unseen"):
+        dialogues = list(utils.load("wow", split))
+        wow_render._passage_block.cache_clear()
+        remembered = [render(dialogue, show_candidates=True) for dialogue in dialogues]
+        with monkeypatch.context() as patch:  # every block built anew
+            patch.setattr(wow_render, "_passage_block", wow_render._passage_block.__wrapped__)
+            built = [render(dialogue, show_candidates=True) for dialogue in dialogues]
+        assert remembered == built

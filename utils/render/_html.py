@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 
@@ -40,7 +41,12 @@ def esc(text: object) -> str:
     Returns a plain ``str``, so the helpers' string building stays plain concatenation. A value
     holding bidirectional controls is isolated (:func:`isolate_bidi`).
     """
-    return "" if text is None else str(escape(isolate_bidi(str(text))))
+    if text is None:
+        return ""
+    text = str(text)
+    if not _NEEDS_ESCAPING.search(text):  # most dataset strings: nothing to change, returned as they are
+        return text
+    return str(escape(isolate_bidi(text)))
 
 
 #: Bidirectional embeddings and overrides (LRE, RLE, LRO, RLO), closed by PDF; isolates (LRI, RLI,
@@ -48,6 +54,8 @@ def esc(text: object) -> str:
 _EMBEDDINGS, _PDF = "\u202a\u202b\u202d\u202e", "\u202c"
 _ISOLATES, _PDI = "\u2066\u2067\u2068", "\u2069"
 _BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+#: What :func:`esc` changes: the characters markupsafe escapes, and the bidirectional controls.
+_NEEDS_ESCAPING = re.compile("[&<>'\"\u202a-\u202e\u2066-\u2069]")
 
 
 def isolate_bidi(text: str) -> str:
@@ -214,5 +222,6 @@ def diff_html(pieces: Iterable[tuple[str, str]]) -> str:
     return " ".join(out)
 
 
+@lru_cache(maxsize=1024)  # a handful of kinds and roles, asked for at every badge and turn
 def _css_token(value: str) -> str:
     return re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-") or "x"

@@ -27,6 +27,7 @@ import random
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -279,6 +280,8 @@ def _scoped_anchors(html: str) -> str:
     match (in escaped dataset text a quote is ``&#34;``); links to anything outside the item, a
     section of the chapter or another page, are left alone.
     """
+    if 'id="' not in html:  # most renderers write no ids: a plain search, not the regex, says so
+        return html
     ids = {name for _, name in _ID.findall(html)}
     if not ids:
         return html
@@ -419,11 +422,13 @@ def viewer_rows(
     *,
     glosses: Mapping[str, str] | None = None,
     text_of: Callable[[Dialogue], str] | None = None,
+    visit: Callable[[Dialogue], None] | None = None,
 ) -> SplitRows:
     """One split's rows as the book's data viewer shows them: the three levels of
     :func:`utils.viewer.split_rows` with the dataset's facets, columns, search words and English
     glosses, grouped as the dataset groups them (:func:`utils.render.viewer_fields.dataset_rows`).
-    ``text_of`` is the dialogue's search text (by default the dataset's own)."""
+    ``text_of`` is the dialogue's search text (by default the dataset's own); ``visit`` is given
+    each dialogue during the walk (``split_rows``'s)."""
     from ..glosses import english
     from ..sources import get_source
     from ..viewer import split_rows
@@ -444,6 +449,7 @@ def viewer_rows(
         columns=columns,
         search_text=search,
         english=(lambda text: english(text, glosses)) if glosses else None,
+        visit=visit,
     )
     return dataset_rows(dataset, dialogues, rows)
 
@@ -457,9 +463,7 @@ def _write_viewer(
 ) -> list[dict[str, str]]:
     """Write every split's data files for the book's data viewer (during a book build: see
     :func:`utils.viewer.viewer_dir`) and return where they are, for viewer.js."""
-    from ..sources import get_source
     from ..viewer import viewer_dir, write_split
-    from .viewer_fields import example_queries
 
     directory = viewer_dir()
     if directory is None:
@@ -472,24 +476,38 @@ def _write_viewer(
         splits.append({"dataset": dataset, "split": name, "label": part.label,
                        "path": f"{VIEWER_PATH}/{dataset}/{name}/"})
     for part, entry in zip([p for p in parts if len(p.dialogues)], splits, strict=True):
-        dataset = entry["dataset"]
-        rows = viewer_rows(part.dialogues, glosses=glosses, text_of=text_of)
-        source = get_source(dataset)
+        # the rows and the renderings in one walk over the split (rebuilding its dialogues is slow)
         write_split(
-            directory / dataset / entry["split"],
+            directory / entry["dataset"] / entry["split"],
             part.dialogues,
-            rows,
+            partial(_viewer_rows_visiting, part.dialogues, glosses, text_of),
             render=lambda dialogue: _scoped_anchors(str(render(dialogue, **render_options))),
-            meta={
-                "dataset": dataset,
-                "title": source.title,
-                "split": entry["split"],
-                "label": part.label,
-                "kind": part.kind or "",
-                "queries": example_queries(dataset, rows),
-            },
+            meta=partial(_viewer_meta, part, entry),
         )
     return splits
+
+
+def _viewer_rows_visiting(
+    dialogues: Sequence[Dialogue],
+    glosses: Mapping[str, str] | None,
+    text_of: Callable[[Dialogue], str],
+    visit: Callable[[Dialogue], None],
+) -> SplitRows:
+    return viewer_rows(dialogues, glosses=glosses, text_of=text_of, visit=visit)
+
+
+def _viewer_meta(part: _Part, entry: Mapping[str, str], rows: SplitRows) -> dict[str, str | list[dict[str, str]]]:
+    from .viewer_fields import example_queries
+
+    dataset = entry["dataset"]
+    return {
+        "dataset": dataset,
+        "title": get_source(dataset).title,
+        "split": entry["split"],
+        "label": part.label,
+        "kind": part.kind or "",
+        "queries": example_queries(dataset, rows),
+    }
 
 
 #: Where viewer.js builds the data viewer (hidden until it does: without the script, nothing shows).

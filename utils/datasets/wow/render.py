@@ -137,12 +137,29 @@ def _escaped_sentence(text: str) -> str:
 def _knowledge(evidence: list[Evidence], words: set[str]) -> str:
     blocks = []
     for (origin, title), group in groupby(evidence, key=lambda item: (item.origin, item.title)):
+        items = list(group)
+        if not any(item.selected for item in items):
+            blocks.append(_passage_block(origin, title, tuple(item.text for item in items)))
+            continue
         sentences = []
-        for item in group:
+        for item in items:
             text = highlight_words(item.text, words) if item.selected else _escaped_sentence(item.text)
             if item.selected:  # said in words for screen readers too (on screen: the border)
                 text = f'<span class="atlas-selected">{sr_only("checked: ")}{text}</span>'
             sentences.append(text)
-        label = _ORIGIN_LABELS.get(origin, origin)
-        blocks.append(f"{badge(label, 'origin')}<strong>{esc(title)}</strong>{bullet_list(sentences)}")
+        blocks.append(_block_html(origin, title, sentences))
     return bullet_list(blocks)
+
+
+@lru_cache(maxsize=1 << 17)
+def _passage_block(origin: str, title: str, texts: tuple[str, ...]) -> str:
+    # A passage none of whose sentences the wizard checked reads the same wherever it is shown (the
+    # topic's passages at every wizard turn), so it is built once: the full-size synthetic train shows
+    # 924 thousand such blocks, 81 thousand distinct, all of which this cache holds (about 110 MB;
+    # rendering that train took 15 s of CPU instead of 23.5 s with room for 16 thousand).
+    return _block_html(origin, title, [_escaped_sentence(text) for text in texts])
+
+
+def _block_html(origin: str, title: str, sentences: list[str]) -> str:
+    label = _ORIGIN_LABELS.get(origin, origin)
+    return f"{badge(label, 'origin')}<strong>{esc(title)}</strong>{bullet_list(sentences)}"
