@@ -145,9 +145,9 @@ _SCHEMAS = {
     "evidence": EVIDENCE_SCHEMA,
     "passages": PASSAGE_SCHEMA,
 }
+_STRING = pa.string()
 #: The columns of an evidence row as :meth:`utils.loading.LoadedSplit.evidence` shows them: the stored
 #: ones, with ``passage`` resolved to its text, title and metadata (JSON text) and the dialogue's id.
-_STRING = pa.string()
 EVIDENCE_COLUMNS = ("dialogue_index", "dialogue_id", "turn_index", "id", "text", "title", "origin", "selected", "meta")
 
 

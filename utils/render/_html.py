@@ -53,9 +53,10 @@ def esc(text: object) -> str:
 #: FSI), closed by PDI.
 _EMBEDDINGS, _PDF = "\u202a\u202b\u202d\u202e", "\u202c"
 _ISOLATES, _PDI = "\u2066\u2067\u2068", "\u2069"
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_BIDI_RANGES = "\u202a-\u202e\u2066-\u2069"
+_BIDI_CONTROLS = re.compile(f"[{_BIDI_RANGES}]")
 #: What :func:`esc` changes: the characters markupsafe escapes, and the bidirectional controls.
-_NEEDS_ESCAPING = re.compile("[&<>'\"\u202a-\u202e\u2066-\u2069]")
+_NEEDS_ESCAPING = re.compile(f"[&<>'\"{_BIDI_RANGES}]")
 
 
 def isolate_bidi(text: str) -> str:

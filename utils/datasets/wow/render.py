@@ -127,13 +127,6 @@ def _span(item: Evidence) -> str:
     return f' <span class="atlas-note">({esc("; ".join(parts))})</span>'
 
 
-@lru_cache(maxsize=1 << 16)
-def _escaped_sentence(text: str) -> str:
-    # Escaped once however often it is shown: a topic's passage is shown at every wizard turn of every
-    # dialogue on that topic (a full-size train shows 5.4 million sentences, 216 thousand distinct).
-    return esc(text)
-
-
 def _knowledge(evidence: list[Evidence], words: set[str]) -> str:
     blocks = []
     for (origin, title), group in groupby(evidence, key=lambda item: (item.origin, item.title)):
@@ -143,7 +136,7 @@ def _knowledge(evidence: list[Evidence], words: set[str]) -> str:
             continue
         sentences = []
         for item in items:
-            text = highlight_words(item.text, words) if item.selected else _escaped_sentence(item.text)
+            text = highlight_words(item.text, words) if item.selected else esc(item.text)
             if item.selected:  # said in words for screen readers too (on screen: the border)
                 text = f'<span class="atlas-selected">{sr_only("checked: ")}{text}</span>'
             sentences.append(text)
@@ -157,7 +150,7 @@ def _passage_block(origin: str, title: str, texts: tuple[str, ...]) -> str:
     # topic's passages at every wizard turn), so it is built once: the full-size synthetic train shows
     # 924 thousand such blocks, 81 thousand distinct, all of which this cache holds (about 110 MB;
     # rendering that train took 15 s of CPU instead of 23.5 s with room for 16 thousand).
-    return _block_html(origin, title, [_escaped_sentence(text) for text in texts])
+    return _block_html(origin, title, [esc(text) for text in texts])
 
 
 def _block_html(origin: str, title: str, sentences: list[str]) -> str:
