@@ -71,7 +71,7 @@ import pyarrow.compute as pc
 
 from ..._cache import EvidenceBatch, FastPathDeclined, PassageTable, TurnColumns
 from ...errors import DataError
-from ...formats._io import MAX_JSON_DEPTH, deeper_than, iter_json_list, require, require_items
+from ...formats._io import MAX_JSON_DEPTH, all_of_type, deeper_than, iter_json_list, require, require_items
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from .audit_parser import begin_class as _begin_class
 
@@ -278,11 +278,6 @@ def parse_columns(path: Path, *, split: str) -> Iterator[EvidenceBatch]:
         yield columns.batch(records)
 
 
-def _all_of_type(values: Iterable[Any], kind: type) -> bool:
-    """True when every value is exactly of type ``kind`` (as decoded JSON values are)."""
-    return set(map(type, values)) <= {kind}
-
-
 class _Columns:
     """Turns batches of decoded records into cache columns, numbering the dialogues and the distinct
     knowledge sentences of a split."""
@@ -322,7 +317,7 @@ class _Columns:
             ):
                 count = len(known)
                 if history[:count] != known:  # kept whole in raw, so checked whole
-                    if not _all_of_type(history, str):
+                    if not all_of_type(history, str):
                         raise FastPathDeclined("a history holding something other than text")
                     mismatched.append(number)
                 new = history[count:]
@@ -337,7 +332,7 @@ class _Columns:
                 metas.append(_ENCODE(meta))
             else:
                 metas.append(_PLAIN_META % (first + offset, len(utterances)))
-        if not _all_of_type(texts, str):  # the history texts not compared with a turn's above
+        if not all_of_type(texts, str):  # the history texts not compared with a turn's above
             raise FastPathDeclined("a history holding something other than text")
         counts = fields.utterance_counts
         positions = np.arange(row) - np.repeat(_starts(counts), counts)  # of each utterance record in its list
@@ -406,7 +401,7 @@ class _Columns:
                 key = keys[number]
                 text = memo.get(key)
                 if text is None:
-                    if not _all_of_type(key, str):
+                    if not all_of_type(key, str):
                         raise FastPathDeclined("a label that is not text")
                     cleaned = normalise_labels(key)
                     text = memo[key] = _ENCODE(cleaned)
@@ -546,13 +541,13 @@ def _checked_fields(records: list[Any]) -> _Fields:
     Left to the caller: the items of the histories (those that extend the turns before them become
     turn texts, checked as such; the others equal text already checked) and of the label lists
     (checked once per distinct list)."""
-    if not _all_of_type(records, dict):
+    if not all_of_type(records, dict):
         raise FastPathDeclined("a record that is not an object")
     utterance_lists = [record.get("utterances") for record in records]
-    if not _all_of_type(utterance_lists, list):
+    if not all_of_type(utterance_lists, list):
         raise FastPathDeclined("a record without a list of utterances")
     utterances = list(chain.from_iterable(utterance_lists))
-    if not _all_of_type(utterances, dict):
+    if not all_of_type(utterances, dict):
         raise FastPathDeclined("an utterance record that is not an object")
     columns = _all_fields(utterances)
     if columns is not None:  # every utterance record has the card's fields and no others (the usual case)
@@ -568,10 +563,10 @@ def _checked_fields(records: list[Any]) -> _Fields:
         begins = list(map(dict.get, utterances, repeat("BEGIN"), repeat(_NO_LABELS)))
         vrms = list(map(dict.get, utterances, repeat("VRM"), repeat(_NO_LABELS)))
     if not (
-        _all_of_type(histories, list)
-        and _all_of_type(begins, list)
-        and _all_of_type(vrms, list)
-        and _all_of_type(chain(speakers, knowledge, responses), str)
+        all_of_type(histories, list)
+        and all_of_type(begins, list)
+        and all_of_type(vrms, list)
+        and all_of_type(chain(speakers, knowledge, responses), str)
         and set(map(type, originals)) <= {str, type(None)}
     ):
         raise FastPathDeclined("a field of the wrong type")

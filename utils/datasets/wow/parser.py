@@ -28,7 +28,7 @@ keys) is in ``raw`` as in the file, and every dialogue field but ``dialog`` is i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
@@ -40,7 +40,7 @@ import pyarrow.compute as pc
 
 from ..._cache import EvidenceBatch, PassageTable
 from ...errors import DataError
-from ...formats._io import MAX_JSON_DEPTH, deeper_than, iter_json_list, require, require_items
+from ...formats._io import MAX_JSON_DEPTH, all_of_type, deeper_than, iter_json_list, require, require_items
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 
 PARSER_VERSION = 2
@@ -140,10 +140,10 @@ def _passages(value: Any, path: Path, record: str, field: str) -> list[tuple[str
     """``retrieved_passages`` as ``[(title, sentences)]`` in file order, checked."""
     # A split has millions of these sentences: check all of a turn's at once, at C speed, and look
     # passage by passage (below) only to name a fault.
-    if type(value) is list and _all_of_type(value, dict):
+    if type(value) is list and all_of_type(value, dict):
         passages = [item for entry in value for item in entry.items()]
         lists = [sentences for _, sentences in passages]
-        if _all_of_type(lists, list) and _all_of_type(chain.from_iterable(lists), str):
+        if all_of_type(lists, list) and all_of_type(chain.from_iterable(lists), str):
             return passages
     if not isinstance(value, list):
         raise DataError(f"expected a list, found {type(value).__name__}", path=path, record=record, field=field)
@@ -163,11 +163,6 @@ def _passages(value: Any, path: Path, record: str, field: str) -> list[tuple[str
             require_items(sentences, str, path=path, record=record, field=f"{where}.{title}")
             passages.append((title, sentences))
     return passages
-
-
-def _all_of_type(values: Iterable[Any], kind: type) -> bool:
-    """True when every value is exactly of type ``kind`` (as decoded JSON values are)."""
-    return set(map(type, values)) <= {kind}
 
 
 def _field(
