@@ -15,7 +15,6 @@ Usage in a chapter::
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -28,6 +27,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ._cache import json_values
 from .loading import LoadedSplit
 from .metrics import unigram_f1
 from .records import ROLES, SEEKER, WIZARD, Dialogue, Turn
@@ -283,7 +283,7 @@ class _TurnFacts:
         stored = self._split.arrow("turns", ["labels"]).column("labels")
         if role is not None:
             stored = stored.filter(pa.array(self.roles == role))
-        return [json.loads(value) for value in stored.to_pylist()]
+        return json_values(stored)
 
     def evidence(self) -> pd.DataFrame:
         """One row per evidence piece: its turn's ``role``, its ``origin`` and whether it is ``selected``."""
