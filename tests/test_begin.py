@@ -17,7 +17,7 @@ import utils
 from utils.datasets.begin import BEGIN, REVISION, baselines, parser, render, stats
 from utils.datasets.begin.exercises import check_feature_auc
 from utils.errors import DataError
-from utils.exercises import ExerciseCheckError
+from utils.exercises import graded
 from utils.formats import parse_file
 from utils.records import SEEKER, WIZARD
 
@@ -232,15 +232,18 @@ def test_features_and_critics_on_a_small_set() -> None:
         baselines.FeatureCritic.fit(examples[examples["hallucinated"] == 1], fitted_on="x")
 
 
-def test_feature_auc_checker_accepts_the_answer_and_explains_the_flipped_score(demo_dir: Path) -> None:
+def test_feature_auc_checker_accepts_the_answer_and_explains_the_flipped_score(demo_dir: Path, capsys) -> None:
     dev = utils.load("begin", "wow_dev")
     examples = baselines.critic_examples(stats.response_frame({"wow_dev": dev}))
     precision = baselines.feature_frame(examples)["bigram_precision"]
     right = roc_auc_score(examples["hallucinated"], 1 - precision)
     check_feature_auc(right, dev, "bigram_precision")
+    assert capsys.readouterr().out.startswith("Correct")
     if right != 0.5:
-        with pytest.raises(ExerciseCheckError, match="one minus"):
-            check_feature_auc(1 - right, dev, "bigram_precision")
+        check_feature_auc(1 - right, dev, "bigram_precision")
+        assert "one minus" in capsys.readouterr().out
+        with pytest.raises(AssertionError, match="one minus"):
+            graded(check_feature_auc, 1 - right, dev, "bigram_precision")
 
 
 def test_a_missing_test_file_falls_back_to_the_demo_sample_loudly(data_dir: Path) -> None:

@@ -2,10 +2,14 @@
 
 Every checker recomputes the expected result from the dialogues it is given (a loaded split or a
 list of :class:`~utils.records.Dialogue`), so it is right for the demo sample, a partial copy and the
-full official split alike; no answer is written down anywhere. On success a checker prints one line
-starting with ``Correct``; otherwise it raises :class:`ExerciseCheckError` saying what is off (the
-wrong type, a percentage where a fraction was asked, a count of the wrong role, a missing key, too
-high or too low) without printing the expected value.
+full official split alike; no answer is written down anywhere.
+
+The checks are **practice**: each prints one line, starting with ``Correct`` or with ``Not yet`` and
+the likely reason (the wrong role, a percentage where a share was asked, turns counted instead of
+dialogues), and never raises, so no traceback mode (``%xmode Verbose``, ``%debug``) can show the
+values it compared. It says neither "too high" nor "too low": a verdict to bisect on would hand
+out the answer. Grades come from the course's hidden tests (:mod:`utils.course`), which call
+:func:`graded` with data they load themselves.
 
 Usage in a chapter::
 
@@ -15,6 +19,9 @@ Usage in a chapter::
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -38,6 +45,9 @@ from .text import tokenizer_for
 #: Python, mean of means avoided) agree far closer than this, and wrong methods differ far more.
 REL_TOL = 1e-6
 ABS_TOL = 1e-9
+#: An answer that is not a count may be rounded to this many decimals (the exercises ask for at
+#: least three): half a unit of the last decimal is accepted on top of :data:`REL_TOL`.
+DECIMALS = 3
 
 if TYPE_CHECKING:
     pass
@@ -45,6 +55,63 @@ if TYPE_CHECKING:
 
 class ExerciseCheckError(AssertionError):
     """An answer did not match; the message says what is off without giving the answer away."""
+
+
+class CheckOptionError(ValueError):
+    """A check was called with an option it does not have (the chapter's mistake, not the student's)."""
+
+
+_Check = Callable[..., None]
+
+
+def practice_check(check: _Check) -> _Check:
+    """A checker that prints its verdict instead of raising.
+
+    The checker's own frames hold the expected value; an exception escaping them would show it to
+    ``%xmode Verbose`` or ``%debug``. So the verdict is printed and nothing escapes but the misuse
+    of a check's own options (:class:`CheckOptionError`, raised before anything is computed). :func:`graded`
+    runs the raising checker for the course's hidden tests.
+    """
+
+    @functools.wraps(check)
+    def practice(*args: Any, **options: Any) -> None:
+        try:
+            check(*args, **options)
+        except ExerciseCheckError as problem:
+            message = str(problem) if str(problem).startswith("Not yet") else f"Not yet: {problem}"
+        except CheckOptionError as problem:
+            raise CheckOptionError(*problem.args) from None
+        except Exception as problem:
+            message = f"Not yet: the check could not read your answer ({type(problem).__name__}: {problem})."
+        else:
+            return
+        print(message)
+
+    del practice.__wrapped__  # introspection would lead straight back to the raising function
+    _RAISING[practice] = check
+    return practice
+
+
+#: The raising checker behind each practice check, for :func:`graded`.
+_RAISING: dict[Callable[..., None], _Check] = {}
+
+
+def graded(check: _Check, answer: Any, *data: Any, exercise: str = "", **options: Any) -> None:
+    """Raise :class:`AssertionError` unless ``answer`` passes ``check`` on ``data``.
+
+    For the course's autograded tests: they load ``data`` themselves and call this, so the verdict
+    cannot depend on anything the student's code rebound. The message names the exercise and what
+    is off, never the expected value; the traceback is cut at this function.
+    """
+    raising = _RAISING.get(check, check)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            raising(answer, *data, **options)
+    except ExerciseCheckError as problem:
+        message = str(problem)
+    else:
+        return
+    raise AssertionError(f"{exercise + ': ' if exercise else ''}{message}") from None
 
 
 @dataclass(frozen=True)
@@ -68,6 +135,11 @@ def _passed(what: str, detail: str = "") -> None:
 
 def _is_close(a: float, b: float, rel_tol: float = REL_TOL) -> bool:
     return math.isclose(a, b, rel_tol=rel_tol, abs_tol=ABS_TOL)
+
+
+def _rounds_to(value: float, expected: float, rel_tol: float = REL_TOL) -> bool:
+    """``value`` is ``expected``, computed another way or rounded to :data:`DECIMALS` decimals."""
+    return _is_close(value, expected, rel_tol) or abs(value - expected) <= 0.5 * 10**-DECIMALS + ABS_TOL
 
 
 def _as_number(answer: Any, what: str) -> float:
@@ -104,25 +176,25 @@ def _compare_number(
 ) -> None:
     """Check one number; on failure explain the most likely mistake, never the expected value."""
     value = _as_number(answer, what)
-    if _is_close(value, expected, rel_tol):
+    if _is_close(value, expected, rel_tol) or (not integer and _rounds_to(value, expected, rel_tol)):
         _passed(what)
         return
     if integer and not float(value).is_integer():
         _fail(what, f"a count is a whole number, but you gave {value!r}.")
-    if share and 1 < value <= 100 and _is_close(value / 100, expected, rel_tol):
+    if share and 1 < value <= 100 and _rounds_to(value / 100, expected, rel_tol):
         _fail(what, "this looks like a percentage; give a fraction between 0 and 1 instead.")
     # Several mistakes can give the same number on small data: name every one that fits.
     matching = [
         mistake.message
         for mistake in mistakes
-        if not _is_close(mistake.value, expected, rel_tol) and _is_close(value, mistake.value, rel_tol)
+        if not _rounds_to(mistake.value, expected, rel_tol) and _rounds_to(value, mistake.value, rel_tol)
     ]
     if matching:
         _fail(what, " Or: ".join(dict.fromkeys(matching)))
     if share and not 0 <= value <= 1:
         _fail(what, f"a share lies between 0 and 1, but you gave {value:g}.")
-    direction = "too high" if value > expected else "too low"
-    _fail(what, f"your value is {direction}. Re-read the task: which turns or items should be counted?")
+    # No "too high" or "too low": a direction to bisect on would give the answer away.
+    _fail(what, "not the expected value. Re-read the task: which split, which role, which turns or items count?")
 
 
 def _as_mapping(answer: Any, what: str) -> dict[Any, Any]:
@@ -163,18 +235,35 @@ def _compare_mapping(
             parts.append(f"{len(missing)} {key_name}(s) missing, for example {missing[0]!r}")
         if extra:
             parts.append(f"{len(extra)} {key_name}(s) that do not occur in these data, for example {extra[0]!r}")
-        _fail(what, "; ".join(parts) + ". Use the exact names found in the data (case and spelling).")
-    wrong = []
-    for key, target in expected.items():
-        value = _as_number(given[key], f"{what} [{key!r}]")
-        if share and not 0 <= value <= 1:
-            _fail(what, f"the value for {key!r} is {value:g}, but a share lies between 0 and 1 (not a percentage).")
+        folded = {str(key).casefold() for key in expected}
+        if any(str(key).casefold() in folded for key in extra):
+            hint = "Use the exact names found in the data: these differ only in case."
+        elif missing and not extra:
+            hint = f"Every {key_name} that occurs needs a value: did you look at only part of the data?"
+        elif extra and not missing:
+            hint = f"Leave out the {key_name}s that do not occur (a count or share of 0 is not asked for)."
+        else:
+            hint = "Use the names exactly as the data write them."
+        _fail(what, "; ".join(parts) + ". " + hint)
+    values = {key: _as_number(given[key], f"{what} [{key!r}]") for key in expected}
+    if share and any(not 0 <= value <= 1 for value in values.values()):
+        key, value = next((k, v) for k, v in values.items() if not 0 <= v <= 1)
+        if all(_rounds_to(values[k] / 100, expected[k], rel_tol) for k in expected):
+            _fail(what, "these look like percentages; give fractions between 0 and 1 instead.")
+        if all(float(v).is_integer() for v in values.values()):
+            _fail(what, "these look like counts; divide each by the total it is a share of.")
+        _fail(what, f"the value for {key!r} is {value:g}, but a share lies between 0 and 1.")
+    for key, value in values.items():
         if integer and not float(value).is_integer():
             _fail(what, f"the value for {key!r} should be a whole count, not {value!r}.")
-        if not _is_close(value, target, rel_tol):
-            wrong.append((key, "too high" if value > target else "too low"))
+    wrong = [
+        key
+        for key, target in expected.items()
+        if not (_is_close(values[key], target, rel_tol) or (not integer and _rounds_to(values[key], target, rel_tol)))
+    ]
     if wrong:
-        shown = ", ".join(f"{key!r} ({direction})" for key, direction in wrong[:3])
+        # Which keys are off, never in which direction (that would allow bisecting to the answer).
+        shown = ", ".join(repr(key) for key in wrong[:3])
         more = f" and {len(wrong) - 3} more" if len(wrong) > 3 else ""
         _fail(what, f"{len(wrong)} of {len(expected)} values are off: {shown}{more}.")
     _passed(what, f"{len(expected)} {key_name}{'' if len(expected) == 1 else 's'}")
@@ -188,6 +277,11 @@ def _dialogues(data: Iterable[Dialogue], what: str) -> Sequence[Dialogue]:
     """
     if isinstance(data, Dialogue):
         return [data]
+    if isinstance(data, Sequence) and not isinstance(data, (str, bytes)) and not len(data):
+        raise ExerciseCheckError(
+            f"{what}: the data passed to the check hold no dialogues. Pass the loaded split, and do not "
+            "rebind its name in your answer."
+        )
     if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
         if len(data) and not isinstance(data[0], Dialogue):
             raise ExerciseCheckError(
@@ -302,7 +396,7 @@ class _TurnFacts:
 
 def _check_role(role: str | None) -> None:
     if role is not None and role not in ROLES:
-        raise ValueError(f"role must be one of {', '.join(ROLES)} or None, not {role!r}")
+        raise CheckOptionError(f"role must be one of {', '.join(ROLES)} or None, not {role!r}")
 
 
 def _language(dialogue: Dialogue) -> str:
@@ -313,6 +407,7 @@ def _language(dialogue: Dialogue) -> str:
 # -- counts and shares over turns --------------------------------------------------------------------
 
 
+@practice_check
 def check_turn_count(answer: Any, data: Iterable[Dialogue], role: str | None = WIZARD) -> None:
     """``answer`` is the number of turns spoken in ``role`` (``None``: all turns) in ``data``."""
     _check_role(role)
@@ -329,6 +424,7 @@ def check_turn_count(answer: Any, data: Iterable[Dialogue], role: str | None = W
     _compare_number(answer, expected, what=what, integer=True, mistakes=mistakes)
 
 
+@practice_check
 def check_mean_turns(answer: Any, data: Iterable[Dialogue]) -> None:
     """``answer`` is the mean number of turns per dialogue in ``data``."""
     what = "mean number of turns (utterance records) per dialogue"
@@ -346,6 +442,7 @@ def check_mean_turns(answer: Any, data: Iterable[Dialogue]) -> None:
     _compare_number(answer, expected, what=what, mistakes=mistakes)
 
 
+@practice_check
 def check_selected_share(answer: Any, data: Iterable[Dialogue], *, without: bool = False) -> None:
     """``answer`` is the share of wizard turns WITH (``without=True``: WITHOUT) any selected evidence."""
     what = f"share of wizard turns {'without' if without else 'with'} selected evidence"
@@ -367,12 +464,13 @@ def check_selected_share(answer: Any, data: Iterable[Dialogue], *, without: bool
     _compare_number(answer, expected, what=what, share=True, mistakes=mistakes)
 
 
+@practice_check
 def check_mean_evidence(
     answer: Any, data: Iterable[Dialogue], *, per: str = "dialogue", origin: str | None = None
 ) -> None:
     """``answer`` is the mean number of evidence pieces (of one ``origin``, or all) per dialogue or per wizard turn."""
     if per not in ("dialogue", "wizard turn"):
-        raise ValueError("per must be 'dialogue' or 'wizard turn'")
+        raise CheckOptionError("per must be 'dialogue' or 'wizard turn'")
     kind = f"{origin!r} evidence pieces" if origin else "evidence pieces"
     what = f"mean number of {kind} per {per}"
     facts = _TurnFacts(_dialogues(data, what))
@@ -397,22 +495,24 @@ def check_mean_evidence(
 # -- labels and origins --------------------------------------------------------------------------
 
 
-def label_counts(data: Iterable[Dialogue], scheme: str, role: str | None = WIZARD) -> Counter[str]:
+def _label_counts(data: Iterable[Dialogue], scheme: str, role: str | None = WIZARD) -> Counter[str]:
     """How many turns (of ``role``) carry each label of ``scheme`` (a turn counts once per label)."""
     facts = data if isinstance(data, _TurnFacts) else _TurnFacts(_dialogues(data, "label counts"))
     return Counter(label for labels in facts.labels(role) for label in dict.fromkeys(labels.get(scheme, [])))
 
 
+@practice_check
 def check_label_counts(answer: Any, data: Iterable[Dialogue], scheme: str, role: str | None = WIZARD) -> None:
     """``answer`` maps each ``scheme`` label (``"BEGIN"``, ``"action"``, ...) to the number of turns carrying it."""
     _check_role(role)
     what = f"number of {role or 'all'} turns per {scheme} label"
-    expected = label_counts(_TurnFacts(_dialogues(data, what)), scheme, role)
+    expected = _label_counts(_TurnFacts(_dialogues(data, what)), scheme, role)
     if not expected:
         raise ExerciseCheckError(f"{what}: no turn in these data carries a {scheme!r} label; check the scheme name.")
     _compare_mapping(answer, expected, what=what, key_name="label", integer=True)
 
 
+@practice_check
 def check_origin_shares(answer: Any, data: Iterable[Dialogue], *, selected_only: bool = False) -> None:
     """``answer`` maps each evidence ``origin`` to its share of the evidence on wizard turns.
 
@@ -449,11 +549,13 @@ def check_origin_shares(answer: Any, data: Iterable[Dialogue], *, selected_only:
     _compare_mapping(given, expected, what=what, key_name="origin", share=True)
 
 
+@practice_check
 def check_selected_origin_shares(answer: Any, data: Iterable[Dialogue]) -> None:
     """``answer`` maps each evidence ``origin`` to its share of the evidence selected on wizard turns."""
-    check_origin_shares(answer, data, selected_only=True)
+    _RAISING[check_origin_shares](answer, data, selected_only=True)
 
 
+@practice_check
 def check_selected_share_by_label(answer: Any, data: Iterable[Dialogue], scheme: str) -> None:
     """``answer`` maps each ``scheme`` label to the share of wizard turns with that label that select evidence."""
     what = f"share of wizard turns with selected evidence, per {scheme} label"
@@ -482,6 +584,7 @@ def grounding_overlap(turn: Turn, tokenize: Callable[[str], list[str]]) -> float
     return unigram_f1(turn.text, " ".join(item.text for item in chosen), tokenize=tokenize)
 
 
+@practice_check
 def check_mean_overlap(answer: Any, data: Iterable[Dialogue]) -> None:
     """``answer`` is the mean unigram F1 between wizard turns and their selected evidence (joined).
 
@@ -512,6 +615,7 @@ def check_mean_overlap(answer: Any, data: Iterable[Dialogue]) -> None:
 # -- across datasets ---------------------------------------------------------------------------------
 
 
+@practice_check
 def check_by_dataset(answer: Any, splits: Mapping[str, Iterable[Dialogue]], measure: str) -> None:
     """``answer`` maps each name of ``splits`` to ``measure`` computed on that split.
 
@@ -524,7 +628,7 @@ def check_by_dataset(answer: Any, splits: Mapping[str, Iterable[Dialogue]], meas
         "mean_overlap": _mean_overlap,
     }
     if measure not in measures:
-        raise ValueError(f"measure must be one of {', '.join(measures)}, not {measure!r}")
+        raise CheckOptionError(f"measure must be one of {', '.join(measures)}, not {measure!r}")
     what = {
         "mean_turns": "mean number of turns per dialogue, per dataset",
         "selected_share": "share of wizard turns with selected evidence, per dataset",
@@ -561,6 +665,7 @@ def _mean_overlap(dialogues: list[Dialogue]) -> float | None:
 
 
 __all__ = [
+    "CheckOptionError",
     "ExerciseCheckError",
     "check_by_dataset",
     "check_label_counts",
@@ -572,6 +677,7 @@ __all__ = [
     "check_selected_share",
     "check_selected_share_by_label",
     "check_turn_count",
+    "graded",
     "grounding_overlap",
-    "label_counts",
+    "practice_check",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ...exercises import ExerciseCheckError, _compare_number, _dialogues, _Mistake
+from ...exercises import ExerciseCheckError, _compare_number, _dialogues, _Mistake, practice_check
 from ...records import Dialogue
 from . import baselines, stats
 
@@ -23,6 +23,7 @@ def _examples(data: Iterable[Dialogue], what: str) -> Any:
     return examples
 
 
+@practice_check
 def check_feature_auc(answer: Any, data: Iterable[Dialogue], feature: str) -> None:
     """``answer`` is the ROC AUC of one minus ``feature`` (a precision-like feature of
     :data:`~utils.datasets.begin.baselines.FEATURES`) as a score of "not fully attributable", on the
@@ -46,6 +47,7 @@ def check_feature_auc(answer: Any, data: Iterable[Dialogue], feature: str) -> No
     _compare_number(answer, expected, what=what, mistakes=mistakes)
 
 
+@practice_check
 def check_ablation_auc(
     answer: Any, dev: Iterable[Dialogue], test: Iterable[Dialogue], without: Sequence[str]
 ) -> None:

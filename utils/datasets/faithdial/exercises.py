@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from ... import exercises as checks
-from ...exercises import ExerciseCheckError, _dialogues, _Mistake, _turns
+from ...exercises import ExerciseCheckError, _dialogues, _Mistake, _turns, practice_check
 from ...records import Dialogue
 from .stats import edited_share, lengths, utterances
 
@@ -25,6 +25,7 @@ def _responses(dialogues: list[Dialogue]) -> pd.DataFrame:
     return utterances(dialogues)
 
 
+@practice_check
 def check_edited_share(answer: Any, data: Iterable[Dialogue]) -> None:
     """``answer`` is the share of responses (utterance records) whose ``original_response`` was edited."""
     what = "share of responses edited for faithfulness"
@@ -42,6 +43,7 @@ def check_edited_share(answer: Any, data: Iterable[Dialogue]) -> None:
     checks._compare_number(answer, expected, what=what, share=True, mistakes=mistakes)
 
 
+@practice_check
 def check_length_change(answer: Any, data: Iterable[Dialogue]) -> None:
     """``answer`` is the mean of (words in the edited response − words in the original) over edited responses.
 
