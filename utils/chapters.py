@@ -67,3 +67,18 @@ def time_to_learn(notebook: str | Path, run_seconds: float, *, words_per_minute:
         f"{total} minutes: {words:,} words of prose at {words_per_minute} words a minute "
         f"({reading:.0f} min) and {run_seconds:.0f} s of code run time"
     )
+
+
+def glue(name: str, value: object, display: bool = True) -> None:
+    """myst-nb's ``glue`` where the book's tools are installed; elsewhere (a student's JupyterLab
+    with only the ``lab`` extra) the value is shown when asked and otherwise left alone, so a
+    chapter runs the same in both."""
+    try:
+        from myst_nb import glue as book_glue
+    except ImportError:
+        if display:
+            from IPython.display import display as show
+
+            show(value)
+        return
+    book_glue(name, value, display=display)

@@ -790,7 +790,38 @@ def build_parser() -> argparse.ArgumentParser:
         help="output file (default: DATASET-SPLIT.jsonl or .parquet); - for standard output",
     )
     export.set_defaults(handler=cmd_export)
+
+    course = commands.add_parser(
+        "course",
+        help="write an nbgrader course from the chapters",
+        description="Write an nbgrader course folder: nbgrader_config.py and source/<chapter>/<chapter>.ipynb "
+        "for every chapter with exercises (reference solutions, hidden autograded tests with their "
+        "points, manually graded written answers). Then use nbgrader's own commands in that folder: "
+        "generate_assignment, autograde, formgrader, generate_feedback, export.",
+        epilog="example:\n  atlas course --out course\n  cd course && nbgrader generate_assignment wow",
+        formatter_class=formatter,
+    )
+    course.add_argument("--out", metavar="DIR", default="course", help="the course folder (default: course)")
+    course.add_argument("chapters", metavar="CHAPTER", nargs="*", help="only these chapters (default: all)")
+    course.set_defaults(handler=cmd_course)
     return parser
+
+
+def cmd_course(args: argparse.Namespace) -> int:
+    """``atlas course``: the nbgrader course folder (see :mod:`utils.course`)."""
+    from .course import CourseError, write_course  # nbformat and the notebooks only when asked
+
+    try:
+        reports = write_course(Path(args.out), names=args.chapters)
+    except (FileNotFoundError, CourseError) as exc:
+        raise UsageError(str(exc)) from None
+    for report in reports:
+        print(
+            f"{report.path}: {len(report.exercises)} exercises, {report.code_points} points autograded, "
+            f"{report.written_points} points for written answers"
+        )
+    print(f"next: cd {args.out} && nbgrader generate_assignment <chapter>", file=sys.stderr)
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

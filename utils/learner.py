@@ -15,6 +15,9 @@ Every notebook in ``notebooks/`` gets a copy in ``learner/`` in which
 * a cell tagged ``answer`` is removed: it computes an exercise's answer outside the solution (for
   the teachers' guide, hidden in the book with ``remove-cell``), and a learner copy holds nothing
   that computes or prints an answer;
+* a cell tagged ``grade`` (the course's autograded test, :mod:`utils.course`) is removed, and a cell
+  tagged ``written`` (what a written part is graded on) is followed by a Markdown cell tagged
+  ``written-answer`` for the student's written answer;
 * the ``{exercise}`` cells and the cells tagged ``check`` stay, so a student can check their answer;
 * every output and execution count is cleared.
 
@@ -49,6 +52,11 @@ import nbformat
 from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
 
 SOLUTION_TAG = "solution"
+#: The course's autograded test of an exercise (:mod:`utils.course`): removed from learner copies.
+GRADE_TAG = "grade"
+#: What an exercise's written part is graded on: kept, with a cell for the answer after it.
+WRITTEN_TAG = "written"
+WRITTEN_ANSWER_TAG = "written-answer"
 #: A cell that computes an exercise's answer for the teachers' guide: removed, without a placeholder.
 ANSWER_TAG = "answer"
 CHECK_TAG = "check"
@@ -62,7 +70,8 @@ _SOLUTION_SINGLE = re.compile(r"^\s*(```+|:::+)\{solution\}", re.MULTILINE)
 _NOTE = (
     "**Learner copy.** This notebook was produced by `python -m utils.learner`: the solutions are "
     "removed. Run the cells in order; at each exercise, replace the cell that says `# Your code here` "
-    "with your own code, then run the check cell below it."
+    "with your own code, then run the check cell below it; where an exercise has a written part, write "
+    "your answer in the cell that says *Write your answer here*."
 )
 
 
@@ -79,6 +88,7 @@ class LearnerReport:
     exercises: list[str] = field(default_factory=list)
     placeholders: int = 0
     checks: int = 0
+    written: int = 0
     removed_cells: int = 0
 
 
@@ -150,8 +160,8 @@ def learner_notebook(
     copy = nbformat.from_dict(notebook)  # a deep copy: the chapter stays as it is
     copy.cells, placeholders = _tag_solutions(copy.cells, name, report)
     resources: dict = {}
-    report.removed_cells += sum(ANSWER_TAG in _tags(cell) for cell in copy.cells)
-    TagRemovePreprocessor(remove_cell_tags={SOLUTION_TAG, ANSWER_TAG}).preprocess(copy, resources)
+    report.removed_cells += sum(bool({ANSWER_TAG, GRADE_TAG} & set(_tags(cell))) for cell in copy.cells)
+    TagRemovePreprocessor(remove_cell_tags={SOLUTION_TAG, ANSWER_TAG, GRADE_TAG}).preprocess(copy, resources)
     ClearOutputPreprocessor().preprocess(copy, resources)
 
     position = {id(cell): index for index, cell in enumerate(copy.cells)}
@@ -161,6 +171,13 @@ def learner_notebook(
             (c.source for c in copy.cells[index + 1 :] if c.cell_type == "code" and CHECK_TAG in _tags(c)), ""
         )
         copy.cells[index] = placeholder_cell(label, sources, check)
+
+    for index in range(len(copy.cells) - 1, -1, -1):
+        if WRITTEN_TAG in _tags(copy.cells[index]):
+            answer = nbformat.v4.new_markdown_cell("*Write your answer here.*")
+            answer.metadata["tags"] = [WRITTEN_ANSWER_TAG]
+            copy.cells.insert(index + 1, answer)
+            report.written += 1
 
     note = nbformat.v4.new_markdown_cell(_NOTE)
     note.metadata["tags"] = ["learner-note"]
@@ -277,7 +294,7 @@ def write_learner_copies(source_dir: Path, out_dir: Path, names: Sequence[str] =
     return reports
 
 
-def _default_source() -> Path:
+def default_notebooks() -> Path:
     """``notebooks/`` under the current directory, else beside the installed package (editable install)."""
     here = Path.cwd() / "notebooks"
     return here if here.is_dir() else Path(__file__).resolve().parents[1] / "notebooks"
@@ -292,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--notebooks", type=Path, default=None, help="source directory (default: notebooks/)")
     parser.add_argument("names", nargs="*", help="only these chapters (their file names without .ipynb)")
     args = parser.parse_args(argv)
-    source = args.notebooks or _default_source()
+    source = args.notebooks or default_notebooks()
     try:
         reports = write_learner_copies(source, args.out, args.names)
     except (FileNotFoundError, LearnerCopyError) as exc:

@@ -1,0 +1,490 @@
+"""Write an nbgrader course from the chapters: one assignment per chapter with exercises.
+
+Run from the repository root (or use ``atlas course``)::
+
+    python -m utils.course --out course/
+
+The folder is an nbgrader course (``nbgrader_config.py`` and ``source/<chapter>/<chapter>.ipynb``);
+everything after this command is nbgrader's own: ``nbgrader generate_assignment``, ``autograde``,
+``formgrader``, ``generate_feedback``, ``export``. Each assignment holds what its exercises need,
+not the whole chapter:
+
+* the chapter's title and a note on the assignment, then the chapter's code cells the exercises
+  depend on (found by the names they define and read), as locked cells;
+* for each exercise: its statement (locked), the answer cell (an nbgrader solution cell whose
+  reference solution sits between ``### BEGIN SOLUTION`` and ``### END SOLUTION``), the practice
+  check (locked; it prints a verdict and grades nothing), the autograded test with its points (its
+  grading code between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``: it loads the data
+  itself and calls :func:`utils.exercises.graded`), and, where the exercise has a written part, its
+  criteria (locked) and a manually graded answer cell whose reference text is the chapter's model
+  answer.
+
+The chapters carry the grading (see ``book/teaching.md``): after each exercise's check cell, a code
+cell tagged ``grade`` holds the hidden test and a markdown cell tagged ``written`` the criteria of the
+written part, each with ``{"atlas": {"exercise": <label>, "points": <n>}}`` in its metadata. The book
+hides the tests and runs them on every build, so a test that no longer passes on the reference
+solution fails the build. Learner copies (:mod:`utils.learner`) drop them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from .learner import (
+    ANSWER_TAG,
+    CHECK_TAG,
+    GRADE_TAG,
+    SOLUTION_TAG,
+    WRITTEN_TAG,
+    assigned_names,
+    default_notebooks,
+    used_names,
+)
+
+COURSE_ID = "grounded-dialogue-atlas"
+_SCHEMA_VERSION = 3  # nbgrader's cell metadata schema
+_EXERCISE = re.compile(
+    r"^\s*(?P<fence>```+|:::+)\{exercise\}\s*(?P<title>[^\n]*)\n(?P<options>(?:\s*:[\w-]+:[^\n]*\n)*)(?P<body>.*?)^\s*(?P=fence)\s*$",
+    re.MULTILINE | re.DOTALL,
+)
+_LABEL = re.compile(r":label:\s*(\S+)")
+_SOLUTION_START = re.compile(r"^\s*(```+|:::+)\{solution-start\}\s*(?P<label>\S+)", re.MULTILINE)
+_SOLUTION_END = re.compile(r"^\s*(```+|:::+)\{solution-end\}", re.MULTILINE)
+_ROLE = re.compile(r"\{[\w:+-]+\}`(?P<text>[^`]*)`")
+_HIDDEN = re.compile(r"^### BEGIN HIDDEN TESTS$.*?^### END HIDDEN TESTS$", re.MULTILINE | re.DOTALL)
+_HEADING = re.compile(r"^##\s+(?P<title>.+)$", re.MULTILINE)
+
+CONFIG = '''\
+# nbgrader configuration of the Grounded Dialogue Atlas course, written by `atlas course`.
+# Every step from here on is nbgrader's own command, run in this folder:
+#   nbgrader generate_assignment <chapter>   (release/<chapter>/ holds what students get)
+#   nbgrader autograde <chapter>             (after collecting submitted/<student>/<chapter>/)
+#   nbgrader formgrader / generate_feedback / export
+c = get_config()  # noqa: F821 (nbgrader provides it)
+c.CourseDirectory.course_id = "{course_id}"
+# Autograding runs every cell of a submission; a cell that crashes costs only its own answer's
+# points. One that hangs is stopped after this many seconds, so one student cannot stall the class.
+c.Execute.timeout = {timeout}
+c.Execute.interrupt_on_timeout = True
+'''
+
+
+class CourseError(ValueError):
+    """A chapter's exercises do not follow the convention the course is built from."""
+
+
+@dataclass
+class AssignmentReport:
+    """What one assignment holds."""
+
+    name: str
+    path: Path
+    exercises: list[str] = field(default_factory=list)
+    code_points: int = 0
+    written_points: int = 0
+    setup_cells: int = 0
+
+    @property
+    def points(self) -> int:
+        return self.code_points + self.written_points
+
+
+def _tags(cell: nbformat.NotebookNode) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def _points(cell: nbformat.NotebookNode, name: str) -> tuple[str, int]:
+    """The exercise label and points of a ``grade`` or ``written`` cell."""
+    atlas = cell.get("metadata", {}).get("atlas", {})
+    label, points = atlas.get("exercise"), atlas.get("points")
+    if not isinstance(label, str) or not isinstance(points, int) or isinstance(points, bool) or points < 1:
+        raise CourseError(
+            f"{name}: a cell tagged {'/'.join(sorted(set(_tags(cell)) & {GRADE_TAG, WRITTEN_TAG}))} needs "
+            f'metadata {{"atlas": {{"exercise": "<label>", "points": <whole number ≥ 1>}}}}, found {atlas!r}'
+        )
+    return label, points
+
+
+def plain_markdown(text: str) -> str:
+    """MyST roles as their text (``{ref}`wow-ex-1``` -> ``wow-ex-1``): nbgrader's form grader and a
+    plain Jupyter render Markdown, not MyST. A value glued in by the book exists only there."""
+
+    def role_text(match: re.Match[str]) -> str:
+        if match.group(0).startswith("{glue"):
+            return "(a number the book's chapter shows)"
+        text = match.group("text")
+        shown = re.match(r"(?P<shown>.*?)\s*<[^>]*>$", text)
+        return shown.group("shown") if shown else text
+
+    return _ROLE.sub(role_text, text)
+
+
+def _exercise_markdown(cell_source: str, number: int, points: tuple[int, int]) -> tuple[str, str]:
+    """The label of an ``{exercise}`` cell and the cell as plain Markdown with its points."""
+    match = _EXERCISE.search(cell_source)
+    if match is None:
+        raise CourseError(f"an exercise cell does not parse: {cell_source[:80]!r}")
+    label_match = _LABEL.search(match.group("options"))
+    if label_match is None:
+        raise CourseError(f"the exercise {match.group('title')!r} has no :label:")
+    code, written = points
+    shares = [f"{code} points autograded"] + ([f"{written} points for the written answer"] if written else [])
+    text = (
+        f"### Exercise {number}: {plain_markdown(match.group('title').strip())}\n\n"
+        f"*{', '.join(shares)}.*\n\n{plain_markdown(match.group('body').strip())}"
+    )
+    return label_match.group(1), text
+
+
+def _python(source: str) -> str:
+    """A cell's code as plain Python (IPython magics turned into calls), for reading its names."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(source)
+
+
+def _defined_names(source: str) -> set[str]:
+    """Every top-level name a cell binds: assignments, imports, functions and classes."""
+    try:
+        tree = ast.parse(_python(source))
+    except SyntaxError:
+        return set()
+    names = set(assigned_names([ast.unparse(tree)]))
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.For, ast.With)):
+            names.update(assigned_names([ast.unparse(node)]))
+    return names
+
+
+def _free_names(source: str) -> set[str]:
+    """The names a cell reads that it does not bind itself anywhere (loop variables, parameters and
+    comprehension variables included): what it needs from the cells before it."""
+    try:
+        tree = ast.parse(_python(source))
+    except SyntaxError:
+        return set()
+    bound = _defined_names(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return used_names(_python(source)) - bound
+
+
+def _needed_setup(before: Sequence[nbformat.NotebookNode], exercise_code: Sequence[str]) -> list[int]:
+    """Indices of the code cells of ``before`` that the exercises' code needs, directly or through
+    another needed cell; the cells the book hides (``remove-cell``: timing, Colab) are not needed."""
+    defined_later: set[str] = set()
+    needed: set[str] = set()
+    for source in exercise_code:
+        needed |= _free_names(source) - defined_later
+        defined_later |= _defined_names(source)
+    chosen: list[int] = []
+    for index in range(len(before) - 1, -1, -1):
+        cell = before[index]
+        if cell.cell_type != "code" or "remove-cell" in _tags(cell):
+            continue
+        if _defined_names(cell.source) & needed:
+            chosen.append(index)
+            needed |= _free_names(cell.source)
+    return sorted(chosen)
+
+
+def _nbgrader(cell: nbformat.NotebookNode, grade_id: str, *, solution: bool, grade: bool, points: int = 0) -> None:
+    metadata = {
+        "grade": grade,
+        "grade_id": grade_id,
+        "locked": not solution,
+        "schema_version": _SCHEMA_VERSION,
+        "solution": solution,
+    }
+    if grade:
+        metadata["points"] = points
+    cell.metadata["nbgrader"] = metadata
+
+
+def _locked(cell: nbformat.NotebookNode, grade_id: str) -> nbformat.NotebookNode:
+    copy = nbformat.from_dict(cell)
+    copy.metadata = {key: value for key, value in copy.metadata.items() if key in ("tags",)}
+    copy.metadata["tags"] = [tag for tag in _tags(copy) if tag != "remove-cell"] or []
+    if not copy.metadata["tags"]:
+        del copy.metadata["tags"]
+    if copy.cell_type == "code":
+        copy.outputs, copy.execution_count = [], None
+    else:
+        copy.source = plain_markdown(copy.source)
+    _nbgrader(copy, grade_id, solution=False, grade=False)
+    return copy
+
+
+def _exercise_section(cells: Sequence[nbformat.NotebookNode], name: str) -> tuple[int, int]:
+    """Where the chapter's exercises start (their ``##`` heading) and end (the next ``##`` heading)."""
+    first = next((i for i, c in enumerate(cells) if c.cell_type == "markdown" and _EXERCISE.search(c.source)), None)
+    if first is None:
+        return len(cells), len(cells)
+    start = first
+    for index in range(first - 1, -1, -1):
+        cell = cells[index]
+        if cell.cell_type == "markdown" and _HEADING.search(cell.source):
+            start = index
+            break
+    end = next(
+        (
+            i
+            for i in range(first + 1, len(cells))
+            if cells[i].cell_type == "markdown"
+            and _HEADING.search(cells[i].source)
+            and not _EXERCISE.search(cells[i].source)
+        ),
+        len(cells),
+    )
+    return start, end
+
+
+def assignment_notebook(notebook: nbformat.NotebookNode, name: str) -> tuple[nbformat.NotebookNode, AssignmentReport]:
+    """The nbgrader source notebook of the chapter ``name`` and a report of what it holds."""
+    cells = list(notebook.cells)
+    report = AssignmentReport(name=name, path=Path(name))
+    start, end = _exercise_section(cells, name)
+    if start == len(cells):
+        return nbformat.v4.new_notebook(), report
+    section = cells[start:end]
+    points: dict[str, list[int]] = {}
+    for cell in section:
+        if GRADE_TAG in _tags(cell):
+            label, value = _points(cell, name)
+            points.setdefault(label, [0, 0])[0] += value
+        elif WRITTEN_TAG in _tags(cell):
+            label, value = _points(cell, name)
+            points.setdefault(label, [0, 0])[1] += value
+
+    # A cell tagged "answer" computes answers for the teachers' guide: never part of an assignment.
+    section = [cell for cell in section if ANSWER_TAG not in _tags(cell)]
+    exercise_code = [c.source for c in section if c.cell_type == "code" and GRADE_TAG not in _tags(c)]
+    setup = _needed_setup(cells[:start], exercise_code)
+    report.setup_cells = len(setup)
+    first_line = cells[0].source.split("\n", 1)[0] if cells and cells[0].cell_type == "markdown" else ""
+    title = first_line.lstrip("# ").strip() or name
+    out: list[nbformat.NotebookNode] = []
+
+    def add(cell: nbformat.NotebookNode) -> None:
+        out.append(cell)
+
+    intro = nbformat.v4.new_markdown_cell(
+        f"# Exercises: {plain_markdown(title)}\n\n"
+        f"An assignment of the Grounded Dialogue Atlas, drawn from its chapter *{plain_markdown(title)}* "
+        "(read the chapter for the figures, tables and explanations this notebook leaves out).\n\n"
+        "Run the cells in order. For each exercise, write your code in the cell that says "
+        "`YOUR CODE HERE` (remove the `raise NotImplementedError()` line), run the practice check below "
+        "it as often as you like, and write your answer to a written part in the cell that says "
+        "`YOUR ANSWER HERE`. The practice checks grade nothing: your grade comes from tests that run "
+        "when your teacher grades the notebook, on the data they load themselves. Do not rename the "
+        "variables an exercise asks for, and do not delete or copy cells."
+    )
+    _nbgrader(intro, f"{name}-intro", solution=False, grade=False)
+    add(intro)
+    heading = nbformat.v4.new_markdown_cell(
+        "## Setup\n\nThe chapter's code that the exercises build on: it imports the atlas and loads the splits "
+        "they use. Each banner says which data the split was built on (the full official file, a partial "
+        "copy, or the atlas's demo sample)."
+    )
+    _nbgrader(heading, f"{name}-setup", solution=False, grade=False)
+    add(heading)
+    for position, index in enumerate(setup):
+        add(_locked(cells[index], f"{name}-setup-{position + 1}"))
+
+    number = 0
+    label: str | None = None
+    in_solution: str | None = None
+    solution_code: list[str] = []
+    model_answer: dict[str, list[str]] = {}
+    counter = 0
+    open_answer: tuple[nbformat.NotebookNode, list[str]] | None = None  # names it defines: from its check
+
+    def next_id(kind: str) -> str:
+        nonlocal counter
+        counter += 1
+        return f"{label or name}-{kind}-{counter}"
+
+    for cell in section:
+        source, tags = cell.source, _tags(cell)
+        if in_solution is not None:
+            if cell.cell_type == "markdown" and _SOLUTION_END.search(source):
+                answer = nbformat.v4.new_code_cell(_solution_source(solution_code))
+                _nbgrader(answer, f"{in_solution}-answer", solution=True, grade=False)
+                add(answer)
+                open_answer = (answer, list(solution_code))
+                in_solution, solution_code = None, []
+            elif cell.cell_type == "code":
+                solution_code.append(source)
+            else:
+                model_answer.setdefault(in_solution, []).append(plain_markdown(source))
+            continue
+        if cell.cell_type == "markdown" and (start_match := _SOLUTION_START.search(source)):
+            in_solution = start_match.group("label")
+            continue
+        if cell.cell_type == "markdown" and _EXERCISE.search(source):
+            number += 1
+            label, text = _exercise_markdown(source, number, tuple(points.get(_label_of(source), [0, 0])))
+            if label not in points or not points[label][0]:
+                raise CourseError(f"{name}: exercise {label} has no autograded test (a cell tagged {GRADE_TAG!r})")
+            report.exercises.append(label)
+            report.code_points += points[label][0]
+            report.written_points += points[label][1]
+            statement = nbformat.v4.new_markdown_cell(text)
+            _nbgrader(statement, f"{label}-statement", solution=False, grade=False)
+            add(statement)
+            continue
+        if GRADE_TAG in tags:
+            exercise, value = _points(cell, name)
+            hidden = _HIDDEN.search(source)
+            if hidden is None:
+                raise CourseError(f"{name}: the test of {exercise} has no ### BEGIN/END HIDDEN TESTS block")
+            test = nbformat.v4.new_code_cell(
+                f"# The autograded test of exercise {exercise} ({value} points). Its code is hidden until your\n"
+                "# teacher grades the notebook: it checks your answer on data it loads itself.\n" + hidden.group(0)
+            )
+            _nbgrader(test, f"{exercise}-test", solution=False, grade=True, points=value)
+            add(test)
+            continue
+        if WRITTEN_TAG in tags:
+            exercise, value = _points(cell, name)
+            criteria = nbformat.v4.new_markdown_cell(
+                f"#### Written answer to exercise {exercise} ({value} points)\n\n"
+                + plain_markdown(source).split("\n", 1)[-1].strip()
+            )
+            _nbgrader(criteria, f"{exercise}-criteria", solution=False, grade=False)
+            add(criteria)
+            reference = "\n\n".join(model_answer.get(exercise, [])) or "(The chapter gives no model answer.)"
+            answer = nbformat.v4.new_markdown_cell(reference)
+            _nbgrader(answer, f"{exercise}-written", solution=True, grade=True, points=value)
+            add(answer)
+            continue
+        if cell.cell_type == "code" and SOLUTION_TAG in tags:
+            raise CourseError(f"{name}: a solution cell outside a {{solution-start}} block (exercise {label})")
+        if CHECK_TAG in tags and open_answer is not None:
+            answer, code = open_answer
+            answer.source = _solution_source(code, wanted=used_names(source))
+            open_answer = None
+        add(_locked(cell, next_id("check" if CHECK_TAG in tags else "cell")))
+    if in_solution is not None:
+        raise CourseError(f"{name}: the solution of {in_solution} has no {{solution-end}} cell")
+
+    assignment = nbformat.v4.new_notebook()
+    assignment.metadata = {
+        "kernelspec": notebook.metadata.get(
+            "kernelspec", {"display_name": "Python 3", "language": "python", "name": "python3"}
+        ),
+        "language_info": {"name": "python"},
+    }
+    assignment.cells = out
+    for cell in assignment.cells:
+        cell.setdefault("id", nbformat.corpus.words.generate_corpus_id())
+    return assignment, report
+
+
+def _label_of(source: str) -> str | None:
+    match = _EXERCISE.search(source)
+    label = _LABEL.search(match.group("options")) if match else None
+    return label.group(1) if label else None
+
+
+def _solution_source(code: Sequence[str], wanted: set[str] | None = None) -> str:
+    """An answer cell: the names to define (those its check reads, else the last one the solution
+    assigns), then the reference solution between nbgrader's markers."""
+    assigned = assigned_names(code)
+    names = [name for name in assigned if wanted is None or name in wanted] or assigned[-1:]
+    lines = []
+    if names:
+        listed = ", ".join(f"`{name}`" for name in names)
+        lines.append(f"# Define {listed} here (the exercise above says what each holds).")
+    lines += ["### BEGIN SOLUTION", "\n\n".join(part.strip() for part in code), "### END SOLUTION"]
+    return "\n".join(lines)
+
+
+def write_course(
+    out_dir: Path, *, source_dir: Path | None = None, names: Sequence[str] = (), timeout: int = 600
+) -> list[AssignmentReport]:
+    """Write the nbgrader course folder ``out_dir`` from the chapters in ``source_dir``.
+
+    Only chapters with exercises become assignments; ``names`` picks some of them. An existing
+    ``source/<chapter>`` notebook is replaced; nothing else in ``out_dir`` (the gradebook, releases,
+    submissions) is touched.
+    """
+    source_dir = source_dir or default_notebooks()
+    paths = sorted(source_dir.glob("*.ipynb"))
+    if names:
+        wanted = {name.removesuffix(".ipynb") for name in names}
+        missing = wanted - {path.stem for path in paths}
+        if missing:
+            raise FileNotFoundError(f"no chapter {', '.join(sorted(missing))} in {source_dir}")
+        paths = [path for path in paths if path.stem in wanted]
+    reports = []
+    built = []
+    for path in paths:
+        assignment, report = assignment_notebook(nbformat.read(path, as_version=4), path.stem)
+        if report.exercises:
+            built.append((assignment, report))
+    if not built:
+        raise FileNotFoundError(f"no chapter with exercises in {source_dir}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    config = out_dir / "nbgrader_config.py"
+    _write_text(config, CONFIG.format(course_id=COURSE_ID, timeout=timeout))
+    for assignment, report in built:
+        target = out_dir / "source" / report.name / f"{report.name}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _write_text(target, nbformat.writes(assignment))
+        report.path = target
+        reports.append(report)
+    return reports
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Write through a temporary file, so an interrupted run leaves the old file or the new one."""
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m utils.course",
+        description="Write an nbgrader course folder: one assignment per chapter with exercises.",
+    )
+    parser.add_argument("--out", type=Path, default=Path("course"), help="the course folder (default: course/)")
+    parser.add_argument("--notebooks", type=Path, default=None, help="the chapters (default: notebooks/)")
+    parser.add_argument("names", nargs="*", help="only these chapters (file names without .ipynb)")
+    args = parser.parse_args(argv)
+    try:
+        reports = write_course(args.out, source_dir=args.notebooks, names=args.names)
+    except (FileNotFoundError, CourseError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    for report in reports:
+        print(
+            f"{report.path}: {len(report.exercises)} exercises, {report.code_points} points autograded, "
+            f"{report.written_points} points written, {report.setup_cells} setup cells"
+        )
+    print(f"next, in {args.out}: nbgrader generate_assignment <chapter> (see nbgrader_config.py)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
