@@ -15,7 +15,7 @@ ifneq ($(strip $(ATLAS_CACHE_DIR)),)
 export ATLAS_CACHE_DIR := $(if $(filter /% ~%,$(ATLAS_CACHE_DIR)),$(ATLAS_CACHE_DIR),$(abspath $(ATLAS_CACHE_DIR)))
 endif
 
-.PHONY: env vendor book test lab lint fuzz bench learner clean system-deps
+.PHONY: env vendor book test lab lint fuzz bench learner course clean system-deps
 
 env: $(STAMP)
 
@@ -66,6 +66,10 @@ bench: env
 learner: env
 	$(BIN)/python -m utils.learner --out learner
 
+## An nbgrader course from the chapters in course/ (then nbgrader's own commands, run in course/).
+course: env
+	$(BIN)/atlas course --out course
+
 ## Debian packages the book and the browser test use: Chromium and a CJK font (needs root).
 system-deps:
 	apt-get update -qq
@@ -73,7 +77,7 @@ system-deps:
 
 ## Remove what builds and runs wrote: the book, learner copies, benchmark results and its synthetic files.
 clean:
-	rm -rf _build learner bench-results .pytest_cache book/_vendor/node_modules
+	rm -rf _build learner course bench-results .pytest_cache book/_vendor/node_modules
 	if [ -x $(BIN)/python ]; then \
 	  $(BIN)/python -c "import shutil, benchmarks.bench as b; shutil.rmtree(b.DEFAULT_DATA, ignore_errors=True)"; \
 	fi
