@@ -36,8 +36,12 @@ $(VENDOR_STAMP): book/_vendor/package.json book/_vendor/package-lock.json
 	touch $(VENDOR_STAMP)
 
 ## Build the book into _build/html (every chapter executed; any warning fails the build).
+## EDITION=student builds the student edition into _build/student/_build/html: chapters without
+## solutions or answers, no teachers' guide, launch buttons opening the learner copies.
+EDITION ?= teacher
+BOOK_OUTPUT := $(if $(filter student,$(EDITION)),--path-output _build/student,)
 book: env vendor
-	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
+	ATLAS_EDITION=$(EDITION) $(BIN)/jupyter-book build . $(BOOK_OUTPUT) --warningiserror --nitpick --keep-going
 
 ## Run the tests: unit tests, real-data tests (skipped without data), every chapter under nbval,
 ## and the browser test of the built site (skipped when _build/html or Chromium is missing).

@@ -10,6 +10,13 @@ exercise was "Exercise 4"). After Sphinx assigns the numbers, each page's exerci
 from 1 in their order on the page, so the chapter, its contents and the teachers' guide all say
 "Exercise 1" for a chapter's first exercise.
 
+The **student edition** (``ATLAS_EDITION=student``, ``make book EDITION=student``) reads every
+chapter as its learner copy (:mod:`utils.learner`: no solution, no model answer, no cell computing
+an answer, no autograded test) and leaves the teachers' guide out but for how times are measured;
+its launch buttons open the learner copies, which the publishing workflow keeps on the branch
+``atlas_learner_branch``. In both editions a chapter page links its learner copy for download, and
+a Markdown page has no launch buttons (Binder and Colab open notebooks, not MyST Markdown).
+
 The book cites author-year ("Dziri et al., 2022c"), so its bibliography is labelled the same way
 instead of [1]-[17]: the ``atlas`` bibliography style is pybtex's ``plain`` with author-year labels.
 """
@@ -35,6 +42,10 @@ VENDOR_FILES = {
     "apache-arrow/LICENSE.txt": "LICENSE-apache-arrow.txt",
     "apache-arrow/NOTICE.txt": "NOTICE-apache-arrow.txt",
 }
+#: The environment variable that selects the edition: ``student`` (see above) or the default, ``teacher``.
+EDITION_VARIABLE = "ATLAS_EDITION"
+#: Where a build writes the learner copies it links, under the site's root.
+LEARNER_DIR = "learner"
 #: The environment variable that makes a build a publication: rows of datasets whose licence does not
 #: allow redistribution are left out of the site.
 PUBLISH_VARIABLE = "ATLAS_PUBLISH_SITE"
@@ -166,6 +177,100 @@ def _finish_viewer(app: Any, exception: BaseException | None) -> None:
         _withhold_unlicensed(_viewer_dir(app))
 
 
+def _student_edition() -> bool:
+    edition = os.environ.get(EDITION_VARIABLE, "teacher").strip().lower() or "teacher"
+    if edition not in ("teacher", "student"):
+        raise ValueError(f"${EDITION_VARIABLE} is {edition!r}: use 'student' or 'teacher'")
+    return edition == "student"
+
+
+def _student_source(app: Any, docname: str, source: list[str]) -> None:
+    """In the student edition, a chapter is read as its learner copy, and the teachers' guide as the
+    one section of it a student needs (how the chapters' times are measured)."""
+    if not _student_edition():
+        return
+    path = Path(app.env.doc2path(docname))
+    if path.suffix == ".ipynb" and docname.startswith("notebooks/"):
+        import nbformat
+
+        from utils.learner import PLACEHOLDER_TAG, WRITTEN_ANSWER_TAG, learner_notebook
+
+        copy, _ = learner_notebook(nbformat.reads(source[0], as_version=4), name=path.name)
+        for cell in copy.cells:
+            tags = cell.metadata.get("tags", [])
+            # the page shows the tasks; writing and checking answers happens in the downloaded copy
+            if {PLACEHOLDER_TAG, WRITTEN_ANSWER_TAG, "check", "learner-note"} & set(tags):
+                cell.metadata["tags"] = [*tags, "remove-cell"]
+        source[0] = nbformat.writes(copy)
+    elif docname == "book/teaching":
+        text = source[0]
+        front, _, body = text.partition("\n---\n") if text.startswith("---\n") else ("", "", text)
+        start = body.index("(time-to-learn)=")
+        end = body.index("\n### ", start + len("(time-to-learn)=\n### "))
+        code = body[body.index("```{code-cell}", body.index("## The chapters at a glance")) :]
+        code = code[: code.index("```\n", code.index("\n")) + 4]
+        source[0] = (
+            (front + "\n---\n" if front else "")
+            + "# Teaching with the atlas\n\nThis is the **student edition** of the book: the teachers' guide "
+            "(model answers, rubrics, grading) is left out. Each chapter page links its learner copy, the "
+            "notebook you work in.\n\n"
+            + code
+            + "\n"
+            + body[start:end]
+            + "\n"
+        )
+
+
+def _learner_copies(app: Any, exception: BaseException | None) -> None:
+    """Every chapter's learner copy in the site, for the download link on its page."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from utils.learner import write_learner_copies
+
+    write_learner_copies(Path(app.srcdir) / "notebooks", Path(app.outdir) / LEARNER_DIR)
+
+
+def _launch_and_download_buttons(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    """After the theme's launch buttons: none on a Markdown page; a chapter's learner copy as a
+    download; in the student edition, Binder and Colab open the learner copy."""
+    buttons = context.get("header_buttons")
+    if buttons is None:
+        return
+    source = Path(app.env.doc2path(pagename)) if pagename in app.env.all_docs else None
+    launch = [b for b in buttons if b.get("type") == "group" and b.get("label") == "launch-buttons"]
+    if source is None or source.suffix != ".ipynb":
+        for group in launch:
+            buttons.remove(group)
+        return
+    if not pagename.startswith("notebooks/"):
+        return
+    name = source.name
+    relative = "../" * pagename.count("/")
+    for group in buttons:
+        if group.get("type") == "group" and group.get("label") == "download-buttons":
+            group["buttons"].append(
+                {
+                    "type": "link",
+                    "url": f"{relative}{LEARNER_DIR}/{name}",
+                    "text": "learner copy",
+                    "tooltip": "Download the learner copy: this chapter with the solutions removed",
+                    "icon": "fas fa-graduation-cap",
+                    "label": "download-learner-button",
+                }
+            )
+    if not _student_edition():
+        return
+    branch = app.config.atlas_learner_branch
+    for group in launch:
+        for button in group.get("buttons", []):
+            url = button.get("url", "")
+            if "/v2/gh/" in url:  # Binder: the learner branch, opened at the copy
+                base = url.split("?", 1)[0].rsplit("/", 1)[0]
+                button["url"] = f"{base}/{branch}?urlpath=tree/{name}"
+            elif "/github/" in url and "/blob/" in url:  # Colab: the copy on the learner branch
+                button["url"] = url.split("/blob/", 1)[0] + f"/blob/{branch}/{name}"
+
+
 def _number_exercises_per_page(app: Any, env: Any) -> list[str]:
     for numbers_by_type in env.toc_fignumbers.values():
         numbers = numbers_by_type.get("exercise")
@@ -182,6 +287,11 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
     app.connect("builder-inited", _start_viewer)
     app.connect("build-finished", _finish_viewer)
+    app.add_config_value("atlas_learner_branch", "learner-copies", "html")
+    app.connect("source-read", _student_source)
+    app.connect("build-finished", _learner_copies)
+    # after the theme's launch buttons (sphinx-book-theme connects them at priority 501)
+    app.connect("html-page-context", _launch_and_download_buttons, priority=510)
     # after Sphinx's own numbering (TocTreeCollector, default priority 500)
     app.connect("env-get-updated", _number_exercises_per_page, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
