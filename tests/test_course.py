@@ -13,9 +13,9 @@ from __future__ import annotations
 import csv
 import os
 import re
+import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
@@ -94,10 +94,13 @@ def _route(tmp: Path, data_dir: Path | None) -> dict[str, object]:
             target = course_dir / "submitted" / student / name / f"{name}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(notebook, target)
-    started = time.perf_counter()
+    # CPU time of nbgrader and the kernels it runs (children it waits for): unlike the wall clock, it
+    # does not grow when other work shares the machine.
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     for name in assignments:
         _nbgrader(course_dir, "autograde", name, "--create", "--force", env=env)
-    autograde_seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    autograde_seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     _nbgrader(course_dir, "export", env=env)
     with open(course_dir / "grades.csv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
@@ -159,7 +162,9 @@ def test_a_class_is_graded_with_nbgrader_on_the_demo_samples(tmp_path: Path) -> 
     result = _route(tmp_path, data_dir=None)
     _check_route(result)
     # 3 submissions of every assignment here; the guide promises 40 in under 10 minutes per assignment
+    # on 2 cores: in CPU seconds, one core's worth is the stricter bound
     per_submission = result["seconds"] / (3 * len(result["assignments"]))
+    print(f"autograding: {per_submission:.1f} s of CPU per submission")
     assert per_submission * 40 < 600, per_submission
 
 

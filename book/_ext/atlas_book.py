@@ -196,11 +196,10 @@ def _student_source(app: Any, docname: str, source: list[str]) -> None:
         from utils.learner import PLACEHOLDER_TAG, WRITTEN_ANSWER_TAG, learner_notebook
 
         copy, _ = learner_notebook(nbformat.reads(source[0], as_version=4), name=path.name)
-        for cell in copy.cells:
-            tags = cell.metadata.get("tags", [])
-            # the page shows the tasks; writing and checking answers happens in the downloaded copy
-            if {PLACEHOLDER_TAG, WRITTEN_ANSWER_TAG, "check", "learner-note"} & set(tags):
-                cell.metadata["tags"] = [*tags, "remove-cell"]
+        # The page shows the tasks; answering and checking happen in the downloaded copy (a
+        # placeholder raises until it is answered, so it cannot even run here).
+        work = {PLACEHOLDER_TAG, WRITTEN_ANSWER_TAG, "check", "learner-note"}
+        copy.cells = [cell for cell in copy.cells if not work & set(cell.metadata.get("tags", []))]
         source[0] = nbformat.writes(copy)
     elif docname == "book/teaching":
         text = source[0]
@@ -216,7 +215,7 @@ def _student_source(app: Any, docname: str, source: list[str]) -> None:
             "notebook you work in.\n\n"
             + code
             + "\n"
-            + body[start:end]
+            + body[start:end].replace("\n### ", "\n## ", 1)
             + "\n"
         )
 
