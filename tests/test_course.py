@@ -11,6 +11,7 @@ The route runs on the demo samples, and again on ``$ATLAS_DATA_DIR`` when the re
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import resource
@@ -256,3 +257,31 @@ def test_learner_copies_drop_the_tests_and_give_written_answers_a_cell() -> None
         written = [c for c in copy.cells if "written" in c.metadata.get("tags", [])]
         answers = [c for c in copy.cells if "written-answer" in c.metadata.get("tags", [])]
         assert len(written) == len(answers) == report.written, path.name
+
+
+def test_no_practice_check_shows_its_expected_value_in_any_traceback_mode(tmp_path: Path) -> None:
+    """A student who turns on ``%xmode Verbose`` (every local of every frame in a traceback) or runs
+    ``%debug`` after a check learns nothing: the check prints its verdict and raises nothing."""
+    from nbclient import NotebookClient
+
+    import utils
+
+    split = utils.load("jwhr", "answered")
+    expected = sum(len(dialogue.turns) for dialogue in split) / len(split)
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("%xmode Verbose"),
+        nbformat.v4.new_code_cell(
+            "import warnings\nimport utils\nfrom utils.exercises import check_mean_turns\n"
+            "warnings.simplefilter('ignore')\nsplit = utils.load('jwhr', 'answered')"
+        ),
+        nbformat.v4.new_code_cell(f"check_mean_turns({expected + 0.25!r}, split)"),
+        nbformat.v4.new_code_cell("check_mean_turns('not a number', split)"),
+        nbformat.v4.new_code_cell("%debug"),
+    ]
+    NotebookClient(notebook, timeout=120, allow_errors=True, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    shown = json.dumps([cell.get("outputs", []) for cell in notebook.cells])
+    assert "Not yet" in shown
+    assert "Traceback" not in shown and '"error"' not in shown.replace('"output_type": "stream"', "")
+    for form in {repr(expected), f"{expected:g}", f"{expected:.2f}", f"{expected:.3f}"}:
+        assert form not in shown, form

@@ -1,8 +1,8 @@
 """Write an nbgrader course from the chapters: one assignment per chapter with exercises.
 
-Run from the repository root (or use ``atlas course``)::
+Run from the repository root::
 
-    python -m utils.course --out course/
+    atlas course --out course
 
 The folder is an nbgrader course (``nbgrader_config.py`` and ``source/<chapter>/<chapter>.ipynb``);
 everything after this command is nbgrader's own: ``nbgrader generate_assignment``, ``autograde``,
@@ -28,10 +28,8 @@ solution fails the build. Learner copies (:mod:`utils.learner`) drop them.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import re
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +43,7 @@ from .learner import (
     SOLUTION_TAG,
     WRITTEN_TAG,
     assigned_names,
+    chapter_paths,
     default_notebooks,
     used_names,
 )
@@ -429,13 +428,7 @@ def write_course(
     submissions) is touched.
     """
     source_dir = source_dir or default_notebooks()
-    paths = sorted(source_dir.glob("*.ipynb"))
-    if names:
-        wanted = {name.removesuffix(".ipynb") for name in names}
-        missing = wanted - {path.stem for path in paths}
-        if missing:
-            raise FileNotFoundError(f"no chapter {', '.join(sorted(missing))} in {source_dir}")
-        paths = [path for path in paths if path.stem in wanted]
+    paths = chapter_paths(source_dir, names)
     reports = []
     built = []
     for path in paths:
@@ -461,30 +454,3 @@ def _write_text(path: Path, text: str) -> None:
     partial = path.with_name(f".{path.name}.partial")
     partial.write_text(text, encoding="utf-8")
     partial.replace(path)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m utils.course",
-        description="Write an nbgrader course folder: one assignment per chapter with exercises.",
-    )
-    parser.add_argument("--out", type=Path, default=Path("course"), help="the course folder (default: course/)")
-    parser.add_argument("--notebooks", type=Path, default=None, help="the chapters (default: notebooks/)")
-    parser.add_argument("names", nargs="*", help="only these chapters (file names without .ipynb)")
-    args = parser.parse_args(argv)
-    try:
-        reports = write_course(args.out, source_dir=args.notebooks, names=args.names)
-    except (FileNotFoundError, CourseError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    for report in reports:
-        print(
-            f"{report.path}: {len(report.exercises)} exercises, {report.code_points} points autograded, "
-            f"{report.written_points} points written, {report.setup_cells} setup cells"
-        )
-    print(f"next, in {args.out}: nbgrader generate_assignment <chapter> (see nbgrader_config.py)", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

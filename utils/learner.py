@@ -271,8 +271,9 @@ def _tag_solutions(
     return tagged, placeholders
 
 
-def write_learner_copies(source_dir: Path, out_dir: Path, names: Sequence[str] = ()) -> list[LearnerReport]:
-    """Write a learner copy of each notebook in ``source_dir`` (or only ``names``) to ``out_dir``."""
+def chapter_paths(source_dir: Path, names: Sequence[str] = ()) -> list[Path]:
+    """The notebooks of ``source_dir`` (only ``names``, file names with or without ``.ipynb``), sorted;
+    a name with no notebook, or no notebook at all, is a :class:`FileNotFoundError`."""
     paths = sorted(source_dir.glob("*.ipynb"))
     if names:
         wanted = {name.removesuffix(".ipynb") for name in names}
@@ -282,6 +283,12 @@ def write_learner_copies(source_dir: Path, out_dir: Path, names: Sequence[str] =
             raise FileNotFoundError(f"no notebook {', '.join(sorted(missing))} in {source_dir}")
     if not paths:
         raise FileNotFoundError(f"no notebooks in {source_dir}")
+    return paths
+
+
+def write_learner_copies(source_dir: Path, out_dir: Path, names: Sequence[str] = ()) -> list[LearnerReport]:
+    """Write a learner copy of each notebook in ``source_dir`` (or only ``names``) to ``out_dir``."""
+    paths = chapter_paths(source_dir, names)
     out_dir.mkdir(parents=True, exist_ok=True)
     reports = []
     for path in paths:
