@@ -216,7 +216,10 @@ def _student_source(app: Any, docname: str, source: list[str]) -> None:
             + code
             + "\n"
             + body[start:end].replace("\n### ", "\n## ", 1)
-            + "\n"
+            + "\n(checking-answers)=\n## Checking and grading\n\nUnder each exercise of a learner copy, a practice "
+            "check prints `Correct` or `Not yet` with the likely slip; it grades nothing. When your teacher "
+            "grades with the atlas's course (nbgrader), the grade comes from tests that run on the data the "
+            "teacher loads, so work on the data your class was told to use.\n"
         )
 
 
