@@ -48,7 +48,7 @@ def _crafted_frame() -> pd.DataFrame:
     return pd.DataFrame({
         "id": [f"d{i}" for i in range(ROWS)],
         "mood": [PROTO_NAMES[i % len(PROTO_NAMES)] for i in range(ROWS)],
-        "tags": [[PROTO_NAMES[i % 5], PROTO_NAMES[(i + 2) % 6]] for i in range(ROWS)],
+        "tags": [[PROTO_NAMES[i % 5], PROTO_NAMES[5 - i % 5]] for i in range(ROWS)],  # two different labels
         "formula": [FORMULAS[i % len(FORMULAS)] + f" row {i}" for i in range(ROWS)],
         "size": [i % 7 for i in range(ROWS)],
         DIALOGUE: list(range(ROWS)),

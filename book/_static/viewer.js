@@ -8,7 +8,8 @@
  * string, glosses and ids ("an exact phrase" in quotes), column statistics of the split or of the
  * current filter, a row opened as the atlas renders its dialogue, and an SQL console (DuckDB-WASM,
  * loaded only when a query runs; its tables come from the same columns). The URL hash
- * (#viewer=dataset/split&...) always holds the view, so a link or a reload reproduces it.
+ * (#viewer=dataset/split&...) always holds the view, so a link or a reload reproduces it, except
+ * that a query from a link is only shown: it runs when the reader presses Run.
  *
  * A level is held column by column as the files store it (utils/viewer.py): per row a code (a typed
  * array of one to four bytes a row) into the column's sorted distinct values, so that a text shown
@@ -16,8 +17,10 @@
  * each distinct value once. A paged column (millions of distinct values) keeps only its codes; its
  * values are fetched a chunk at a time for the rows on screen. Only the level on screen is held.
  *
- * Dataset strings are only ever inserted as text; the renderings of dialogues, made and escaped by
- * the atlas's Python renderers, are the only markup inserted. Opened from disk (file://), browsers
+ * A link and the data are untrusted: their strings are only ever inserted as text (the renderings
+ * of dialogues, made and escaped by the atlas's Python renderers, are the only markup inserted),
+ * their keys index only prototype-less objects, a search is capped, a downloaded CSV cannot hold a
+ * formula, and the SQL console's DuckDB is closed to the network and to files (LOCKDOWN). Opened from disk (file://), browsers
  * block the fetches and the worker this needs: the explorer above keeps working and a note says how
  * to serve the page.
  */
