@@ -215,11 +215,14 @@ def test_viewer_shows_every_row_filters_sorts_searches_and_queries(
         assert [int(r["n"]) for r in result] == expected_sql["n"].tolist()
         assert [float(r["last"]) for r in result] == expected_sql["last"].astype(float).tolist()
         assert "sql=SELECT" in page.url
-        # -- the query in the link: a fresh page runs it again
+        # -- the query in the link: a fresh page shows it and runs it when the reader presses Run
         fresh, fresh_errors = new_page(browser)
         try:
             open_page(fresh, page.url)
             again = fresh.locator(".atlas-viewer:visible").first
+            fresh.wait_for_function("el => el.getAttribute('data-sql-state') === 'waiting'", arg=again.element_handle())
+            assert again.locator(".atlas-viewer-sqltext").input_value() == sql
+            again.locator(".atlas-viewer-run").click()
             fresh.wait_for_function("el => el.getAttribute('data-sql-state') === 'done'", arg=again.element_handle(),
                                     timeout=120_000)
             assert int(again.get_attribute("data-sql-rows")) == len(expected_sql)

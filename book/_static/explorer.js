@@ -18,10 +18,27 @@
   "use strict";
 
   var explorers = [];
+  /* A search reads at most this many characters (the box says so): a pasted book cannot make the tab
+   * test thousands of words against every item. */
+  var SEARCH_CAP = 200;
   var numberFormat = typeof Intl !== "undefined" ? new Intl.NumberFormat("en-US") : null;
 
   function fmt(value) {
     return numberFormat ? numberFormat.format(value) : String(value);
+  }
+
+  /* An object for keys that come from the data or a URL (facet values, permalink keys): it has no
+   * prototype, so "__proto__", "constructor" or "toString" are keys like any other, not the members
+   * every plain object inherits. */
+  function keyed() {
+    return Object.create(null);
+  }
+
+  /* The values of facet ``name`` of an item (its own, never an inherited member). */
+  function facetValues(item, name) {
+    var facets = item.facets;
+    var values = facets && Object.prototype.hasOwnProperty.call(facets, name) ? facets[name] : null;
+    return Array.isArray(values) ? values : [];
   }
 
   function make(tag, className, text) {
@@ -81,7 +98,7 @@
     this.sampled = typeof meta.total === "number" && meta.total > items.length;
     this.facetNames = Array.isArray(meta.facets) ? meta.facets : [];
     this.columnNames = Array.isArray(meta.columns) ? meta.columns : [];
-    this.selected = {}; // facet name -> {value: true}
+    this.selected = keyed(); // facet name -> {value: true}
     this.terms = [];
     this.matches = items.map(function (_, i) { return i; });
     this.position = 0;
@@ -103,7 +120,7 @@
     this.copied = q(".atlas-explorer-copied");
     this.stats = q(".atlas-explorer-stats");
     this.charts = q(".atlas-explorer-charts");
-    this.keyIndex = {};
+    this.keyIndex = keyed();
     for (var i = 0; i < items.length; i += 1) {
       this.keyIndex[normalKey(items[i].key)] = i;
     }
@@ -112,6 +129,9 @@
   Explorer.prototype.start = function () {
     var self = this;
     this.buildFacets();
+    this.search.maxLength = SEARCH_CAP;
+    this.searchNote = make("span", "atlas-explorer-searchcap", "(up to " + SEARCH_CAP + " characters)");
+    this.search.parentNode.insertBefore(this.searchNote, this.search.nextSibling);
     this.search.addEventListener("input", function () { self.apply(); });
     this.search.addEventListener("keydown", function (event) {
       if (event.key === "Escape" && self.search.value) {
@@ -150,7 +170,7 @@
   /* Words must all occur; "quoted text" must occur as written (case and runs of spaces aside). */
   function parseQuery(text) {
     var needles = [];
-    var rest = text.replace(/"([^"]*)"/g, function (_, phrase) {
+    var rest = String(text).slice(0, SEARCH_CAP).replace(/"([^"]*)"/g, function (_, phrase) {
       var clean = phrase.toLowerCase().replace(/\s+/g, " ").trim();
       if (clean) {
         needles.push(clean);
@@ -158,7 +178,7 @@
       return " ";
     });
     rest.toLowerCase().replace(/"/g, " ").split(/\s+/).forEach(function (word) {
-      if (word) {
+      if (word && needles.indexOf(word) === -1) {
         needles.push(word);
       }
     });
@@ -183,14 +203,13 @@
         return false;
       }
     }
-    var facets = item.facets || {};
     for (var f = 0; f < this.facetNames.length; f += 1) {
       var name = this.facetNames[f];
       var wanted = this.selected[name];
       if (name === skipFacet || !wanted || Object.keys(wanted).length === 0) {
         continue;
       }
-      var values = facets[name] || [];
+      var values = facetValues(item, name);
       var any = false;
       for (var v = 0; v < values.length; v += 1) {
         if (Object.prototype.hasOwnProperty.call(wanted, values[v])) {
@@ -207,6 +226,12 @@
 
   Explorer.prototype.apply = function (keepKey) {
     var self = this;
+    var cut = this.search.value.length > SEARCH_CAP; // a script can set more than the box's maxlength
+    if (cut) {
+      this.search.value = this.search.value.slice(0, SEARCH_CAP);
+    }
+    this.searchNote.textContent = cut ? "(cut to its first " + SEARCH_CAP + " characters, the most a search reads)"
+      : "(up to " + SEARCH_CAP + " characters)";
     this.terms = parseQuery(this.search.value);
     var current = keepKey !== undefined ? keepKey : null;
     this.matches = [];
@@ -239,11 +264,11 @@
     var self = this;
     clear(this.facetBox);
     this.facetNames.forEach(function (name) {
-      var totals = {};
+      var totals = keyed();
       var seen = [];
       self.items.forEach(function (item) {
-        ((item.facets || {})[name] || []).forEach(function (value) {
-          if (!Object.prototype.hasOwnProperty.call(totals, value)) {
+        facetValues(item, name).forEach(function (value) {
+          if (!(value in totals)) {
             totals[value] = 0;
             seen.push(value);
           }
@@ -275,7 +300,7 @@
         label.appendChild(count);
         label.setAttribute("data-value", value);
         input.addEventListener("change", function () {
-          var wanted = self.selected[name] || (self.selected[name] = {});
+          var wanted = self.selected[name] || (self.selected[name] = keyed());
           if (input.checked) {
             wanted[value] = true;
           } else {
@@ -299,19 +324,20 @@
    * facets' choices apply, its own facet's do not (values of one facet are alternatives). */
   Explorer.prototype.updateChips = function () {
     var self = this;
-    var counts = {};
+    var counts = keyed();
     this.facetNames.forEach(function (name) {
-      var perValue = (counts[name] = {});
+      var perValue = (counts[name] = keyed());
       self.items.forEach(function (item) {
         if (self.itemMatches(item, name)) {
-          ((item.facets || {})[name] || []).forEach(function (value) {
+          facetValues(item, name).forEach(function (value) {
             perValue[value] = (perValue[value] || 0) + 1;
           });
         }
       });
     });
     this.chips.forEach(function (chip) {
-      var n = (counts[chip.facet] || {})[chip.value] || 0;
+      var perValue = counts[chip.facet];
+      var n = (perValue && perValue[chip.value]) || 0;
       chip.count.textContent = fmt(n);
       chip.label.setAttribute("data-count", String(n));
       chip.label.classList.toggle("atlas-explorer-chip-empty", n === 0 && !chip.input.checked);
@@ -320,7 +346,7 @@
 
   Explorer.prototype.reset = function () {
     this.search.value = "";
-    this.selected = {};
+    this.selected = keyed();
     this.chips.forEach(function (chip) {
       chip.input.checked = false;
       chip.label.classList.remove("atlas-explorer-chip-on");
@@ -515,9 +541,9 @@
       }
     });
     this.facetNames.forEach(function (name) {
-      var counts = {};
+      var counts = keyed();
       matching.forEach(function (item) {
-        ((item.facets || {})[name] || []).forEach(function (value) {
+        facetValues(item, name).forEach(function (value) {
           counts[value] = (counts[value] || 0) + 1;
         });
       });

@@ -8,7 +8,8 @@
  * string, glosses and ids ("an exact phrase" in quotes), column statistics of the split or of the
  * current filter, a row opened as the atlas renders its dialogue, and an SQL console (DuckDB-WASM,
  * loaded only when a query runs; its tables come from the same columns). The URL hash
- * (#viewer=dataset/split&...) always holds the view, so a link or a reload reproduces it.
+ * (#viewer=dataset/split&...) always holds the view, so a link or a reload reproduces it, except
+ * that a query from a link is only shown: it runs when the reader presses Run.
  *
  * A level is held column by column as the files store it (utils/viewer.py): per row a code (a typed
  * array of one to four bytes a row) into the column's sorted distinct values, so that a text shown
@@ -16,8 +17,10 @@
  * each distinct value once. A paged column (millions of distinct values) keeps only its codes; its
  * values are fetched a chunk at a time for the rows on screen. Only the level on screen is held.
  *
- * Dataset strings are only ever inserted as text; the renderings of dialogues, made and escaped by
- * the atlas's Python renderers, are the only markup inserted. Opened from disk (file://), browsers
+ * A link and the data are untrusted: their strings are only ever inserted as text (the renderings
+ * of dialogues, made and escaped by the atlas's Python renderers, are the only markup inserted),
+ * their keys index only prototype-less objects, a search is capped, a downloaded CSV cannot hold a
+ * formula, and the SQL console's DuckDB is closed to the network and to files (LOCKDOWN). Opened from disk (file://), browsers
  * block the fetches and the worker this needs: the explorer above keeps working and a note says how
  * to serve the page.
  */
@@ -27,6 +30,13 @@
   var FORMAT = 2;
   var PAGE_SIZE = 25;
   var HASH_KEY = "viewer";
+  var LEVELS = ["dialogues", "turns", "evidence"];
+  /* A search is cut to this many characters (the box says so), so that a pasted book or a crafted
+   * link cannot make the tab test thousands of words against every row. */
+  var SEARCH_CAP = 200;
+  /* A search stops testing further words after this long (and says so): each word scans every
+   * distinct value of every searched column. */
+  var SEARCH_BUDGET_MS = 1500;
   var script = document.currentScript;
   // the site's root, from this script's own address (…/_static/viewer.js)
   var siteRoot = script && script.src ? script.src.replace(/_static\/viewer\.js.*$/, "") : "";
@@ -37,6 +47,18 @@
       return "\u2013";
     }
     return numberFormat && typeof value === "number" ? numberFormat.format(value) : String(value);
+  }
+
+  /* An object for keys that come from a URL or from the data (column names, label values, levels):
+   * it has no prototype, so "__proto__", "constructor" or "toString" are keys like any other, not the
+   * members every plain object inherits. */
+  function keyed() {
+    return Object.create(null);
+  }
+
+  /* ``object[key]`` when the object itself holds it (never an inherited member), else undefined. */
+  function own(object, key) {
+    return object && Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
   }
 
   function make(tag, className, text) {
@@ -96,15 +118,16 @@
     var params = new URLSearchParams(raw);
     var state = {
       split: params.get(HASH_KEY) || "",
-      level: params.get("level") || "dialogues",
-      q: params.get("q") || "",
+      level: LEVELS.indexOf(params.get("level")) !== -1 ? params.get("level") : "dialogues",
+      q: (params.get("q") || "").slice(0, SEARCH_CAP),
+      searchCut: (params.get("q") || "").length > SEARCH_CAP,
       sort: params.get("sort") || "",
       desc: params.get("desc") === "1",
       page: Math.max(0, (parseInt(params.get("page") || "1", 10) || 1) - 1),
       row: params.get("row"),
       sql: params.get("sql") || "",
-      facets: {},
-      ranges: {}
+      facets: keyed(),
+      ranges: keyed()
     };
     params.getAll("f").forEach(function (item) {
       var at = item.indexOf("=");
@@ -153,10 +176,12 @@
 
   /* -- search ------------------------------------------------------------------------------------ */
 
-  /* Words must all occur; "quoted text" must occur as written (case and runs of spaces aside). */
+  /* Words must all occur; "quoted text" must occur as written (case and runs of spaces aside). At
+   * most SEARCH_CAP characters are read; a word said twice, or held in another word or phrase of the
+   * search (a row holding "jazz band" holds "jazz"), is tested once. */
   function parseQuery(text) {
     var needles = [];
-    var rest = text.replace(/"([^"]*)"/g, function (_, phrase) {
+    var rest = String(text).slice(0, SEARCH_CAP).replace(/"([^"]*)"/g, function (_, phrase) {
       var clean = phrase.toLowerCase().replace(/\s+/g, " ").trim();
       if (clean) { needles.push(clean); }
       return " ";
@@ -164,7 +189,10 @@
     rest.toLowerCase().split(/\s+/).forEach(function (word) {
       if (word && word !== '"') { needles.push(word.replace(/"/g, "")); }
     });
-    return needles.filter(Boolean);
+    var unique = needles.filter(function (needle, k) { return needle && needles.indexOf(needle) === k; });
+    return unique.filter(function (needle) {
+      return !unique.some(function (other) { return other !== needle && other.indexOf(needle) !== -1; });
+    });
   }
 
   /* -- statistics, as pandas computes them (std with one degree of freedom) ----------------------- */
@@ -232,7 +260,7 @@
   function Viewer(holder, config) {
     this.holder = holder;
     this.splits = config.splits || [];
-    this.cache = {}; // path -> {manifest, levels: {level: data}, html: {shard: list}}
+    this.cache = keyed(); // path -> {manifest, levels: {level: data}, html: {shard: list}}
     this.state = null;
     this.matches = null;
     this.sqlTablesFor = null;
@@ -318,8 +346,13 @@
     var state = {
       split: partial.split, level: partial.level || "dialogues", q: partial.q || "", sort: partial.sort || "",
       desc: !!partial.desc, page: partial.page || 0, row: partial.row === undefined ? null : partial.row,
-      sql: partial.sql || "", facets: partial.facets || {}, ranges: partial.ranges || {}
+      sql: partial.sql || "", facets: partial.facets || keyed(), ranges: partial.ranges || keyed()
     };
+    if (LEVELS.indexOf(state.level) === -1) {
+      state.level = "dialogues";
+    }
+    this.searchCut = !!partial.searchCut || state.q.length > SEARCH_CAP;
+    state.q = state.q.slice(0, SEARCH_CAP);
     var index = this.findSplit(state.split);
     if (index === -1) {
       return Promise.resolve(false);
@@ -340,6 +373,7 @@
       self.state = state;
       self.data = data;
       self.split = split;
+      self.keepKnownColumns();
       self.build();
       self.refresh(true);
       if (!self.sorting) { // else ready once the values sorted by are there
@@ -347,9 +381,11 @@
       }
       self.holder.setAttribute("data-load-ms", String(Math.round(performance.now() - started)));
       if (state.sql) {
+        // a query from a link is the sender's text: shown, and run only when the reader asks
         self.sqlBox.open = true;
         self.sqlText.value = state.sql;
-        self.runSql();
+        self.sqlPending.hidden = false;
+        self.holder.setAttribute("data-sql-state", "waiting");
       }
       if (state.row !== null) {
         self.openRow(state.row);
@@ -367,6 +403,25 @@
     });
   };
 
+  /* Forget a sort, filters and ranges naming no column of the level on screen (a crafted or an old
+   * link), so that the view and its link hold only what the grid shows. */
+  Viewer.prototype.keepKnownColumns = function () {
+    var columns = this.data.columns;
+    var state = this.state;
+    var known = function (name) { return !!columns[name] && columns[name].kind !== "hidden"; };
+    if (state.sort && !known(state.sort)) {
+      state.sort = "";
+      state.desc = false;
+    }
+    Object.keys(state.facets).forEach(function (name) {
+      var kind = known(name) ? columns[name].kind : "";
+      if (kind !== "label" && kind !== "labels") { delete state.facets[name]; }
+    });
+    Object.keys(state.ranges).forEach(function (name) {
+      if (!known(name) || columns[name].kind !== "number") { delete state.ranges[name]; }
+    });
+  };
+
   Viewer.prototype.withheld = function (split) {
     return fetch(siteRoot + split.path + "withheld.json").then(function (response) {
       return response.ok ? response.json() : null;
@@ -377,7 +432,7 @@
   };
 
   Viewer.prototype.manifest = function (split) {
-    var entry = this.cache[split.path] || (this.cache[split.path] = { levels: {}, html: {} });
+    var entry = this.cache[split.path] || (this.cache[split.path] = { levels: keyed(), html: keyed() });
     if (!entry.manifest) {
       entry.manifest = fetch(siteRoot + split.path + "manifest.json").then(function (response) {
         if (!response.ok) {
@@ -399,10 +454,10 @@
    * fetched a chunk at a time, for the rows on screen). The shards are fetched a few at a time and
    * copied into the columns, so that no more than a few shards' bytes are alive at once. */
   Viewer.prototype.load = function (split, level) {
-    var entry = this.cache[split.path] || (this.cache[split.path] = { levels: {}, html: {} });
+    var entry = this.cache[split.path] || (this.cache[split.path] = { levels: keyed(), html: keyed() });
     return this.manifest(split).then(function (manifest) {
       if (!entry.levels[level]) {
-        var info = manifest.levels[level];
+        var info = own(manifest.levels, level);
         if (!info) {
           throw new Error("no " + level + " level");
         }
@@ -465,7 +520,7 @@
   }
 
   function loadLevel(base, info) {
-    var columns = {};
+    var columns = keyed();
     var starts = shardStarts(info.shards);
     var list = info.columns.map(function (c) {
       var column = {
@@ -637,8 +692,8 @@
   }
 
   /* Which codes of a column hold ``needle`` (one byte per distinct value, and 0 for missing). */
-  function codesHolding(column, needle) {
-    var lower = lowered(column);
+  function codesHolding(column, needle, lower) {
+    lower = lower || lowered(column);
     var hits = new Uint8Array(column.size + 1);
     var any = false;
     for (var k = 0; k < lower.length; k += 1) {
@@ -674,9 +729,12 @@
     this.searchInput = make("input", "atlas-viewer-search");
     this.searchInput.type = "search";
     this.searchInput.placeholder = 'words, ids, glosses, or "an exact phrase"';
+    this.searchInput.maxLength = SEARCH_CAP;
     this.searchInput.value = this.state.q;
     label.appendChild(this.searchInput);
     searchRow.appendChild(label);
+    this.searchNote = make("span", "atlas-viewer-searchcap", "up to " + SEARCH_CAP + " characters");
+    searchRow.appendChild(this.searchNote);
     var reset = button("Clear filters", "atlas-viewer-reset");
     searchRow.appendChild(reset);
     this.count = make("span", "atlas-viewer-count");
@@ -689,6 +747,10 @@
     this.searchInput.addEventListener("input", function () {
       clearTimeout(typing);
       typing = setTimeout(function () {
+        self.searchCut = self.searchInput.value.length > SEARCH_CAP; // set by a script, past the box's maxlength
+        if (self.searchCut) {
+          self.searchInput.value = self.searchInput.value.slice(0, SEARCH_CAP);
+        }
         self.state.q = self.searchInput.value;
         self.state.page = 0;
         self.refresh();
@@ -697,8 +759,8 @@
     reset.addEventListener("click", function () {
       self.state.q = "";
       self.searchInput.value = "";
-      self.state.facets = {};
-      self.state.ranges = {};
+      self.state.facets = keyed();
+      self.state.ranges = keyed();
       self.state.page = 0;
       self.buildFilters();
       self.refresh();
@@ -818,7 +880,7 @@
 
   /* Value -> count, from the counts of a label or labels column's codes (a list counts under each label). */
   function valueCounts(column, counts) {
-    var out = {};
+    var out = keyed();
     for (var k = 0; k < column.size; k += 1) {
       if (!counts[k]) { continue; }
       var value = column.dict[k];
@@ -847,20 +909,30 @@
     }
     var base = this.baseBuffer.fill(1);
     var searched = this.searchable();
-    parseQuery(state.q).forEach(function (needle) {
+    var lowers = searched.map(function () { return null; }); // each column lowered once per search
+    var needles = parseQuery(state.q);
+    var started = performance.now();
+    this.searchStopped = 0;
+    for (var w = 0; w < needles.length; w += 1) {
+      if (w > 0 && performance.now() - started > SEARCH_BUDGET_MS) {
+        this.searchStopped = w; // the rows shown hold the first w words; the reader is told
+        break;
+      }
       var hits = [];
       var codes = [];
-      searched.forEach(function (column) {
-        var found = codesHolding(column, needle);
-        if (found) { hits.push(found); codes.push(column.codes); }
-      });
+      for (var s = 0; s < searched.length; s += 1) {
+        lowers[s] = lowers[s] || lowered(searched[s]);
+        var found = codesHolding(searched[s], needles[w], lowers[s]);
+        if (found) { hits.push(found); codes.push(searched[s].codes); }
+      }
       for (var i = 0; i < n; i += 1) {
         if (!base[i]) { continue; }
         var ok = 0;
         for (var c = 0; c < hits.length && !ok; c += 1) { ok = hits[c][codes[c][i]]; }
         base[i] = ok;
       }
-    });
+    }
+    this.searchWords = needles.length;
     Object.keys(state.ranges).forEach(function (name) {
       var column = data.columns[name];
       var range = state.ranges[name];
@@ -873,11 +945,11 @@
         if (!keep[codes[i]]) { base[i] = 0; }
       }
     });
-    var facetMasks = {};
+    var facetMasks = keyed();
     Object.keys(state.facets).forEach(function (name) {
       var column = data.columns[name];
       if (!column || !column.dict) { return; }
-      var wanted = {};
+      var wanted = keyed();
       state.facets[name].forEach(function (v) { wanted[v] = true; });
       var keep = codesWhere(column, function (v) {
         if (Array.isArray(v)) {
@@ -930,12 +1002,29 @@
     this.count.textContent = fmt(count) + " of " + fmt(n) + " " + data.level + " rows match";
     this.holder.setAttribute("data-matches", String(count));
     this.holder.setAttribute("data-rows", String(n));
+    this.showSearchLimits();
     this.pageText.textContent = "page " + fmt(this.state.page + 1) + " of " + fmt(pages);
     this.prev.disabled = this.state.page === 0;
     this.next.disabled = this.state.page >= pages - 1;
     if (!this.sorting) { this.status.textContent = ""; }
     this.drawStats();
     this.saveHash(first);
+  };
+
+  /* Next to the search box: its cap, and whether this search was cut or stopped early. */
+  Viewer.prototype.showSearchLimits = function () {
+    var text = "up to " + SEARCH_CAP + " characters";
+    if (this.searchCut) {
+      text = "cut to its first " + SEARCH_CAP + " characters, the most a search reads";
+    }
+    if (this.searchStopped) {
+      text += "; stopped after " + SEARCH_BUDGET_MS / 1000 + " s: the rows shown hold its first " +
+        fmt(this.searchStopped) + " of " + fmt(this.searchWords) + " words";
+    }
+    this.searchNote.textContent = "(" + text + ")";
+    this.holder.setAttribute("data-search", this.state.q);
+    this.holder.setAttribute("data-search-cut", this.searchCut ? "1" : "0");
+    this.holder.setAttribute("data-search-stopped", String(this.searchStopped || 0));
   };
 
   /* The rows whose byte in ``keep`` is 1, in the order of the sorted column (else in file order), in
@@ -996,10 +1085,10 @@
   Viewer.prototype.updateChips = function (masks) {
     var data = this.data;
     var self = this;
-    var counts = {};
+    var counts = keyed();
     var names = Object.keys(masks.facets);
     var base = masks.base; // 1: passes everything; 2: passes the search and ranges but a facet
-    var columns = {};
+    var columns = keyed();
     this.chips.forEach(function (chip) { columns[chip.column] = true; });
     Object.keys(columns).forEach(function (name) {
       // rows passing every filter but this column's own
@@ -1015,7 +1104,8 @@
       counts[name] = valueCounts(column, perCode);
     });
     this.chips.forEach(function (chip) {
-      var n = (counts[chip.column] || {})[chip.value] || 0;
+      var perValue = counts[chip.column];
+      var n = (perValue && perValue[chip.value]) || 0;
       chip.count.textContent = fmt(n);
       chip.chip.setAttribute("data-count", String(n));
       chip.chip.classList.toggle("atlas-viewer-chip-empty", n === 0);
@@ -1203,7 +1293,7 @@
       box.appendChild(make("div", "atlas-viewer-stat-title", column.name + " (" + column.kind + ")"));
       var perCode = column.paged ? null : codeCounts(column, rows.length === data.rows ? null : rows, data.rows);
       var missing = perCode ? perCode[column.size] : 0;
-      var counts = {};
+      var counts = keyed();
       var numbers = null;
       if (column.paged) {
         // its values are not held here: the lengths over the split were computed with the files
@@ -1281,6 +1371,20 @@
 
   var duck = null;
 
+  /* Run once DuckDB connects, before any table is made or any query runs. A query is the reader's (or
+   * a link's) text, so DuckDB must neither reach the network nor read the site's own files: no
+   * extension is installed or loaded on demand (JSON, Parquet, time zones, full-text search would be
+   * fetched from extensions.duckdb.org), no file or URL is read, written, attached or listed
+   * (read_csv, read_text, ATTACH, COPY TO, glob), and the configuration is locked, so that a query
+   * cannot turn any of this back on. The tables are given to DuckDB as Arrow data from this script,
+   * which needs no external access. */
+  var LOCKDOWN = [
+    "SET autoinstall_known_extensions = false",
+    "SET autoload_known_extensions = false",
+    "SET enable_external_access = false",
+    "SET lock_configuration = true"
+  ];
+
   function loadScript(url) {
     return new Promise(function (resolve, reject) {
       var element = document.createElement("script");
@@ -1308,7 +1412,10 @@
       return db.instantiate(base + "duckdb-eh.wasm").then(function () {
         return db.connect();
       }).then(function (conn) {
-        return { db: db, conn: conn };
+        // closed before any table is made or any query runs (see LOCKDOWN)
+        var closing = Promise.resolve();
+        LOCKDOWN.forEach(function (sql) { closing = closing.then(function () { return conn.query(sql); }); });
+        return closing.then(function () { return { db: db, conn: conn }; });
       });
     });
     duck.catch(function () { duck = null; window.define = define; });
@@ -1321,7 +1428,9 @@
     box.appendChild(make("summary", null, "SQL console (DuckDB, in your browser)"));
     box.appendChild(make("p", "atlas-viewer-note",
       "Tables: dialogues, turns and evidence of this split, with the columns of the grid (label columns holding " +
-      "lists: unnest or list_contains them). DuckDB-WASM is served by this book; nothing leaves your browser."));
+      "lists: unnest or list_contains them). DuckDB-WASM is served by this book and runs in your browser, closed to " +
+      "the network: a query reads only these tables (no file, URL or extension is read, written or fetched), so " +
+      "nothing leaves your browser."));
     var examples = make("select", "atlas-viewer-examples");
     var none = make("option", null, "example queries\u2026");
     none.value = "";
@@ -1340,6 +1449,10 @@
     box.appendChild(this.sqlText);
     var run = button("Run", "atlas-viewer-run");
     box.appendChild(run);
+    this.sqlPending = make("span", "atlas-viewer-note atlas-viewer-sqlpending",
+      "This query came with the link and has not run: it runs only when you press Run.");
+    this.sqlPending.hidden = true;
+    box.appendChild(this.sqlPending);
     this.download = make("a", "atlas-viewer-download", "download the result as CSV");
     this.download.hidden = true;
     this.download.setAttribute("download", "query-result.csv");
@@ -1429,11 +1542,18 @@
     return chain.then(function () { self.sqlTablesFor = split.path; });
   };
 
+  /* A cell of a downloaded CSV. A text starting with "=", "+", "-", "@", a tab or a carriage return
+   * would be read as a formula by a spreadsheet (data could run a command or send a cell away), so
+   * it gets a leading single quote, as OWASP recommends for CSV injection; numbers stay as they are
+   * (a negative number is not a formula). */
   function csvCell(value) {
     if (value === null || value === undefined) {
       return "";
     }
     var text = typeof value === "object" ? JSON.stringify(value) : String(value);
+    if (typeof value !== "number" && typeof value !== "bigint" && /^[=+\-@\t\r]/.test(text)) {
+      text = "'" + text;
+    }
     return /[",\n\r]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
   }
 
@@ -1457,6 +1577,7 @@
       return Promise.resolve();
     }
     this.state.sql = sql;
+    this.sqlPending.hidden = true;
     this.saveHash();
     this.sqlStatus.textContent = "Starting DuckDB and loading the tables\u2026";
     this.holder.setAttribute("data-sql-state", "running");
@@ -1496,7 +1617,9 @@
       self.holder.setAttribute("data-sql-state", "done");
       self.holder.setAttribute("data-sql-rows", String(rows.length));
     }, function (error) {
-      self.sqlStatus.textContent = "The query failed: " + (error && error.message ? error.message : String(error));
+      var message = error && error.message ? error.message : String(error);
+      self.sqlStatus.textContent = "The query failed: " + message + (/extension/i.test(message) ?
+        " (This console loads no extension and fetches nothing: its DuckDB has the functions it was built with.)" : "");
       self.holder.setAttribute("data-sql-state", "error");
     });
   };
