@@ -143,3 +143,24 @@ def test_looks_like_html_examples() -> None:
     assert not _download.looks_like_html(b'<?xml version="1.0"?><dataset/>')
     assert not _download.looks_like_html(b"[1, 2]")
     assert not _download.looks_like_html(b"")
+
+
+def test_the_staging_folder_of_a_killed_download_is_removed_by_the_next(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    from filelock import FileLock
+
+    from utils import config
+
+    root = config.cache_dir() / "downloads"
+    dead = root / "staging-0123456789abcdef"  # a download killed half-way: its lock is free
+    dead.mkdir(parents=True)
+    (dead / "train.json").write_bytes(PAYLOAD[:1000])
+    live = root / "staging-fedcba9876543210"  # a download running in another process
+    live.mkdir()
+    url = server.serve("data.json", "ok", PAYLOAD)
+    with FileLock(str(root / f"{live.name}.lock")):
+        item = SourceFile(path="ds/data.json", url=url, sha256=sha(PAYLOAD))
+        assert _download.fetch(item, tmp_path / "data", timeout=TIMEOUT).read_bytes() == PAYLOAD
+        assert not dead.exists() and live.exists()
+    assert sorted(p.name for p in root.iterdir()) == [live.name, f"{live.name}.lock"]

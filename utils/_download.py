@@ -53,6 +53,7 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
 import socket
 import sys
@@ -66,7 +67,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urljoin, urlparse
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from . import config
 from ._cache import describe_os_error
@@ -416,17 +417,50 @@ def _download_verified(
 def _staging() -> Iterator[Path]:
     """A private temporary folder for downloads and extraction, removed afterwards: under the cache
     directory (often on the data directory's file system, so the final move is a rename), else in
-    the system's temporary directory."""
+    the system's temporary directory.
+
+    Each folder there is held by a lock (``<folder>.lock``) while in use, so the folders of
+    downloads that were killed (their locks free) are removed when the next one starts.
+    """
+    lock: FileLock | None = None
     try:
         root = config.cache_dir() / "downloads"
         root.mkdir(parents=True, exist_ok=True)
-        folder = Path(tempfile.mkdtemp(dir=root, prefix="staging-"))
+        _remove_dead_staging(root)
+        name = f"staging-{secrets.token_hex(8)}"
+        lock = FileLock(str(root / f"{name}.lock"))
+        lock.acquire()  # before the folder exists: a folder seen without its lock held is dead
+        folder = root / name
+        folder.mkdir(mode=0o700)
     except OSError:
+        if lock is not None:
+            lock.release()
+            lock = None
         folder = Path(tempfile.mkdtemp(prefix="grounded-dialogue-atlas-download-"))
     try:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        if lock is not None:
+            lock.release()
+            Path(lock.lock_file).unlink(missing_ok=True)
+
+
+def _remove_dead_staging(root: Path) -> None:
+    """Remove the staging folders under ``root`` whose lock no live download holds."""
+    for folder in root.glob("staging-*"):
+        if not folder.is_dir():
+            continue
+        lock = FileLock(str(root / f"{folder.name}.lock"), timeout=0)
+        try:
+            lock.acquire()
+        except (Timeout, OSError):  # in use by a live download, or a lock we cannot take
+            continue
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+        finally:
+            lock.release()
+        Path(lock.lock_file).unlink(missing_ok=True)
 
 
 def _place(source: Path, final: Path) -> None:
