@@ -80,7 +80,12 @@ CACHE_FORMAT_VERSION = 4  # 3: a CRC-32 of every table; 4: passages stored once,
 # A batch is held in memory as parsed objects until it is written. Small batches (tens of MB of
 # objects) let the allocators reuse the memory of the last one: with batches four times larger, the
 # kernel's work of freeing and faulting pages in took about a tenth of a full-size WoW build's CPU.
-_BATCH_DIALOGUES = 128
+#: Dialogues per record batch, at most: a batch has some hundred bytes of metadata per table and
+#: the raw file compresses each batch apart, so batches of 128 tiny dialogues (a question and an
+#: answer each) made that overhead a tenth of the cache.
+_BATCH_DIALOGUES = 4096
+#: Dialogues held as parsed objects before they become columns (at most :data:`_BATCH_DIALOGUES`).
+_OBJECT_BATCH = 128
 _BATCH_ROWS = 50_000  # rows of all three tables held before a batch is written
 #: Distinct passages remembered while writing, at most (WoW's full-size train has 216 thousand).
 _DISTINCT_PASSAGES = 1 << 21
@@ -872,7 +877,7 @@ def _write_tables(
             batch.append(item)
             rows += 1 + len(item.turns) + sum([len(turn.evidence) for turn in item.turns])
             # Bounded by rows, not dialogues, so that memory stays flat whatever a dialogue holds.
-            if len(batch) >= _BATCH_DIALOGUES or rows >= _BATCH_ROWS:
+            if len(batch) >= min(_OBJECT_BATCH, _BATCH_DIALOGUES) or rows >= _BATCH_ROWS:
                 _write_batch(batch, writers)
                 batch, rows = [], 0
         if batch:
@@ -954,7 +959,8 @@ def _write_batch(batch: list[Dialogue], writers: _Writers) -> None:
             pa.array(selected, pa.bool_()),
         ]
         _append_evidence(columns, writers)
-    writers.flush()
+    if writers.full():
+        writers.flush()
 
 
 def _write_evidence_batch(batch: EvidenceBatch, writers: _Writers) -> None:
