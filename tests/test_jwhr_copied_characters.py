@@ -52,8 +52,8 @@ def test_same_blocks_as_difflib_on_random_texts(repairs: int, monkeypatch: pytes
             assert baselines.copied_characters(target, source, min_block) == expected, (source, target, min_block)
 
 
-def test_ties_go_to_the_first_block_as_in_difflib() -> None:
-    # two equal blocks cross: difflib keeps the one starting first in the quote, losing the other
+def test_crossing_blocks_keep_only_the_longest_as_in_difflib() -> None:
+    # two blocks cross: difflib keeps the longer one and loses the other, which lies on no side of it
     assert baselines.copied_characters("いろはにABCDほへとち", "ABCDほへとちいろはに", 4) == (
         difflib_copied_characters("いろはにABCDほへとち", "ABCDほへとちいろはに", 4)
     )
@@ -107,3 +107,11 @@ def test_same_results_as_difflib_on_every_real_answer(real_data_dir: Path) -> No
                 )
             compared += 1
     assert compared > 1000
+
+
+def test_ties_go_to_the_block_first_in_the_quote_then_in_the_answer() -> None:
+    # "ABCD" and "WXYZ" cross and tie: difflib keeps the one starting first in the quote (WXYZ)
+    assert baselines.copied_characters("ABCD-WXYZ", "WXYZ-ABCD", 4) == difflib_copied_characters(
+        "ABCD-WXYZ", "WXYZ-ABCD", 4
+    )
+    assert baselines.copied_characters("ABCD-ABCD", "ABCD", 4) == (4, 4)
