@@ -18,7 +18,7 @@ or foreign directory, a file where the directory should be) the split is built i
 file, with one :class:`CacheWarning`, and whatever was half written is removed. A cached copy that
 cannot be read (damaged, cut short, another format version) is rebuilt, with a warning too. A build
 killed half-way leaves only a hidden staging directory, which no load takes for a cache and the next
-build of the same split removes.
+build of any split removes (once no live build holds its key's lock: the key changes with the file).
 
 Evidence text lives in the ``passages`` table (text, title and the row's metadata), each distinct
 one stored once per split, and an evidence row holds the position of its own (``passage``). WISE
@@ -56,6 +56,7 @@ import itertools
 import json
 import mmap
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -71,7 +72,7 @@ import msgspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from .records import RECORD_SCHEMA, Dialogue, Evidence, Turn
 
@@ -79,7 +80,12 @@ CACHE_FORMAT_VERSION = 4  # 3: a CRC-32 of every table; 4: passages stored once,
 # A batch is held in memory as parsed objects until it is written. Small batches (tens of MB of
 # objects) let the allocators reuse the memory of the last one: with batches four times larger, the
 # kernel's work of freeing and faulting pages in took about a tenth of a full-size WoW build's CPU.
-_BATCH_DIALOGUES = 128
+#: Dialogues per record batch, at most: a batch has some hundred bytes of metadata per table and
+#: the raw file compresses each batch apart, so batches of 128 tiny dialogues (a question and an
+#: answer each) made that overhead a tenth of the cache.
+_BATCH_DIALOGUES = 4096
+#: Dialogues held as parsed objects before they become columns (at most :data:`_BATCH_DIALOGUES`).
+_OBJECT_BATCH = 128
 _BATCH_ROWS = 50_000  # rows of all three tables held before a batch is written
 #: Distinct passages remembered while writing, at most (WoW's full-size train has 216 thousand).
 _DISTINCT_PASSAGES = 1 << 21
@@ -467,14 +473,36 @@ def _watched(build: Callable[[], Iterable[Any]], errors: list[BaseException]) ->
         raise
 
 
-def _remove_stale_staging(cache_root: Path, key: str) -> None:
-    """Remove the staging directories of builds of ``key`` that died (the caller holds the key's lock).
+#: A staging directory (or one moved aside) of a build: ``.<key>.<random>``, the key 24 hex digits.
+_STAGING_NAME = re.compile(r"\.([0-9a-f]{24})\.")
 
-    A live build holds the lock for its whole run, so any staging directory seen under the lock
-    belongs to a build that was killed.
+
+def _remove_stale_staging(cache_root: Path, key: str) -> None:
+    """Remove the staging directories of builds that died: of ``key`` (the caller holds its lock),
+    and of any other key whose lock is free.
+
+    A live build holds its key's lock for its whole run, so a staging directory whose key's lock
+    can be taken belongs to a build that was killed. Other keys matter because a changed source file
+    changes the key: a build killed before the file changed would otherwise never be cleaned up,
+    since no later build has its key.
     """
-    for stale in cache_root.glob(f".{key}.*"):
-        shutil.rmtree(stale, ignore_errors=True)
+    for stale in cache_root.glob(".*"):
+        found = _STAGING_NAME.match(stale.name)
+        if found is None or not stale.is_dir():
+            continue
+        owner = found.group(1)
+        if owner == key:
+            shutil.rmtree(stale, ignore_errors=True)
+            continue
+        lock = FileLock(str(cache_root / f"{owner}.lock"), timeout=0)
+        try:
+            lock.acquire()
+        except (Timeout, OSError):  # being built right now, or a lock we cannot take: left alone
+            continue
+        try:
+            shutil.rmtree(stale, ignore_errors=True)
+        finally:
+            lock.release()
 
 
 _MANIFEST = "manifest.json"
@@ -849,7 +877,7 @@ def _write_tables(
             batch.append(item)
             rows += 1 + len(item.turns) + sum([len(turn.evidence) for turn in item.turns])
             # Bounded by rows, not dialogues, so that memory stays flat whatever a dialogue holds.
-            if len(batch) >= _BATCH_DIALOGUES or rows >= _BATCH_ROWS:
+            if len(batch) >= min(_OBJECT_BATCH, _BATCH_DIALOGUES) or rows >= _BATCH_ROWS:
                 _write_batch(batch, writers)
                 batch, rows = [], 0
         if batch:
@@ -931,7 +959,8 @@ def _write_batch(batch: list[Dialogue], writers: _Writers) -> None:
             pa.array(selected, pa.bool_()),
         ]
         _append_evidence(columns, writers)
-    writers.flush()
+    if writers.full():
+        writers.flush()
 
 
 def _write_evidence_batch(batch: EvidenceBatch, writers: _Writers) -> None:

@@ -7,10 +7,12 @@ refused download leaves the data directory exactly as it was, timestamps include
 
 * a direct URL (``item.url``, Hugging Face files included): :func:`_stream` fetches it with
   ``requests``, following redirects itself so that the offline rule (only this machine's addresses)
-  is checked at every hop, and refuses an HTML page, a body over :func:`download_ceiling`, a body
-  of another length than announced or recorded, a body whose length nothing can check, a transfer
-  silent for ``$ATLAS_DOWNLOAD_TIMEOUT`` seconds (default 60) or longer than
-  ``$ATLAS_DOWNLOAD_DEADLINE`` in all (default two hours), and a checksum that differs;
+  is checked at every hop, and refuses an HTML page (:func:`looks_like_html`, past a BOM, an XML
+  prolog or comments), a body over :func:`download_ceiling`, a body of another length than
+  announced or recorded, a body whose length nothing can check, a transfer silent for
+  ``$ATLAS_DOWNLOAD_TIMEOUT`` seconds (default 60) or longer than ``$ATLAS_DOWNLOAD_DEADLINE`` in all
+  (default two hours; redirects and headers sent a byte at a time included), and a checksum that
+  differs;
 * a member of an archive (``item.archive``): the archive is fetched the same way, its members are
   checked (no absolute paths, no ``..``, no link leading out, no special files) and extracted with
   tarfile's ``data`` filter in the staging folder; only then do the archive (kept in
@@ -51,18 +53,21 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
+import socket
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urljoin, urlparse
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from . import config
 from ._cache import describe_os_error
@@ -412,17 +417,50 @@ def _download_verified(
 def _staging() -> Iterator[Path]:
     """A private temporary folder for downloads and extraction, removed afterwards: under the cache
     directory (often on the data directory's file system, so the final move is a rename), else in
-    the system's temporary directory."""
+    the system's temporary directory.
+
+    Each folder there is held by a lock (``<folder>.lock``) while in use, so the folders of
+    downloads that were killed (their locks free) are removed when the next one starts.
+    """
+    lock: FileLock | None = None
     try:
         root = config.cache_dir() / "downloads"
         root.mkdir(parents=True, exist_ok=True)
-        folder = Path(tempfile.mkdtemp(dir=root, prefix="staging-"))
+        _remove_dead_staging(root)
+        name = f"staging-{secrets.token_hex(8)}"
+        lock = FileLock(str(root / f"{name}.lock"))
+        lock.acquire()  # before the folder exists: a folder seen without its lock held is dead
+        folder = root / name
+        folder.mkdir(mode=0o700)
     except OSError:
+        if lock is not None:
+            lock.release()
+            lock = None
         folder = Path(tempfile.mkdtemp(prefix="grounded-dialogue-atlas-download-"))
     try:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        if lock is not None:
+            lock.release()
+            Path(lock.lock_file).unlink(missing_ok=True)
+
+
+def _remove_dead_staging(root: Path) -> None:
+    """Remove the staging folders under ``root`` whose lock no live download holds."""
+    for folder in root.glob("staging-*"):
+        if not folder.is_dir():
+            continue
+        lock = FileLock(str(root / f"{folder.name}.lock"), timeout=0)
+        try:
+            lock.acquire()
+        except (Timeout, OSError):  # in use by a live download, or a lock we cannot take
+            continue
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+        finally:
+            lock.release()
+        Path(lock.lock_file).unlink(missing_ok=True)
 
 
 def _place(source: Path, final: Path) -> None:
@@ -475,8 +513,33 @@ def _progress(total: int | None, label: str) -> Any:
     return tqdm(total=total, unit="B", unit_scale=True, ncols=79, leave=False, desc=label, disable=not interactive)
 
 
-#: What a data file never starts with: an HTML page (a login, consent or error page sent with 200).
-_HTML_START = re.compile(rb"^\s*(<!doctype html|<html|<head|<body)", re.IGNORECASE)
+#: How many first bytes of a body are looked at before any is kept: enough for an XML prolog, a
+#: doctype and a comment or two, however the server splits them into packets.
+_SNIFF_BYTES = 4096
+#: What may come before an HTML page's first element: a byte order mark, space, an XML prolog
+#: (XHTML), comments, a doctype.
+_HTML_PREAMBLE = re.compile(r"\A(?:\s+|<\?xml\b[^>]*>|<!--.*?-->|<!doctype\b[^>]*>)*", re.IGNORECASE | re.DOTALL)
+#: An HTML page's first element, or a doctype naming HTML; an unclosed comment at the start of the
+#: body counts too (no data file starts with ``<!--``).
+_HTML_START = re.compile(
+    r"<!doctype\s+html|<(?:html|head|body|title|meta|link|script|style|base|noscript)\b|<!--",
+    re.IGNORECASE,
+)
+
+
+def looks_like_html(head: bytes) -> bool:
+    """Whether the first bytes of a body are those of an HTML page (a login, consent or error page
+    sent with status 200): after a byte order mark, space, an XML prolog, comments and a doctype
+    (each skipped), a doctype naming HTML or an HTML element such as ``<html>`` or ``<title>``."""
+    for bom, codec in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        if head.startswith(bom):
+            text = head[len(bom) :].decode(codec, errors="replace")
+            break
+    else:
+        text = head.decode("latin-1")  # only ASCII markup is looked for: any byte is a character
+    if _HTML_START.match(text.lstrip()):  # a doctype naming HTML or a comment, before skipping them
+        return True
+    return _HTML_START.match(text, _HTML_PREAMBLE.match(text).end()) is not None
 
 
 def _stream(
@@ -502,11 +565,19 @@ def _stream(
     def refuse(why: str) -> DownloadError:
         return DownloadError(f"could not download {url}: {why}. Nothing was kept.")
 
+    too_long = f"it took longer than {deadline:g} s in all; set ${DEADLINE_ENV} to allow more"
+    watchdog = _Watchdog(deadline)
     with requests.Session() as session:
         session.headers.update({"Accept-Encoding": "identity", "User-Agent": "grounded-dialogue-atlas"})
+        adapter = _watched_adapter(watchdog)
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
         current = url
         try:
+            watchdog.start()
             for _ in range(_MAX_REDIRECTS + 1):
+                if watchdog.expired.is_set():
+                    raise refuse(too_long)
                 _refuse_when_offline(current)
                 if urlparse(current).scheme not in ("http", "https"):
                     raise refuse(f"it leads to {current}, which is not an http(s) address")
@@ -536,23 +607,31 @@ def _stream(
                     expected = f"expected {size:,}" if size is not None else f"the limit is {ceiling:,}"
                     raise refuse(f"the server announces {announced:,} bytes, {expected}")
                 progress = _progress(announced or size, destination.name)
+                # The first bytes are held back until there are enough to tell a web page from data:
+                # a page may arrive one byte at a time, or after a prolog, a comment or a BOM.
+                head = b""
                 try:
                     with open(destination, "wb") as handle:
-                        while block := response.raw.read1(1 << 16):
-                            if received == 0 and _HTML_START.match(block):
-                                raise refuse("the server sent a web page, not the data file")
+                        while block := _read_block(response, head, refuse):
                             received += len(block)
                             if received > ceiling:
                                 raise refuse(f"the server sent more than {ceiling:,} bytes")
-                            if time.monotonic() - started > deadline:
-                                raise refuse(
-                                    f"it took longer than {deadline:g} s in all; set ${DEADLINE_ENV} to allow more"
-                                )
+                            if watchdog.expired.is_set() or time.monotonic() - started > deadline:
+                                raise refuse(too_long)
                             digest.update(block)
-                            handle.write(block)
                             progress.update(len(block))
+                            if head is not None:
+                                head += block
+                                if len(head) < _SNIFF_BYTES:
+                                    continue
+                                block, head = _checked_head(head, refuse), None
+                            handle.write(block)
+                        if head:
+                            handle.write(_checked_head(head, refuse))
                 finally:
                     progress.close()
+            if watchdog.expired.is_set():  # the watchdog hung up: the body may look merely short
+                raise refuse(too_long)
         except DownloadError:
             raise
         except DataUnavailableError as exc:
@@ -560,7 +639,9 @@ def _stream(
                 raise
             raise refuse(f"it redirects to {current}, which is not this machine, and downloads are off") from exc
         except Exception as exc:  # every transport failure becomes one clear error
-            raise refuse(_describe(exc, timeout)) from exc
+            raise refuse(too_long if watchdog.expired.is_set() else _describe(exc, timeout)) from exc
+        finally:
+            watchdog.cancel()
     expected_size = size if size is not None else announced
     if expected_size is not None and received != expected_size:
         raise refuse(
@@ -572,6 +653,102 @@ def _stream(
             "The file is corrupt or has changed upstream. Nothing was kept."
         )
     return destination, digest.hexdigest()
+
+
+def _checked_head(head: bytes, refuse: Callable[[str], DownloadError]) -> bytes:
+    if looks_like_html(head):
+        raise refuse("the server sent a web page, not the data file (a login, consent or error page?)")
+    return head
+
+
+def _read_block(response: Any, head: bytes | None, refuse: Callable[[str], DownloadError]) -> bytes:
+    """The next block of the body; a transfer that breaks while its first bytes are still held back
+    is refused as the web page they show, if they do (the better reason of the two)."""
+    try:
+        return response.raw.read1(1 << 16)
+    except Exception:
+        if head:
+            _checked_head(head, refuse)
+        raise
+
+
+class _Watchdog:
+    """Hangs up every connection of one download once its deadline has passed.
+
+    The per-read timeout cannot do it: a server that sends its headers, or its body, a byte at a
+    time is never silent for long, and the loop that checks the clock runs only between blocks of
+    the body. Shutting the sockets down wakes whatever read is waiting, wherever it is.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.expired = threading.Event()
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def start(self) -> None:
+        self._timer.start()
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+        if self.expired.is_set():
+            self._hang_up(sock)
+
+    def _expire(self) -> None:
+        self.expired.set()
+        with self._lock:
+            sockets = list(self._sockets)
+        for sock in sockets:
+            self._hang_up(sock)
+
+    @staticmethod
+    def _hang_up(sock: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+def _watched_adapter(watchdog: _Watchdog) -> Any:
+    """A requests adapter whose connections (direct or through a proxy) are handed to ``watchdog``."""
+    from requests.adapters import HTTPAdapter
+    from urllib3.connection import HTTPConnection, HTTPSConnection
+    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+    class WatchedHTTPConnection(HTTPConnection):
+        def _new_conn(self) -> socket.socket:
+            sock = super()._new_conn()
+            watchdog.watch(sock)
+            return sock
+
+    class WatchedHTTPSConnection(HTTPSConnection):
+        def _new_conn(self) -> socket.socket:
+            sock = super()._new_conn()
+            watchdog.watch(sock)
+            return sock
+
+    class WatchedHTTPPool(HTTPConnectionPool):
+        ConnectionCls = WatchedHTTPConnection
+
+    class WatchedHTTPSPool(HTTPSConnectionPool):
+        ConnectionCls = WatchedHTTPSConnection
+
+    pools = {"http": WatchedHTTPPool, "https": WatchedHTTPSPool}
+
+    class WatchedAdapter(HTTPAdapter):
+        def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+            super().init_poolmanager(*args, **kwargs)
+            self.poolmanager.pool_classes_by_scheme = pools
+
+        def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
+            manager = super().proxy_manager_for(proxy, **proxy_kwargs)
+            manager.pool_classes_by_scheme = pools
+            return manager
+
+    return WatchedAdapter()
 
 
 def _describe(exc: BaseException, timeout: float) -> str:

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import os
 import random
@@ -362,6 +363,23 @@ def _search_text_for(dataset: str) -> Callable[[Dialogue], str]:
     return get_source(dataset).search_text or explorer_search_text
 
 
+#: The most characters ``show`` prints of one field: a terminal (and rich's line wrapping) would
+#: take minutes over a field of millions of characters, and nobody reads past a screenful or two.
+SHOW_CHARACTERS = 10_000
+
+
+def shown_text(value: object, limit: int = SHOW_CHARACTERS) -> str:
+    """``value`` made safe for a terminal (:func:`clean`), cut to ``limit`` characters saying how many
+    more there are and where to read them whole."""
+    text = "" if value is None else str(value)
+    if len(text) <= limit:
+        return clean(text)
+    return (
+        f"{clean(text[:limit])}… [{len(text) - limit:,} more characters not shown, {len(text):,} in all; "
+        f"`{PROG} export` writes the whole field]"
+    )
+
+
 def _turn_renderables(dataset: str, turn: Turn, evidence_limit: int | None) -> list[Any]:
     from rich.padding import Padding
     from rich.text import Text
@@ -369,10 +387,10 @@ def _turn_renderables(dataset: str, turn: Turn, evidence_limit: int | None) -> l
     header = Text()
     header.append(f"{turn.index:>3} ", style="dim")
     header.append(clean(turn.role), style="bold cyan" if turn.role == ROLES[0] else "bold magenta")
-    header.append(f" · {clean(turn.speaker)}", style="dim")
-    parts: list[Any] = [header, Padding(_text(turn.text or "(empty)"), (0, 0, 0, 4), expand=False)]
+    header.append(f" · {shown_text(turn.speaker)}", style="dim")
+    parts: list[Any] = [header, Padding(Text(shown_text(turn.text or "(empty)")), (0, 0, 0, 4), expand=False)]
     for key, values in turn.labels.items():
-        shown = ", ".join(clean(v) for v in _label_values(dataset, key, values))
+        shown = shown_text(", ".join(str(v) for v in _label_values(dataset, key, values)))
         parts.append(
             Padding(Text.assemble(("label ", "dim"), (clean(key), "bold"), f": {shown}"), (0, 0, 0, 4), expand=False)
         )
@@ -396,10 +414,10 @@ def _turn_renderables(dataset: str, turn: Turn, evidence_limit: int | None) -> l
                     unselected_left -= 1
             # Selection is said in a symbol and a word, never by colour alone.
             mark = Text("✔ SELECTED ", style="bold green") if item.selected else Text("· ", style="dim")
-            where = " · ".join(clean(x) for x in (item.origin, item.title) if x)
-            mark.append(f"[{clean(item.id)}] {where}", style="bold" if item.selected else "")
+            where = " · ".join(shown_text(x) for x in (item.origin, item.title) if x)
+            mark.append(f"[{shown_text(item.id)}] {where}", style="bold" if item.selected else "")
             parts.append(Padding(mark, (0, 0, 0, 6), expand=False))
-            parts.append(Padding(_text(item.text), (0, 0, 0, 8), expand=False))
+            parts.append(Padding(Text(shown_text(item.text)), (0, 0, 0, 8), expand=False))
         if hidden:
             parts.append(
                 Padding(
@@ -418,13 +436,13 @@ def dialogue_renderable(dialogue: Dialogue, index: int, total: int, *, evidence_
     from rich.text import Text
 
     title = f"{dialogue.dataset}/{dialogue.split} · #{index} of {total:,} (counted from 0) · id {dialogue.id}"
-    items: list[Any] = [Rule(_text(title), align="left")]
+    items: list[Any] = [Rule(Text(shown_text(title)), align="left")]
     if dialogue.topic:
-        items.append(Text.assemble(("topic ", "dim"), (clean(dialogue.topic), "bold")))
+        items.append(Text.assemble(("topic ", "dim"), (shown_text(dialogue.topic), "bold")))
     scalars = {k: v for k, v in dialogue.meta.items() if isinstance(v, str | int | float | bool) and v != ""}
     if scalars:
         # a flag reads as a word, not as Python's True/False
-        words = {k: ("yes" if v else "no") if isinstance(v, bool) else clean(v)[:60] for k, v in scalars.items()}
+        words = {k: ("yes" if v else "no") if isinstance(v, bool) else clean(str(v)[:60]) for k, v in scalars.items()}
         shown = "; ".join(f"{clean(k)}: {word}" for k, word in words.items())
         items.append(_text(f"meta {shown}", "dim"))
     for turn in dialogue.turns:
@@ -572,8 +590,20 @@ def _replaced_file(out: Path) -> Path:
     return Path(os.path.realpath(out)) if out.is_symlink() else out
 
 
+def _is_link_loop(path: Path) -> bool:
+    """True when ``path`` is a symbolic link that never reaches a file (it leads back to itself)."""
+    try:
+        path.stat()
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
 def check_output_path(out: Path) -> None:
     """Raise :class:`OSError` with a clear message when ``out`` cannot be written as a file."""
+    if str(out) != STDOUT and _is_link_loop(out):
+        # replacing the link by a file would lose it, and following it never ends
+        raise OSError(f"cannot write {out}: it is a symbolic link loop (a link that leads back to itself)")
     if _written_in_place(out):
         if str(out) != STDOUT and out.is_dir():
             raise OSError(f"cannot write {out}: it is a directory (give a file name with --out)")
@@ -638,10 +668,15 @@ def write_export(split: LoadedSplit, out: Path, fmt: str) -> int:
     try:
         with os.fdopen(descriptor, "wb") as handle:
             count = _write_records(split, handle, fmt)
-        # mkstemp makes the file private; give it the permissions a newly created file would have.
-        umask = os.umask(0)
-        os.umask(umask)
-        temporary.chmod(0o666 & ~umask)
+        # mkstemp makes the file private: a file that is replaced keeps its own permissions (a 0600
+        # export stays private), a new one gets those a newly created file would have.
+        try:
+            mode = stat.S_IMODE(out.stat().st_mode)
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        temporary.chmod(mode)
         os.replace(temporary, out)
     except BaseException:
         temporary.unlink(missing_ok=True)
@@ -654,11 +689,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path(f"{args.dataset}-{args.split}.{args.to}")
     check_output_path(out)  # before loading: a large split is not parsed for nothing
     split = _load(args.dataset, args.split)
+    onto_stdout = _is_standard_output(out)
     count = write_export(split, out, args.to)
-    console = _console(stderr=str(out) == STDOUT)  # the records alone on standard output
+    console = _console(stderr=onto_stdout)  # the records alone on standard output
     console.print(_provenance_line(split))
     console.print(_text(f"wrote {count:,} records to {'standard output' if str(out) == STDOUT else out} ({args.to})"))
     return 0
+
+
+def _is_standard_output(out: Path) -> bool:
+    """True when ``out`` is standard output under any name: ``-``, ``/dev/stdout``, ``/dev/fd/1``, or
+    the pipe, terminal or file standard output goes to."""
+    if str(out) == STDOUT:
+        return True
+    try:
+        return os.path.samestat(os.stat(out), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):  # no such file yet, or no real standard output
+        return False
 
 
 # -- the parser -----------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -62,7 +63,18 @@ def data_dir_problem(directory: Path) -> str:
     folder not mounted yet. The default folder may be missing: a first download creates it."""
     if directory.is_dir() or directory == default_data_dir():
         return ""
-    what = "it is a file, not a folder" if directory.exists() else "nothing is there"
+    try:
+        os.stat(directory)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # not "missing": the links are there, and lead back to themselves
+            return (
+                f"the data directory {directory} is a symbolic link loop (its links lead back to themselves, "
+                f"never to a folder; ${DATA_DIR_ENV} names the folder of the files)"
+            )
+    if directory.is_symlink() and not directory.exists():
+        what = f"it is a link to {os.readlink(directory)}, which is not there"
+    else:
+        what = "it is a file, not a folder" if directory.exists() else "nothing is there"
     return f"the data directory {directory} does not exist ({what}; ${DATA_DIR_ENV} names the folder of the files)"
 
 

@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 from . import _cache, _download, config
 from ._cache import CacheWarning as CacheWarning  # re-exported: utils.CacheWarning
 from .errors import DataError, DataUnavailableError, DownloadError, UnknownNameError
-from .formats._io import lines_of_ids
+from .formats._io import lines_of_ids, refuse_a_cut_last_line
 from .records import RECORD_SCHEMA, Dialogue
 from .sources import DatasetSource, SourceFile, get_source, origin, registry
 from .text import counted
@@ -396,6 +396,8 @@ def load(
         label=f"{dataset}/{split} ({path})",
         fast_build=None if fast is None else lambda: fast(path, split=split),
     )
+    if kind in (USER_COPY, PARTIAL):  # after the parser, whose errors say more where it finds one
+        refuse_a_cut_last_line(path)
     _check_record_ids(source, split, path, tables)
     _check_ids_across_splits(source, split, path, kind == DEMO, tables, data_directory)
     provenance = Provenance(

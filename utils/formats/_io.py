@@ -307,6 +307,36 @@ def read_text(path: Path) -> str:
         raise DataError(f"invalid UTF-8 at byte {exc.start}", path=path) from None
 
 
+#: Formats in which a file cut inside the last cell of its last row still parses: the cell is only
+#: shorter (a label "Hallucination" read as "Hallu", or lost).
+_CUT_PARSES_SUFFIXES = (".csv", ".tsv")
+
+
+def refuse_a_cut_last_line(path: Path) -> None:
+    """Raise :class:`DataError` naming the line when a CSV or TSV file ends inside a line although its
+    other lines end with a line break: the file was cut short, and its last row lost part of a cell.
+
+    For a copy that is not the official file: some publishers' files do end without a line break
+    (BEGIN's TSVs, the FaithDial audit's gold CSVs), and those are recognised by their checksum.
+    """
+    if Path(path).suffix.lower() not in _CUT_PARSES_SUFFIXES:
+        return
+    line_breaks = 0
+    tail = b""
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            line_breaks += block.count(b"\n")
+            tail = block
+    if line_breaks and not tail.endswith(b"\n"):
+        raise DataError(
+            f"the file ends inside its last line, without the line break each of its other {line_breaks:,} "
+            "lines ends with: it was probably cut short, and the last row lost the end of its last cell. "
+            "If the file is whole, end it with a line break",
+            path=path,
+            record=f"line {line_breaks + 1}",
+        )
+
+
 def iter_csv_rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield ``(line_number, row)`` for each CSV row after the header (line numbers are 1-based)."""
     text = read_text(path)

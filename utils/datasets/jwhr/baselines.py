@@ -5,8 +5,8 @@
    the best one; compare with a uniform random pick (its exact expected score, so no seed matters)
    and with "cite the first quoted reference".
 2. **Extractiveness**: how much of an answer is copied from the quotes it cites, measured with
-   :class:`difflib.SequenceMatcher` (share of characters covered by common blocks, longest common
-   substring).
+   :class:`difflib.SequenceMatcher`'s common blocks, found in linear time (share of characters
+   covered by common blocks, longest common substring).
 3. **Answerability**: predict answered versus not answered from features of the trail alone, with
    scikit-learn cross-validation, against the majority class.
 """
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -164,19 +163,198 @@ def _add(total: list[float], accuracy: float, prf: PRF) -> None:
 # -- 2. extractiveness ---------------------------------------------------------------------------
 
 
+class _SuffixAutomaton:
+    """The substrings of ``text[start:stop]``, built in linear time (Blumer et al.'s construction).
+
+    Each state keeps ``first_end``, where its strings first end in the text: with it, a match found
+    while scanning another string is placed at its earliest occurrence, as difflib places it.
+    """
+
+    __slots__ = ("first_end", "length", "link", "next")
+
+    def __init__(self, text: str, start: int, stop: int) -> None:
+        self.next: list[dict[str, int]] = [{}]
+        self.link = [-1]
+        self.length = [0]
+        self.first_end = [-1]
+        nxt, link, length, first_end = self.next, self.link, self.length, self.first_end
+        last = 0
+        for position in range(start, stop):
+            char = text[position]
+            current = len(length)
+            nxt.append({})
+            link.append(0)
+            length.append(length[last] + 1)
+            first_end.append(position)
+            state = last
+            while state != -1 and char not in nxt[state]:
+                nxt[state][char] = current
+                state = link[state]
+            if state != -1:
+                target = nxt[state][char]
+                if length[state] + 1 == length[target]:
+                    link[current] = target
+                else:
+                    clone = len(length)
+                    nxt.append(dict(nxt[target]))
+                    link.append(link[target])
+                    length.append(length[state] + 1)
+                    first_end.append(first_end[target])
+                    while state != -1 and nxt[state].get(char) == target:
+                        nxt[state][char] = clone
+                        state = link[state]
+                    link[target] = clone
+                    link[current] = clone
+            last = current
+
+    def match_lengths(self, text: str, start: int, stop: int, lengths: list[int], first_ends: list[int]) -> None:
+        """For each ``p`` in ``range(start, stop)``, the longest ``text[q:p+1]`` (``q >= start``) found
+        in the automaton's text: its length into ``lengths[p]``, where it first ends into ``first_ends[p]``."""
+        nxt, link, length, first_end = self.next, self.link, self.length, self.first_end
+        state = size = 0
+        for position in range(start, stop):
+            char = text[position]
+            while state and char not in nxt[state]:
+                state = link[state]
+                size = length[state]
+            if char in nxt[state]:
+                state = nxt[state][char]
+                size += 1
+            else:
+                state = size = 0
+            lengths[position] = size
+            first_ends[position] = first_end[state]
+
+
+class _RangeMax:
+    """Maximum of a list of integers over any range, with whole ranges replaced, in logarithmic time."""
+
+    __slots__ = ("leaves", "tree")
+
+    def __init__(self, count: int) -> None:
+        self.leaves = 1 << max(count - 1, 0).bit_length()
+        self.tree = [0] * (2 * self.leaves)
+
+    def assign(self, start: int, values: list[int]) -> None:
+        tree = self.tree
+        low = start + self.leaves
+        high = low + len(values)
+        tree[low:high] = values
+        low //= 2
+        high = (high - 1) // 2
+        while low >= 1:
+            for node in range(low, high + 1):
+                left = tree[2 * node]
+                right = tree[2 * node + 1]
+                tree[node] = left if left > right else right
+            low //= 2
+            high //= 2
+
+    def max(self, start: int, stop: int) -> int:
+        tree = self.tree
+        best = 0
+        low = start + self.leaves
+        high = stop + self.leaves
+        while low < high:
+            if low & 1:
+                best = max(best, tree[low])
+                low += 1
+            if high & 1:
+                high -= 1
+                best = max(best, tree[high])
+            low //= 2
+            high //= 2
+        return best
+
+
+#: How many of a parent's matches that reach outside a region are searched for again inside it
+#: (``str.find``, each a pass over the region in C) before the region is scanned whole instead.
+_REPAIRS_BEFORE_SCAN = 16
+
+
 def copied_characters(target: str, source: str, min_block: int = 4) -> tuple[int, int]:
     """``(characters of target inside common blocks of at least min_block, longest common substring)``.
 
-    Blocks come from :class:`difflib.SequenceMatcher` (autojunk off: in Japanese, frequent
-    characters such as の are content, not noise). Short blocks are ignored because two Japanese
-    texts share many single characters and particles by chance.
+    The blocks are those of :class:`difflib.SequenceMatcher` with autojunk off (in Japanese,
+    frequent characters such as の are content, not noise): the longest common substring (the one
+    starting first in ``source``, then first in ``target``), then the same on each side of it,
+    recursively. Short blocks are ignored because two Japanese texts share many single characters
+    and particles by chance. difflib's search is quadratic in frequent characters (one
+    8,000-character answer took 43 s); here it is near-linear:
+
+    - a region is scanned with a suffix automaton of its part of ``target``, in linear time, which
+      gives, for each position of ``source``, the longest match ending there and where it first
+      ends in ``target``;
+    - a region inside an already scanned one needs no scan of its own when the best match its
+      parent found there (kept in a range-maximum tree) lies wholly inside it: a region's matches
+      are never longer than its parent's, so that match is still the longest and still first. An
+      answer copied in many short runs (each region the last one minus one run) then costs one
+      scan, not one per run;
+    - a region whose longest match is shorter than ``min_block`` holds no block that counts, so it
+      is not split further.
     """
     if not target or not source:
         return 0, 0
-    matcher = SequenceMatcher(None, source, target, autojunk=False)
-    covered = sum(block.size for block in matcher.get_matching_blocks() if block.size >= min_block)
-    longest = matcher.find_longest_match(0, len(source), 0, len(target)).size
-    return covered, longest
+    count = len(source)
+    lengths = [0] * count
+    first_ends = [-1] * count
+    best_of = _RangeMax(count)
+    # One key per position of source: longer matches first, then earlier positions (difflib's tie).
+    stride = count + 1
+
+    def scan(source_start: int, source_stop: int, target_start: int, target_stop: int) -> None:
+        automaton = _SuffixAutomaton(target, target_start, target_stop)
+        automaton.match_lengths(source, source_start, source_stop, lengths, first_ends)
+        keys = [lengths[p] * stride + count - p for p in range(source_start, source_stop)]
+        best_of.assign(source_start, keys)
+
+    def repair(end: int, size: int, source_start: int, target_start: int, target_stop: int) -> None:
+        """Replace the parent's match ending at ``end`` by the longest one inside this region."""
+        low, high, first_end = 0, min(size, end - source_start + 1), -1
+        while low < high:  # a match's suffixes are matches too: bisect on the length
+            middle = (low + high + 1) // 2
+            found = target.find(source[end - middle + 1 : end + 1], target_start, target_stop)
+            if found < 0:
+                high = middle - 1
+            else:
+                low, first_end = middle, found + middle - 1
+        lengths[end] = low
+        first_ends[end] = first_end
+        best_of.assign(end, [low * stride + count - end])
+
+    def longest(source_start: int, source_stop: int, target_start: int, target_stop: int) -> tuple[int, int, int]:
+        for repairs in range(_REPAIRS_BEFORE_SCAN + 1):
+            key = best_of.max(source_start, source_stop)
+            size, end = key // stride, count - key % stride
+            if not size or (
+                end - size + 1 >= source_start
+                and first_ends[end] - size + 1 >= target_start
+                and first_ends[end] < target_stop
+            ):
+                return end - size + 1, first_ends[end] - size + 1, size
+            if repairs < _REPAIRS_BEFORE_SCAN:
+                repair(end, size, source_start, target_start, target_stop)
+        # Many of the parent's matches reach outside this region: scanning it is cheaper.
+        scan(source_start, source_stop, target_start, target_stop)
+        key = best_of.max(source_start, source_stop)
+        size, end = key // stride, count - key % stride
+        return end - size + 1, first_ends[end] - size + 1, size
+
+    scan(0, count, 0, len(target))
+    covered = 0
+    regions = [(0, count, 0, len(target))]
+    longest_common = longest(*regions[0])[2]
+    while regions:
+        source_start, source_stop, target_start, target_stop = regions.pop()
+        i, j, size = longest(source_start, source_stop, target_start, target_stop)
+        if size < min_block or size == 0:
+            continue
+        covered += size
+        if source_start < i and target_start < j:
+            regions.append((source_start, i, target_start, j))
+        if i + size < source_stop and j + size < target_stop:
+            regions.append((i + size, source_stop, j + size, target_stop))
+    return covered, longest_common
 
 
 def extractiveness(dialogues: Iterable[Dialogue], min_block: int = 4) -> pd.DataFrame:
