@@ -152,34 +152,43 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
 
 
 @pytest.fixture(scope="module")
-def notebook_page(lab: LabServer) -> Iterator[tuple[Any, list[str]]]:
-    """The notebook open in Chromium with every cell run, and the page errors seen so far."""
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium through Playwright, one for the module (Playwright's sync API runs one at a time)."""
     with playwright_sync.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
-            context.route("**/*", local_only)
-            page = context.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
-            page.goto(f"{lab.url}/lab/tree/viewers.ipynb?token={lab.token}")
-            page.wait_for_function(
-                "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                " && window.jupyterapp.shell.currentWidget.sessionContext"
-                " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-                " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
-                timeout=READY_TIMEOUT_MS,
-            )
-            page.evaluate(
-                "async () => { const panel = window.jupyterapp.shell.currentWidget;"
-                " await panel.sessionContext.ready;"
-                " await window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
-            )
-            search_boxes = page.locator("input[placeholder='search topic or text']")
-            playwright_sync.expect(search_boxes).to_have_count(len(VIEWERS), timeout=READY_TIMEOUT_MS)
-            yield page, errors
+            yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture(scope="module")
+def notebook_page(lab: LabServer, chromium: Any) -> Iterator[tuple[Any, list[str]]]:
+    """The notebook open in Chromium with every cell run, and the page errors seen so far."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
+    try:
+        context.route("**/*", local_only)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
+        page.goto(f"{lab.url}/lab/tree/viewers.ipynb?token={lab.token}")
+        page.wait_for_function(
+            "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+            " && window.jupyterapp.shell.currentWidget.sessionContext"
+            " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+            " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
+            timeout=READY_TIMEOUT_MS,
+        )
+        page.evaluate(
+            "async () => { const panel = window.jupyterapp.shell.currentWidget;"
+            " await panel.sessionContext.ready;"
+            " await window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
+        )
+        search_boxes = page.locator("input[placeholder='search topic or text']")
+        playwright_sync.expect(search_boxes).to_have_count(len(VIEWERS), timeout=READY_TIMEOUT_MS)
+        yield page, errors
+    finally:
+        context.close()
 
 
 # -- the test -----------------------------------------------------------------------------------------
@@ -228,46 +237,42 @@ WOW_FIRST_EXERCISE = re.compile(r"Count the wizard[’']s turns")
 WOW_FIRST_LABEL = ":label: wow-ex-1"
 
 
-def test_learner_copy_shows_exercise_titles_in_jupyterlab(lab: LabServer, tmp_path: Path) -> None:
+def test_learner_copy_shows_exercise_titles_in_jupyterlab(lab: LabServer, chromium: Any, tmp_path: Path) -> None:
     """jupyterlab-myst renders ``{exercise}`` as an exercise with its title: without it, JupyterLab shows
     a raw code block starting ``:label: wow-ex-1`` and the title (the directive's argument) is lost."""
     _, report = learner_notebook(nbformat.read(REPO / "notebooks" / "wow.ipynb", as_version=4), name="wow.ipynb")
     labels = report.exercises  # the copy the fixture wrote, in the order of its cells
     assert len(labels) >= 3 and labels[0] == "wow-ex-1"
     expect = playwright_sync.expect
-    with playwright_sync.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
-            context.route("**/*", local_only)
-            page = context.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
-            page.goto(f"{lab.url}/lab/tree/learner/wow.ipynb?token={lab.token}")
-            # the Markdown cell of the first exercise, once rendered (the hidden editor holds no innerText)
-            cell = page.locator(".jp-MarkdownCell", has_text="the seen-topic validation split").first
-            cell.wait_for(timeout=READY_TIMEOUT_MS)
-            cell.scroll_into_view_if_needed()
-            title = cell.locator(".myst-exercise-title")
-            expect(title).to_have_text(
-                re.compile(r"Exercise 1\s*\(" + WOW_FIRST_EXERCISE.pattern), timeout=STEP_TIMEOUT_MS
-            )
-            expect(title).to_be_visible()
-            rendered = cell.inner_text()
-            assert WOW_FIRST_LABEL not in rendered and "{exercise}" not in rendered, rendered
-            assert cell.locator("pre").count() == 0, "the exercise is rendered as a code block"
-            shot = tmp_path / "jupyterlab-exercise.png"
-            cell.screenshot(path=str(shot))
-            shutil.copyfile(shot, SCREENSHOTS / "jlab-screenshot-exercise.png")
+    context = chromium.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
+    try:
+        context.route("**/*", local_only)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
+        page.goto(f"{lab.url}/lab/tree/learner/wow.ipynb?token={lab.token}")
+        # the Markdown cell of the first exercise, once rendered (the hidden editor holds no innerText)
+        cell = page.locator(".jp-MarkdownCell", has_text="the seen-topic validation split").first
+        cell.wait_for(timeout=READY_TIMEOUT_MS)
+        cell.scroll_into_view_if_needed()
+        title = cell.locator(".myst-exercise-title")
+        expect(title).to_have_text(re.compile(r"Exercise 1\s*\(" + WOW_FIRST_EXERCISE.pattern), timeout=STEP_TIMEOUT_MS)
+        expect(title).to_be_visible()
+        rendered = cell.inner_text()
+        assert WOW_FIRST_LABEL not in rendered and "{exercise}" not in rendered, rendered
+        assert cell.locator("pre").count() == 0, "the exercise is rendered as a code block"
+        shot = tmp_path / "jupyterlab-exercise.png"
+        cell.screenshot(path=str(shot))
+        shutil.copyfile(shot, SCREENSHOTS / "jlab-screenshot-exercise.png")
 
-            # every exercise of the copy, each under its own title, none as a raw directive
-            exercises = page.locator(".jp-MarkdownCell .myst-exercise")
-            expect(exercises).to_have_count(len(labels), timeout=STEP_TIMEOUT_MS)
-            assert [exercises.nth(i).get_attribute("id") for i in range(len(labels))] == labels
-            for index in range(len(labels)):
-                assert exercises.nth(index).locator(".myst-exercise-title").inner_text().strip()
-            rendered_markdown = page.locator(".jp-MarkdownCell").all_inner_texts()
-            assert not [text for text in rendered_markdown if ":label:" in text]
-        finally:
-            browser.close()
+        # every exercise of the copy, each under its own title, none as a raw directive
+        exercises = page.locator(".jp-MarkdownCell .myst-exercise")
+        expect(exercises).to_have_count(len(labels), timeout=STEP_TIMEOUT_MS)
+        assert [exercises.nth(i).get_attribute("id") for i in range(len(labels))] == labels
+        for index in range(len(labels)):
+            assert exercises.nth(index).locator(".myst-exercise-title").inner_text().strip()
+        rendered_markdown = page.locator(".jp-MarkdownCell").all_inner_texts()
+        assert not [text for text in rendered_markdown if ":label:" in text]
+    finally:
+        context.close()
     assert errors == [], f"page errors: {errors}"
