@@ -5,7 +5,9 @@ directories of its own), writes a small notebook with one viewer per dataset (th
 chapters make: ``browse(...)``, ``wise_widgets.viewer(...)``, ``jwhr_widgets.viewer(...)``), opens it
 in Debian's Chromium through Playwright, runs it, and in every viewer clicks "next" and then searches for
 a word of one other dialogue only, checking that the rendered dialogue changes each time and that the page raises no
-error. The kernel reads the demo samples (``$ATLAS_OFFLINE``, an empty data directory). Screenshots
+error. It also opens a learner copy of the WoW chapter and checks that jupyterlab-myst (the ``lab`` extra) renders
+its exercises as titled exercises, not as raw code blocks. The kernel reads the demo samples (``$ATLAS_OFFLINE``,
+an empty data directory). Screenshots
 go to the test's temporary directory and to ``/tmp/jlab-screenshot-*.png`` for a human to look at.
 
 Skipped when Chromium, Playwright or JupyterLab is missing.
@@ -28,6 +30,7 @@ from conftest import CHROMIUM, CHROMIUM_ARGS, REPO, local_only
 from lab_server import QUIET_OPTIONS, LabServer, free_port, jupyter_env, new_token, start
 
 import utils
+from utils.learner import learner_notebook
 from utils.records import Dialogue
 
 pytestmark = pytest.mark.browser
@@ -107,6 +110,10 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     notebook.cells = [nbformat.v4.new_code_cell(SETUP)] + [nbformat.v4.new_code_cell(src) for src in VIEWERS.values()]
     nbformat.write(notebook, root / "viewers.ipynb")
+    # A learner copy as `make learner` writes it, for the exercise rendering test.
+    (root / "learner").mkdir()
+    copy, _ = learner_notebook(nbformat.read(REPO / "notebooks" / "wow.ipynb", as_version=4), name="wow.ipynb")
+    nbformat.write(copy, root / "learner" / "wow.ipynb")
     # Every cell stays in the page (no windowing), so each viewer can be found and clicked; and no
     # question about Jupyter's news covers the page.
     for plugin, values in {
@@ -145,34 +152,43 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
 
 
 @pytest.fixture(scope="module")
-def notebook_page(lab: LabServer) -> Iterator[tuple[Any, list[str]]]:
-    """The notebook open in Chromium with every cell run, and the page errors seen so far."""
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium through Playwright, one for the module (Playwright's sync API runs one at a time)."""
     with playwright_sync.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
-            context.route("**/*", local_only)
-            page = context.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
-            page.goto(f"{lab.url}/lab/tree/viewers.ipynb?token={lab.token}")
-            page.wait_for_function(
-                "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                " && window.jupyterapp.shell.currentWidget.sessionContext"
-                " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-                " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
-                timeout=READY_TIMEOUT_MS,
-            )
-            page.evaluate(
-                "async () => { const panel = window.jupyterapp.shell.currentWidget;"
-                " await panel.sessionContext.ready;"
-                " await window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
-            )
-            search_boxes = page.locator("input[placeholder='search topic or text']")
-            playwright_sync.expect(search_boxes).to_have_count(len(VIEWERS), timeout=READY_TIMEOUT_MS)
-            yield page, errors
+            yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture(scope="module")
+def notebook_page(lab: LabServer, chromium: Any) -> Iterator[tuple[Any, list[str]]]:
+    """The notebook open in Chromium with every cell run, and the page errors seen so far."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
+    try:
+        context.route("**/*", local_only)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
+        page.goto(f"{lab.url}/lab/tree/viewers.ipynb?token={lab.token}")
+        page.wait_for_function(
+            "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+            " && window.jupyterapp.shell.currentWidget.sessionContext"
+            " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+            " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
+            timeout=READY_TIMEOUT_MS,
+        )
+        page.evaluate(
+            "async () => { const panel = window.jupyterapp.shell.currentWidget;"
+            " await panel.sessionContext.ready;"
+            " await window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
+        )
+        search_boxes = page.locator("input[placeholder='search topic or text']")
+        playwright_sync.expect(search_boxes).to_have_count(len(VIEWERS), timeout=READY_TIMEOUT_MS)
+        yield page, errors
+    finally:
+        context.close()
 
 
 # -- the test -----------------------------------------------------------------------------------------
@@ -213,4 +229,50 @@ def test_viewer_pages_and_searches_in_jupyterlab(
     if name == list(VIEWERS)[-1]:
         page.screenshot(path=str(tmp_path / "jupyterlab-page.png"))
         shutil.copyfile(tmp_path / "jupyterlab-page.png", SCREENSHOTS / "jlab-screenshot-page.png")
+    assert errors == [], f"page errors: {errors}"
+
+
+#: The first exercise of the WoW chapter: its title, and how its directive starts in the Markdown source.
+WOW_FIRST_EXERCISE = re.compile(r"Count the wizard[’']s turns")
+WOW_FIRST_LABEL = ":label: wow-ex-1"
+
+
+def test_learner_copy_shows_exercise_titles_in_jupyterlab(lab: LabServer, chromium: Any, tmp_path: Path) -> None:
+    """jupyterlab-myst renders ``{exercise}`` as an exercise with its title: without it, JupyterLab shows
+    a raw code block starting ``:label: wow-ex-1`` and the title (the directive's argument) is lost."""
+    _, report = learner_notebook(nbformat.read(REPO / "notebooks" / "wow.ipynb", as_version=4), name="wow.ipynb")
+    labels = report.exercises  # the copy the fixture wrote, in the order of its cells
+    assert len(labels) >= 3 and labels[0] == "wow-ex-1"
+    expect = playwright_sync.expect
+    context = chromium.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
+    try:
+        context.route("**/*", local_only)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
+        page.goto(f"{lab.url}/lab/tree/learner/wow.ipynb?token={lab.token}")
+        # the Markdown cell of the first exercise, once rendered (the hidden editor holds no innerText)
+        cell = page.locator(".jp-MarkdownCell", has_text="the seen-topic validation split").first
+        cell.wait_for(timeout=READY_TIMEOUT_MS)
+        cell.scroll_into_view_if_needed()
+        title = cell.locator(".myst-exercise-title")
+        expect(title).to_have_text(re.compile(r"Exercise 1\s*\(" + WOW_FIRST_EXERCISE.pattern), timeout=STEP_TIMEOUT_MS)
+        expect(title).to_be_visible()
+        rendered = cell.inner_text()
+        assert WOW_FIRST_LABEL not in rendered and "{exercise}" not in rendered, rendered
+        assert cell.locator("pre").count() == 0, "the exercise is rendered as a code block"
+        shot = tmp_path / "jupyterlab-exercise.png"
+        cell.screenshot(path=str(shot))
+        shutil.copyfile(shot, SCREENSHOTS / "jlab-screenshot-exercise.png")
+
+        # every exercise of the copy, each under its own title, none as a raw directive
+        exercises = page.locator(".jp-MarkdownCell .myst-exercise")
+        expect(exercises).to_have_count(len(labels), timeout=STEP_TIMEOUT_MS)
+        assert [exercises.nth(i).get_attribute("id") for i in range(len(labels))] == labels
+        for index in range(len(labels)):
+            assert exercises.nth(index).locator(".myst-exercise-title").inner_text().strip()
+        rendered_markdown = page.locator(".jp-MarkdownCell").all_inner_texts()
+        assert not [text for text in rendered_markdown if ":label:" in text]
+    finally:
+        context.close()
     assert errors == [], f"page errors: {errors}"
