@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -294,3 +295,28 @@ def test_every_chapter_cell_that_glues_an_answer_for_the_teachers_guide_is_tagge
                 names = [n for n in teaching.split("::")[1:] if n.split(":")[0] in cell.source]
                 if names:
                     assert learner.ANSWER_TAG in _tags(cell), f"{chapter.name}: {cell.source[:80]}"
+
+
+def test_no_learner_copy_glues_a_value_that_only_a_model_answer_shows():
+    """A value glued for a model answer (shown only inside a solution) is an exercise's answer: the
+    cell computing it must go with the solutions (tag ``answer``), or the learner copy computes it
+    (issue 36, item 13: cross_dataset's copy computed cross-ex-3's mean F1 per dataset)."""
+    role = re.compile(r"\{glue(?::\w+)?\}`([^`:]+)")
+    for chapter in CHAPTERS:
+        notebook = nbformat.read(chapter, as_version=4)
+        inside, in_solutions, elsewhere = False, set(), set()
+        for cell in notebook.cells:
+            if cell.cell_type != "markdown":
+                continue
+            if "{solution-start}" in cell.source:
+                inside = True
+            (in_solutions if inside else elsewhere).update(role.findall(cell.source))
+            if "{solution-end}" in cell.source:
+                inside = False
+        # the authors' reported numbers are quoted in model answers too: they are no exercise's answer
+        answers = {key for key in in_solutions - elsewhere if "reported" not in key}
+        copy, _ = learner.learner_notebook(notebook, name=chapter.name)
+        for cell in copy.cells:
+            if cell.cell_type == "code":
+                for key in answers:
+                    assert f'glue("{key}"' not in cell.source, f"{chapter.name} computes {key} for a model answer"

@@ -274,8 +274,13 @@ def assignment_notebook(notebook: nbformat.NotebookNode, name: str) -> tuple[nbf
             label, value = _points(cell, name)
             points.setdefault(label, [0, 0])[1] += value
 
-    # A cell tagged "answer" computes answers for the teachers' guide: never part of an assignment.
-    section = [cell for cell in section if ANSWER_TAG not in _tags(cell)]
+    # A cell tagged "answer" computes answers for the teachers' guide, and the other cells the book
+    # hides (glue for the prose) serve the book alone: neither is part of an assignment.
+    section = [
+        cell
+        for cell in section
+        if ANSWER_TAG not in _tags(cell) and ("remove-cell" not in _tags(cell) or GRADE_TAG in _tags(cell))
+    ]
     exercise_code = [c.source for c in section if c.cell_type == "code" and GRADE_TAG not in _tags(c)]
     setup = _needed_setup(cells[:start], exercise_code)
     report.setup_cells = len(setup)
