@@ -131,6 +131,10 @@ class DatasetSource:
     redistribution: str = "no licence granting redistribution is recorded"
     #: what one record of a split is called (a :class:`~utils.records.Dialogue` in the atlas).
     record_unit: str = "dialogues"
+    #: ``record_kinds(split) -> {kind: count}`` for files whose records are not all alike (rows left
+    #: blank, rows nobody labelled): the first kind is what the status panel counts as the split's
+    #: size (``"labelled responses"``), the others are named beside it; ``None``: every record counts
+    record_kinds: Callable[[Any], Mapping[str, int]] | None = None
     #: the splits the dataset's own chapter computes on, the largest first (the benchmark times
     #: that one and loads the others before timing the chapter's work); empty for companions
     chapter_splits: tuple[str, ...] = ()
