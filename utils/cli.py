@@ -8,6 +8,7 @@
     atlas show DATASET SPLIT --search WORDS       # or: --random 3
     atlas stats DATASET SPLIT                     # utterances, tokens, unique tokens, labels
     atlas export DATASET SPLIT --to parquet       # the common records, one documented schema
+    atlas croissant DATASET --out FILE            # the dataset's Croissant 1.1 card (JSON-LD)
 
 Every command has ``--help``. Exit status: 0 success; 1 a failure while running (a download that
 failed, a file that is missing offline, an output path that cannot be written, a malformed data
@@ -664,6 +665,41 @@ def cmd_export(args: argparse.Namespace) -> int:
 # -- the parser -----------------------------------------------------------------------------------------
 
 
+# -- croissant ------------------------------------------------------------------------------------------
+
+
+def cmd_croissant(args: argparse.Namespace) -> int:
+    from .croissant import BIBLIOGRAPHY, write_card
+
+    get_source(args.dataset)  # an unknown name lists the valid ones (exit status 2)
+    out = Path(args.out)
+    check_output_path(out)
+    card = write_card(args.dataset, out, Path(args.bib) if args.bib else BIBLIOGRAPHY)
+    records = [item for item in card["recordSet"] if item.get("dataType") != "sc:Enumeration"]
+    print(
+        f"{clean(out)}: Croissant card of {args.dataset}, {len(card['distribution'])} files, "
+        f"{len(records)} record sets",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _add_croissant(commands: Any) -> None:
+    croissant = commands.add_parser(
+        "croissant",
+        help="write a dataset's Croissant 1.1 card (JSON-LD)",
+        description="Write the dataset's machine-readable card in Croissant 1.1 (MLCommons): its official "
+        "files with their sha256 and URLs, the original formats' record sets and typed fields with the label "
+        "vocabularies, licence, citation and the sizes the authors report.",
+        epilog="example:\n  atlas croissant begin --out begin.croissant.json",
+        formatter_class=_HelpFormatter,
+    )
+    croissant.add_argument("dataset", metavar="DATASET", help=f"one of: {', '.join(dataset_names())}")
+    croissant.add_argument("--out", metavar="FILE", required=True, help="the JSON-LD file to write")
+    croissant.add_argument("--bib", metavar="FILE", help="the BibTeX file to cite from (default: the book's)")
+    croissant.set_defaults(handler=cmd_croissant)
+
+
 def _add_names(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dataset", metavar="DATASET", help=f"one of: {', '.join(dataset_names())}")
     parser.add_argument("split", metavar="SPLIT", help="a split of DATASET (`atlas status` lists them)")
@@ -790,6 +826,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="output file (default: DATASET-SPLIT.jsonl or .parquet); - for standard output",
     )
     export.set_defaults(handler=cmd_export)
+    _add_croissant(commands)
     return parser
 
 

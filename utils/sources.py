@@ -23,6 +23,7 @@ from .errors import UnknownNameError
 from .text import LANGUAGE_CODES
 
 if TYPE_CHECKING:
+    from .croissant import CardFormat
     from .records import Dialogue
     from .reported import Reported
 
@@ -177,6 +178,9 @@ class DatasetSource:
     #: SQL as ``(title, sql, ("table.column", ...))``, offered where the columns they read exist
     viewer_rows: Callable[[Any, Any], Any] | None = None
     viewer_queries: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    #: the original formats for the dataset's Croissant card (:class:`utils.croissant.CardFormat`): the
+    #: splits written in each and their typed fields, with the label vocabularies
+    card_formats: tuple[CardFormat, ...] = ()
     #: ``extra_label_counts(split) -> rows``: label counts that are not turn labels (JWHR's
     #: reference kinds), added to ``atlas stats``
     extra_label_counts: Callable[[Any], list[dict[str, Any]]] | None = None

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...sources import DatasetProfile, DatasetSource, SourceFile, hub_file
-from . import audit_parser, explorer, parser, render, viewer
+from . import audit_parser, card, explorer, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -56,6 +56,7 @@ def _audit_record_kinds(split: Any) -> dict[str, int]:
 
 
 FAITHDIAL = DatasetSource(
+    card_formats=card.FAITHDIAL_FORMATS,
     name="faithdial",
     label_keys=("BEGIN", "VRM"),
     title="FaithDial",
@@ -117,6 +118,7 @@ FAITHDIAL = DatasetSource(
 )
 
 FAITHDIAL_AUDIT = DatasetSource(
+    card_formats=card.AUDIT_FORMATS,
     name="faithdial_audit",
     label_keys=("BEGIN", "VRM"),
     # a CSV row is a record, but not every row is a labelled response (blank rows, rows without a
