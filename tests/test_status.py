@@ -143,3 +143,18 @@ def test_a_reported_size_is_set_against_the_loaded_count_of_the_same_unit(data_d
         assert row["compared"] == expected
         chip = panel_chips(str(status_panel(frame)))[(row["dataset"], row["split"])]["atlas-chip-size"]
         assert f"{int(row['reported value']):,}" in chip, chip
+
+
+@pytest.mark.realdata
+def test_atlas_status_sizes_prints_one_line_per_dataset_with_the_labelled_count(
+    real_data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from utils import cli
+
+    monkeypatch.setenv("COLUMNS", "1000")  # one line per dataset, unwrapped
+    assert cli.main(["status", "--sizes"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":", 1)[0] for line in lines] == list(registry())
+    audit = next(line for line in lines if line.startswith("faithdial_audit:"))
+    if (real_data_dir / "faithdial-audit" / "gold" / "topical.csv").is_file():
+        assert "gold_topical official 205 labelled responses (of 997 rows: 789 blank rows" in audit

@@ -179,6 +179,8 @@ def _provenance_line(split: LoadedSplit) -> Any:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    if args.sizes:
+        return _status_sizes()
     frame = data_status()
     data_directory = config.data_dir()
     problem = config.data_dir_problem(data_directory)
@@ -211,6 +213,27 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"no file, a split would use the atlas's demo sample. {getting}"
         )
     )
+    return 0
+
+
+def _status_sizes() -> int:
+    """The book's status panel in the terminal: one line per dataset, each split coloured by what it
+    would be built on (official green, partial yellow, demo red), with its size against the reported one."""
+    from .status import build_status_frame, chip_size
+
+    console = _console()
+    colours = {"official": "green", "partial": "yellow", "demo": "red", "synthetic": "red", "missing": "red"}
+    frame = build_status_frame()
+    for dataset, rows in frame.groupby("dataset", sort=False):
+        line = _text(f"{clean(dataset)}: ", "bold")
+        for position, row in enumerate(rows.to_dict("records")):
+            line.append(" | " if position else "")
+            line.append(clean(f"{row['split']} "))
+            line.append(clean(row["chip"]), style=colours.get(row["chip"], ""))
+            line.append(clean(f" {chip_size(row)}"))
+            if row["other rows"]:
+                line.append(clean(f" ({row['other rows']})"))
+        console.print(line)
     return 0
 
 
@@ -750,6 +773,12 @@ def build_parser() -> argparse.ArgumentParser:
         "sample), without downloading or hashing anything.",
     )
     status.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    status.add_argument(
+        "--sizes",
+        action="store_true",
+        help="load each split and print one line per dataset: each split's data and its size against the "
+        "size the authors report (as the book's status panel)",
+    )
     status.set_defaults(handler=cmd_status)
 
     fetch = commands.add_parser(

@@ -159,7 +159,7 @@ STATUS_COLUMNS = (
 
 def chip_size(row: Mapping[str, object]) -> str:
     """A split's size against the reported one, as its chip says it: ``3 of 18,430 dialogues``,
-    ``205 labelled responses``, ``12 turns of 36,809 reported``."""
+    ``205 labelled responses``, ``3 dialogues, 17 of 36,809 turns``."""
     size, compared, value = row["size"], row["compared"], row["reported value"]
     if pd.isna(size):
         return "not loaded"
@@ -169,7 +169,7 @@ def chip_size(row: Mapping[str, object]) -> str:
     approx = "about " if row["reported approx"] else ""
     reported_unit = str(row["reported unit"])
     if reported_unit in _TURN_NAMES:
-        return f"{counted(int(size), unit)}; {int(compared):,} {reported_unit} of {approx}{int(value):,}"  # type: ignore[arg-type]
+        return f"{counted(int(size), unit)}, {int(compared):,} of {approx}{int(value):,} {reported_unit}"  # type: ignore[arg-type]
     return f"{int(compared):,} of {approx}{int(value):,} {reported_unit}"  # type: ignore[arg-type]
 
 

@@ -158,10 +158,28 @@ def _withhold_unlicensed(directory: Path) -> list[str]:
     return withheld
 
 
+#: Where the built site carries each dataset's Croissant card (``<name>.croissant.json``), linked from
+#: the page "Getting the data".
+CARDS = Path("_static") / "croissant"
+
+
+def _write_cards(outdir: Path) -> None:
+    """Each dataset's Croissant card (``atlas croissant``), written at build time so that it cannot go
+    stale: the declarations it is made from are those the book was built with."""
+    from utils.croissant import write_card
+    from utils.sources import registry
+
+    target = outdir / CARDS
+    target.mkdir(parents=True, exist_ok=True)
+    for name in registry():
+        write_card(name, target / f"{name}.croissant.json")
+
+
 def _finish_viewer(app: Any, exception: BaseException | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     _copy_vendor(Path(app.outdir))
+    _write_cards(Path(app.outdir))
     if os.environ.get(PUBLISH_VARIABLE) == "1" and _viewer_dir(app).is_dir():
         _withhold_unlicensed(_viewer_dir(app))
 
