@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,26 @@ def _drop_duplicate_scripts(app: Any, pagename: str, templatename: str, context:
         seen.add(key)
         unique.append(script)
     context["script_files"] = unique
+
+
+#: A prose table (MyST's ``<table class="table">``) scrolls sideways when wider than the column.
+_PROSE_TABLE = re.compile(r'<table class="table"(?![^>]*tabindex)')
+
+
+def _accessible_body(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    """Markup fixes axe-core asks for, made to each page's body before the theme wraps it.
+
+    * docutils marks each bibliography entry ``role="doc-biblioentry"`` inside a ``role="list"``;
+      ARIA 1.3 deprecates that role, so axe-core (4.10+) reads the entries as no list items and
+      the list's children as not allowed (a critical violation). Each entry becomes a ``listitem``.
+    * a prose table that scrolls sideways is focusable, so that a keyboard can scroll it.
+    """
+    body = context.get("body")
+    if not body:
+        return
+    body = body.replace('role="doc-biblioentry"', 'role="listitem"')
+    body = _PROSE_TABLE.sub('<table class="table" tabindex="0"', body)
+    context["body"] = body
 
 
 def _author_year_style() -> type:
@@ -198,6 +219,7 @@ def setup(app: Any) -> dict[str, Any]:
 
     register_plugin("pybtex.style.formatting", "atlas", _author_year_style())
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
+    app.connect("html-page-context", _accessible_body)
     app.connect("builder-inited", _start_viewer)
     app.connect("build-finished", _finish_viewer)
     # after Sphinx's own numbering (TocTreeCollector, default priority 500)
