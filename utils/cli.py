@@ -708,13 +708,14 @@ def cmd_croissant(args: argparse.Namespace) -> int:
 
 
 def _add_croissant(commands: Any) -> None:
+    name, _ = _example()
     croissant = commands.add_parser(
         "croissant",
         help="write a dataset's Croissant 1.1 card (JSON-LD)",
         description="Write the dataset's machine-readable card in Croissant 1.1 (MLCommons): its official "
         "files with their sha256 and URLs, the original formats' record sets and typed fields with the label "
         "vocabularies, licence, citation and the sizes the authors report.",
-        epilog="example:\n  atlas croissant begin --out begin.croissant.json",
+        epilog=f"example:\n  atlas croissant {name} --out {name}.croissant.json",
         formatter_class=_HelpFormatter,
     )
     croissant.add_argument("dataset", metavar="DATASET", help=f"one of: {', '.join(dataset_names())}")
