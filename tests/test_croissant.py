@@ -149,3 +149,19 @@ def test_mlcroissant_reads_the_records_of_the_official_files_present(
             assert value == original or (value is None and original == ""), (field["@id"], value, original)
         read += 1
     assert read == len(present)
+
+
+SITE = Path(__file__).resolve().parents[1] / "_build" / "html"
+
+
+@pytest.mark.skipif(not (SITE / "book" / "data.html").is_file(), reason="no built book: run `make book` first")
+def test_the_data_page_links_every_card_the_build_wrote(tmp_path: Path) -> None:
+    """The build writes the cards from the declarations it was built with, and the data page links each."""
+    page = (SITE / "book" / "data.html").read_text(encoding="utf-8")
+    for dataset in DATASETS:
+        link = f'href="../_static/croissant/{dataset}.croissant.json"'
+        assert link in page, f"the data page does not link {dataset}'s card"
+        built = SITE / "_static" / "croissant" / f"{dataset}.croissant.json"
+        mlcroissant.Dataset(jsonld=str(built))
+        _, card = write(dataset, tmp_path)
+        assert json.loads(built.read_text(encoding="utf-8")) == card, f"{built} differs from `atlas croissant`"
