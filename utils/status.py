@@ -175,9 +175,9 @@ def chip_size(row: Mapping[str, object]) -> str:
 
 def status_panel(frame: pd.DataFrame, *, caption: str = "What each split of this book was built on.") -> SafeHTML:
     """The panel as HTML: one row per dataset, each split a chip (official, partial, demo, ...) with
-    its size against the reported one; the whole dataset's reported size and where the reported
-    sizes come from beside them. ``frame`` is :func:`build_status_frame`'s."""
-    body = []
+    its size against the reported one, the whole dataset's reported size under its name, and where the
+    reported sizes come from in a note. ``frame`` is :func:`build_status_frame`'s."""
+    body, cited = [], []
     for dataset, rows in frame.groupby("dataset", sort=False):
         source = get_source(str(dataset))
         chips = []
@@ -191,33 +191,35 @@ def status_panel(frame: pd.DataFrame, *, caption: str = "What each split of this
                 f'<span class="atlas-chip-kind">{esc(row["chip"])}</span> '
                 f'<span class="atlas-chip-size">{esc(chip_size(row))}</span>{other}</li>'
             )
-        whole = _reported_text(reported_item(str(dataset), ""))
-        sources = sorted({str(s) for s in rows["reported source"] if s})
         whole_item = reported_item(str(dataset), "")
+        whole = ""
+        if whole_item is not None:
+            whole = f'<br><span class="atlas-status-whole">{esc(_reported_text(whole_item))} in all</span>'
+        sources = sorted({str(s) for s in rows["reported source"] if s})
         if whole_item is not None and whole_item.source not in sources:
             sources.append(whole_item.source)
+        if sources:
+            cited.append(f"{esc(source.title)}: {esc('; '.join(sources))}")
         body.append(
             "<tr>"
-            f'<th scope="row">{esc(source.title)}<br><code>{esc(dataset)}</code></th>'
+            f'<th scope="row">{esc(source.title)}<br><code>{esc(dataset)}</code>{whole}</th>'
             f'<td><ul class="atlas-chips">{"".join(chips)}</ul></td>'
-            f"<td>{esc(whole) or '–'}</td>"
-            f"<td>{esc('; '.join(sources)) or '–'}</td>"
             "</tr>"
         )
     head = (
-        "<thead><tr><th scope=\"col\">Dataset (name in the code)</th><th scope=\"col\">Splits: built on, size "
-        "loaded of the size reported</th><th scope=\"col\">Reported for the whole dataset</th>"
-        "<th scope=\"col\">Reported sizes from</th></tr></thead>"
+        '<thead><tr><th scope="col">Dataset, name in the code, size reported in all</th>'
+        '<th scope="col">Splits: what each was built on, and its size loaded of the size reported</th></tr></thead>'
     )
-    legend = (
-        '<ul class="atlas-table-notes">'
-        "<li>official: the publisher's file (verified against its checksum where one is published); partial: a "
+    notes = [
+        "official: the publisher's file (verified against its checksum where one is published); partial: a "
         "published subset; demo: a few records the atlas wrote itself, not the dataset; missing: no file and no "
-        "demo sample.</li>"
-        "<li>A size is the records loaded, beside the authors' count of the same unit where they report one for "
+        "demo sample.",
+        "A size is the records loaded, beside the authors' count of the same unit where they report one for "
         "that split; rows that are not labelled records (blank rows, rows without a label) are counted apart, "
-        "in brackets. – the authors report no such size.</li></ul>"
-    )
+        "in brackets.",
+        f"Reported sizes from: {'. '.join(cited)}.",
+    ]
+    legend = f'<ul class="atlas-table-notes">{"".join(f"<li>{note}</li>" for note in notes)}</ul>'
     label = esc(caption)
     return SafeHTML(
         f'<div class="atlas-table atlas-status"><p class="atlas-table-caption" id="atlas-status-caption">{label}</p>'
