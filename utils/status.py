@@ -157,20 +157,23 @@ STATUS_COLUMNS = (
 )
 
 
-def chip_size(row: Mapping[str, object]) -> str:
+def chip_size(row: Mapping[str, object], *, unit: bool = True) -> str:
     """A split's size against the reported one, as its chip says it: ``3 of 18,430 dialogues``,
-    ``205 labelled responses``, ``3 dialogues, 17 of 36,809 turns``."""
+    ``205 labelled responses``, ``3 dialogues; 17 of 36,809 turns``. ``unit=False`` leaves out the
+    split's own unit (the panel names it once per dataset): ``3 of 18,430``, ``205``; a count in
+    another unit (turns) keeps its unit."""
     size, compared, value = row["size"], row["compared"], row["reported value"]
     if pd.isna(size):
         return "not loaded"
-    unit = str(row["unit"])
+    own = counted(int(size), str(row["unit"])) if unit else f"{int(size):,}"  # type: ignore[arg-type]
     if value is None or pd.isna(value):
-        return counted(int(size), unit)  # type: ignore[arg-type]
+        return own
     approx = "about " if row["reported approx"] else ""
     reported_unit = str(row["reported unit"])
     if reported_unit in _TURN_NAMES:
-        return f"{counted(int(size), unit)}, {int(compared):,} of {approx}{int(value):,} {reported_unit}"  # type: ignore[arg-type]
-    return f"{int(compared):,} of {approx}{int(value):,} {reported_unit}"  # type: ignore[arg-type]
+        return f"{own}; {int(compared):,} of {approx}{int(value):,} {reported_unit}"  # type: ignore[arg-type]
+    shown = f"{int(compared):,} of {approx}{int(value):,}"  # type: ignore[arg-type]
+    return f"{shown} {reported_unit}" if unit else shown
 
 
 def status_panel(frame: pd.DataFrame, *, caption: str = "What each split of this book was built on.") -> SafeHTML:
@@ -189,12 +192,12 @@ def status_panel(frame: pd.DataFrame, *, caption: str = "What each split of this
                 f'data-built-on="{esc(row["built on"])}">'
                 f'<span class="atlas-chip-split">{esc(row["split"])}</span> '
                 f'<span class="atlas-chip-kind">{esc(row["chip"])}</span> '
-                f'<span class="atlas-chip-size">{esc(chip_size(row))}</span>{other}</li>'
+                f'<span class="atlas-chip-size">{esc(chip_size(row, unit=False))}</span>{other}</li>'
             )
         whole_item = reported_item(str(dataset), "")
         whole = ""
         if whole_item is not None:
-            whole = f'<br><span class="atlas-status-whole">{esc(_reported_text(whole_item))} in all</span>'
+            whole = f'<br><span class="atlas-status-whole">{esc(_reported_text(whole_item))} reported in all</span>'
         sources = sorted({str(s) for s in rows["reported source"] if s})
         if whole_item is not None and whole_item.source not in sources:
             sources.append(whole_item.source)
@@ -202,12 +205,13 @@ def status_panel(frame: pd.DataFrame, *, caption: str = "What each split of this
             cited.append(f"{esc(source.title)}: {esc('; '.join(sources))}")
         body.append(
             "<tr>"
-            f'<th scope="row">{esc(source.title)}<br><code>{esc(dataset)}</code>{whole}</th>'
+            f'<th scope="row">{esc(source.title)}<br><code>{esc(dataset)}</code>{whole}'
+            f'<br><span class="atlas-status-whole">sizes in {esc(rows["unit"].iloc[0])}</span></th>'
             f'<td><ul class="atlas-chips">{"".join(chips)}</ul></td>'
             "</tr>"
         )
     head = (
-        '<thead><tr><th scope="col">Dataset, name in the code, size reported in all</th>'
+        '<thead><tr><th scope="col">Dataset: name in the code, size reported in all, unit of the sizes</th>'
         '<th scope="col">Splits: what each was built on, and its size loaded of the size reported</th></tr></thead>'
     )
     notes = [
