@@ -29,6 +29,8 @@ SKIP_PREFIXES = ("_static/", "_sources/", "_images/", "reports/", "_downloads/",
 THEMES = ("light", "dark")
 #: The impacts that fail the test (axe's four: minor, moderate, serious, critical).
 BARRIERS = ("serious", "critical")
+#: Colours are measured at rest: no transition or animation halfway through.
+AT_REST = "*, *::before, *::after { transition: none !important; animation: none !important; }"
 
 playwright_sync = pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 if not CHROMIUM.exists():
@@ -82,7 +84,10 @@ def axe_violations(browser: Any, url: str, theme: str) -> list[dict[str, Any]]:
         response = page.goto(url, wait_until="load")
         assert response is not None and response.ok, f"{url} did not load"
         page.wait_for_load_state("networkidle")
-        assert page.evaluate("document.documentElement.dataset.theme") == theme
+        # the theme script sets the mode after load: wait for it, and measure colours at rest, not
+        # halfway through a transition
+        page.wait_for_function("mode => document.documentElement.dataset.theme === mode", arg=theme)
+        page.add_style_tag(content=AT_REST)
         page.add_script_tag(path=str(AXE))
         result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
         return result["violations"]
