@@ -1,6 +1,6 @@
 """The built book tells at a glance what is real.
 
-* The intro page's status panel lists every dataset and split as :func:`utils.data_status` sees the
+* The intro page's status panel lists every dataset and split (a chip each) as :func:`utils.data_status` sees the
   data directory the tests run with (the same one the book was built with, as in ``.ci/run``).
 * No "Reproduced" cell of a comparison table holds a number when its split was a demo sample or a
   partial copy in that build: the panel is the witness of what each split was built on, the
@@ -15,6 +15,7 @@ Reads the HTML of ``_build/html`` (skipped when the book is not built).
 from __future__ import annotations
 
 import base64
+import html
 import os
 import re
 from html.parser import HTMLParser
@@ -91,14 +92,14 @@ def tables_of(page: Path) -> list[dict]:
     return parser.tables
 
 
+_CHIP = re.compile(r'<li class="atlas-chip [^"]*" data-dataset="([^"]*)" data-split="([^"]*)" data-built-on="([^"]*)"')
+
+
 def status_panel() -> dict[tuple[str, str], str]:
-    """``(dataset, split) -> built on`` as the intro page's panel shows it."""
-    panels = [table for table in tables_of(INTRO) if table["caption"].strip() == PANEL_CAPTION]
-    assert len(panels) == 1, "the intro page has no status panel"
-    header, *rows = panels[0]["rows"]
-    names = [text for text, _ in header]
-    at = {name: names.index(name) for name in ("Name in the code", "Split", "Built on")}
-    return {(row[at["Name in the code"]][0], row[at["Split"]][0]): row[at["Built on"]][0] for row in rows}
+    """``(dataset, split) -> built on`` as the intro page's panel shows it (one chip per split)."""
+    page = INTRO.read_text(encoding="utf-8")
+    assert page.count(PANEL_CAPTION) == 1, "the intro page has no status panel"
+    return {(html.unescape(d), html.unescape(s)): html.unescape(b) for d, s, b in _CHIP.findall(page)}
 
 
 def test_the_status_panel_matches_data_status() -> None:

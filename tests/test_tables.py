@@ -152,3 +152,11 @@ def test_reproduced_holds_only_values_computed_on_the_official_files() -> None:
     assert row["On the partial copy (not the whole dataset)"] == "0.03000"
     official_only = tables.comparison(compare("jwhr", {("sessions", "answered"): Reproduced(838, ("official",))}))
     assert not [c for c in official_only.data.columns if c.startswith("On the ")]  # no empty column
+
+
+def test_a_table_that_scrolls_is_focusable_and_named_by_its_caption() -> None:
+    """axe-core: a scrollable region must be reachable by keyboard (scrollable-region-focusable)."""
+    shown = tables.table(pd.DataFrame({"a": [1]}), caption='Sizes "loaded" <here>').to_html()
+    label = "Sizes &quot;loaded&quot; &lt;here&gt;"
+    assert f'<div class="atlas-table-scroll" tabindex="0" role="region" aria-label="{label}">' in shown
+    assert 'aria-label="Table"' in tables.table(pd.DataFrame({"a": [1]})).to_html()

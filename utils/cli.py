@@ -8,6 +8,7 @@
     atlas show DATASET SPLIT --search WORDS       # or: --random 3
     atlas stats DATASET SPLIT                     # utterances, tokens, unique tokens, labels
     atlas export DATASET SPLIT --to parquet       # the common records, one documented schema
+    atlas croissant DATASET --out FILE            # the dataset's Croissant 1.1 card (JSON-LD)
 
 Every command has ``--help``. Exit status: 0 success; 1 a failure while running (a download that
 failed, a file that is missing offline, an output path that cannot be written, a malformed data
@@ -179,6 +180,8 @@ def _provenance_line(split: LoadedSplit) -> Any:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    if args.sizes:
+        return _status_sizes()
     frame = data_status()
     data_directory = config.data_dir()
     problem = config.data_dir_problem(data_directory)
@@ -211,6 +214,27 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"no file, a split would use the atlas's demo sample. {getting}"
         )
     )
+    return 0
+
+
+def _status_sizes() -> int:
+    """The book's status panel in the terminal: one line per dataset, each split coloured by what it
+    would be built on (official green, partial yellow, demo red), with its size against the reported one."""
+    from .status import build_status_frame, chip_size
+
+    console = _console()
+    colours = {"official": "green", "partial": "yellow", "demo": "red", "synthetic": "red", "missing": "red"}
+    frame = build_status_frame()
+    for dataset, rows in frame.groupby("dataset", sort=False):
+        line = _text(f"{clean(dataset)}: ", "bold")
+        for position, row in enumerate(rows.to_dict("records")):
+            line.append(" | " if position else "")
+            line.append(clean(f"{row['split']} "))
+            line.append(clean(row["chip"]), style=colours.get(row["chip"], ""))
+            line.append(clean(f" {chip_size(row)}"))
+            if row["other rows"]:
+                line.append(clean(f" ({row['other rows']})"))
+        console.print(line)
     return 0
 
 
@@ -711,6 +735,42 @@ def _is_standard_output(out: Path) -> bool:
 # -- the parser -----------------------------------------------------------------------------------------
 
 
+# -- croissant ------------------------------------------------------------------------------------------
+
+
+def cmd_croissant(args: argparse.Namespace) -> int:
+    from .croissant import BIBLIOGRAPHY, write_card
+
+    get_source(args.dataset)  # an unknown name lists the valid ones (exit status 2)
+    out = Path(args.out)
+    check_output_path(out)
+    card = write_card(args.dataset, out, Path(args.bib) if args.bib else BIBLIOGRAPHY)
+    records = [item for item in card["recordSet"] if item.get("dataType") != "sc:Enumeration"]
+    print(
+        f"{clean(out)}: Croissant card of {args.dataset}, {len(card['distribution'])} files, "
+        f"{len(records)} record sets",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _add_croissant(commands: Any) -> None:
+    name, _ = _example()
+    croissant = commands.add_parser(
+        "croissant",
+        help="write a dataset's Croissant 1.1 card (JSON-LD)",
+        description="Write the dataset's machine-readable card in Croissant 1.1 (MLCommons): its official "
+        "files with their sha256 and URLs, the original formats' record sets and typed fields with the label "
+        "vocabularies, licence, citation and the sizes the authors report.",
+        epilog=f"example:\n  atlas croissant {name} --out {name}.croissant.json",
+        formatter_class=_HelpFormatter,
+    )
+    croissant.add_argument("dataset", metavar="DATASET", help=f"one of: {', '.join(dataset_names())}")
+    croissant.add_argument("--out", metavar="FILE", required=True, help="the JSON-LD file to write")
+    croissant.add_argument("--bib", metavar="FILE", help="the BibTeX file to cite from (default: the book's)")
+    croissant.set_defaults(handler=cmd_croissant)
+
+
 def _add_names(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dataset", metavar="DATASET", help=f"one of: {', '.join(dataset_names())}")
     parser.add_argument("split", metavar="SPLIT", help="a split of DATASET (`atlas status` lists them)")
@@ -761,6 +821,12 @@ def build_parser() -> argparse.ArgumentParser:
         "sample), without downloading or hashing anything.",
     )
     status.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    status.add_argument(
+        "--sizes",
+        action="store_true",
+        help="load each split and print one line per dataset: each split's data and its size against the "
+        "size the authors report (as the book's status panel)",
+    )
     status.set_defaults(handler=cmd_status)
 
     fetch = commands.add_parser(
@@ -851,6 +917,7 @@ def build_parser() -> argparse.ArgumentParser:
     course.add_argument("--out", metavar="DIR", default="course", help="the course folder (default: course)")
     course.add_argument("chapters", metavar="CHAPTER", nargs="*", help="only these chapters (default: all)")
     course.set_defaults(handler=cmd_course)
+    _add_croissant(commands)
     return parser
 
 

@@ -23,6 +23,7 @@ from .errors import UnknownNameError
 from .text import LANGUAGE_CODES
 
 if TYPE_CHECKING:
+    from .croissant import CardFormat
     from .records import Dialogue
     from .reported import Reported
 
@@ -131,6 +132,10 @@ class DatasetSource:
     redistribution: str = "no licence granting redistribution is recorded"
     #: what one record of a split is called (a :class:`~utils.records.Dialogue` in the atlas).
     record_unit: str = "dialogues"
+    #: ``record_kinds(split) -> {kind: count}`` for files whose records are not all alike (rows left
+    #: blank, rows nobody labelled): the first kind is what the status panel counts as the split's
+    #: size (``"labelled responses"``), the others are named beside it; ``None``: every record counts
+    record_kinds: Callable[[Any], Mapping[str, int]] | None = None
     #: the splits the dataset's own chapter computes on, the largest first (the benchmark times
     #: that one and loads the others before timing the chapter's work); empty for companions
     chapter_splits: tuple[str, ...] = ()
@@ -173,6 +178,9 @@ class DatasetSource:
     #: SQL as ``(title, sql, ("table.column", ...))``, offered where the columns they read exist
     viewer_rows: Callable[[Any, Any], Any] | None = None
     viewer_queries: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    #: the original formats for the dataset's Croissant card (:class:`utils.croissant.CardFormat`): the
+    #: splits written in each and their typed fields, with the label vocabularies
+    card_formats: tuple[CardFormat, ...] = ()
     #: ``extra_label_counts(split) -> rows``: label counts that are not turn labels (JWHR's
     #: reference kinds), added to ``atlas stats``
     extra_label_counts: Callable[[Any], list[dict[str, Any]]] | None = None

@@ -48,7 +48,12 @@ class Table:
         caption = f'<p class="atlas-table-caption">{html.escape(self.caption)}</p>' if self.caption else ""
         notes = "".join(f"<li>{note}</li>" for note in self.notes)
         notes_html = f'<ul class="atlas-table-notes">{notes}</ul>' if notes else ""
-        table = f'<div class="atlas-table-scroll">{self.styler.to_html()}</div>'
+        # a table wider than the column scrolls: focusable, so that a keyboard can scroll it, and named
+        label = html.escape(self.caption or "Table", quote=True)
+        table = (
+            f'<div class="atlas-table-scroll" tabindex="0" role="region" aria-label="{label}">'
+            f"{self.styler.to_html()}</div>"
+        )
         return f'<div class="atlas-table">{caption}{table}{notes_html}</div>'
 
     def _repr_html_(self) -> str:

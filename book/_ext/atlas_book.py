@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,26 @@ def _drop_duplicate_scripts(app: Any, pagename: str, templatename: str, context:
         seen.add(key)
         unique.append(script)
     context["script_files"] = unique
+
+
+#: A prose table (MyST's ``<table class="table">``) scrolls sideways when wider than the column.
+_PROSE_TABLE = re.compile(r'<table class="table"(?![^>]*tabindex)')
+
+
+def _accessible_body(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    """Markup fixes axe-core asks for, made to each page's body before the theme wraps it.
+
+    * docutils marks each bibliography entry ``role="doc-biblioentry"`` inside a ``role="list"``;
+      ARIA 1.3 deprecates that role, so axe-core (4.10+) reads the entries as no list items and
+      the list's children as not allowed (a critical violation). Each entry becomes a ``listitem``.
+    * a prose table that scrolls sideways is focusable, so that a keyboard can scroll it.
+    """
+    body = context.get("body")
+    if not body:
+        return
+    body = body.replace('role="doc-biblioentry"', 'role="listitem"')
+    body = _PROSE_TABLE.sub('<table class="table" tabindex="0"', body)
+    context["body"] = body
 
 
 def _author_year_style() -> type:
@@ -169,10 +190,28 @@ def _withhold_unlicensed(directory: Path) -> list[str]:
     return withheld
 
 
+#: Where the built site carries each dataset's Croissant card (``<name>.croissant.json``), linked from
+#: the page "Getting the data".
+CARDS = Path("_static") / "croissant"
+
+
+def _write_cards(outdir: Path) -> None:
+    """Each dataset's Croissant card (``atlas croissant``), written at build time so that it cannot go
+    stale: the declarations it is made from are those the book was built with."""
+    from utils.croissant import write_card
+    from utils.sources import registry
+
+    target = outdir / CARDS
+    target.mkdir(parents=True, exist_ok=True)
+    for name in registry():
+        write_card(name, target / f"{name}.croissant.json")
+
+
 def _finish_viewer(app: Any, exception: BaseException | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     _copy_vendor(Path(app.outdir))
+    _write_cards(Path(app.outdir))
     if os.environ.get(PUBLISH_VARIABLE) == "1" and _viewer_dir(app).is_dir():
         _withhold_unlicensed(_viewer_dir(app))
 
@@ -287,6 +326,7 @@ def setup(app: Any) -> dict[str, Any]:
 
     register_plugin("pybtex.style.formatting", "atlas", _author_year_style())
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
+    app.connect("html-page-context", _accessible_body)
     app.connect("builder-inited", _start_viewer)
     app.connect("build-finished", _finish_viewer)
     app.add_config_value("atlas_learner_branch", "learner-copies", "html")

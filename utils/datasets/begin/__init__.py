@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...sources import DatasetProfile, DatasetSource, SourceFile
-from . import explorer, parser, render, viewer
+from . import card, explorer, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order): after the other datasets,
@@ -56,6 +56,7 @@ _FILES: dict[str, tuple[str, str, str | None, int | None]] = {
 }
 
 BEGIN = DatasetSource(
+    card_formats=card.FORMATS,
     name="begin",
     label_keys=("BEGIN",),
     record_unit="labelled responses",

@@ -8,10 +8,12 @@ Two declarations share this folder: ``faithdial`` (the hub repository's JSON fil
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from ...sources import DatasetProfile, DatasetSource, SourceFile, hub_file
-from . import audit_parser, explorer, parser, render, viewer
+from . import audit_parser, card, explorer, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -42,7 +44,19 @@ _AUDIT_FILES = {
     "ctrl_topical": ("CTRL/ctrl_processed_topicalchat.csv", "b6c6ed1c3bfeb2578dab05ab694482047119b16ff0e3350b88f6a2f86605b201", 304084),
 }
 
+def _audit_record_kinds(split: Any) -> dict[str, int]:
+    """An audit file's rows by what they are: only rows with a BEGIN label are labelled responses
+    (``gold/topical.csv`` has 205 of them among 997 rows, 789 of the rest blank)."""
+    statuses = Counter(meta.get("status") for meta in split.dialogues_frame()["meta"])
+    return {
+        "labelled responses": statuses[audit_parser.STATUS_LABELLED],
+        "blank rows": statuses[audit_parser.STATUS_BLANK],
+        "rows without a BEGIN label": statuses[audit_parser.STATUS_NO_BEGIN],
+    }
+
+
 FAITHDIAL = DatasetSource(
+    card_formats=card.FAITHDIAL_FORMATS,
     name="faithdial",
     label_keys=("BEGIN", "VRM"),
     title="FaithDial",
@@ -104,9 +118,13 @@ FAITHDIAL = DatasetSource(
 )
 
 FAITHDIAL_AUDIT = DatasetSource(
+    card_formats=card.AUDIT_FORMATS,
     name="faithdial_audit",
     label_keys=("BEGIN", "VRM"),
-    record_unit="labelled responses",
+    # a CSV row is a record, but not every row is a labelled response (blank rows, rows without a
+    # BEGIN label): the status panel counts the labelled ones (record_kinds)
+    record_unit="rows",
+    record_kinds=_audit_record_kinds,
     title="FaithDial hallucination audit (BEGIN/VRM labels on WoW, CMU-DoG, TopicalChat)",
     language="English",
     format="CSV (one labelled response per row; column names differ between files)",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...sources import DatasetProfile, DatasetSource, RecordIds, hub_file
-from . import explorer, parser, render, viewer
+from . import card, explorer, parser, render, viewer
 from .reported import REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -33,6 +33,7 @@ def _reference_label_counts(split: object) -> list[dict[str, object]]:
 
 
 JWHR = DatasetSource(
+    card_formats=card.FORMATS,
     name="jwhr",
     # The dataset card calls ``id`` the "Entry ID" of a session; in the real files the 838 answered
     # and 433 not-answered ids are all distinct, and the two files share none.

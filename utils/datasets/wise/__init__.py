@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...sources import DatasetProfile, DatasetSource, RecordIds, SourceFile
-from . import explorer, parser, render, viewer
+from . import card, explorer, parser, render, viewer
 from .reported import REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -46,6 +46,7 @@ def _github(filename: str) -> SourceFile:
 
 
 WISE = DatasetSource(
+    card_formats=card.FORMATS,
     name="wise",
     label_keys=("intent", "action"),
     joined_labels=("intent", "action"),

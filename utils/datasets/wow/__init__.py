@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...sources import Archive, DatasetProfile, DatasetSource, RecordIds, SourceFile
-from . import explorer, kilt_parser, parser, render, viewer
+from . import card, explorer, kilt_parser, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -40,6 +40,7 @@ def _raw(member: str) -> SourceFile:
 
 
 WOW = DatasetSource(
+    card_formats=card.RAW_FORMATS,
     name="wow",
     label_keys=("checked_source", "knowledge"),
     title="Wizard of Wikipedia",
@@ -97,6 +98,7 @@ WOW = DatasetSource(
 )
 
 WOW_KILT = DatasetSource(
+    card_formats=card.KILT_FORMATS,
     name="wow_kilt",
     label_keys=("target",),
     # KILT's format means ids to be unique, but its WoW files are known to repeat examples

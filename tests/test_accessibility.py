@@ -1,0 +1,113 @@
+"""axe-core on every page of the built book, light and dark: no critical or serious violation.
+
+axe-core comes from the npm lock (``book/_vendor``, ``make vendor``) and is injected into each page
+after it loads; the site itself never carries it. Chromium is Debian's (``/usr/bin/chromium``),
+headless, driven by Python Playwright over a local ``http.server``; requests to other hosts are
+aborted. Skipped when the book is not built, axe-core is not installed, or Chromium is missing.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CHROMIUM, CHROMIUM_ARGS, local_only
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[1]
+SITE = Path(os.environ.get("ATLAS_SITE_DIR") or REPO / "_build" / "html")
+AXE = REPO / "book" / "_vendor" / "node_modules" / "axe-core" / "axe.min.js"
+#: Built pages that are not book content (Sphinx's own index pages, execution reports).
+SKIP_PREFIXES = ("_static/", "_sources/", "_images/", "reports/", "_downloads/", "_viewer/")
+THEMES = ("light", "dark")
+#: The impacts that fail the test (axe's four: minor, moderate, serious, critical).
+BARRIERS = ("serious", "critical")
+#: Colours are measured at rest: no transition or animation halfway through.
+AT_REST = "*, *::before, *::after { transition: none !important; animation: none !important; }"
+
+playwright_sync = pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
+if not CHROMIUM.exists():
+    pytest.skip(f"{CHROMIUM} is missing (apt-get install -y chromium)", allow_module_level=True)
+if not AXE.is_file():
+    pytest.skip(f"{AXE} is missing: run `make vendor`", allow_module_level=True)
+
+
+def built_pages() -> list[str]:
+    if not SITE.is_dir():
+        return []
+    pages = sorted(path.relative_to(SITE).as_posix() for path in SITE.rglob("*.html"))
+    return [page for page in pages if not page.startswith(SKIP_PREFIXES)]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site_url() -> Iterator[str]:
+    if not (SITE / "index.html").is_file():
+        pytest.skip(f"{SITE} has no built book: run `make book` first")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_sync.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def axe_violations(browser: Any, url: str, theme: str) -> list[dict[str, Any]]:
+    """axe-core's violations on ``url`` in ``theme`` (the reader's choice, as the theme stores it)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=theme)
+    context.add_init_script(f"try {{ localStorage.setItem('mode', '{theme}'); }} catch (e) {{}}")
+    context.route("**/*", local_only)
+    page = context.new_page()
+    try:
+        response = page.goto(url, wait_until="load")
+        assert response is not None and response.ok, f"{url} did not load"
+        page.wait_for_load_state("networkidle")
+        # the theme script sets the mode after load: wait for it, and measure colours at rest, not
+        # halfway through a transition
+        page.wait_for_function("mode => document.documentElement.dataset.theme === mode", arg=theme)
+        page.add_style_tag(content=AT_REST)
+        page.add_script_tag(path=str(AXE))
+        result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+        return result["violations"]
+    finally:
+        context.close()
+
+
+def describe(violations: list[dict[str, Any]]) -> str:
+    lines = []
+    for violation in violations:
+        nodes = violation["nodes"]
+        lines.append(f"{violation['impact']} {violation['id']} ({len(nodes)} nodes): {violation['help']}")
+        for node in nodes[:3]:
+            lines.append(f"    {' '.join(map(str, node['target']))}: {node.get('failureSummary', '')[:300]}")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("path", built_pages() or ["index.html"])
+def test_no_critical_or_serious_axe_violation(browser: Any, site_url: str, path: str, theme: str) -> None:
+    violations = axe_violations(browser, f"{site_url}/{path}", theme)
+    barriers = [violation for violation in violations if violation["impact"] in BARRIERS]
+    assert not barriers, f"{path} ({theme}):\n{describe(barriers)}"

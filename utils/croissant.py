@@ -1,0 +1,335 @@
+"""Machine-readable cards: a dataset's declaration as a Croissant 1.1 JSON-LD file.
+
+`Croissant <https://docs.mlcommons.org/croissant/docs/croissant-spec-1.1.html>`_ (MLCommons) describes
+a dataset for machines: its files (``distribution``), the records they hold (``recordSet``, with typed
+fields and where each is read from), its licence and how to cite it. :func:`croissant_card` writes one
+from what a dataset's folder declares and nothing else:
+
+* ``distribution``: the official files of every split with the sha256 the declaration records (a
+  member of an archive is ``containedIn`` the archive, whose sha256 is recorded). Croissant requires a
+  checksum of every file it lists; a file the atlas knows only by its git blob id, or by no checksum
+  at all, is named in the card's description instead, never listed with a made-up checksum.
+* ``recordSet``: the original formats' records, one record set per split file listed, with the fields
+  the declaration's ``card_formats`` type (:class:`CardFormat`, :class:`CardField`) and, for a label
+  field, its vocabulary as an enumeration record set of its own (referenced where a cell holds one
+  label, described where it holds a list).
+* ``license``, ``citeAs`` (the BibTeX entry of the dataset's citation key) and, in the descriptions,
+  the sizes the authors report (:mod:`utils.reported`), each with its source.
+
+``atlas croissant DATASET --out FILE`` writes the card. ``mlcroissant`` validates every card in the
+tests and reads the records of the official files present (``tests/test_croissant.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import AtlasError
+from .reported import Reported, quantity_label
+from .sources import DatasetSource, SourceFile, get_source
+
+#: The Croissant version the cards conform to.
+CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
+#: Croissant's JSON-LD context (as ``mlcroissant`` writes it for version 1.1).
+CONTEXT: dict[str, Any] = {
+    "@language": "en",
+    "@vocab": "https://schema.org/",
+    "citeAs": "cr:citeAs",
+    "column": "cr:column",
+    "conformsTo": "dct:conformsTo",
+    "cr": "http://mlcommons.org/croissant/",
+    "rai": "http://mlcommons.org/croissant/RAI/",
+    "data": {"@id": "cr:data", "@type": "@json"},
+    "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
+    "dct": "http://purl.org/dc/terms/",
+    "equivalentProperty": "cr:equivalentProperty",
+    "examples": {"@id": "cr:examples", "@type": "@json"},
+    "extract": "cr:extract",
+    "field": "cr:field",
+    "fileProperty": "cr:fileProperty",
+    "fileObject": "cr:fileObject",
+    "fileSet": "cr:fileSet",
+    "format": "cr:format",
+    "includes": "cr:includes",
+    "isLiveDataset": "cr:isLiveDataset",
+    "jsonPath": "cr:jsonPath",
+    "key": "cr:key",
+    "md5": "cr:md5",
+    "parentField": "cr:parentField",
+    "path": "cr:path",
+    "recordSet": "cr:recordSet",
+    "references": "cr:references",
+    "regex": "cr:regex",
+    "repeated": "cr:repeated",
+    "replace": "cr:replace",
+    "samplingRate": "cr:samplingRate",
+    "sc": "https://schema.org/",
+    "separator": "cr:separator",
+    "source": "cr:source",
+    "subField": "cr:subField",
+    "transform": "cr:transform",
+}
+
+#: Field types (schema.org names, as Croissant uses them).
+TEXT, INTEGER, FLOAT, BOOLEAN = "sc:Text", "sc:Integer", "sc:Float", "sc:Boolean"
+#: Encoding formats (MIME types) of the original files.
+CSV, TSV, JSON, JSON_LINES, TAR = (
+    "text/csv",
+    "text/tab-separated-values",
+    "application/json",
+    "application/jsonlines",
+    "application/x-tar",  # Croissant's type of an archive; ParlAI's .tgz is a gzipped tar
+)
+
+
+@dataclass(frozen=True)
+class CardField:
+    """One field of a format's records: its name, type and where a record holds it.
+
+    ``column`` is a CSV/TSV column or a JSON Lines key; ``json_path`` a JSONPath into a whole JSON
+    file (``$[*].chosen_topic``). ``labels`` is the field's vocabulary, where it is a label;
+    ``one_label`` says that a cell holds exactly one of them (else a list, or free spellings).
+    """
+
+    name: str
+    data_type: str
+    description: str
+    column: str = ""
+    json_path: str = ""
+    labels: tuple[str, ...] = ()
+    one_label: bool = False
+
+
+@dataclass(frozen=True)
+class CardFormat:
+    """One original format of a dataset: the splits whose files are written in it, and its fields."""
+
+    name: str
+    description: str
+    encoding: str
+    splits: tuple[str, ...]
+    fields: tuple[CardField, ...]
+
+
+class CardError(AtlasError):
+    """A dataset's declaration cannot be written as a card (a format names an unknown split)."""
+
+
+def _bibtex_entry(bibliography: Path, key: str) -> str:
+    """The BibTeX entry of ``key`` in ``bibliography``, as written there."""
+    text = bibliography.read_text(encoding="utf-8")
+    start = re.search(r"@\w+\{" + re.escape(key) + r",", text)
+    if start is None:
+        raise CardError(f"{bibliography}: no entry {key!r}")
+    depth = 0
+    for position in range(text.index("{", start.start()), len(text)):
+        depth += {"{": 1, "}": -1}.get(text[position], 0)
+        if depth == 0:
+            return text[start.start() : position + 1]
+    raise CardError(f"{bibliography}: the entry {key!r} is not closed")
+
+
+def _id(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
+
+
+def _reported_sentence(items: list[Reported]) -> str:
+    parts = []
+    for item in items:
+        approx = "about " if item.unit == "approx." else ""
+        unit = "" if item.unit in ("", "approx.") else f" {item.unit}"
+        value = f"{int(item.value):,}" if float(item.value).is_integer() else f"{item.value:g}"
+        parts.append(f"{approx}{value}{unit} {quantity_label(item.name)} ({item.source})")
+    return "; ".join(parts)
+
+
+def _sizes(source: DatasetSource, split: str) -> list[Reported]:
+    size_names = {"dialogues", "sessions", "examples", "turns", "utterances", "responses", "conversations"}
+    return [item for item in source.reported if item.split == split and item.name in size_names]
+
+
+def _file_object(item: SourceFile, encoding: str) -> dict[str, Any]:
+    node: dict[str, Any] = {
+        "@type": "cr:FileObject",
+        "@id": _id(item.path),
+        "name": _id(item.path),
+        "contentUrl": item.url,
+        "encodingFormat": encoding,
+        "sha256": item.sha256,
+    }
+    if item.size is not None:
+        node["contentSize"] = f"{item.size} B"
+    if item.description:
+        node["description"] = item.description
+    return node
+
+
+def _member(item: SourceFile, encoding: str, archive_id: str) -> dict[str, Any]:
+    """A file extracted from an archive: a FileSet of the archive's member of that name."""
+    member = item.path.rsplit("/", 1)[-1]
+    return {
+        "@type": "cr:FileSet",
+        "@id": _id(item.path),
+        "name": _id(item.path),
+        "description": f"{member}, a member of the archive {archive_id}",
+        "containedIn": {"@id": archive_id},
+        "encodingFormat": encoding,
+        "includes": f"*{member}",
+    }
+
+
+def _encoding(path: str, formats: Mapping[str, CardFormat], split: str) -> str:
+    if split in formats:
+        return formats[split].encoding
+    suffix = path.rsplit(".", 1)[-1]
+    return {"csv": CSV, "tsv": TSV, "jsonl": JSON_LINES, "json": JSON}.get(suffix, "application/octet-stream")
+
+
+def _distribution(source: DatasetSource) -> tuple[list[dict[str, Any]], dict[str, tuple[str, str]], list[str]]:
+    """The files listed, ``split -> (fileObject or fileSet, id)`` of each split listed, and the files
+    left out with why."""
+    formats = {split: card for card in source.card_formats for split in card.splits}
+    nodes: list[dict[str, Any]] = []
+    listed: dict[str, tuple[str, str]] = {}
+    left_out: list[str] = []
+    archives: dict[str, str] = {}
+    entries = [(split, item) for split, items in source.splits.items() for item in items if not item.partial]
+    entries += [(f"({name})", item) for name, item in source.extra_files.items()]
+    for split, item in entries:
+        encoding = _encoding(item.path, formats, split)
+        if item.archive is not None and item.archive.sha256:
+            archive = item.archive
+            if archive.url not in archives:
+                archives[archive.url] = _id(archive.filename)
+                whole = SourceFile(path=archive.filename, url=archive.url, sha256=archive.sha256, size=archive.size)
+                nodes.append(_file_object(whole, TAR))
+            nodes.append(_member(item, encoding, archives[archive.url]))
+            kind = "fileSet"
+        elif item.sha256 and item.url:
+            nodes.append(_file_object(item, encoding))
+            kind = "fileObject"
+        else:
+            check = f"git blob {item.git_blob}" if item.git_blob else "no checksum"
+            where = item.url or (f"Google Drive folder {item.gdrive_folder}" if item.gdrive_folder else "")
+            left_out.append(f"{item.path} ({check}; {where})")
+            continue
+        if not split.startswith("("):
+            listed[split] = (kind, _id(item.path))
+    return nodes, listed, left_out
+
+
+def _vocabulary(format_name: str, field: CardField) -> dict[str, Any]:
+    record_id = _id(f"{format_name}-{field.name}-labels")
+    return {
+        "@type": "cr:RecordSet",
+        "@id": record_id,
+        "name": record_id,
+        "description": f"The label vocabulary of the field {field.name!r} of the {format_name} format.",
+        "dataType": "sc:Enumeration",
+        "key": {"@id": f"{record_id}/name"},
+        "field": [{"@type": "cr:Field", "@id": f"{record_id}/name", "name": "name", "dataType": TEXT}],
+        "data": [{f"{record_id}/name": label} for label in field.labels],
+    }
+
+
+def _record_set(source: DatasetSource, card: CardFormat, split: str, file: tuple[str, str]) -> dict[str, Any]:
+    record_id = _id(split)
+    fields = []
+    for field in card.fields:
+        extract = {"column": field.column} if field.column else {"jsonPath": field.json_path}
+        node: dict[str, Any] = {
+            "@type": "cr:Field",
+            "@id": f"{record_id}/{field.name}",
+            "name": field.name,
+            "description": field.description,
+            "dataType": field.data_type,
+            "source": {file[0]: {"@id": file[1]}, "extract": extract},
+        }
+        if field.labels and field.one_label:
+            node["references"] = {"field": {"@id": f"{_id(f'{card.name}-{field.name}-labels')}/name"}}
+        fields.append(node)
+    original = source.original_split_names.get(split, split)
+    description = f"{card.description} Split {split!r} (the publisher's name: {original!r})."
+    sizes = _sizes(source, split)
+    if sizes:
+        description += f" The authors report {_reported_sentence(sizes)}."
+    return {"@type": "cr:RecordSet", "@id": record_id, "name": record_id, "description": description, "field": fields}
+
+
+def croissant_card(dataset: str, bibliography: Path) -> dict[str, Any]:
+    """The Croissant 1.1 JSON-LD card of ``dataset`` (a dict, ready for :func:`json.dumps`).
+
+    ``bibliography`` is the book's ``references.bib``: the card cites the dataset with its entry.
+    """
+    source = get_source(dataset)
+    for card in source.card_formats:
+        unknown = [split for split in card.splits if split not in source.splits]
+        if unknown:
+            raise CardError(f"{dataset}: the card format {card.name!r} names unknown splits {unknown}")
+    nodes, listed, left_out = _distribution(source)
+    record_sets: list[dict[str, Any]] = []
+    for card in source.card_formats:
+        for field in card.fields:
+            if field.labels:
+                record_sets.append(_vocabulary(card.name, field))
+        for split in card.splits:
+            if split in listed and card.fields:
+                record_sets.append(_record_set(source, card, split, listed[split]))
+    description = (
+        f"{source.title}. Format: {source.format}. Language: {source.language}. "
+        f"Redistribution: {source.redistribution}."
+    )
+    whole = _sizes(source, "")
+    if whole:
+        description += f" The authors report {_reported_sentence(whole)}."
+    described = {item["@id"] for item in record_sets}
+    for split in source.splits:
+        sizes = _sizes(source, split)
+        if sizes and _id(split) not in described:
+            description += f" For the split {split!r} the authors report {_reported_sentence(sizes)}."
+    for card in source.card_formats:
+        if not any(split in listed and card.fields for split in card.splits):
+            description += f" Its {card.name} format ({card.encoding}, no record set here): {card.description}"
+    if left_out:
+        description += (
+            " Official files not listed as distribution, since Croissant requires a sha256 or md5 of each file "
+            f"and the atlas records none for them: {'; '.join(left_out)}."
+        )
+    if source.notes:
+        description += f" {source.notes}"
+    return {
+        "@context": CONTEXT,
+        "@type": "sc:Dataset",
+        "conformsTo": CONFORMS_TO,
+        "name": source.name,
+        "alternateName": source.title,
+        "description": description,
+        "url": source.homepage,
+        "license": source.license,
+        "inLanguage": source.language,
+        "citeAs": _bibtex_entry(bibliography, source.citation_key),
+        "distribution": nodes,
+        "recordSet": record_sets,
+    }
+
+
+#: The book's bibliography in a checkout of the repository (the installed package does not carry it).
+BIBLIOGRAPHY = Path(__file__).resolve().parents[1] / "book" / "references.bib"
+
+
+def write_card(dataset: str, out: Path, bibliography: Path = BIBLIOGRAPHY) -> dict[str, Any]:
+    """Write :func:`croissant_card` of ``dataset`` to ``out`` (UTF-8, indented; written to a temporary
+    name beside it and moved into place when complete); return the card."""
+    if not bibliography.is_file():
+        raise CardError(f"{bibliography}: no bibliography to cite {dataset} from (pass the book's references.bib)")
+    card = croissant_card(dataset, bibliography)
+    temporary = out.with_name(f".{out.name}.partial")
+    temporary.write_text(json.dumps(card, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    os.replace(temporary, out)
+    return card
