@@ -1,0 +1,174 @@
+"""Checker of the JWHR chapter's answerability exercise (the generic checks are in :mod:`utils.exercises`).
+
+Students predict, from the trail alone, whether a session ended with an answer: they fit on the
+sessions at even positions of each chunk and predict the ones at odd positions (:func:`split_sessions`).
+The check never trusts a score the student reports: it recomputes their balanced accuracy from their
+predictions, checks that the reported score is that one, and compares it with two baselines it
+computes itself on the same held-out sessions: the majority class and a threshold on the number of
+steps chosen on the fitting sessions (:func:`steps_threshold_accuracy`). Its messages name the likely
+slip, never the expected value.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Iterable, Sequence
+from numbers import Real
+from typing import Any
+
+import numpy as np
+
+from ...exercises import (
+    ExerciseCheckError,
+    _as_mapping,
+    _compare_number,
+    _dialogues,
+    _fail,
+    _Mistake,
+    _passed,
+    practice_check,
+)
+from ...records import Dialogue
+from . import baselines
+from .parser import answered as is_answered
+
+#: The comparison with the baselines needs this many held-out sessions of each kind at least: on
+#: fewer (the demo sample holds one of each) a balanced accuracy is 0, 0.5 or 1 by luck.
+MIN_HELD_OUT = 10
+#: A balanced accuracy above this on a real comparison means the features include the outcome (what
+#: the steps yielded, or the answer): how a worker moved does not tell the two apart so well.
+OUTCOME_LEAK = 0.95
+#: The majority class predicts one label for every session: its balanced accuracy is one half.
+MAJORITY_BALANCED_ACCURACY = 0.5
+
+
+def split_sessions(
+    answered: Iterable[Dialogue], not_answered: Iterable[Dialogue]
+) -> tuple[list[Dialogue], list[Dialogue]]:
+    """The exercise's split: the sessions at even positions of each chunk (0, 2, 4, ...) to fit on,
+    those at odd positions to predict. Both parts keep the chunks' proportions."""
+    answered, not_answered = list(answered), list(not_answered)
+    return answered[0::2] + not_answered[0::2], answered[1::2] + not_answered[1::2]
+
+
+def balanced_accuracy(truth: Sequence[bool], predicted: Sequence[bool]) -> float:
+    """The mean, over the two classes present in ``truth``, of the share of its sessions predicted right."""
+    truth_array, predicted_array = np.asarray(truth, dtype=bool), np.asarray(predicted, dtype=bool)
+    recalls = [float(np.mean(predicted_array[truth_array == label] == label)) for label in (True, False)
+               if np.any(truth_array == label)]
+    return float(np.mean(recalls))
+
+
+def steps_threshold_accuracy(fit: Sequence[Dialogue], held_out: Sequence[Dialogue]) -> float:
+    """Held-out balanced accuracy of the best one-feature rule on the number of steps.
+
+    The rule says "answered" below a number of steps (or from it on, whichever fits better); the
+    threshold and the direction are the ones with the highest balanced accuracy on ``fit`` (ties:
+    the smallest threshold, "answered below" first).
+    """
+    fit_rows, held_out_rows = baselines.trail_features(fit), baselines.trail_features(held_out)
+    steps, truth = fit_rows["steps"].to_numpy(), fit_rows["answered"].to_numpy(dtype=bool)
+    best: tuple[float, int, bool] | None = None
+    for threshold in sorted(set(steps.tolist()) | {int(steps.max()) + 1}):
+        for answered_below in (True, False):
+            predicted = (steps < threshold) == answered_below
+            score = balanced_accuracy(truth, predicted)
+            if best is None or score > best[0]:
+                best = (score, threshold, answered_below)
+    assert best is not None  # fit holds sessions: the loop ran
+    _, threshold, answered_below = best
+    predicted = (held_out_rows["steps"].to_numpy() < threshold) == answered_below
+    return balanced_accuracy(held_out_rows["answered"].to_numpy(dtype=bool), predicted)
+
+
+def _label(value: Any, key: str, what: str) -> bool:
+    """A prediction as True (answered) or False, or a failure naming what was given instead."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, str):
+        _fail(what, f"the prediction for session {key} is the text {value!r}; give True for answered and False "
+                    "for not answered.")
+    if isinstance(value, (Real, np.number)) and float(value) in (0.0, 1.0):
+        return bool(value)
+    if isinstance(value, (Real, np.number)) and 0 < float(value) < 1:
+        _fail(what, f"the prediction for session {key} is {float(value):g}, a probability: turn each into a "
+                    "decision (True for answered) before scoring.")
+    _fail(what, f"the prediction for session {key} is {value!r}; give True for answered and False for not answered.")
+
+
+def _predictions(answer: Any, fit: Sequence[Dialogue], held_out: Sequence[Dialogue], what: str) -> dict[str, bool]:
+    """The student's predictions, checked to cover exactly the held-out sessions."""
+    given = _as_mapping(answer, what)
+    keyed = {str(int(key)) if isinstance(key, (int, np.integer)) else str(key): value for key, value in given.items()}
+    expected = [session.id for session in held_out]
+    fitted = {session.id for session in fit}
+    extra = [key for key in keyed if key not in set(expected)]
+    missing = [key for key in expected if key not in keyed]
+    if extra and all(key in fitted for key in extra):
+        if missing:
+            _fail(what, f"{len(extra)} of your sessions are ones you fit on (even positions), for example {extra[0]}: "
+                        "predict the held-out sessions, those at odd positions of each chunk.")
+        _fail(what, f"you predicted every session, the {len(extra)} you fit on included: keep only the held-out "
+                    "ones (odd positions of each chunk), or the score measures how well the model remembers.")
+    if extra:
+        _fail(what, f"{len(extra)} key(s) are not session ids of these chunks, for example {extra[0]!r}: key each "
+                    "prediction by the session's id (`session.id`).")
+    if missing:
+        _fail(what, f"{len(missing)} of the {len(expected)} held-out sessions have no prediction, for example "
+                    f"{missing[0]}: predict every session at an odd position of each chunk.")
+    return {key: _label(keyed[key], key, what) for key in expected}
+
+
+@practice_check
+def check_answerability(
+    predictions: Any, reported: Any, answered: Iterable[Dialogue], not_answered: Iterable[Dialogue]
+) -> None:
+    """``predictions`` maps each held-out session's id (:func:`split_sessions`) to True (answered) or
+    False, ``reported`` is their balanced accuracy, and it reaches the majority class and the
+    steps-threshold baseline on the same sessions (when there are enough of them to compare)."""
+    what = "answerability from the trail"
+    fit, held_out = split_sessions(_dialogues(answered, what), _dialogues(not_answered, what))
+    truth = [is_answered(session) for session in held_out]
+    if all(truth) or not any(truth):
+        raise ExerciseCheckError(f"{what}: the held-out sessions are all of one kind; pass the answered chunk, "
+                                 "then the not-answered one, and do not rebind their names.")
+    chosen = _predictions(predictions, fit, held_out, what)
+    predicted = [chosen[session.id] for session in held_out]
+    expected = balanced_accuracy(truth, predicted)
+    right = int(np.sum(np.asarray(truth) == np.asarray(predicted)))
+    mistakes = [
+        _Mistake(right / len(truth), "this is the plain accuracy; balanced accuracy averages the share right "
+                                     "among answered sessions and among not-answered ones."),
+        _Mistake(1 - expected, "your score counts the classes the other way round: True means answered."),
+        _Mistake(float(right), "this is the number of right predictions, not a score between 0 and 1."),
+    ]
+    with contextlib.redirect_stdout(io.StringIO()):  # one verdict for the whole exercise, printed below
+        _compare_number(reported, expected, what=f"{what}: your balanced accuracy, recomputed from your predictions",
+                        share=True, mistakes=mistakes)
+    smallest = min(sum(truth), len(truth) - sum(truth))
+    if smallest < MIN_HELD_OUT:
+        _passed(what, f"{len(held_out)} held-out sessions; too few to compare with the baselines, so that part "
+                      "was skipped: it is checked on the full files")
+        return
+    if expected > OUTCOME_LEAK:
+        _fail(what, "predictions this good mean your features include the outcome (quotes, summaries, pages that "
+                    "yielded nothing, searches that found nothing, or the answer): use only how the worker moved.")
+    if expected < MAJORITY_BALANCED_ACCURACY:
+        _fail(what, "your predictions and your score agree, but they do worse than predicting the majority class "
+                    "for every session: check which label means answered.")
+    if expected < steps_threshold_accuracy(fit, held_out):
+        _fail(what, "your predictions and your score agree, but they do not yet reach the one-feature baseline "
+                    "(a threshold on the number of steps). Balanced accuracy weighs the rarer not-answered sessions "
+                    "as much as the answered ones: does your model?")
+    _passed(what, f"{len(held_out)} held-out sessions; at least the majority class and the steps threshold")
+
+
+__all__ = [
+    "MIN_HELD_OUT",
+    "OUTCOME_LEAK",
+    "balanced_accuracy",
+    "check_answerability",
+    "split_sessions",
+    "steps_threshold_accuracy",
+]

@@ -1,0 +1,193 @@
+"""Checker of the Wizard of Wikipedia chapter's knowledge-selection exercise (the generic checks are in
+:mod:`utils.exercises`).
+
+A student's selector picks one knowledge candidate at each of ParlAI's wizard examples of a held-out
+split. The check never trusts a score the student reports: it recomputes their accuracy from their
+choices and the checked sentences, checks that the reported accuracy is that one, recomputes the
+chapter's TF-IDF ranker (:func:`utils.datasets.wow.baselines.knowledge_selection`) on the same split
+and asks for at least its accuracy. Its messages name the likely slip, never the expected value.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...exercises import ExerciseCheckError, _as_mapping, _compare_number, _fail, _Mistake, _passed, practice_check
+from ...loading import LoadedSplit
+from . import baselines, stats
+from .parser import NO_PASSAGES_USED
+
+#: What a student stores for "no passage used" (ParlAI's own candidate string is accepted too).
+NO_PASSAGE_CHOICE = NO_PASSAGES_USED
+#: A selector right at every turn where that is possible, on at least this many turns, has read the
+#: answer (the ``selected`` flag, the labels or the reply): no honest selector comes near it.
+_ORACLE_MIN_TURNS = 20
+
+_Key = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class SelectionTurn:
+    """One of ParlAI's wizard examples as the check sees it: what may be chosen and what is right."""
+
+    choices: Mapping[str, str]  # accepted spelling -> the candidate it names ("" = no passage used)
+    checked: frozenset[str]  # the right candidates: the selected sentences, or "" for no passage used
+
+
+def selection_turns(split: LoadedSplit) -> dict[_Key, SelectionTurn]:
+    """ParlAI's wizard examples of ``split``, keyed by ``(dialogue id, turn index)``, in split order.
+
+    Each sentence shown may be given as its text or as ParlAI's ``"<title> <sentence>"`` candidate,
+    "no passage used" as ``"no_passages_used"`` or ParlAI's ``"no_passages_used no_passages_used"``.
+    A turn whose checked sentence is not among those shown has no right candidate (a miss for every
+    selector, as in the chapter's baseline).
+    """
+    examples = stats.wizard_turns(split)
+    examples = examples[examples["parlai_example"]]
+    evidence = split.evidence(["dialogue_id", "turn_index", "text", "title", "selected"])
+    shown: dict[_Key, list[tuple[str, str, bool]]] = {}
+    for dialogue_id, turn_index, text, title, selected in zip(
+        evidence["dialogue_id"], evidence["turn_index"], evidence["text"], evidence["title"].fillna(""),
+        evidence["selected"], strict=True,
+    ):
+        shown.setdefault((dialogue_id, int(turn_index)), []).append((text, title, bool(selected)))
+    turns = {}
+    for dialogue_id, turn_index, source in zip(
+        examples["dialogue_id"], examples["turn_index"], examples["checked_source"], strict=True
+    ):
+        key = (dialogue_id, int(turn_index))
+        choices = {NO_PASSAGE_CHOICE: "", baselines.NO_PASSAGE_CANDIDATE: ""}
+        checked = {""} if source == NO_PASSAGES_USED else set()
+        for text, title, selected in shown.get(key, []):
+            choices.setdefault(text, text)
+            choices.setdefault(f"{title} {text}", text)
+            if selected:
+                checked.add(text)
+        turns[key] = SelectionTurn(choices, frozenset(checked))
+    return turns
+
+
+def _key(key: Any) -> _Key | None:
+    """A ``(dialogue id, turn index)`` pair from what a student may have used as a key, else None."""
+    if isinstance(key, (tuple, list)) and len(key) == 2:
+        dialogue_id, turn_index = key
+        if isinstance(turn_index, (int, np.integer)) and not isinstance(turn_index, bool):
+            return str(dialogue_id), int(turn_index)
+    return None
+
+
+def _choices(answer: Any, split: LoadedSplit, turns: Mapping[_Key, SelectionTurn], what: str) -> dict[_Key, str]:
+    """The student's choices, checked to cover exactly ParlAI's examples with candidates shown there."""
+    given = _as_mapping(answer, what)
+    choices: dict[_Key, Any] = {}
+    for key, value in given.items():
+        pair = _key(key)
+        if pair is None:
+            _fail(
+                what,
+                f"the keys should be (dialogue id, turn index) pairs such as {next(iter(turns))!r}, "
+                f"but one is {key!r}.",
+            )
+        choices[pair] = value
+    extra = [key for key in choices if key not in turns]
+    if extra:
+        wizard = stats.wizard_turns(split)
+        wizard_keys = set(zip(wizard["dialogue_id"], wizard["turn_index"].astype(int), strict=True))
+        left_out = [key for key in extra if key in wizard_keys]
+        split_name = split.provenance.split
+        elsewhere = [key for key in extra if not key[0].startswith(f"{split_name}/")]
+        if elsewhere:
+            _fail(what, f"{len(elsewhere)} key(s) name dialogues of another split, for example {elsewhere[0]!r}: "
+                        f"choose for the turns of the split passed to the check ({split_name}).")
+        if left_out:
+            _fail(
+                what,
+                f"{len(left_out)} key(s) are wizard turns that ParlAI makes no example of, for example "
+                f"{left_out[0]!r}: the last wizard turn of a dialogue the wizard opened. Leave them out, as "
+                "the chapter's baseline does (the `parlai_example` column of stats.wizard_turns).",
+            )
+        _fail(what, f"{len(extra)} key(s) are not wizard turns of this split, for example {extra[0]!r}: "
+                    "choose only at the wizard's turns.")
+    missing = [key for key in turns if key not in choices]
+    if missing:
+        _fail(what, f"{len(missing)} of {len(turns)} wizard examples have no choice, for example {missing[0]!r}: "
+                    "choose one candidate at every one of ParlAI's wizard examples.")
+    not_text = [key for key, value in choices.items() if not isinstance(value, str)]
+    if not_text:
+        key = not_text[0]
+        _fail(what, f"the choice for {key!r} is a {type(choices[key]).__name__}; store the chosen sentence's text "
+                    f"(or {NO_PASSAGE_CHOICE!r}).")
+    unknown = [key for key, value in choices.items() if value not in turns[key].choices]
+    if unknown:
+        _fail(
+            what,
+            f"{len(unknown)} choice(s) are not among the candidates shown at their turn, for example at "
+            f"{unknown[0]!r}. Store a sentence shown (its `text`, exactly as written) or {NO_PASSAGE_CHOICE!r}; "
+            "never the wizard's reply or a text of your own.",
+        )
+    return {key: turns[key].choices[value] for key, value in choices.items()}
+
+
+def _accuracy(chosen: Mapping[_Key, str], turns: Mapping[_Key, SelectionTurn]) -> float:
+    return float(np.mean([chosen[key] in turn.checked for key, turn in turns.items()]))
+
+
+def tfidf_choices(split: LoadedSplit) -> dict[_Key, str]:
+    """The chapter's TF-IDF ranker's choice at each of ParlAI's wizard examples ("" = no passage used)."""
+    _, examples = baselines.knowledge_selection(split)
+    return {
+        (dialogue_id, int(turn_index)): text
+        for dialogue_id, turn_index, text in zip(
+            examples["dialogue_id"], examples["turn_index"], examples["predicted_text"], strict=True
+        )
+    }
+
+
+@practice_check
+def check_knowledge_selection(choices: Any, accuracy: Any, split: LoadedSplit) -> None:
+    """``choices`` maps each of ParlAI's wizard examples of ``split`` (``(dialogue id, turn index)``) to
+    the candidate a selector picked, ``accuracy`` is their accuracy against the checked sentence, and it
+    reaches the chapter's TF-IDF ranker's on the same split."""
+    what = "knowledge selection"
+    if not isinstance(split, LoadedSplit):
+        raise ExerciseCheckError(
+            f"{what}: pass the loaded split (for example utils.load('wow', 'valid_unseen')) as the third "
+            f"argument, not a {type(split).__name__}."
+        )
+    turns = selection_turns(split)
+    if not turns:
+        raise ExerciseCheckError(f"{what}: the split passed holds no wizard examples; do not rebind its name.")
+    chosen = _choices(choices, split, turns, what)
+    right = [chosen[key] in turn.checked for key, turn in turns.items()]
+    possible = [bool(turn.checked) for turn in turns.values()]
+    if len(turns) >= _ORACLE_MIN_TURNS and right == possible:
+        _fail(what, "your choices are the checked sentence at every turn where it was shown: a selector may not "
+                    "read the `selected` flag, the turn's labels or the wizard's reply.")
+    expected = float(np.mean(right))
+    answerable = [hit for hit, can in zip(right, possible, strict=True) if can]
+    used = [hit for hit, turn in zip(right, turns.values(), strict=True) if "" not in turn.checked]
+    mistakes = [
+        _Mistake(float(np.mean(answerable)) if answerable else np.nan,
+                 "you left out the turns whose checked sentence is not among those shown; count them as misses, "
+                 "as the chapter does."),
+        _Mistake(float(np.mean(used)) if used else np.nan,
+                 "you left out the turns where the wizard used no passage; every wizard example counts."),
+        _Mistake(float(sum(right)), "this is the number of right choices; divide by the number of examples."),
+    ]
+    with contextlib.redirect_stdout(io.StringIO()):  # one verdict for the whole exercise, printed below
+        _compare_number(accuracy, expected, what=f"{what}: your accuracy, recomputed from your choices",
+                        share=True, mistakes=[m for m in mistakes if not np.isnan(m.value)])
+    baseline = _accuracy(tfidf_choices(split), turns)
+    if expected < baseline:
+        _fail(what, "your choices and your accuracy agree, but your selector does not yet reach the accuracy of the "
+                    "chapter's TF-IDF ranker on this split. Improve the selector (see the hints).")
+    _passed(what, f"{len(turns)} wizard examples; at least the TF-IDF ranker's accuracy on them")
+
+
+__all__ = ["NO_PASSAGE_CHOICE", "SelectionTurn", "check_knowledge_selection", "selection_turns", "tfidf_choices"]
