@@ -911,7 +911,7 @@ def build_parser() -> argparse.ArgumentParser:
         "for every chapter with exercises (reference solutions, hidden autograded tests with their "
         "points, manually graded written answers). Then use nbgrader's own commands in that folder: "
         "generate_assignment, autograde, formgrader, generate_feedback, export.",
-        epilog="example:\n  atlas course --out course\n  cd course && nbgrader generate_assignment wow",
+        epilog="example:\n  atlas course --out course\n  cd course && nbgrader generate_assignment CHAPTER",
         formatter_class=formatter,
     )
     course.add_argument("--out", metavar="DIR", default="course", help="the course folder (default: course)")

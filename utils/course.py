@@ -113,7 +113,7 @@ def _points(cell: nbformat.NotebookNode, name: str) -> tuple[str, int]:
 
 
 def plain_markdown(text: str) -> str:
-    """MyST roles as their text (``{ref}`wow-ex-1``` -> ``wow-ex-1``): nbgrader's form grader and a
+    """MyST roles as their text (``{ref}`x-ex-1``` -> ``x-ex-1``): nbgrader's form grader and a
     plain Jupyter render Markdown, not MyST. A value glued in by the book exists only there."""
 
     def role_text(match: re.Match[str]) -> str:
