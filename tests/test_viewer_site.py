@@ -200,6 +200,10 @@ def test_viewer_shows_every_row_filters_sorts_searches_and_queries(
         assert f"row={opened}" in page.url.replace("%20", " ") or "row=" in page.url
         # -- SQL: a query, its result downloaded as CSV, kept in the link
         holder.locator(".atlas-viewer-sql > summary").click()
+        if page.locator('meta[name="atlas-sql-console"][content="missing"]').count():  # built without npm
+            assert "built without npm" in holder.locator(".atlas-viewer-sql-missing").text_content()
+            assert own_errors(errors) == []
+            pytest.skip("the book was built without npm: its viewer says it has no SQL console")
         sql = "SELECT role, count(*) AS n, max(turn) AS last FROM turns GROUP BY role ORDER BY role"
         holder.locator(".atlas-viewer-sqltext").fill(sql)
         holder.locator(".atlas-viewer-run").click()
