@@ -15,6 +15,7 @@ import html
 import io
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -560,3 +561,35 @@ def test_evidence_rows_page_sort_filter_and_query_with_paged_ids(tiny_site: Any,
         page.context.close()
         server.shutdown()
         server.server_close()
+
+
+def test_a_viewer_built_without_npm_says_it_has_no_sql_console(tiny_site: Any, browser: Any, tmp_path: Path) -> None:
+    """A page of a book built without the SQL console's files (the mark the build puts on every page):
+    the console says why it is missing, and a query in the link says so instead of failing to load."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
+    try:
+        from atlas_book import SQL_CONSOLE_MISSING_META
+    finally:
+        sys.path.pop(0)
+    site, _ = tiny_site
+    page_file = tmp_path / "site"
+    shutil.copytree(site, page_file, ignore=shutil.ignore_patterns("vendor"))
+    index = page_file / "index.html"
+    index.write_text(index.read_text(encoding="utf-8").replace("<head>", "<head>" + SQL_CONSOLE_MISSING_META, 1),
+                     encoding="utf-8")
+    server = _serve(page_file)
+    page, errors = new_page(browser)
+    try:
+        open_page(page, f"http://127.0.0.1:{server.server_address[1]}/index.html#viewer=wow/train&sql=SELECT%201")
+        holder = page.locator(".atlas-viewer")
+        _wait(holder)
+        page.wait_for_function("el => el.getAttribute('data-sql-state') === 'missing'", arg=holder.element_handle())
+        assert "not in this build" in holder.locator(".atlas-viewer-sql > summary").text_content()
+        assert "built without npm" in holder.locator(".atlas-viewer-sql-missing").text_content()
+        assert "built without npm" in holder.locator(".atlas-viewer-sqlstatus").text_content()
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()
+        server.shutdown()
