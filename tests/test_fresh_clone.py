@@ -383,3 +383,11 @@ def test_the_wheel_ships_the_licence(tmp_path: Path) -> None:
     assert text.startswith("MIT License") and "Grounded Dialogue Atlas contributors" in text
     assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
     assert "grounded_dialogue_atlas.py" in names and "atlas = grounded_dialogue_atlas:main" in entry_points
+
+
+def test_the_book_reproduces_the_licence_file() -> None:
+    """book/cite.md's "MIT licence" section is LICENSE's text (wrapped differently)."""
+    page = (REPO / "book" / "cite.md").read_text(encoding="utf-8")
+    shown = page.split("## MIT licence", 1)[1].split("```text", 1)[1].split("```", 1)[0]
+    licence = (REPO / "LICENSE").read_text(encoding="utf-8").removeprefix("MIT License")
+    assert " ".join(shown.split()) == " ".join(licence.split())
