@@ -95,7 +95,7 @@ lab: env
 	$(BIN)/jupyter lab $(LAB_DIR)/ $(LAB_ARGS)
 
 lint: env
-	$(BIN)/ruff check utils benchmarks tests notebooks
+	$(BIN)/ruff check utils benchmarks tests notebooks grounded_dialogue_atlas.py
 
 ## Long property-based fuzzing profile (thousands of cases per format).
 fuzz: env
