@@ -43,7 +43,7 @@ ifeq ($(OWN_VENV),yes)
 env:
 	@$(PYTHON) -c '$(call REQUIRE_PYTHON,$(PYTHON),$(NEWER_PYTHON_HINT))'
 	$(if $(STALE_VENV),rm -rf $(VENV)  # it was made with $(or $(call python_identity,$(BIN)/python),a Python that no longer runs) and PYTHON is $(PYTHON))
-	@$(MAKE) --no-print-directory $(STAMP)
+	@$(MAKE) --no-print-directory --question $(STAMP) || $(MAKE) --no-print-directory $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,7 +55,7 @@ else
 env:
 	@test -x $(BIN)/python || { echo "VENV=$(VENV) has no $(BIN)/python: name an environment that exists (conda env create -f environment.yml, then conda activate grounded-dialogue-atlas and make book VENV=\$$CONDA_PREFIX), or leave VENV unset for .venv" >&2; exit 1; }
 	@$(BIN)/python -c '$(call REQUIRE_PYTHON,$(BIN)/python,Use an environment with a newer Python.)'
-	@$(MAKE) --no-print-directory $(STAMP)
+	@$(MAKE) --no-print-directory --question $(STAMP) || $(MAKE) --no-print-directory $(STAMP)
 
 # Your environment already holds the dependencies (environment.yml): pip only adds the project itself.
 $(STAMP): pyproject.toml
@@ -69,7 +69,8 @@ endif
 VENDOR_STAMP := book/_vendor/node_modules/.installed-stamp
 ## Without npm the book is built without its SQL console, and says so (`make system-deps` installs npm).
 vendor:
-	@if command -v $(NPM) >/dev/null 2>&1; then $(MAKE) --no-print-directory $(VENDOR_STAMP); \
+	@if command -v $(NPM) >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory --question $(VENDOR_STAMP) || $(MAKE) --no-print-directory $(VENDOR_STAMP); \
 	elif [ ! -f $(VENDOR_STAMP) ]; then \
 	  echo "npm not found: the book is built without its SQL console (make system-deps installs Node.js and npm; then make book again)"; \
 	fi
