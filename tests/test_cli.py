@@ -85,7 +85,7 @@ def test_no_command_prints_usage_and_exits_2(capsys: pytest.CaptureFixture[str])
 
 def test_console_script_is_declared_and_runs(tmp_path: Path) -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-    assert project["project"]["scripts"] == {"atlas": "utils.cli:main"}
+    assert project["project"]["scripts"] == {"atlas": "grounded_dialogue_atlas:main"}  # then utils.cli
     script = Path(sys.executable).parent / "atlas"
     if not script.exists():
         pytest.skip("the atlas script is not installed in this environment (pip install -e . installs it)")

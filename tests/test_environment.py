@@ -8,6 +8,9 @@ import tomllib
 import yaml
 from conftest import REPO
 
+#: What environment.yml holds beyond pyproject.toml: Node.js, whose npm fetches the SQL console's files.
+NOT_PYTHON_PACKAGES = {"nodejs"}
+
 
 def _normalise(requirement: str) -> tuple[str, str]:
     match = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?\s*(.*?)\s*", requirement)
@@ -36,7 +39,7 @@ def _environment_requirements() -> dict[str, str]:
         else:
             entries.append(item)
     pairs = [_normalise(item) for item in entries]
-    return {name: spec for name, spec in pairs if name not in {"python", "pip"}}
+    return {name: spec for name, spec in pairs if name not in {"python", "pip", *NOT_PYTHON_PACKAGES}}
 
 
 def test_environment_yml_matches_pyproject() -> None:
@@ -45,6 +48,12 @@ def test_environment_yml_matches_pyproject() -> None:
         f"only in pyproject.toml: {sorted(set(from_pip.items()) - set(from_conda.items()))}; "
         f"only in environment.yml: {sorted(set(from_conda.items()) - set(from_pip.items()))}"
     )
+
+
+def test_environment_brings_node_for_the_sql_console() -> None:
+    environment = yaml.safe_load((REPO / "environment.yml").read_text(encoding="utf-8"))
+    names = {_normalise(item)[0] for item in environment["dependencies"] if isinstance(item, str)}
+    assert names >= NOT_PYTHON_PACKAGES, "conda users need Node.js (npm) for `make vendor`"
 
 
 def test_environment_installs_the_project_itself() -> None:
@@ -60,4 +69,6 @@ def test_every_file_names_the_same_python() -> None:
     assert f"python>={minimum}" in environment["dependencies"]
     assert project["tool"]["ruff"]["target-version"] == "py" + minimum.replace(".", "")
     assert f"Python ≥ {minimum}" in (REPO / "README.md").read_text(encoding="utf-8")
+    # the version make checks before it creates .venv
+    assert re.search(rf"^MIN_PYTHON := {re.escape(minimum)}$", (REPO / "Makefile").read_text(encoding="utf-8"), re.M)
     assert f"Python {minimum} or later" in (REPO / "book" / "teaching.md").read_text(encoding="utf-8")

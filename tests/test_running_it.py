@@ -68,6 +68,7 @@ def test_a_relative_data_directory_is_resolved_once_where_it_was_given(
 ) -> None:
     (tmp_path / "notebooks").mkdir()
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PWD", raising=False)  # no shell said where the command was typed: the working directory
     monkeypatch.setenv(config.DATA_DIR_ENV, "shared/data")
     assert config.data_dir() == tmp_path / "shared" / "data"
     monkeypatch.chdir(tmp_path / "notebooks")  # a chapter, or a kernel started there, sees the same folder
@@ -75,10 +76,53 @@ def test_a_relative_data_directory_is_resolved_once_where_it_was_given(
     assert os.environ[config.DATA_DIR_ENV] == str(tmp_path / "shared" / "data")
 
 
+@pytest.mark.parametrize("variable", [config.DATA_DIR_ENV, config.CACHE_DIR_ENV])
+def test_a_relative_directory_means_the_folder_the_command_was_typed_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    # `jupyter lab` typed in the clone: the kernel runs in notebooks/ but inherits the shell's $PWD
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.setenv("PWD", str(tmp_path))
+    monkeypatch.chdir(tmp_path / "notebooks")
+    monkeypatch.setenv(variable, "../shared/data")
+    resolved = config.data_dir() if variable == config.DATA_DIR_ENV else config.cache_dir()
+    assert resolved == tmp_path.parent / "shared" / "data"
+    assert os.environ[variable] == str(tmp_path.parent / "shared" / "data")
+
+
+def test_a_relative_directory_without_a_usable_pwd_is_taken_from_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PWD", "relative/not/a/shell/value")
+    monkeypatch.setenv(config.DATA_DIR_ENV, "data")
+    assert config.data_dir() == tmp_path / "data"
+
+
+def test_a_chapter_run_by_hand_reads_the_relative_data_directory_of_the_shell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real kernel started in ``notebooks/`` (as ``jupyter lab`` or ``jupyter nbconvert`` start it)
+    resolves a relative ``ATLAS_DATA_DIR`` against the folder the command was typed in."""
+    nbclient = pytest.importorskip("nbclient")
+    import nbformat
+
+    notebooks = tmp_path / "clone" / "notebooks"
+    notebooks.mkdir(parents=True)
+    monkeypatch.setenv("PWD", str(tmp_path / "clone"))
+    monkeypatch.setenv(config.DATA_DIR_ENV, "../shared/data")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells.append(nbformat.v4.new_code_cell("from utils import config\nprint(config.data_dir())"))
+    nbclient.NotebookClient(notebook, kernel_name="python3", resources={"metadata": {"path": str(notebooks)}}).execute()
+    printed = notebook.cells[0].outputs[0]["text"].strip()
+    assert printed == str(tmp_path / "shared" / "data")
+
+
 def test_a_relative_data_directory_is_named_without_dot_dots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # what `atlas status` and the banners print: the folder itself, not "<here>/../shared/data"
     (tmp_path / "atlas").mkdir()
     monkeypatch.chdir(tmp_path / "atlas")
+    monkeypatch.setenv("PWD", str(tmp_path / "atlas"))  # as the shell sets it
     monkeypatch.setenv(config.DATA_DIR_ENV, "../shared/data")
     assert str(config.data_dir()) == str(tmp_path / "shared" / "data")
     assert str(config.data_dir("../elsewhere")) == str(tmp_path / "elsewhere")
@@ -90,6 +134,7 @@ def test_a_relative_data_directory_is_read_by_the_chapters_folder_too(
     from utils import load
 
     monkeypatch.chdir(real_data_dir.parent)
+    monkeypatch.setenv("PWD", str(real_data_dir.parent))
     monkeypatch.setenv(config.DATA_DIR_ENV, real_data_dir.name)
     assert config.data_dir().resolve() == real_data_dir.resolve()  # first use, from where the user gave it
     monkeypatch.chdir(tmp_path)
@@ -119,7 +164,7 @@ def test_a_data_directory_that_does_not_exist_is_said_to_be_missing(
 
 
 def test_atlas_status_says_the_data_directory_does_not_exist(tmp_path: Path) -> None:
-    env = {**os.environ, "ATLAS_DATA_DIR": "nowhere", "COLUMNS": "80", "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "ATLAS_DATA_DIR": "nowhere", "COLUMNS": "80", "PYTHONPATH": str(REPO), "PWD": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-m", "utils", "status"], cwd=tmp_path, env=env, capture_output=True, text=True
     )

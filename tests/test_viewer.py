@@ -132,13 +132,15 @@ def test_the_search_text_holds_ids_and_english_glosses(tmp_path: Path, monkeypat
 def test_a_publication_withholds_the_rows_its_licences_do_not_allow(tmp_path: Path) -> None:
     from atlas_book import _withhold_unlicensed
 
+    from utils.loading import DEMO, OFFICIAL
     from utils.sources import registry
 
     SOURCES = registry()
     closed = next(name for name, source in SOURCES.items() if not source.redistributable)
     opened = next(name for name, source in SOURCES.items() if source.redistributable)
-    for dataset, kind in ((closed, "official"), (opened, "official"), (closed, "demo")):
-        split = tmp_path / dataset / kind
+    # a split folder named after its kind; the manifest says the kind as the build writes it (DEMO is "demo sample")
+    for dataset, kind in ((closed, OFFICIAL), (opened, OFFICIAL), (closed, DEMO)):
+        split = tmp_path / dataset / kind.split()[0]
         split.mkdir(parents=True)
         (split / "manifest.json").write_text(json.dumps({"kind": kind}))
         (split / "turns-0000.json.gz").write_bytes(b"rows")

@@ -51,3 +51,6 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+#: Tells this package from another ``utils`` (PyPI's, a ``utils.py`` beside a notebook): see
+#: ``grounded_dialogue_atlas.require_atlas_utils``.
+__grounded_dialogue_atlas__ = True

@@ -3,13 +3,16 @@
 ``ATLAS_DATA_DIR``
     The data directory: official files are looked for (and downloaded) here, in the layout of
     ``book/data.md``. Default: the per-user cache, for example ``~/.cache/grounded-dialogue-atlas``.
-    A relative path is resolved once, against the working directory of the first use, and written
-    back as an absolute path so that every later use and every child process (a notebook kernel
-    running in ``notebooks/``) sees the same folder; ``make`` resolves it against the folder it was
-    run from before anything starts.
+    A relative path means the folder the command was typed in: it is resolved against ``$PWD``,
+    which the shell sets and every child process inherits (a notebook kernel that Jupyter starts in
+    ``notebooks/`` still has the ``$PWD`` of the shell that started Jupyter), or against the working
+    directory where ``$PWD`` is unset, once, at its first use, and written back as an absolute path
+    so that every later use and every child process sees the same folder. ``make`` resolves it
+    against the folder it was run from before anything starts.
 ``ATLAS_CACHE_DIR``
     Where parsed splits are cached. Default: ``parsed/`` in the per-user cache, never inside the data
-    directory, which may be a read-only or shared copy of the official files.
+    directory, which may be a read-only or shared copy of the official files. A relative path is
+    resolved as ``ATLAS_DATA_DIR`` is.
 ``ATLAS_OFFLINE``
     ``1`` forbids downloads (the tests set it); the loaders then use local copies or demo samples.
 """
@@ -31,17 +34,27 @@ CACHE_DIR_ENV = "ATLAS_CACHE_DIR"
 OFFLINE_ENV = "ATLAS_OFFLINE"
 
 
+def typed_in_folder() -> Path:
+    """The folder the command was typed in: ``$PWD`` when the shell set it to a folder, else the
+    working directory. A kernel runs in the notebook's folder but inherits ``$PWD`` from the shell
+    that started Jupyter, so a relative path given there means the same folder in the chapters."""
+    shell_folder = os.environ.get("PWD", "")
+    if os.path.isabs(shell_folder) and os.path.isdir(shell_folder):
+        return Path(shell_folder)
+    return Path(os.getcwd())
+
+
 def _configured_dir(variable: str) -> Path | None:
-    """``$variable`` as an absolute path, resolved once: a relative value is taken against the current
-    directory at its first use and written back to the environment, so a later ``chdir`` (or a child
-    process started elsewhere) does not move the folder."""
+    """``$variable`` as an absolute path, resolved once: a relative value is taken against
+    :func:`typed_in_folder` at its first use and written back to the environment, so a later
+    ``chdir`` (or a child process started elsewhere) does not move the folder."""
     configured = os.environ.get(variable)
     if not configured:
         return None
     path = Path(configured).expanduser()
     if not path.is_absolute():
         # normalised as make's $(abspath) does ("../shared/data" from /x/atlas is /x/shared/data)
-        path = Path(os.path.abspath(path))
+        path = Path(os.path.normpath(typed_in_folder() / path))
         os.environ[variable] = str(path)
     return path
 

@@ -30,6 +30,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from sphinx.util import logging
+from sphinx.util.console import bold
+
+logger = logging.getLogger(__name__)
+
 #: The SQL console's files, from the npm packages ``make vendor`` installs into book/_vendor.
 VENDOR = Path(__file__).resolve().parents[1] / "_vendor" / "node_modules"
 #: package-relative source -> name in the site's ``_static/vendor/duckdb``
@@ -47,6 +52,12 @@ VENDOR_FILES = {
 EDITION_VARIABLE = "ATLAS_EDITION"
 #: Where a build writes the learner copies it links, under the site's root.
 LEARNER_DIR = "learner"
+#: Set on every page of a book built without the SQL console's files: the viewer says so in its place.
+SQL_CONSOLE_MISSING_META = '<meta name="atlas-sql-console" content="missing">'
+SQL_CONSOLE_MISSING = (
+    "the SQL console's files are not installed (npm was not found, or `make vendor` was not run): the book is "
+    "built without its SQL console, and its data viewers say so (make system-deps installs Node.js and npm)"
+)
 #: The environment variable that makes a build a publication: rows of datasets whose licence does not
 #: allow redistribution are left out of the site.
 PUBLISH_VARIABLE = "ATLAS_PUBLISH_SITE"
@@ -134,6 +145,8 @@ def _start_viewer(app: Any) -> None:
     """Chapters run in kernels started by this process: tell them where the viewer's files go."""
     if app.builder.format != "html":
         return
+    if _missing_vendor_files():  # said first, so that a reader of the build's output is not surprised
+        logger.info(bold(f"atlas: {SQL_CONSOLE_MISSING}"))
     directory = _viewer_dir(app)
     # Not emptied: a chapter that is executed rewrites its splits' files, and an incremental build that
     # executes no chapter keeps the pages, and so the files, of the previous one.
@@ -141,19 +154,28 @@ def _start_viewer(app: Any) -> None:
     os.environ["ATLAS_VIEWER_DIR"] = str(directory)
 
 
-def _copy_vendor(outdir: Path) -> None:
-    """DuckDB-WASM and Apache Arrow into ``_static/vendor/duckdb``, served by the book itself.
+def _missing_vendor_files() -> list[str]:
+    return [name for name in VENDOR_FILES if not (VENDOR / name).is_file()]
+
+
+def _mark_missing_sql_console(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    if _missing_vendor_files():
+        context["metatags"] = context.get("metatags", "") + SQL_CONSOLE_MISSING_META + "\n"
+
+
+def _copy_vendor(outdir: Path) -> bool:
+    """DuckDB-WASM and Apache Arrow into ``_static/vendor/duckdb``, served by the book itself; False
+    (and nothing copied) when they are not installed: a book built without npm has no SQL console.
 
     duckdb-browser.mjs imports the bare name ``apache-arrow``, which a browser cannot resolve without
     a bundler; the copy imports our shim (``_static/viewer-arrow.mjs``, which re-exports the Arrow
     bundle's global) instead. Nothing else in the files changes.
     """
-    missing = [name for name in VENDOR_FILES if not (VENDOR / name).is_file()]
-    if missing:
-        raise RuntimeError(
-            f"the SQL console's files are not installed ({', '.join(missing)} missing under {VENDOR}): run `make vendor`"
-        )
     target = outdir / "_static" / "vendor" / "duckdb"
+    if _missing_vendor_files():
+        # files of an earlier build would contradict the pages, which say the console is missing
+        shutil.rmtree(target, ignore_errors=True)
+        return False
     target.mkdir(parents=True, exist_ok=True)
     for source, name in VENDOR_FILES.items():
         if name == "duckdb-browser.mjs":
@@ -164,11 +186,13 @@ def _copy_vendor(outdir: Path) -> None:
             (target / name).write_text(rewritten, encoding="utf-8")
         else:
             shutil.copyfile(VENDOR / source, target / name)
+    return True
 
 
 def _withhold_unlicensed(directory: Path) -> list[str]:
     """Remove the rows of datasets whose licence does not allow redistribution (demo samples are the
     atlas's own and stay); each gets ``withheld.json`` with the reason, which the viewer shows."""
+    from utils.loading import DEMO, SYNTHETIC
     from utils.sources import get_source
 
     withheld = []
@@ -178,7 +202,7 @@ def _withhold_unlicensed(directory: Path) -> list[str]:
             continue
         for split_dir in sorted(path for path in dataset_dir.iterdir() if path.is_dir()):
             manifest = json.loads((split_dir / "manifest.json").read_text(encoding="utf-8"))
-            if manifest.get("kind") in ("demo", "synthetic"):
+            if manifest.get("kind") in (DEMO, SYNTHETIC):
                 continue
             shutil.rmtree(split_dir)
             split_dir.mkdir()
@@ -210,8 +234,9 @@ def _write_cards(outdir: Path) -> None:
 def _finish_viewer(app: Any, exception: BaseException | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    _copy_vendor(Path(app.outdir))
     _write_cards(Path(app.outdir))
+    if not _copy_vendor(Path(app.outdir)):
+        logger.info(bold(f"atlas: {SQL_CONSOLE_MISSING}"))
     if os.environ.get(PUBLISH_VARIABLE) == "1" and _viewer_dir(app).is_dir():
         _withhold_unlicensed(_viewer_dir(app))
 
@@ -327,6 +352,7 @@ def setup(app: Any) -> dict[str, Any]:
     register_plugin("pybtex.style.formatting", "atlas", _author_year_style())
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
     app.connect("html-page-context", _accessible_body)
+    app.connect("html-page-context", _mark_missing_sql_console)
     app.connect("builder-inited", _start_viewer)
     app.connect("build-finished", _finish_viewer)
     app.add_config_value("atlas_learner_branch", "learner-copies", "html")

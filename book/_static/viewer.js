@@ -1422,10 +1422,21 @@
     return duck;
   }
 
+  // A book built without npm has no DuckDB-WASM (its pages carry this meta tag): the console says so.
+  var SQL_MISSING = "This book was built without npm, so its SQL console (DuckDB-WASM) is not part of it. " +
+    "To have it, install Node.js and npm (make system-deps) and build the book again.";
+  function sqlConsoleMissing() {
+    return document.querySelector('meta[name="atlas-sql-console"][content="missing"]') !== null;
+  }
+
   Viewer.prototype.buildSql = function () {
     var self = this;
     var box = (this.sqlBox = make("details", "atlas-viewer-sql"));
-    box.appendChild(make("summary", null, "SQL console (DuckDB, in your browser)"));
+    box.appendChild(make("summary", null, "SQL console (DuckDB, in your browser)" +
+      (sqlConsoleMissing() ? ": not in this build" : "")));
+    if (sqlConsoleMissing()) {
+      box.appendChild(make("p", "atlas-viewer-note atlas-viewer-sql-missing", SQL_MISSING));
+    }
     box.appendChild(make("p", "atlas-viewer-note",
       "Tables: dialogues, turns and evidence of this split, with the columns of the grid (label columns holding " +
       "lists: unnest or list_contains them). DuckDB-WASM is served by this book and runs in your browser, closed to " +
@@ -1579,6 +1590,11 @@
     this.state.sql = sql;
     this.sqlPending.hidden = true;
     this.saveHash();
+    if (sqlConsoleMissing()) {
+      this.sqlStatus.textContent = SQL_MISSING;
+      this.holder.setAttribute("data-sql-state", "missing");
+      return Promise.resolve();
+    }
     this.sqlStatus.textContent = "Starting DuckDB and loading the tables\u2026";
     this.holder.setAttribute("data-sql-state", "running");
     var started = performance.now();
