@@ -203,3 +203,51 @@ def test_faithdial_critic_scores_are_ranked_against_the_lexical_critic():
 
 def _auc(examples, scores: dict[str, float]) -> float:
     return float(roc_auc_score(examples["hallucinated"], [scores[key] for key in examples["id"]]))
+
+
+# -- WISE: predicting the system's action ---------------------------------------------------------------
+
+
+def _wise():
+    from utils.datasets.wise.baselines import system_turn_examples
+
+    train, test = utils.load("wise", "train"), utils.load("wise", "test")
+    return train, test, system_turn_examples(train), system_turn_examples(test)
+
+
+def test_action_predictions_are_scored_against_the_chapter_s_classifier():
+    from utils.datasets.wise.baselines import CharTfidfClassifier, standard_macro_prf
+    from utils.datasets.wise.exercises import check_action_predictions, turn_key
+
+    train, test, train_turns, test_turns = _wise()
+    gold = {turn_key(turn): turn.action for turn in test_turns}
+    classifier = CharTfidfClassifier().fit([t.user_text for t in train_turns], [t.action for t in train_turns])
+    theirs = dict(zip(gold, classifier.predict([t.user_text for t in test_turns]), strict=True))
+    bar = standard_macro_prf(list(gold.values()), list(theirs.values())).f1
+    assert bar < 1
+    _passes(lambda: check_action_predictions(gold, train, test), "above the chapter's classifier")
+    graded(check_action_predictions, gold, train, test, exercise="wise-ex-4")
+    _fails(lambda: check_action_predictions(theirs, train, test), "not above the chapter's classifier")
+    with pytest.raises(AssertionError, match=r"^wise-ex-4: Not yet: .*not above"):
+        graded(check_action_predictions, theirs, train, test, exercise="wise-ex-4")
+    # a weaker answer than the classifier is told so without the classifier's score
+    constant = dict.fromkeys(gold, train_turns[0].action)
+    if standard_macro_prf(list(gold.values()), list(constant.values())).f1 < bar:
+        _fails(lambda: check_action_predictions(constant, train, test), "not above", forbidden=(bar,))
+    with pytest.raises(CheckOptionError):
+        check_action_predictions(gold, train, test, beat="bert")
+
+
+def test_action_predictions_name_the_typical_slips():
+    from utils.datasets.wise.exercises import check_action_predictions, turn_key
+
+    train, test, _, test_turns = _wise()
+    gold = {turn_key(turn): turn.action for turn in test_turns}
+    first = next(iter(gold))
+    _fails(lambda: check_action_predictions(dict.fromkeys(gold, "Reveal"), train, test), "user intent")
+    _fails(lambda: check_action_predictions({**gold, first: gold[first].lower()}, train, test), "in case")
+    parts = {**gold, first: gold[first].split("-")}
+    _fails(lambda: check_action_predictions(parts, train, test), "join its parts")
+    _fails(lambda: check_action_predictions(dict(list(gold.items())[1:]), train, test), "no prediction")
+    _fails(lambda: check_action_predictions({**gold, "0/0": "Chitchat"}, train, test), "not system turns")
+    _fails(lambda: check_action_predictions({**gold, first: None}, train, test), "not an action name")
