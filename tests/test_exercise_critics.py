@@ -251,3 +251,35 @@ def test_action_predictions_name_the_typical_slips():
     _fails(lambda: check_action_predictions(dict(list(gold.items())[1:]), train, test), "no prediction")
     _fails(lambda: check_action_predictions({**gold, "0/0": "Chitchat"}, train, test), "not system turns")
     _fails(lambda: check_action_predictions({**gold, first: None}, train, test), "not an action name")
+
+
+def test_check_ranking_on_examples_made_by_hand():
+    """The shared ranking check: ids left out or fitted on are named; a perfect bar can only be matched;
+    a perfect ranking of many responses of each class is taken for one made with the test labels."""
+    import pandas as pd
+
+    from utils.datasets.faithdial.exercises import PERFECT_IS_SUSPECT, Ignored, check_ranking
+    from utils.exercises import ExerciseCheckError
+
+    few = pd.DataFrame({"id": ["a", "b", "c", "d"], "hallucinated": [1, 1, 0, 0]})
+    right = {"a": 0.9, "b": 0.8, "c": 0.2, "d": 0.1}
+    one_pair_wrong = {"a": 0.9, "b": 0.1, "c": 0.2, "d": 0.05}  # AUC 0.75
+
+    def run(answer, examples=few, bar=0.5, **options):
+        options = {"left_out": Ignored({"g"}, "Generic responses"), "fitted_on": Ignored({"t"}, "training rows"),
+                   **options}
+        check_ranking(answer, examples, what="w", bar=lambda: bar, bar_name="the bar", id_example="a", hint="h",
+                      **options)
+
+    run(right, bar=1.0)  # matching a perfect bar on a few responses is all one can do
+    with pytest.raises(ExerciseCheckError, match="not above the bar"):
+        run(one_pair_wrong, bar=0.75)
+    run(one_pair_wrong, bar=0.7)
+    with pytest.raises(ExerciseCheckError, match="Generic responses"):
+        run({**right, "g": 0.5})
+    with pytest.raises(ExerciseCheckError, match="training rows"):
+        run({**right, "t": 0.5})
+    with pytest.raises(ExerciseCheckError, match="perfectly"):
+        n = PERFECT_IS_SUSPECT
+        many = pd.DataFrame({"id": [str(i) for i in range(2 * n)], "hallucinated": [1] * n + [0] * n})
+        run({str(i): float(i < n) for i in range(2 * n)}, examples=many)
