@@ -283,3 +283,23 @@ def test_check_ranking_on_examples_made_by_hand():
         n = PERFECT_IS_SUSPECT
         many = pd.DataFrame({"id": [str(i) for i in range(2 * n)], "hallucinated": [1] * n + [0] * n})
         run({str(i): float(i < n) for i in range(2 * n)}, examples=many)
+
+
+def test_on_synthetic_data_only_the_form_of_an_answer_is_checked(data_dir):
+    """benchmarks.synthetic draws every label at random: no predictor can beat another there, so a
+    chapter run on synthetic files (tests/test_wise_without_documents.py) checks only the answer's form."""
+    import pandas as pd
+
+    from benchmarks.synthetic import write_all
+    from utils.datasets.faithdial.exercises import Ignored, check_ranking
+    from utils.datasets.wise.exercises import check_action_predictions, turn_key
+
+    write_all(data_dir, scale=0.02, datasets=["wise"])
+    train, test, _, test_turns = _wise()
+    assert test.provenance.kind == "synthetic"
+    constant = {turn_key(turn): test_turns[0].action for turn in test_turns}
+    _passes(lambda: check_action_predictions(constant, train, test), "random labels")
+    _fails(lambda: check_action_predictions(dict(list(constant.items())[1:]), train, test), "no prediction")
+    few = pd.DataFrame({"id": ["a", "b"], "hallucinated": [1, 0]})
+    check_ranking({"a": 0.0, "b": 1.0}, few, what="w", bar=lambda: 0.5, bar_name="b", left_out=Ignored(set(), ""),
+                  id_example="a", hint="h", random_labels=True)

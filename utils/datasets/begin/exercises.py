@@ -27,7 +27,7 @@ from ...exercises import (
 from ...records import Dialogue
 from ...render._html import SafeHTML, esc, stylesheet
 from ..faithdial.baselines import LexicalCritic
-from ..faithdial.exercises import Ignored, check_ranking
+from ..faithdial.exercises import Ignored, check_ranking, is_synthetic
 from . import baselines, stats
 from .parser import LABELS, label
 from .render import render
@@ -150,6 +150,7 @@ def check_transfer_scores(
         id_example="tc_dev-0",
         hint="Find what the lexical critic misses on these benchmarks (their knowledge snippets are long), and "
              "choose your critic on the dev file, not by trying it here.",
+        random_labels=is_synthetic(fit_on, *tests),
     )
 
 

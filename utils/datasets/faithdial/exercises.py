@@ -27,6 +27,7 @@ from ...exercises import (
     _turns,
     practice_check,
 )
+from ...loading import SYNTHETIC
 from ...records import Dialogue
 from . import baselines
 from .stats import edited_share, lengths, utterances
@@ -93,6 +94,11 @@ def check_length_change(answer: Any, data: Iterable[Dialogue]) -> None:
 
 # -- a critic of one's own, against the chapter's lexical critic -----------------------------------------
 
+
+def is_synthetic(*data: object) -> bool:
+    """True when any of ``data`` is synthetic benchmark data (``benchmarks.synthetic``: random labels)."""
+    return any(getattr(getattr(split, "provenance", None), "kind", "") == SYNTHETIC for split in data)
+
 #: An AUC of 1 on at least this many responses of each class is not a critic fitted elsewhere: the
 #: scores were made with the test labels. (A handful of demo responses can be separated by chance.)
 PERFECT_IS_SUSPECT = 20
@@ -117,6 +123,7 @@ def check_ranking(
     fitted_on: Ignored | None = None,
     id_example: str,
     hint: str,
+    random_labels: bool = False,
 ) -> None:
     """Check a critic's scores: ``answer`` maps every ``id`` of ``examples`` (critic examples with
     ``hallucinated`` 1 or 0) to a number, higher for a response more likely hallucinated; their ROC
@@ -124,7 +131,9 @@ def check_ranking(
     bar is a perfect ranking already (a few demo responses), matching it is all one can do.
 
     Only the student's own AUC is ever named (they can compute it from their scores); the bar is
-    for them to compute, never told. Raises :class:`ExerciseCheckError` naming the slip."""
+    for them to compute, never told. With ``random_labels`` (synthetic benchmark data) no ranking can
+    be compared with another, and only the form of the scores is checked. Raises
+    :class:`ExerciseCheckError` naming the slip."""
     if examples["hallucinated"].nunique() < 2:
         raise ExerciseCheckError(f"{what}: the test data hold only one of the two classes; an AUC needs both.")
     given = _as_mapping(answer, what)
@@ -147,6 +156,9 @@ def check_ranking(
         _fail(what, "every response has the same score, which ranks nothing: give higher scores to the "
                     "responses your critic finds less supported by their knowledge.")
     labels = examples["hallucinated"].to_numpy().astype(int)
+    if random_labels:
+        _passed(what, f"{len(labels)} valid scores; these synthetic data have random labels, so no AUC is compared")
+        return
     auc = float(roc_auc_score(labels, scores))
     if auc == 1.0 and np.bincount(labels, minlength=2).min() >= PERFECT_IS_SUSPECT:
         _fail(what, "your scores separate every test response perfectly, which no critic fitted on other "
@@ -213,4 +225,5 @@ def check_critic_scores(answer: Any, test: Iterable[Dialogue], beat: str = "lexi
         id_example=str(examples["id"].iloc[0]) if len(examples) else "test-0/1",
         hint="Find what word overlap misses in FaithDial's hallucinations (personal experiences, opinions), and "
              "choose your critic on train and valid, not by trying it here.",
+        random_labels=is_synthetic(test),
     )
