@@ -6,12 +6,31 @@ on the demo sample and on the real files alike, and says what is off without pri
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ...exercises import ExerciseCheckError, _compare_number, _dialogues, _Mistake, practice_check
+import numpy as np
+import pandas as pd
+from sklearn.metrics import cohen_kappa_score, roc_auc_score
+
+from ...exercises import (
+    CheckOptionError,
+    ExerciseCheckError,
+    _as_mapping,
+    _compare_number,
+    _dialogues,
+    _fail,
+    _Mistake,
+    practice_check,
+)
 from ...records import Dialogue
+from ...render._html import SafeHTML, esc, stylesheet
+from ..faithdial.baselines import LexicalCritic
+from ..faithdial.exercises import Ignored, check_ranking, is_synthetic
 from . import baselines, stats
+from .parser import LABELS, label
+from .render import render
 
 
 def _examples(data: Iterable[Dialogue], what: str) -> Any:
@@ -70,3 +89,150 @@ def check_ablation_auc(
         _Mistake(dev_auc, "this is the AUC on the dev split the critic was fitted on; score it on the test split."),
     ]
     _compare_number(answer, expected, what=what, share=True, mistakes=mistakes, rel_tol=1e-4)
+
+
+# -- a critic that travels to other benchmarks -------------------------------------------------------
+
+#: What a transfer check can be asked to beat: chance, the lexical critic (knowledge precision, which
+#: needs no fitting) or the chapter's feature critic fitted on the dev data.
+BARS = ("chance", "lexical", "feature critic")
+
+
+def scored_responses(*data: Iterable[Dialogue]) -> pd.DataFrame:
+    """The Fully and Not fully attributable responses of ``data`` (Generic ones left out), as
+    :func:`baselines.critic_examples` rows with an ``id`` column: the dialogue id, ``tc_dev-17``."""
+    frames = []
+    for split in data:
+        dialogues = _dialogues(split, "responses to score")
+        name = dialogues[0].split if len(dialogues) else "split"
+        rows = stats.response_frame({name: dialogues})
+        rows.insert(0, "id", [dialogue.id for dialogue in dialogues])
+        frames.append(rows)
+    return baselines.critic_examples(pd.concat(frames, ignore_index=True))
+
+
+@practice_check
+def check_transfer_scores(
+    answer: Any, fit_on: Iterable[Dialogue], *tests: Iterable[Dialogue], beat: str = "lexical"
+) -> None:
+    """``answer`` maps the id of every Fully or Not fully attributable response of ``tests`` to a score
+    of "not fully attributable" (higher: less attributable) from a critic fitted on ``fit_on``.
+
+    The check computes the ROC AUC of those scores and the ``beat`` bar itself on the same responses:
+    ``"chance"`` (0.5), ``"lexical"`` (one minus knowledge precision, the chapter's lexical critic,
+    whose AUC needs no fitting) or ``"feature critic"`` (:class:`baselines.FeatureCritic` fitted on
+    ``fit_on``); the answer passes when its AUC is above the bar (:func:`check_ranking`)."""
+    if beat not in BARS:
+        raise CheckOptionError(f"beat must be one of {', '.join(BARS)}, not {beat!r}")
+    what = "scores of your critic on the test responses"
+    if not tests:
+        raise ExerciseCheckError(f"{what}: pass the test splits after the split the critic was fitted on.")
+    examples = scored_responses(*tests)
+    every_id = {dialogue.id for split in tests for dialogue in _dialogues(split, what)}
+    labels = examples["hallucinated"].to_numpy()
+
+    def bar() -> float:
+        if beat == "lexical":
+            return float(roc_auc_score(labels, LexicalCritic.scores(examples["response"], examples["knowledge"])))
+        if beat == "feature critic":
+            critic = baselines.FeatureCritic.fit(scored_responses(fit_on), fitted_on="the dev file")
+            return float(roc_auc_score(labels, critic.scores(examples)))
+        return 0.5
+
+    check_ranking(
+        answer, examples, what=what, bar=bar,
+        bar_name={"chance": "chance", "lexical": "the lexical critic's (knowledge precision)",
+                  "feature critic": "the chapter's feature critic's, fitted on the same dev file"}[beat],
+        left_out=Ignored(set(every_id) - set(examples["id"]), "Generic responses: leave them out, the critic "
+                                                               "tells Fully from Not fully attributable ones"),
+        fitted_on=Ignored({dialogue.id for dialogue in _dialogues(fit_on, what)}, "responses of the file you fit on: "
+                                                                                  "score only the test files' ones"),
+        id_example="tc_dev-0",
+        hint="Find what the lexical critic misses on these benchmarks (their knowledge snippets are long), and "
+             "choose your critic on the dev file, not by trying it here.",
+        random_labels=is_synthetic(fit_on, *tests),
+    )
+
+
+# -- annotating responses with BEGIN's labels ----------------------------------------------------------
+
+#: How many responses the annotation exercise takes, and the seed of their selection.
+ANNOTATION_SIZE = 20
+ANNOTATION_SEED = 0
+
+
+def annotation_sample(split: Iterable[Dialogue], size: int = ANNOTATION_SIZE, seed: int = ANNOTATION_SEED) -> list[str]:
+    """The ids of the responses to annotate: the first ``size`` of ``split`` shuffled with ``seed``
+    (numpy's ``default_rng(seed).permutation``), or every response when the split holds fewer."""
+    dialogues = _dialogues(split, "responses to annotate")
+    order = np.random.default_rng(seed).permutation(len(dialogues))[:size]
+    return [dialogues[int(index)].id for index in order]
+
+
+def show_annotation_sample(
+    split: Sequence[Dialogue], size: int = ANNOTATION_SIZE, seed: int = ANNOTATION_SEED
+) -> SafeHTML:
+    """The responses of :func:`annotation_sample` without their labels (message, response and
+    knowledge, every string escaped), then a dict to copy and fill in, one line per id."""
+    ids = annotation_sample(split, size, seed)
+    by_id = {dialogue.id: dialogue for dialogue in _dialogues(split, "responses to annotate")}
+    provenance = getattr(split, "provenance", None)
+    kind = f"{provenance.kind} · " if provenance is not None else ""
+    parts = [render(by_id[key], note=f"{kind}{key}", highlight=False, show_label=False) for key in ids]
+    choices = " | ".join(LABELS)
+    template = "my_labels = {\n" + "".join(f'    "{key}": "",\n' for key in ids) + "}"
+    footer = (f"<p>Label each response with one of: {esc(choices)}. A dict to copy into your answer "
+              f"cell:</p><pre>{esc(template)}</pre>")
+    return SafeHTML(stylesheet() + "".join(parts) + footer)
+
+
+def _annotation_labels(answer: Any, ids: Sequence[str], what: str) -> list[str]:
+    given = _as_mapping(answer, what)
+    missing = [key for key in ids if key not in given]
+    extra = [key for key in given if key not in set(ids)]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"{len(missing)} of the {len(ids)} responses shown have no label, for example {missing[0]!r}")
+        if extra:
+            parts.append(f"{len(extra)} id(s) are not among the responses shown, for example {extra[0]!r}")
+        _fail(what, "; ".join(parts) + ". Label exactly the responses show_annotation_sample shows (seed 0).")
+    labels = []
+    folded = {name.casefold(): name for name in LABELS}
+    for key in ids:
+        value = given[key]
+        if not isinstance(value, str) or not value.strip():
+            _fail(what, f"the label of {key!r} is empty or not text: give every response one of {', '.join(LABELS)}.")
+        if value not in LABELS:
+            if value.strip().casefold() in folded:
+                _fail(what, f"the label of {key!r} differs from BEGIN's name in case or spaces: write it exactly "
+                            f"as {folded[value.strip().casefold()]!r}.")
+            _fail(what, f"{value!r} (for {key!r}) is not one of BEGIN's three labels: {', '.join(LABELS)}.")
+        labels.append(value)
+    return labels
+
+
+@practice_check
+def check_annotation_kappa(answer: Any, labels: Any, split: Sequence[Dialogue]) -> None:
+    """``labels`` holds one BEGIN label per response of :func:`annotation_sample` of ``split`` (your
+    own reading), and ``answer`` is Cohen's kappa between them and the gold labels
+    (``sklearn.metrics.cohen_kappa_score``), to three decimals."""
+    what = "Cohen's kappa between your labels and the gold labels"
+    dialogues = _dialogues(split, what)
+    ids = annotation_sample(dialogues)
+    yours = _annotation_labels(labels, ids, "your labels")
+    by_id = {dialogue.id: dialogue for dialogue in dialogues}
+    gold = [label(by_id[key]) for key in ids]
+    if len(set(yours) | set(gold)) < 2:
+        raise ExerciseCheckError(f"{what}: you and the gold labels give these responses one label only, so "
+                                 "kappa is undefined (no disagreement is possible by chance).")
+    expected = float(cohen_kappa_score(gold, yours))
+    if math.isnan(expected):
+        raise ExerciseCheckError(f"{what}: kappa is undefined on these labels (chance agreement is 1).")
+    agreement = sum(g == y for g, y in zip(gold, yours, strict=True)) / len(ids)
+    mistakes = [
+        _Mistake(agreement, "this is the share of responses on which you agree (raw agreement); kappa "
+                            "corrects it for the agreement expected by chance."),
+        _Mistake(1.0, "this is the kappa of the gold labels with themselves: compare YOUR labels with them."),
+    ]
+    _compare_number(answer, expected, what=what, mistakes=mistakes)

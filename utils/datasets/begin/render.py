@@ -38,8 +38,10 @@ def _words(text: str) -> set[str]:
     return {word.lower() for word in _WORD.findall(text)}
 
 
-def render(dialogue: Dialogue, *, note: str = "", highlight: bool = True) -> SafeHTML:
-    """One BEGIN row as safe HTML; ``note`` is shown under the title (for example the provenance)."""
+def render(dialogue: Dialogue, *, note: str = "", highlight: bool = True, show_label: bool = True) -> SafeHTML:
+    """One BEGIN row as safe HTML; ``note`` is shown under the title (for example the provenance).
+
+    ``show_label=False`` leaves the human label out, for an annotator who must not see it."""
     response = response_turn(dialogue)
     snippet = knowledge(dialogue)
     model = str(dialogue.meta.get("model", response.speaker))
@@ -55,7 +57,7 @@ def render(dialogue: Dialogue, *, note: str = "", highlight: bool = True) -> Saf
     if not response.text.strip():
         body = "<em>(empty response)</em>"
     label_badge = badge(f"BEGIN: {label(dialogue)}", "begin")
-    labels = f'<div class="atlas-labels"><small>human label:</small> {label_badge}</div>'
+    labels = f'<div class="atlas-labels"><small>human label:</small> {label_badge}</div>' if show_label else ""
     evidence_text = highlight_words(snippet, shared) if highlight else esc(snippet)
     evidence = bullet_list(
         [f'<span class="atlas-selected"><span class="atlas-sr">selected </span>knowledge: '

@@ -6,14 +6,30 @@ the demo sample and on the real files alike, and says what is off without printi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
+from sklearn.metrics import roc_auc_score
 
 from ... import exercises as checks
-from ...exercises import ExerciseCheckError, _dialogues, _Mistake, _turns, practice_check
+from ...exercises import (
+    CheckOptionError,
+    ExerciseCheckError,
+    _as_mapping,
+    _as_number,
+    _dialogues,
+    _fail,
+    _Mistake,
+    _passed,
+    _turns,
+    practice_check,
+)
+from ...loading import SYNTHETIC
 from ...records import Dialogue
+from . import baselines
 from .stats import edited_share, lengths, utterances
 
 # The comparison goes through the shared module (``checks._compare_number``), so that a test watching
@@ -74,3 +90,140 @@ def check_length_change(answer: Any, data: Iterable[Dialogue]) -> None:
         ),
     ]
     checks._compare_number(answer, expected, what=what, mistakes=mistakes)
+
+
+# -- a critic of one's own, against the chapter's lexical critic -----------------------------------------
+
+
+def is_synthetic(*data: object) -> bool:
+    """True when any of ``data`` is synthetic benchmark data (``benchmarks.synthetic``: random labels)."""
+    return any(getattr(getattr(split, "provenance", None), "kind", "") == SYNTHETIC for split in data)
+
+#: An AUC of 1 on at least this many responses of each class is not a critic fitted elsewhere: the
+#: scores were made with the test labels. (A handful of demo responses can be separated by chance.)
+PERFECT_IS_SUSPECT = 20
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """Ids a critic's scores must not hold, and why (said when an answer holds one)."""
+
+    ids: set[str]
+    reason: str
+
+
+def check_ranking(
+    answer: Any,
+    examples: pd.DataFrame,
+    *,
+    what: str,
+    bar: Callable[[], float],
+    bar_name: str,
+    left_out: Ignored,
+    fitted_on: Ignored | None = None,
+    id_example: str,
+    hint: str,
+    random_labels: bool = False,
+) -> None:
+    """Check a critic's scores: ``answer`` maps every ``id`` of ``examples`` (critic examples with
+    ``hallucinated`` 1 or 0) to a number, higher for a response more likely hallucinated; their ROC
+    AUC must be above chance and above ``bar()`` (computed here, on the same responses). When the
+    bar is a perfect ranking already (a few demo responses), matching it is all one can do.
+
+    Only the student's own AUC is ever named (they can compute it from their scores); the bar is
+    for them to compute, never told. With ``random_labels`` (synthetic benchmark data) no ranking can
+    be compared with another, and only the form of the scores is checked. Raises
+    :class:`ExerciseCheckError` naming the slip."""
+    if examples["hallucinated"].nunique() < 2:
+        raise ExerciseCheckError(f"{what}: the test data hold only one of the two classes; an AUC needs both.")
+    given = _as_mapping(answer, what)
+    wanted = list(examples["id"])
+    wanted_set = set(wanted)
+    extra = [key for key in given if key not in wanted_set]
+    for ignored in (fitted_on or Ignored(set(), ""), left_out):
+        among = [key for key in extra if key in ignored.ids]
+        if among:
+            _fail(what, f"{len(among)} id(s) are {ignored.reason}, for example {among[0]!r}.")
+    if extra:
+        _fail(what, f"{len(extra)} key(s) are not ids of the responses to score, for example {extra[0]!r}: use "
+                    f"the ids of the `id` column (such as {id_example!r}).")
+    missing = [key for key in wanted if key not in given]
+    if missing:
+        _fail(what, f"{len(missing)} of the {len(wanted)} responses to score have no score, for example "
+                    f"{missing[0]!r}: score every one of them.")
+    scores = np.array([_as_number(given[key], f"{what} [{key!r}]") for key in wanted])
+    if np.ptp(scores) == 0:
+        _fail(what, "every response has the same score, which ranks nothing: give higher scores to the "
+                    "responses your critic finds less supported by their knowledge.")
+    labels = examples["hallucinated"].to_numpy().astype(int)
+    if random_labels:
+        _passed(what, f"{len(labels)} valid scores; these synthetic data have random labels, so no AUC is compared")
+        return
+    auc = float(roc_auc_score(labels, scores))
+    if auc == 1.0 and np.bincount(labels, minlength=2).min() >= PERFECT_IS_SUSPECT:
+        _fail(what, "your scores separate every test response perfectly, which no critic fitted on other "
+                    "data does: were they made with the test labels? Fit on the training data only.")
+    if auc <= 0.5:
+        _fail(what, "your scores rank the test responses no better than chance. Is a high score given to the "
+                    "LESS supported responses (for example one minus a precision)?")
+    target = bar()
+    if target == 1.0 and auc == 1.0:
+        _passed(what, f"ROC AUC 1 on {len(labels)} responses: {bar_name} ranks these few perfectly too, so "
+                      "matching it is all one can do")
+        return
+    if auc <= target:
+        # The student's own AUC only: the bar is for them to compute and beat, not to be told.
+        _fail(what, f"your scores rank the {len(labels)} test responses with a ROC AUC of {auc:.3f}, not above "
+                    f"{bar_name} on the same responses. {hint}")
+    _passed(what, f"ROC AUC {auc:.3f} on {len(labels)} responses, above {bar_name}")
+
+
+def scored_responses(data: Iterable[Dialogue], *, with_rewrites: bool = False) -> pd.DataFrame:
+    """The chapter's critic examples of a FaithDial split (:func:`baselines.critic_examples`: each
+    labelled text, with its class in ``hallucinated``) with an ``id`` column, ``<dialogue id>/<turn
+    index>`` (a faithful rewrite added by ``with_rewrites`` gets ``.../rewrite``)."""
+    frame = utterances(_dialogues(data, "responses to score"))
+    keys = frame["dialogue_id"].astype(str) + "/" + frame["turn_index"].astype(str)
+    labelled = frame[frame["BEGIN"].map(baselines.critic_label).notna()]
+    examples = baselines.critic_examples(frame, with_rewrites=with_rewrites)
+    ids = list(keys[labelled.index])
+    if with_rewrites:
+        ids += [key + "/rewrite" for key in keys[labelled[labelled["edited"]].index]]
+    examples.insert(0, "id", ids)
+    return examples
+
+
+#: What the critic check can be asked to beat.
+BARS = ("chance", "lexical")
+
+
+@practice_check
+def check_critic_scores(answer: Any, test: Iterable[Dialogue], beat: str = "lexical") -> None:
+    """``answer`` maps the id of every labelled response of ``test`` (:func:`scored_responses`) to a
+    hallucination score (higher: more likely hallucinated); its ROC AUC must be above ``beat``:
+    ``"chance"`` or ``"lexical"`` (the chapter's lexical critic, one minus knowledge precision, whose
+    AUC needs no threshold), computed here on the same responses."""
+    if beat not in BARS:
+        raise CheckOptionError(f"beat must be one of {', '.join(BARS)}, not {beat!r}")
+    what = "hallucination scores of your critic on the test responses"
+    test_dialogues = _dialogues(test, what)
+    examples = scored_responses(test_dialogues)
+    every = utterances(test_dialogues)
+    every_id = set(every["dialogue_id"].astype(str) + "/" + every["turn_index"].astype(str))
+
+    def bar() -> float:
+        if beat == "chance":
+            return 0.5
+        scores = baselines.LexicalCritic.scores(examples["response"], examples["knowledge"])
+        return float(roc_auc_score(examples["hallucinated"], scores))
+
+    check_ranking(
+        answer, examples, what=what, bar=bar,
+        bar_name="chance" if beat == "chance" else "the chapter's lexical critic (knowledge precision)",
+        left_out=Ignored(every_id - set(examples["id"]), "responses without a Hallucination or Entailment label "
+                                                         "(Generic, Uncooperative or unlabelled): leave them out"),
+        id_example=str(examples["id"].iloc[0]) if len(examples) else "test-0/1",
+        hint="Find what word overlap misses in FaithDial's hallucinations (personal experiences, opinions), and "
+             "choose your critic on train and valid, not by trying it here.",
+        random_labels=is_synthetic(test),
+    )

@@ -1,0 +1,108 @@
+"""Checkers of the WISE chapter's exercise on its central task (the generic ones are in :mod:`utils.exercises`).
+
+Action prediction (the authors' T3): a student predicts the action of every system turn of a test
+split, and the check scores those predictions and the chapter's classifier on the same turns itself,
+so no score the student reports is trusted. Like every checker it recomputes everything from the
+splits it is given, so it is right on the demo sample and on the real files alike, and it never
+prints the score to beat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ...exercises import CheckOptionError, ExerciseCheckError, _as_mapping, _dialogues, _fail, _passed, practice_check
+from ...loading import SYNTHETIC
+from ...records import Dialogue
+from .baselines import CharTfidfClassifier, SystemTurnExample, majority_label, standard_macro_prf, system_turn_examples
+from .parser import INTENTS
+
+#: What the check can be asked to beat: always the most frequent training action, or the chapter's
+#: char TF-IDF + logistic regression on the latest user utterance.
+BARS = ("majority class", "classifier")
+
+
+def turn_key(example: SystemTurnExample) -> str:
+    """The key of a system turn in an answer: ``"<dialogue id>/<turn index>"``."""
+    return f"{example.dialogue_id}/{example.turn_index}"
+
+
+def _baseline(train: Sequence[SystemTurnExample], test: Sequence[SystemTurnExample], bar: str) -> list[str]:
+    actions = [example.action for example in train]
+    if bar == "majority class":
+        return [majority_label(actions)] * len(test)
+    classifier = CharTfidfClassifier().fit([example.user_text for example in train], actions)
+    return classifier.predict([example.user_text for example in test])
+
+
+def _predictions(answer: Any, test: Sequence[SystemTurnExample], what: str) -> list[str]:
+    """The answer's action per test turn, in order, or a failure naming the first slip."""
+    given = _as_mapping(answer, what)
+    keys = [turn_key(example) for example in test]
+    wanted = set(keys)
+    extra = [key for key in given if key not in wanted]
+    if extra:
+        _fail(what, f"{len(extra)} key(s) are not system turns of the test split, for example {extra[0]!r}: use "
+                    f"'<dialogue id>/<turn index>' of each system turn (such as {keys[0]!r}).")
+    missing = [key for key in keys if key not in given]
+    if missing:
+        _fail(what, f"{len(missing)} of the {len(keys)} system turns have no prediction, for example "
+                    f"{missing[0]!r}: predict an action for every one.")
+    predictions = []
+    for key in keys:
+        value = given[key]
+        if isinstance(value, (list, tuple)):
+            _fail(what, f"the prediction for {key!r} is a list: join its parts with '-' as the published names "
+                        "are written (parser.published_label), such as 'Answer-open-text'.")
+        if not isinstance(value, str) or not value:
+            _fail(what, f"the prediction for {key!r} is not an action name: give a string such as 'Clarify-Choice'.")
+        predictions.append(value)
+    return predictions
+
+
+@practice_check
+def check_action_predictions(
+    answer: Any, train: Iterable[Dialogue], test: Iterable[Dialogue], beat: str = "classifier"
+) -> None:
+    """``answer`` maps every system turn of ``test`` (:func:`turn_key`) to a predicted action, by its
+    published name (``"Answer-open-text"``). The check computes the plain macro F1 (scikit-learn, over
+    every action in the gold labels or the predictions) of those predictions and of the ``beat`` bar
+    trained on ``train`` ("majority class" or "classifier", the chapter's char TF-IDF + logistic
+    regression on the latest user utterance) on the same turns; the answer passes above the bar.
+
+    Synthetic benchmark data (``benchmarks.synthetic``) draw every label at random, so no predictor
+    can be compared with another on them: there only the form of the predictions is checked."""
+    if beat not in BARS:
+        raise CheckOptionError(f"beat must be one of {', '.join(BARS)}, not {beat!r}")
+    what = "your action predictions on the test split"
+    test_turns = system_turn_examples(_dialogues(test, what))
+    train_turns = system_turn_examples(_dialogues(train, what))
+    if not test_turns or not train_turns:
+        raise ExerciseCheckError(f"{what}: the splits passed hold no system turn.")
+    predicted = _predictions(answer, test_turns, what)
+    gold = [example.action for example in test_turns]
+    known = {action.casefold(): action for action in gold + [example.action for example in train_turns]}
+    unknown = [value for value in predicted if value not in known.values()]
+    if unknown and all(value in INTENTS for value in unknown):
+        _fail(what, f"{unknown[0]!r} is a user intent, not a system action: predict what the system does.")
+    if unknown and unknown[0].casefold() in known:
+        _fail(what, f"{unknown[0]!r} differs from a published action name in case: write it as "
+                    f"{known[unknown[0].casefold()]!r}.")
+    if any(getattr(getattr(split, "provenance", None), "kind", "") == SYNTHETIC for split in (train, test)):
+        _passed(what, f"{len(gold)} valid predictions; synthetic data have random labels, so no score is compared")
+        return
+    score = standard_macro_prf(gold, predicted).f1
+    bar = standard_macro_prf(gold, _baseline(train_turns, test_turns, beat)).f1
+    name = {"majority class": "always predicting the most frequent training action",
+            "classifier": "the chapter's classifier (char TF-IDF + logistic regression on the user's utterance)"}[beat]
+    if bar == 1.0 and score == 1.0:
+        _passed(what, f"macro F1 1 on {len(gold)} turns: {name} is perfect on these few turns too, so matching "
+                      "it is all one can do")
+        return
+    if score <= bar:
+        # The student's own score only: the bar is for them to compute and beat, not to be told.
+        _fail(what, f"your predictions reach a plain macro F1 of {score:.3f} on the {len(gold)} system turns, not "
+                    f"above {name} on the same turns. Use more of the conversation than the latest utterance, and "
+                    "choose your model on valid, not by trying it here.")
+    _passed(what, f"plain macro F1 {score:.3f} on {len(gold)} system turns, above {name}")
