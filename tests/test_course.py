@@ -192,7 +192,8 @@ def test_no_released_notebook_holds_a_solution_a_test_an_expected_value_or_an_ou
     for report in reports:
         source = nbformat.read(report.path, as_version=4)
         tests = [c for c in source.cells if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"]
-        assert len(tests) == len(report.exercises)
+        tested = {re.sub(r"-test(-\d+)?$", "", t.metadata["nbgrader"]["grade_id"]) for t in tests}
+        assert tested == set(report.exercises)
         for test in tests:
             # everything that grades sits in the hidden block; what stays visible is a comment
             visible = re.sub(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", "", test.source, flags=re.S)
@@ -247,6 +248,14 @@ def test_a_chapter_off_the_convention_is_refused_naming_the_exercise() -> None:
     notebook.cells.append(grade)
     with pytest.raises(course.CourseError, match="whole number"):
         course.assignment_notebook(notebook, "t")
+    # two tests of one exercise (partial credit): two ids, the points added up
+    grade.metadata["atlas"]["points"] = 2
+    second = nbformat.from_dict(grade)
+    second.metadata["atlas"] = {"exercise": "t-ex-1", "points": 1}
+    notebook.cells.append(second)
+    assignment, report = course.assignment_notebook(notebook, "t")
+    ids = [c.metadata["nbgrader"]["grade_id"] for c in assignment.cells if c.metadata["nbgrader"].get("grade")]
+    assert ids == ["t-ex-1-test", "t-ex-1-test-2"] and report.code_points == 3
 
 
 def test_learner_copies_drop_the_tests_and_give_written_answers_a_cell() -> None:

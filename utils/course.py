@@ -321,6 +321,7 @@ def assignment_notebook(notebook: nbformat.NotebookNode, name: str) -> tuple[nbf
     model_answer: dict[str, list[str]] = {}
     counter = 0
     open_answer: tuple[nbformat.NotebookNode, list[str]] | None = None  # names it defines: from its check
+    tests_of: dict[str, int] = {}
 
     def next_id(kind: str) -> str:
         nonlocal counter
@@ -365,7 +366,10 @@ def assignment_notebook(notebook: nbformat.NotebookNode, name: str) -> tuple[nbf
                 f"# The autograded test of exercise {exercise} ({value} points). Its code is hidden until your\n"
                 "# teacher grades the notebook: it checks your answer on data it loads itself.\n" + hidden.group(0)
             )
-            _nbgrader(test, f"{exercise}-test", solution=False, grade=True, points=value)
+            # an exercise may split its points over several tests (partial credit): each its own id
+            tests_of[exercise] = tests_of.get(exercise, 0) + 1
+            suffix = "" if tests_of[exercise] == 1 else f"-{tests_of[exercise]}"
+            _nbgrader(test, f"{exercise}-test{suffix}", solution=False, grade=True, points=value)
             add(test)
             continue
         if WRITTEN_TAG in tags:
