@@ -384,8 +384,13 @@
         // a query from a link is the sender's text: shown, and run only when the reader asks
         self.sqlBox.open = true;
         self.sqlText.value = state.sql;
-        self.sqlPending.hidden = false;
-        self.holder.setAttribute("data-sql-state", "waiting");
+        if (sqlConsoleMissing()) { // no engine in this build: say so rather than offer to run it
+          self.sqlStatus.textContent = SQL_MISSING;
+          self.holder.setAttribute("data-sql-state", "missing");
+        } else {
+          self.sqlPending.hidden = false;
+          self.holder.setAttribute("data-sql-state", "waiting");
+        }
       }
       if (state.row !== null) {
         self.openRow(state.row);
