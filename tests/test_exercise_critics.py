@@ -303,3 +303,26 @@ def test_on_synthetic_data_only_the_form_of_an_answer_is_checked(data_dir):
     few = pd.DataFrame({"id": ["a", "b"], "hallucinated": [1, 0]})
     check_ranking({"a": 0.0, "b": 1.0}, few, what="w", bar=lambda: 0.5, bar_name="b", left_out=Ignored(set(), ""),
                   id_example="a", hint="h", random_labels=True)
+
+
+def test_the_wise_classifier_bar_is_fitted_once_per_pair_of_splits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Autograding a class checks the same splits once per submission: the chapter's classifier is
+    fitted the first time only, and its kept predictions are the ones a fit gives."""
+    from utils.datasets.wise import exercises as wise_exercises
+    from utils.datasets.wise.baselines import CharTfidfClassifier
+
+    _, _, train_turns, test_turns = _wise()
+    fits = []
+    original = CharTfidfClassifier.fit
+
+    def counted(self, *args, **kwargs):
+        fits.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(CharTfidfClassifier, "fit", counted)
+    first = wise_exercises._baseline(train_turns, test_turns, "classifier")
+    second = wise_exercises._baseline(train_turns, test_turns, "classifier")
+    assert first == second and len(first) == len(test_turns)
+    assert len(fits) == 1
+    wise_exercises._baseline(train_turns, test_turns[:-1], "classifier")
+    assert len(fits) == 2  # other turns to predict: another fit, not the kept predictions
