@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,8 +44,21 @@ pytestmark = pytest.mark.slow
 
 CHAPTERS = sorted(path.stem for path in (REPO / "notebooks").glob("*.ipynb"))
 ARTIFACTS = REPO / "tests" / "artifacts"
-#: What the build of the wheel reads from the checkout (pyproject.toml's readme and packages).
-BUILD_INPUTS = ("pyproject.toml", "README.md", "utils")
+def _build_inputs() -> tuple[str, ...]:
+    """What the build of the wheel reads from the checkout, as pyproject.toml declares it: its readme,
+    licence files, top-level modules and the package (a file added there is copied too)."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    setuptools = project.get("tool", {}).get("setuptools", {})
+    return (
+        "pyproject.toml",
+        project["project"]["readme"],
+        *project["project"].get("license-files", []),
+        *(f"{module}.py" for module in setuptools.get("py-modules", [])),
+        "utils",
+    )
+
+
+BUILD_INPUTS = _build_inputs()
 #: pip's messages when the package index cannot be reached (the test is skipped, not failed, then).
 NETWORK_FAILURES = (
     "NewConnectionError",

@@ -324,6 +324,8 @@ def test_label_values_named_like_object_members_count_filter_and_summarise(craft
         holder.locator(".atlas-viewer-stats > summary").click()
         for column, counts in (("mood", chosen["mood"].value_counts().to_dict()), ("tags", within.to_dict())):
             box = holder.locator(f".atlas-viewer-stat[data-column='{column}']")
+            # the panel is drawn after the click: wait for its values rather than read an empty box
+            box.locator("li[data-value]").first.wait_for(state="attached", timeout=60_000)
             shown = {li.get_attribute("data-value"): int(li.get_attribute("data-count"))
                      for li in box.locator("li[data-value]").all()}
             assert shown == counts, column

@@ -293,7 +293,9 @@ def _learner_copies(app: Any, exception: BaseException | None) -> None:
         return
     from utils.learner import write_learner_copies
 
-    write_learner_copies(Path(app.srcdir) / "notebooks", Path(app.outdir) / LEARNER_DIR)
+    chapters = Path(app.srcdir) / "notebooks"
+    if any(chapters.glob("*.ipynb")):  # a project of other pages only has no copies to write
+        write_learner_copies(chapters, Path(app.outdir) / LEARNER_DIR)
 
 
 def _launch_and_download_buttons(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
