@@ -8,16 +8,13 @@ aborted. Skipped when the book is not built, axe-core is not installed, or Chrom
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CHROMIUM, CHROMIUM_ARGS, local_only
+import test_site
+from conftest import CHROMIUM, local_only
 
 pytestmark = pytest.mark.browser
 
@@ -46,32 +43,9 @@ def built_pages() -> list[str]:
     return [page for page in pages if not page.startswith(SKIP_PREFIXES)]
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def site_url() -> Iterator[str]:
-    if not (SITE / "index.html").is_file():
-        pytest.skip(f"{SITE} has no built book: run `make book` first")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(SITE)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_sync.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
+#: the built site's server and Chromium, shared with tests/test_site.py
+site_url = test_site.site_url
+browser = test_site.browser
 
 
 def axe_violations(browser: Any, url: str, theme: str) -> list[dict[str, Any]]:
