@@ -226,7 +226,8 @@ def status_panel(frame: pd.DataFrame, *, caption: str = "What each split of this
         "published subset; demo: a few records the atlas wrote itself, not the dataset; missing: no file and no "
         "demo sample.",
         "A size is the records loaded, beside the authors' count of the same unit where they report one for "
-        "that split (or, where the chip says so, the count ParlAI's test fixtures record for it); rows that are not labelled records (blank rows, rows without a label) are counted apart, "
+        "that split (or, where the chip says so, the count ParlAI's test fixtures record for it); rows that "
+        "are not labelled records (blank rows, rows without a label) are counted apart, "
         "in brackets.",
         f"Reported sizes from: {'. '.join(cited)}.",
     ]
