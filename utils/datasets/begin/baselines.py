@@ -33,6 +33,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from ...figures import caption as figure_caption
+from ...loading import LoadedSplit
 from ...metrics import ngrams
 from ...tables import Table, table
 from ...text import word_tokens
@@ -543,3 +545,75 @@ def auc_by_split_table(by_split: pd.DataFrame, *, caption: str) -> Table:
         }
     )
     return table(shown, integers=["responses", "not fully"], decimals={"knowledge words (mean)": 0}, caption=caption)
+
+
+def features_by_label_table(by_label: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> Table:
+    """:func:`features_by_label` for readers: the mean of each feature per label, over ``splits``."""
+    return table(
+        by_label,
+        index="label",
+        integers=["responses"],
+        decimals=dict.fromkeys(FEATURES, 3),
+        caption=figure_caption("Mean of each feature per BEGIN label.", *splits.values()),
+    )
+
+
+def weights_table(critic: FeatureCritic, splits: Mapping[str, LoadedSplit]) -> Table:
+    """The fitted feature critic's weight per standardised feature (comparable with each other)."""
+    return table(
+        critic.coefficients().to_frame(),
+        index="feature",
+        decimals={"weight": 2},
+        caption=figure_caption(
+            f"Weights of the feature critic fitted on {critic.fitted_on} "
+            "(standardised features: weights are comparable with each other).",
+            *splits.values(),
+        ),
+    )
+
+
+def critics_table(
+    evaluation: pd.DataFrame, pairs: Mapping[str, str], splits: Mapping[str, LoadedSplit], *, per_model: bool = False
+) -> Table:
+    """:func:`evaluation_table` as the chapter shows it: captioned with the test splits of ``pairs``
+    (test split -> dev split) and the demo or partial ``splits`` it was computed on."""
+    from .stats import split_label
+
+    tests = ", ".join(split_label(test) for test in pairs)
+    text = f"Both critics per model on {tests} (each fitted on all models together)." if per_model else (
+        f"Both critics on {tests}."
+    )
+    return evaluation_table(evaluation, caption=figure_caption(text, *splits.values()))
+
+
+def precision_auc_table(by_split: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> Table:
+    """:func:`auc_by_split_table` as the chapter shows it, captioned with the ``splits`` it was computed on."""
+    return auc_by_split_table(
+        by_split,
+        caption=figure_caption(
+            "ROC AUC of plain knowledge precision (one minus it as the score of 'not fully attributable') on "
+            "each split loaded, Generic responses left out, with the mean length of the knowledge in words.",
+            *splits.values(),
+        ),
+    )
+
+
+def gains_table(improvement: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> Table:
+    """:func:`improvement_table` as the chapter shows it, captioned with the ``splits`` it was computed on."""
+    return improvement_table(
+        improvement,
+        caption=figure_caption(
+            "The feature critic minus the lexical critic on each test split used here, with 95% paired "
+            "bootstrap intervals.",
+            *splits.values(),
+        ),
+    )
+
+
+def feature_descriptions_table() -> Table:
+    """:func:`feature_descriptions_frame` for readers: each feature of the critics, with what it measures."""
+    return table(
+        feature_descriptions_frame(),
+        index="feature",
+        caption="The features of the critics below (words are ParlAI-normalised tokens).",
+    )
