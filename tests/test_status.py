@@ -19,7 +19,7 @@ import pytest
 
 import utils
 from utils.sources import registry
-from utils.status import build_status_frame, status_panel
+from utils.status import build_status_frame, chip_size, status_panel
 
 
 def independent_count(path: Path) -> int:
@@ -166,6 +166,8 @@ def test_a_parlai_fixture_count_is_labelled_as_parlais_not_the_authors(data_dir:
     frame = build_status_frame(data_dir)
     chips = panel_chips(str(status_panel(frame)))
     for split in ("valid_seen", "test_seen"):
-        assert chips[("wow", split)]["atlas-chip-size"].endswith("(ParlAI's count)"), chips[("wow", split)]
-    assert "ParlAI" not in chips[("wow", "train")]["atlas-chip-size"]  # the GEM card's 18,430
-    assert "ParlAI" not in chips[("jwhr", "answered")]["atlas-chip-size"]
+        assert chips[("wow", split)].get("atlas-chip-counter") == "(ParlAI's count)", chips[("wow", split)]
+    assert "atlas-chip-counter" not in chips[("wow", "train")]  # the GEM card's 18,430
+    assert "atlas-chip-counter" not in chips[("jwhr", "answered")]
+    row = frame[(frame["dataset"] == "wow") & (frame["split"] == "valid_seen")].iloc[0]
+    assert chip_size(row.to_dict()).endswith("of 981 dialogues (ParlAI's count)")  # the command line says it too

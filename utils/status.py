@@ -161,12 +161,17 @@ STATUS_COLUMNS = (
 )
 
 
-def chip_size(row: Mapping[str, object], *, unit: bool = True) -> str:
+#: What a chip adds when the reported size is a ParlAI teacher's recorded count, not the authors'.
+PARLAI_COUNT = "(ParlAI's count)"
+
+
+def chip_size(row: Mapping[str, object], *, unit: bool = True, counter: bool = True) -> str:
     """A split's size against the reported one, as its chip says it: ``3 of 18,430 dialogues``,
     ``205 labelled responses``, ``3 dialogues; 17 of 36,809 turns``, ``2 of 981 dialogues (ParlAI's
     count)`` where the reported size is a ParlAI teacher's recorded count. ``unit=False`` leaves out the
     split's own unit (the panel names it once per dataset): ``3 of 18,430``, ``205``; a count in
-    another unit (turns) keeps its unit."""
+    another unit (turns) keeps its unit; ``counter=False`` leaves out :data:`PARLAI_COUNT` (the panel
+    sets it apart, where it may wrap)."""
     size, compared, value = row["size"], row["compared"], row["reported value"]
     if pd.isna(size):
         return "not loaded"
@@ -180,7 +185,7 @@ def chip_size(row: Mapping[str, object], *, unit: bool = True) -> str:
     shown = f"{int(compared):,} of {approx}{int(value):,}"  # type: ignore[arg-type]
     shown = f"{shown} {reported_unit}" if unit else shown
     # A ParlAI teacher's recorded count is ParlAI's number, not the dataset authors': say whose it is.
-    return f"{shown} (ParlAI's count)" if row.get("reported teacher") else shown
+    return f"{shown} {PARLAI_COUNT}" if counter and row.get("reported teacher") else shown
 
 
 def status_panel(frame: pd.DataFrame, *, caption: str = "What each split of this book was built on.") -> SafeHTML:
@@ -193,13 +198,15 @@ def status_panel(frame: pd.DataFrame, *, caption: str = "What each split of this
         chips = []
         for row in rows.to_dict("records"):
             other = f' <span class="atlas-chip-other">({esc(row["other rows"])})</span>' if row["other rows"] else ""
+            if row.get("reported teacher") and not pd.isna(row["size"]):
+                other += f' <span class="atlas-chip-counter">{esc(PARLAI_COUNT)}</span>'
             chips.append(
                 f'<li class="atlas-chip atlas-chip-{esc(row["chip"])}" data-dataset="{esc(dataset)}" '
                 f'data-split="{esc(row["split"])}" '
                 f'data-built-on="{esc(row["built on"])}">'
                 f'<span class="atlas-chip-split">{esc(row["split"])}</span> '
                 f'<span class="atlas-chip-kind">{esc(row["chip"])}</span> '
-                f'<span class="atlas-chip-size">{esc(chip_size(row, unit=False))}</span>{other}</li>'
+                f'<span class="atlas-chip-size">{esc(chip_size(row, unit=False, counter=False))}</span>{other}</li>'
             )
         whole_item = reported_item(str(dataset), "")
         whole = ""
