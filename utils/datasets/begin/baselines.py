@@ -36,7 +36,7 @@ from sklearn.preprocessing import StandardScaler
 from ...figures import caption as figure_caption
 from ...loading import LoadedSplit
 from ...metrics import ngrams
-from ...tables import Table, table
+from ...tables import Table, integer, table
 from ...text import word_tokens
 
 # The FaithDial chapter's critic, reused rather than copied: the same score, fit and evaluation.
@@ -493,10 +493,13 @@ def evaluation_table(evaluation: pd.DataFrame, *, caption: str) -> Table:
     if "model" in evaluation:
         shown["model"] = [MODELS.get(model, "all models") for model in evaluation["model"]]
     shown["critic"] = evaluation["critic"].to_numpy()
-    shown["responses"] = evaluation["responses"].to_numpy()
-    shown["not fully"] = evaluation["not fully attributable"].to_numpy()
-    shown["ROC AUC (95% interval)"] = with_interval(evaluation, "ROC AUC").to_numpy()
-    shown["F1, not fully attributable"] = with_interval(evaluation, "F1").to_numpy()
+    # one column for both counts keeps the table within a page's width (ten columns overflowed it)
+    shown["responses (not fully attributable)"] = [
+        f"{int(total):,} ({int(positive):,})"
+        for total, positive in zip(evaluation["responses"], evaluation["not fully attributable"], strict=True)
+    ]
+    shown["ROC AUC"] = with_interval(evaluation, "ROC AUC").to_numpy()
+    shown["F1"] = with_interval(evaluation, "F1").to_numpy()
     shown["accuracy (%)"] = with_interval(evaluation, "accuracy", 1, percent=True).to_numpy()
     shown["majority class"] = evaluation["majority accuracy"].to_numpy()
     shown["flag all: F1"] = evaluation["flag-all F1"].to_numpy()
@@ -504,12 +507,13 @@ def evaluation_table(evaluation: pd.DataFrame, *, caption: str) -> Table:
         _split_names(evaluation["split"]), _split_names(evaluation["fitted on"]), strict=True))
     return table(
         shown,
-        integers=["responses", "not fully"],
         percents={"majority class": 1},
         decimals={"flag all: F1": 2},
         caption=caption,
         notes=[
             f"Knowledge precision: {LEXICAL_NOTE} Feature critic: {FEATURE_NOTE}",
+            "ROC AUC, F1 (of the class not fully attributable) and accuracy, each with its 95% interval in "
+            "brackets.",
             f"Fitted (threshold, weights) on the dev split of the same benchmark: {', '.join(pairs)}.",
             "Majority class: the accuracy of always answering the more common class. Flag all: the F1 of "
             "calling every response not fully attributable. Intervals: 95% percentile bootstrap, "
@@ -548,14 +552,18 @@ def auc_by_split_table(by_split: pd.DataFrame, *, caption: str) -> Table:
 
 
 def features_by_label_table(by_label: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> Table:
-    """:func:`features_by_label` for readers: the mean of each feature per label, over ``splits``."""
-    return table(
-        by_label,
-        index="label",
-        integers=["responses"],
-        decimals=dict.fromkeys(FEATURES, 3),
+    """:func:`features_by_label` for readers, one row per feature and one column per label (a dozen
+    features across the page overflowed it), the responses of each label first, over ``splits``."""
+    labels = [str(label) for label in by_label.index]
+    frame = by_label[["responses", *FEATURES]].T.set_axis(labels, axis="columns")
+    shown = table(
+        frame,
+        index="feature",
+        decimals=dict.fromkeys(labels, 3),
         caption=figure_caption("Mean of each feature per BEGIN label.", *splits.values()),
     )
+    shown.styler.format(integer, subset=pd.IndexSlice[[0], labels])  # the responses row counts
+    return shown
 
 
 def weights_table(critic: FeatureCritic, splits: Mapping[str, LoadedSplit]) -> Table:
