@@ -202,6 +202,8 @@ def _render_audit(dialogue: Dialogue, *, note: str, highlight: bool) -> SafeHTML
         body = '<div class="atlas-note">Blank row in the file: left out of the distributions.</div>'
         return dialogue_frame(title, body, note)
     parts = []
+    if meta.get("history_as_written") is not None:  # the parser's record of an empty-list history
+        parts.append('<div class="atlas-note">No earlier turn: the file gives this row an empty history.</div>')
     for turn in dialogue.turns:
         if turn.role != WIZARD:
             if turn.text.strip() in _EMPTY_HISTORY:  # the file writes "no earlier turn" as an empty list
