@@ -175,7 +175,7 @@ def test_the_wow_page_quotes_the_project_pages_perplexities_and_ratings_with_the
     assert "Transformer MemNet (w/ pretraining)" in text
     # what the reproduced baselines rest on is said from what happened, never asserted in advance
     assert "checked on full official data" not in text
-    assert re.search(r"on this build, (?:\d+ checks? held|\d+ numbers? not checked)", text)
+    assert re.search(r"What happened on this build: (?:\d+ checks? held|\d+ numbers? not checked)", text)
 
 
 def test_the_faithdial_page_states_the_amplification_finding_only_on_the_official_audit() -> None:
