@@ -258,3 +258,18 @@ def test_quotation_is_escaped_and_links_only_http() -> None:
     html = str(render.quote_html('a <b>bold</b> "claim"', "Source & co", "javascript:alert(1)"))
     assert "<b>" not in html and "&lt;b&gt;" in html and "href" not in html
     assert 'href="https://arxiv.org/abs/2204.10757"' in str(render.quote_html("q", "s", "https://arxiv.org/abs/2204.10757"))
+
+
+def test_the_begin_chapter_formats_its_tables_in_the_package_one_call_per_cell() -> None:
+    """A reader of the chapter sees what is computed, not ten lines of column labels and captions: the
+    formatting lives in utils/datasets/begin/, and no code cell builds a table or its caption itself."""
+    import json
+
+    notebook = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "begin.ipynb").read_text("utf-8"))
+    formatting = [
+        "".join(cell["source"])
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "code"
+        and ("tables.table(" in "".join(cell["source"]) or "caption=figures.caption(" in "".join(cell["source"]))
+    ]
+    assert not formatting, formatting

@@ -121,3 +121,27 @@ def test_plot_has_a_title_and_labels(splits: dict) -> None:
     alt = xd.overlap_alt(frame)
     assert "Wizard of Wikipedia" in alt and "median coverage" in alt
     figures.figure(figure, caption="test", alt=alt)  # within the width a page shows without shrinking
+
+
+def test_a_handful_of_responses_is_drawn_as_dots_without_a_box(splits: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    frame = xd.overlap_frame(splits)
+    assert frame.groupby("dataset").size().max() < xd.MIN_BOX_RESPONSES  # the demo samples: a few each
+    figure = xd.plot_overlap(frame, splits)
+    labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
+    assert all("no box" in label for label in labels), labels
+    assert not [line for line in figure.axes[0].get_lines() if len(line.get_xdata())]  # no box drawn
+
+
+@pytest.mark.realdata
+def test_real_and_demo_datasets_are_never_drawn_in_one_figure(real_data_dir: Path) -> None:
+    common = xd.load_common()
+    frame = xd.overlap_frame(common)
+    groups = xd.overlap_groups(frame, common)
+    kinds = [{split.provenance.is_full for split in group.values()} for _, _, group in groups]
+    assert all(len(kind) == 1 for kind in kinds), kinds  # one kind of data per figure
+    assert sum(len(rows) for _, rows, _ in groups) == len(frame)  # every response drawn once
+    if any(split.provenance.is_full for split in common.values()):
+        assert kinds in ([{True}, {False}], [{True}])  # the official files first

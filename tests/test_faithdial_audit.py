@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from conftest import require_real_file
 
@@ -188,3 +189,66 @@ def test_real_audit_files_every_row_accounted(real_data_dir: Path) -> None:
             for turn in dialogue.turns:
                 assert set(turn.labels.get("BEGIN", [])) <= set(audit.BEGIN_CLASSES)
                 assert set(turn.labels.get("VRM", [])) <= set(audit.VRM_CLASSES)
+
+
+# -- the audit's second finding: models amplify hallucination --------------------------------------
+
+
+def _shares(hallucinated: dict[str, float]) -> pd.DataFrame:
+    frame = pd.DataFrame({"hallucinated": hallucinated})
+    frame.insert(0, "n", 200)
+    return frame
+
+
+def test_the_amplification_sentence_is_computed_from_the_shares_not_written_in() -> None:
+    from utils.datasets.faithdial import stats
+
+    shares = _shares({"gold_wow": 0.5, "gold_cmu": 0.5, "gpt2_wow": 0.7, "gpt2_cmu": 0.6,
+                      "ctrl_wow": 0.3, "ctrl_cmu": 0.55})
+    frame = stats.amplification_frame(shares)
+    assert frame[["benchmark", "model"]].values.tolist() == [["wow", "gpt2"], ["wow", "ctrl"],
+                                                              ["cmu", "gpt2"], ["cmu", "ctrl"]]
+    assert frame["difference"].round(3).tolist() == [0.2, -0.2, 0.1, 0.05]
+    finding = stats.amplification_finding(frame)
+    assert finding == ("GPT2 hallucinates more than the gold responses on both benchmarks; "
+                       "CTRL more on CMU-DoG (+5.0 points), less on WoW (-20.0 points).")
+    # the same code says the opposite when the numbers do: nothing in it is fixed
+    reversed_shares = _shares({"gold_wow": 0.8, "gpt2_wow": 0.7})
+    assert stats.amplification_finding(stats.amplification_frame(reversed_shares)) == (
+        "Compared with the gold responses of the same benchmark, GPT2 less on WoW (-10.0 points)."
+    )
+
+
+@pytest.mark.realdata
+def test_on_the_real_audit_gpt2_and_doha_hallucinate_more_than_gold_everywhere_ctrl_less_on_wow(
+    real_data_dir: Path,
+) -> None:
+    from utils.datasets.faithdial import stats
+
+    require_real_file(real_data_dir, "faithdial-audit/gold/topical.csv")
+    loaded = {split: utils.load("faithdial_audit", split) for split in AUDIT_SPLITS}
+    frame = stats.amplification_frame(stats.audit_begin_frame(stats.audit_rows(loaded)))
+    above = {(row.model, row.benchmark): row.difference > 0 for row in frame.itertuples()}
+    assert len(above) == 9
+    assert all(above[(model, benchmark)] for model in ("gpt2", "doha") for benchmark in ("wow", "cmu", "topical"))
+    assert not above[("ctrl", "wow")]
+    # gold WoW: 122 of 200 hallucinated; CTRL on WoW 72 of 200 (counted from the files)
+    wow = frame.set_index(["model", "benchmark"]).loc[("ctrl", "wow")]
+    assert (round(wow["gold"] * 200), round(wow["model share"] * 200)) == (122, 72)
+    assert stats.amplification_finding(frame).startswith(
+        "GPT2 and DoHA hallucinate more than the gold responses on all three benchmarks; CTRL more on CMU-DoG"
+    )
+
+
+def test_a_history_written_as_an_empty_list_gives_no_seeker_turn(tmp_path: Path) -> None:
+    """25 rows of the CMU-DoG and TopicalChat files write "no earlier turn" as ``[]``: no turn of the row
+    (and so no explorer label, no rendering) shows the list; the cell is kept in the row's meta."""
+    from utils.datasets.faithdial.render import render
+    from utils.render.explorer import explorer_label
+
+    path = _write(tmp_path, "evidence,history,response,BEGIN,VRM\r\nK1,[],I love cats.,Hallucination,disclosure\r\n")
+    (row,) = audit.parse(path, split="gold_topical")
+    assert [turn.role for turn in row.turns] == ["wizard"]
+    assert row.meta["history_as_written"] == "[]"
+    assert explorer_label(row) == "I love cats."
+    assert "No earlier turn" in str(render(row)) and "[]" not in str(render(row))

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
 
 import utils
 from utils.datasets.faithdial.render import render
@@ -144,3 +147,77 @@ def test_audit_label_cells_shown_as_written_without_a_repr() -> None:
     html = render_dialogue(dialogue)
     assert "BEGIN cell: “entailment, ⏎ hallucination” · VRM cell: (empty)" in html
     assert "\\n" not in html and "''" not in html
+
+
+# -- audit rows whose cells hold code: an empty history list, TopicalChat's fun facts ------------------
+
+_ARTICLE = "Google LLC is an American technology company ."
+_KNOWLEDGE_FORMS = {
+    # as TopicalChat's JSON writes it, with the record's closing brace left in the cell
+    "json": _ARTICLE
+    + ' "fun_facts": [\n  "Google uses goats to mow its lawns",\n  "A search uses much power"\n]\n},\n',
+    # as a Python list
+    "python": _ARTICLE + "', 'fun_facts': ['Google uses goats to mow its lawns', 'A search uses much power']",
+    # a Python list the file cuts short before its bracket
+    "cut": _ARTICLE + "', 'fun_facts': ['Google uses goats to mow its lawns', 'A search uses much power'",
+}
+
+
+def _audit_row(history: str, knowledge: str) -> Dialogue:
+    wizard = Turn(
+        index=1,
+        role=WIZARD,
+        speaker="response",
+        text="I love Google.",
+        evidence=[Evidence(id="knowledge", text=knowledge, origin="knowledge", selected=True)],
+        labels={"BEGIN": ["Hallucination"], "VRM": ["Disclosure"]},
+        raw={"begin_raw": "Hallucination", "vrm_raw": "disclosure", "label_notes": []},
+    )
+    return Dialogue(
+        id="gold_topical-1",
+        dataset="faithdial_audit",
+        split="gold_topical",
+        turns=[Turn(index=0, role=SEEKER, speaker="history", text=history), wizard],
+        meta={"status": "labelled", "system": "gold", "benchmark": "topical", "row": 1, "begin_class": "Hallucination"},
+    )
+
+
+def _reader_text(html: str) -> str:
+    import html as html_module
+    import re
+
+    return " ".join(html_module.unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def test_fun_facts_are_split_from_the_article_in_every_form_the_audit_writes_them() -> None:
+    from utils.datasets.faithdial.render import split_fun_facts
+
+    for form, knowledge in _KNOWLEDGE_FORMS.items():
+        text, facts = split_fun_facts(knowledge)
+        assert text == _ARTICLE, form
+        assert facts == ["Google uses goats to mow its lawns", "A search uses much power"], form
+    assert split_fun_facts(_ARTICLE) == (_ARTICLE, [])
+
+
+def test_an_audit_row_shows_no_raw_list_neither_its_empty_history_nor_its_fun_facts() -> None:
+    for form, knowledge in _KNOWLEDGE_FORMS.items():
+        html = str(render(_audit_row("[]", knowledge)))
+        text = _reader_text(html)
+        assert "fun_facts" not in text and "[" not in text and "]" not in text, (form, text)
+        assert "No earlier turn" in text
+        assert "Google uses goats to mow its lawns" in text and "A search uses much power" in text
+    _assert_inert(str(render(_audit_row("[]", _ARTICLE + ' "fun_facts": ["' + EVIL.replace('"', "'") + '"]'))))
+
+
+@pytest.mark.realdata
+def test_no_real_audit_row_renders_a_raw_list(real_data_dir: Path) -> None:
+    from conftest import require_real_file
+
+    require_real_file(real_data_dir, "faithdial-audit/gold/topical.csv")
+    raw = []
+    for split in utils.split_names("faithdial_audit"):
+        for dialogue in utils.load("faithdial_audit", split):
+            text = _reader_text(str(render(dialogue)))
+            if "fun_facts" in text or " [] " in f" {text} ":
+                raw.append(dialogue.id)
+    assert not raw, raw[:5]

@@ -805,3 +805,19 @@ def _fixture_page(browser: Any, files: dict[str, tuple[str, str]]) -> tuple[Any,
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(error.message))
     return context, page, errors
+
+
+def test_the_begin_critics_tables_fit_the_page_at_1280_pixels(site_url: str, browser: Any) -> None:
+    """The critics' evaluation tables and the features-per-label table once ran off the content column."""
+    page, _ = new_page(browser, width=1280)
+    try:
+        page.goto(f"{site_url}/notebooks/begin.html")
+        overflowing = page.evaluate(
+            """() => [...document.querySelectorAll('.atlas-table-scroll')]
+                .filter(e => /critics|feature per BEGIN label/.test(e.getAttribute('aria-label') || ''))
+                .map(e => [e.getAttribute('aria-label').slice(0, 60), e.scrollWidth, e.clientWidth])"""
+        )
+        assert len(overflowing) >= 3, overflowing  # the tables are found
+        assert [row for row in overflowing if row[1] > row[2] + 1] == []
+    finally:
+        page.context.close()

@@ -19,7 +19,7 @@ import pytest
 
 import utils
 from utils.sources import registry
-from utils.status import build_status_frame, status_panel
+from utils.status import build_status_frame, chip_size, status_panel
 
 
 def independent_count(path: Path) -> int:
@@ -158,3 +158,16 @@ def test_atlas_status_sizes_prints_one_line_per_dataset_with_the_labelled_count(
     audit = next(line for line in lines if line.startswith("faithdial_audit:"))
     if (real_data_dir / "faithdial-audit" / "gold" / "topical.csv").is_file():
         assert "gold_topical official 205 labelled responses (of 997 rows: 789 blank rows" in audit
+
+
+def test_a_parlai_fixture_count_is_labelled_as_parlais_not_the_authors(data_dir: Path) -> None:
+    """WoW's valid and test sizes (981, 965) are the episodes ParlAI's test fixtures record, not a count
+    the dataset's authors publish: the chip says whose count it is; an authors' size says nothing more."""
+    frame = build_status_frame(data_dir)
+    chips = panel_chips(str(status_panel(frame)))
+    for split in ("valid_seen", "test_seen"):
+        assert chips[("wow", split)].get("atlas-chip-counter") == "(ParlAI's count)", chips[("wow", split)]
+    assert "atlas-chip-counter" not in chips[("wow", "train")]  # the GEM card's 18,430
+    assert "atlas-chip-counter" not in chips[("jwhr", "answered")]
+    row = frame[(frame["dataset"] == "wow") & (frame["split"] == "valid_seen")].iloc[0]
+    assert chip_size(row.to_dict()).endswith("of 981 dialogues (ParlAI's count)")  # the command line says it too

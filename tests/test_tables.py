@@ -160,3 +160,9 @@ def test_a_table_that_scrolls_is_focusable_and_named_by_its_caption() -> None:
     label = "Sizes &quot;loaded&quot; &lt;here&gt;"
     assert f'<div class="atlas-table-scroll" tabindex="0" role="region" aria-label="{label}">' in shown
     assert 'aria-label="Table"' in tables.table(pd.DataFrame({"a": [1]})).to_html()
+
+
+def test_a_median_of_counts_reads_as_a_count_or_a_half_never_with_a_zero_decimal() -> None:
+    from utils.tables import EMPTY, median_count
+
+    assert [median_count(v) for v in (2.0, 3, 2.5, 1234.0, float("nan"))] == ["2", "3", "2.5", "1,234", EMPTY]

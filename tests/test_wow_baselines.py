@@ -236,3 +236,44 @@ def test_tolerances_catch_a_missing_no_passage_candidate() -> None:
     # ~38 candidates per wizard turn: dropping one moves the chance from 1/38 to 1/37
     shift = 1 / 37 - 1 / 38
     assert baselines._REPRODUCIBLE["knowledge_chance"][1] < shift
+
+
+#: The ParlAI project page's numbers for trained models (its 'Generative Models' and 'Human
+#: Evaluations' leaderboards and the eval_model output of the released generator), as it prints them.
+_PROJECT_PAGE = {
+    ("end2end_transformer_memnet_ppl", "test_seen"): 63.5,
+    ("end2end_transformer_memnet_ppl", "test_unseen"): 97.3,
+    ("two_stage_transformer_memnet_ppl", "test_seen"): 46.5,
+    ("two_stage_transformer_memnet_ppl", "test_unseen"): 84.8,
+    ("vanilla_transformer_ppl", "test_seen"): 41.8,
+    ("vanilla_transformer_ppl", "test_unseen"): 87.0,
+    ("retrieval_transformer_memnet_rating", "seen"): 3.43,
+    ("retrieval_transformer_memnet_rating", "unseen"): 3.14,
+    ("two_stage_generative_transformer_memnet_rating", "seen"): 2.92,
+    ("two_stage_generative_transformer_memnet_rating", "unseen"): 2.93,
+    ("human_rating", "seen"): 4.13,
+    ("human_rating", "unseen"): 4.34,
+    ("end2end_f1", "valid_seen"): 0.1717,
+    ("end2end_ppl", "valid_seen"): 61.21,
+    ("end2end_knowledge_accuracy", "valid_seen"): 0.2201,
+    ("knowledge_chance", "valid_seen"): 0.02625,
+    ("end2end_f1", "valid_unseen"): 0.1498,
+    ("end2end_ppl", "valid_unseen"): 103.1,
+    ("end2end_knowledge_accuracy", "valid_unseen"): 0.1123,
+    ("knowledge_chance", "valid_unseen"): 0.02496,
+}
+
+
+def test_the_project_pages_perplexities_ratings_and_eval_model_metrics_are_recorded_with_their_source() -> None:
+    from utils.reported import QUOTED_ONLY, quantity_label, reported_value
+
+    for (name, split), value in _PROJECT_PAGE.items():
+        item = reported_value("wow", name, split)
+        assert item.value == value, (name, split)
+        assert item.citation_key == "parlai2019wowproject", (name, split)
+        assert "ParlAI Wizard of Wikipedia project page" in item.source
+    quoted = baselines.authors_results()
+    assert len(quoted) == 12 and set(quoted["status"]) == {QUOTED_ONLY}
+    assert set(quoted["source"].str.extract(r"'([^']+)'")[0]) == {"Generative Models", "Human Evaluations"}
+    # the leaderboard's label, whole
+    assert quantity_label("transformer_memnet_r@1") == "Transformer MemNet (w/ pretraining): R@1"

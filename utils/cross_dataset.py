@@ -567,18 +567,43 @@ def _horizontal(axis: object) -> dict[str, object]:
     return {"orientation": "horizontal"} if "orientation" in parameters else {"vert": False}
 
 
+#: Fewest responses a box plot summarises: fewer are drawn as dots only (a box of three says nothing).
+MIN_BOX_RESPONSES = 20
+
+
+def overlap_groups(
+    frame: pd.DataFrame, splits: Mapping[str, LoadedSplit]
+) -> list[tuple[str, pd.DataFrame, dict[str, LoadedSplit]]]:
+    """:func:`overlap_frame` rows in two groups never drawn in one figure: the datasets loaded from
+    their full official files, then those loaded as a demo sample or a partial copy. Each group is
+    ``(what it is, its rows, its splits)``; a group with no dataset is left out."""
+    full = {name: split for name, split in splits.items() if split.provenance.is_full}
+    other = {name: split for name, split in splits.items() if name not in full}
+    groups = []
+    for what, group in (("full official files", full), ("demo sample or partial copy, not the datasets", other)):
+        titles = {_title(name) for name in group}
+        rows = frame[frame["dataset"].isin(titles)]
+        if len(rows):
+            groups.append((what, rows, group))
+    return groups
+
+
 @text_as_typed
 def plot_overlap(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit] | None = None) -> Figure:
     """Box plots of coverage per dataset (every response a dot): single tokens above, token pairs below.
 
     The figure is :data:`utils.figures.MAX_WIDTH_INCHES` wide with labels of 9 points or more, so it
     stays legible at the page's width. With ``splits``, each label says when the data is a demo
-    sample or a partial copy.
+    sample or a partial copy. A dataset with fewer than :data:`MIN_BOX_RESPONSES` responses has its
+    dots and no box. Draw demo and official data apart (:func:`overlap_groups`): one figure carries
+    one mark of what it was drawn from.
     """
     import matplotlib.pyplot as plt
 
     names = list(dict.fromkeys(frame["dataset"]))
     kinds = {_title(name): split.provenance.kind for name, split in (splits or {}).items()}
+    # A box needs responses to summarise: a handful (a demo sample) is drawn as its dots alone.
+    boxed = [len(frame[frame["dataset"] == name]) >= MIN_BOX_RESPONSES for name in names]
     height = 0.7 + 0.55 * max(len(names), 1)
     figure, axes = plt.subplots(2, 1, figsize=(MAX_WIDTH_INCHES, 2 * height + 0.9), sharex=True)
     panels = (("coverage", "single tokens"), ("bigram_coverage", "pairs of adjacent tokens"))
@@ -587,11 +612,14 @@ def plot_overlap(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit] | None =
         rows = frame[frame["dataset"] == name]
         kind = kinds.get(name, "")
         note = f", {kind}" if kind in (DEMO, PARTIAL) else ""
-        labels.append(f"{name}\n{rows['unit'].iloc[0]}, n={len(rows):,}{note}")
+        dots = "" if len(rows) >= MIN_BOX_RESPONSES else ", no box"
+        labels.append(f"{name}\n{rows['unit'].iloc[0]}, n={len(rows):,}{note}{dots}")
     for axis, (column, what) in zip(axes, panels, strict=True):
         values = [frame.loc[frame["dataset"] == name, column].to_numpy() for name in names]
         if names:
-            axis.boxplot(values, widths=0.5, showfliers=False, **_horizontal(axis))
+            boxes = [data if box else [] for data, box in zip(values, boxed, strict=True)]
+            if any(boxed):
+                axis.boxplot(boxes, widths=0.5, showfliers=False, **_horizontal(axis))
             for position, data in enumerate(values, start=1):
                 # a deterministic spread so that identical values stay visible
                 offsets = [0.36 * ((i * 0.618) % 1 - 0.5) for i in range(len(data))]
@@ -622,6 +650,7 @@ __all__ = [
     "load_common",
     "overlap_alt",
     "overlap_frame",
+    "overlap_groups",
     "overlap_measures",
     "overlap_reading",
     "overlap_summary",

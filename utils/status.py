@@ -102,7 +102,9 @@ def build_status_frame(data_dir: str | Path | None = None) -> pd.DataFrame:
     declaration's ``record_kinds`` where it has them; ``<NA>`` when nothing could be loaded),
     ``other rows`` (the rest of the file's rows by kind, ``""`` when there are none), ``turns``,
     ``reported value`` and ``reported unit`` (the authors' size of the split, :func:`reported_item`,
-    ``<NA>``/``""`` when they report none), ``reported source``, ``reported approx`` (the authors
+    ``<NA>``/``""`` when they report none), ``reported source``, ``reported teacher`` (the ParlAI
+    teacher whose recorded count the reported size is, ``""`` when it is the authors' own), ``reported
+    approx`` (the authors
     give it as "about"), ``compared`` (the loaded count in
     the reported unit: records, or turns for a reported count of turns), ``loaded`` and
     ``reported`` (the same as text).
@@ -139,6 +141,7 @@ def build_status_frame(data_dir: str | Path | None = None) -> pd.DataFrame:
                 "reported value": None if item is None else item.value,
                 "reported unit": "" if item is None else item.name,
                 "reported source": "" if item is None else item.source,
+                "reported teacher": "" if item is None else item.teacher,
                 "reported approx": item is not None and item.unit == "approx.",
                 "compared": compared,
                 "loaded": loaded_text,
@@ -153,15 +156,22 @@ def build_status_frame(data_dir: str | Path | None = None) -> pd.DataFrame:
 
 STATUS_COLUMNS = (
     "dataset", "split", "title", "status", "built on", "chip", "size", "unit", "other rows", "turns",
-    "reported value", "reported unit", "reported source", "reported approx", "compared", "loaded", "reported",
+    "reported value", "reported unit", "reported source", "reported teacher", "reported approx", "compared", "loaded",
+    "reported",
 )
 
 
-def chip_size(row: Mapping[str, object], *, unit: bool = True) -> str:
+#: What a chip adds when the reported size is a ParlAI teacher's recorded count, not the authors'.
+PARLAI_COUNT = "(ParlAI's count)"
+
+
+def chip_size(row: Mapping[str, object], *, unit: bool = True, counter: bool = True) -> str:
     """A split's size against the reported one, as its chip says it: ``3 of 18,430 dialogues``,
-    ``205 labelled responses``, ``3 dialogues; 17 of 36,809 turns``. ``unit=False`` leaves out the
+    ``205 labelled responses``, ``3 dialogues; 17 of 36,809 turns``, ``2 of 981 dialogues (ParlAI's
+    count)`` where the reported size is a ParlAI teacher's recorded count. ``unit=False`` leaves out the
     split's own unit (the panel names it once per dataset): ``3 of 18,430``, ``205``; a count in
-    another unit (turns) keeps its unit."""
+    another unit (turns) keeps its unit; ``counter=False`` leaves out :data:`PARLAI_COUNT` (the panel
+    sets it apart, where it may wrap)."""
     size, compared, value = row["size"], row["compared"], row["reported value"]
     if pd.isna(size):
         return "not loaded"
@@ -173,7 +183,9 @@ def chip_size(row: Mapping[str, object], *, unit: bool = True) -> str:
     if reported_unit in _TURN_NAMES:
         return f"{own}; {int(compared):,} of {approx}{int(value):,} {reported_unit}"  # type: ignore[arg-type]
     shown = f"{int(compared):,} of {approx}{int(value):,}"  # type: ignore[arg-type]
-    return f"{shown} {reported_unit}" if unit else shown
+    shown = f"{shown} {reported_unit}" if unit else shown
+    # A ParlAI teacher's recorded count is ParlAI's number, not the dataset authors': say whose it is.
+    return f"{shown} {PARLAI_COUNT}" if counter and row.get("reported teacher") else shown
 
 
 def status_panel(frame: pd.DataFrame, *, caption: str = "What each split of this book was built on.") -> SafeHTML:
@@ -186,13 +198,15 @@ def status_panel(frame: pd.DataFrame, *, caption: str = "What each split of this
         chips = []
         for row in rows.to_dict("records"):
             other = f' <span class="atlas-chip-other">({esc(row["other rows"])})</span>' if row["other rows"] else ""
+            if row.get("reported teacher") and not pd.isna(row["size"]):
+                other += f' <span class="atlas-chip-counter">{esc(PARLAI_COUNT)}</span>'
             chips.append(
                 f'<li class="atlas-chip atlas-chip-{esc(row["chip"])}" data-dataset="{esc(dataset)}" '
                 f'data-split="{esc(row["split"])}" '
                 f'data-built-on="{esc(row["built on"])}">'
                 f'<span class="atlas-chip-split">{esc(row["split"])}</span> '
                 f'<span class="atlas-chip-kind">{esc(row["chip"])}</span> '
-                f'<span class="atlas-chip-size">{esc(chip_size(row, unit=False))}</span>{other}</li>'
+                f'<span class="atlas-chip-size">{esc(chip_size(row, unit=False, counter=False))}</span>{other}</li>'
             )
         whole_item = reported_item(str(dataset), "")
         whole = ""
@@ -219,7 +233,8 @@ def status_panel(frame: pd.DataFrame, *, caption: str = "What each split of this
         "published subset; demo: a few records the atlas wrote itself, not the dataset; missing: no file and no "
         "demo sample.",
         "A size is the records loaded, beside the authors' count of the same unit where they report one for "
-        "that split; rows that are not labelled records (blank rows, rows without a label) are counted apart, "
+        "that split (or, where the chip says so, the count ParlAI's test fixtures record for it); rows that "
+        "are not labelled records (blank rows, rows without a label) are counted apart, "
         "in brackets.",
         f"Reported sizes from: {'. '.join(cited)}.",
     ]

@@ -77,6 +77,15 @@ def decimal(value: object, places: int = 2) -> str:
     return _whole_if_round(f"{float(value):,.{places}f}")  # type: ignore[arg-type]
 
 
+def median_count(value: object) -> str:
+    """A median of counts: ``2`` when it is a count, ``2.5`` when it falls between two (never ``2.0``,
+    which reads as a count printed as a float); an empty value as a dash."""
+    if _empty(value):
+        return EMPTY
+    number = float(value)  # type: ignore[arg-type]
+    return f"{number:,.0f}" if number.is_integer() else f"{number:,.1f}"
+
+
 def percent(value: object, places: int = 1) -> str:
     """A share between 0 and 1 as a percentage without the sign (the header carries ``%``)."""
     if _empty(value):

@@ -33,8 +33,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from ...figures import caption as figure_caption
+from ...loading import LoadedSplit
 from ...metrics import ngrams
-from ...tables import Table, table
+from ...tables import Table, integer, table
 from ...text import word_tokens
 
 # The FaithDial chapter's critic, reused rather than copied: the same score, fit and evaluation.
@@ -491,10 +493,13 @@ def evaluation_table(evaluation: pd.DataFrame, *, caption: str) -> Table:
     if "model" in evaluation:
         shown["model"] = [MODELS.get(model, "all models") for model in evaluation["model"]]
     shown["critic"] = evaluation["critic"].to_numpy()
-    shown["responses"] = evaluation["responses"].to_numpy()
-    shown["not fully"] = evaluation["not fully attributable"].to_numpy()
-    shown["ROC AUC (95% interval)"] = with_interval(evaluation, "ROC AUC").to_numpy()
-    shown["F1, not fully attributable"] = with_interval(evaluation, "F1").to_numpy()
+    # one column for both counts keeps the table within a page's width (ten columns overflowed it)
+    shown["responses (not fully attributable)"] = [
+        f"{int(total):,} ({int(positive):,})"
+        for total, positive in zip(evaluation["responses"], evaluation["not fully attributable"], strict=True)
+    ]
+    shown["ROC AUC"] = with_interval(evaluation, "ROC AUC").to_numpy()
+    shown["F1"] = with_interval(evaluation, "F1").to_numpy()
     shown["accuracy (%)"] = with_interval(evaluation, "accuracy", 1, percent=True).to_numpy()
     shown["majority class"] = evaluation["majority accuracy"].to_numpy()
     shown["flag all: F1"] = evaluation["flag-all F1"].to_numpy()
@@ -502,12 +507,13 @@ def evaluation_table(evaluation: pd.DataFrame, *, caption: str) -> Table:
         _split_names(evaluation["split"]), _split_names(evaluation["fitted on"]), strict=True))
     return table(
         shown,
-        integers=["responses", "not fully"],
         percents={"majority class": 1},
         decimals={"flag all: F1": 2},
         caption=caption,
         notes=[
             f"Knowledge precision: {LEXICAL_NOTE} Feature critic: {FEATURE_NOTE}",
+            "ROC AUC, F1 (of the class not fully attributable) and accuracy, each with its 95% interval in "
+            "brackets.",
             f"Fitted (threshold, weights) on the dev split of the same benchmark: {', '.join(pairs)}.",
             "Majority class: the accuracy of always answering the more common class. Flag all: the F1 of "
             "calling every response not fully attributable. Intervals: 95% percentile bootstrap, "
@@ -543,3 +549,79 @@ def auc_by_split_table(by_split: pd.DataFrame, *, caption: str) -> Table:
         }
     )
     return table(shown, integers=["responses", "not fully"], decimals={"knowledge words (mean)": 0}, caption=caption)
+
+
+def features_by_label_table(by_label: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> Table:
+    """:func:`features_by_label` for readers, one row per feature and one column per label (a dozen
+    features across the page overflowed it), the responses of each label first, over ``splits``."""
+    labels = [str(label) for label in by_label.index]
+    frame = by_label[["responses", *FEATURES]].T.set_axis(labels, axis="columns")
+    shown = table(
+        frame,
+        index="feature",
+        decimals=dict.fromkeys(labels, 3),
+        caption=figure_caption("Mean of each feature per BEGIN label.", *splits.values()),
+    )
+    shown.styler.format(integer, subset=pd.IndexSlice[[0], labels])  # the responses row counts
+    return shown
+
+
+def weights_table(critic: FeatureCritic, splits: Mapping[str, LoadedSplit]) -> Table:
+    """The fitted feature critic's weight per standardised feature (comparable with each other)."""
+    return table(
+        critic.coefficients().to_frame(),
+        index="feature",
+        decimals={"weight": 2},
+        caption=figure_caption(
+            f"Weights of the feature critic fitted on {critic.fitted_on} "
+            "(standardised features: weights are comparable with each other).",
+            *splits.values(),
+        ),
+    )
+
+
+def critics_table(
+    evaluation: pd.DataFrame, pairs: Mapping[str, str], splits: Mapping[str, LoadedSplit], *, per_model: bool = False
+) -> Table:
+    """:func:`evaluation_table` as the chapter shows it: captioned with the test splits of ``pairs``
+    (test split -> dev split) and the demo or partial ``splits`` it was computed on."""
+    from .stats import split_label
+
+    tests = ", ".join(split_label(test) for test in pairs)
+    text = f"Both critics per model on {tests} (each fitted on all models together)." if per_model else (
+        f"Both critics on {tests}."
+    )
+    return evaluation_table(evaluation, caption=figure_caption(text, *splits.values()))
+
+
+def precision_auc_table(by_split: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> Table:
+    """:func:`auc_by_split_table` as the chapter shows it, captioned with the ``splits`` it was computed on."""
+    return auc_by_split_table(
+        by_split,
+        caption=figure_caption(
+            "ROC AUC of plain knowledge precision (one minus it as the score of 'not fully attributable') on "
+            "each split loaded, Generic responses left out, with the mean length of the knowledge in words.",
+            *splits.values(),
+        ),
+    )
+
+
+def gains_table(improvement: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> Table:
+    """:func:`improvement_table` as the chapter shows it, captioned with the ``splits`` it was computed on."""
+    return improvement_table(
+        improvement,
+        caption=figure_caption(
+            "The feature critic minus the lexical critic on each test split used here, with 95% paired "
+            "bootstrap intervals.",
+            *splits.values(),
+        ),
+    )
+
+
+def feature_descriptions_table() -> Table:
+    """:func:`feature_descriptions_frame` for readers: each feature of the critics, with what it measures."""
+    return table(
+        feature_descriptions_frame(),
+        index="feature",
+        caption="The features of the critics below (words are ParlAI-normalised tokens).",
+    )

@@ -29,14 +29,23 @@ QUANTITY_LABELS = {"responses": "labelled responses", "dev_share": "share in the
 
 #: The FaithDial abstract's statement about its critic on BEGIN, quoted exactly (the abstract on
 #: arXiv 2204.10757, as the paper's Hugging Face page reproduces it). The abstract does not name the
-#: critic FaithCritic, nor say which release or split of BEGIN it was measured on. The sentence goes
-#: on after the semicolon ("ii) high-quality dialogue generation"): the cut is marked.
+#: critic FaithCritic, nor say which release of BEGIN it was measured on; the authors' code does: its
+#: ``BEGINProcessor`` (McGill-NLP/FaithDial, ``models/critic_data.py``) reads the columns ``evidence``,
+#: ``response`` and ``gold label`` of BEGIN's *first* full release (June 2021: ``dev_05_24_21.tsv``,
+#: ``test_05_24_21.tsv``; five labels, WoW responses of GPT-2 and T5), not the second release (June
+#: 2022, ``begin_label``, three labels, four models, three benchmarks) that the atlas loads. So this
+#: number was measured on other data than the chapter's. The sentence goes on after the semicolon
+#: ("ii) high-quality dialogue generation"): the cut is marked.
 FAITHDIAL_CRITIC_QUOTE = (
     "We show that FaithDial can serve as training signal for: i) a hallucination critic, which "
     "discriminates whether an utterance is faithful or not, and boosts the performance by 12.8 F1 "
     "score on the BEGIN benchmark compared to existing datasets for dialogue coherence; […]"
 )
-FAITHDIAL_CRITIC_SOURCE = ("FaithDial abstract, arXiv 2204.10757", "dziri2022faithdial", "https://arxiv.org/abs/2204.10757")
+FAITHDIAL_CRITIC_SOURCE = (
+    "FaithDial abstract, arXiv 2204.10757 (measured on BEGIN's first release, June 2021)",
+    "dziri2022faithdial",
+    "https://arxiv.org/abs/2204.10757",
+)
 
 #: The BEGIN abstract's finding about metrics (TACL version, as the ACL Anthology page gives it).
 BEGIN_FINDING_QUOTE = (

@@ -12,8 +12,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ... import tables
+from ...figures import caption
+from ...loading import LoadedSplit
 from ...plotting import text_as_typed
 from ...records import Dialogue
+from ...tables import Table
 from ...text import word_tokens
 from .parser import FULLY, GENERIC, LABELS, NOT_FULLY, knowledge, label, message, response_turn
 from .render import MODELS, SOURCES
@@ -179,3 +183,18 @@ def precision_alt(rows: pd.DataFrame, precision: pd.Series) -> str:
         if (rows["label"] == name).any()
     ]
     return "Histograms of knowledge precision for each BEGIN label. " + "; ".join(parts) + "."
+
+
+def label_counts_table(counts: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> Table:
+    """:func:`label_counts_frame` by split for readers: counts, then shares, one row per split of
+    ``splits`` (the splits it was computed on, named in the caption when they are a demo sample)."""
+    short = {FULLY: "Fully", NOT_FULLY: "Not fully", GENERIC: "Generic"}
+    return tables.table(
+        counts,
+        index="split",
+        row_labels={name: split_label(name) for name in counts.index},
+        labels={"responses": "responses", **short, **{f"{name} (share)": text for name, text in short.items()}},
+        integers=["responses", *LABELS],
+        percents=[f"{name} (share)" for name in LABELS],
+        caption=caption("Responses per BEGIN label in each split: counts, then shares.", *splits.values()),
+    )

@@ -43,7 +43,10 @@ from ...errors import DataError
 from ...formats._io import iter_csv_rows
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 
-PARSER_VERSION = 1
+PARSER_VERSION = 2
+#: History cells that say "no earlier turn" as an empty list (25 rows of the CMU-DoG and TopicalChat
+#: files): the row gets no seeker turn, and ``meta["history_as_written"]`` keeps the cell.
+_EMPTY_LISTS = ("[]", "['']", '[""]')
 
 BEGIN_CLASSES = ("Hallucination", "Partial Hallucination", "Entailment", "Generic", "Uncooperative")
 VRM_CLASSES = ("Disclosure", "Edification", "Advisement", "Confirmation", "Question", "Acknowledgment")
@@ -245,7 +248,9 @@ def _row_dialogue(
         meta["status"] = STATUS_BLANK
         return Dialogue(id=f"{split}-{row_index}", dataset="faithdial_audit", split=split, turns=turns, meta=meta)
 
-    if history.strip():
+    if history.strip() in _EMPTY_LISTS:  # "no earlier turn", written as code: no seeker turn
+        meta["history_as_written"] = history
+    elif history.strip():
         turns.append(Turn(index=0, role=SEEKER, speaker="history", text=history))
     begin, begin_unknown, begin_notes = normalise_labels(begin_cell, "BEGIN")
     vrm, vrm_unknown, vrm_notes = normalise_labels(vrm_cell, "VRM")

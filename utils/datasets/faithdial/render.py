@@ -7,10 +7,17 @@ the original WoW response, shown beside "the faithful rewrite" (the FaithDial ``
 the conversation goes on with) and followed by a word-level diff; for a kept turn, the response
 itself. An audit row shows the history, the knowledge, the labelled response and what normalising
 its labels changed. Every dataset string is escaped.
+
+Two things the audit files write as code rather than text are shown as what they mean: a history
+cell holding an empty list (``[]``: the row has no earlier turn) and a TopicalChat knowledge cell
+that ends with the article's fun facts as a JSON or Python list (``"fun_facts": [...]``), which is
+shown as a list of facts under the article's text (:func:`split_fun_facts`).
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import re
 
 from ...records import WIZARD, Dialogue, Turn
@@ -133,6 +140,58 @@ def _cell(value: object) -> str:
     return "“" + " ⏎ ".join(lines) + "”" if text.strip() else "(empty)"
 
 
+#: Where a TopicalChat knowledge cell's fun facts start: the key, quoted either way, and its colon.
+_FUN_FACTS = re.compile(r"""[\s,'"]*(["'])fun_facts\1\s*:\s*(?=\[)""")
+#: A quoted item of a list written as Python or JSON ('fact' or "fact", escapes kept as written).
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'" + r'|"((?:[^"\\]|\\.)*)"')
+#: History cells that hold an empty list as code: the row has no earlier turn.
+_EMPTY_HISTORY = {"[]", "['']", '[""]'}
+
+
+def split_fun_facts(knowledge: str) -> tuple[str, list[str]]:
+    """``knowledge`` without the fun-facts list it may end with, and that list's facts.
+
+    Some audit rows of TopicalChat append the article's fun facts as written in TopicalChat's JSON
+    (``... page . "fun_facts": ["fact", ...]``, sometimes followed by the closing ``},`` of the
+    record) or as a Python list (``... page .', 'fun_facts': ['fact', ...]``), in one row cut short
+    before its closing bracket (its complete items are kept). A cell whose list cannot be read is
+    returned whole, with no facts, so nothing is lost.
+    """
+    match = _FUN_FACTS.search(knowledge)
+    if match is None:
+        return knowledge, []
+    rest = knowledge[match.end():]
+    facts: object = None
+    try:
+        facts, _ = json.JSONDecoder().raw_decode(rest)
+    except ValueError:
+        try:
+            facts = ast.literal_eval(rest[: rest.rfind("]") + 1])
+        except (ValueError, SyntaxError):  # a list the file cuts short: its complete quoted items
+            facts = [single or double for single, double in _QUOTED.findall(rest)]
+    if not isinstance(facts, list) or not all(isinstance(fact, str) for fact in facts):
+        return knowledge, []
+    return knowledge[: match.start()].rstrip(" ,'\""), [fact.strip() for fact in facts if fact.strip()]
+
+
+def _audit_knowledge_html(turn: Turn, words: set[str], highlight: bool) -> str:
+    """The knowledge of an audit row: its text, and its fun facts as a list where it has them."""
+    items = []
+    for item in turn.evidence:
+        text, facts = split_fun_facts(item.text)
+
+        def shown(value: str) -> str:
+            return highlight_words(value, words) if highlight else esc(value)
+
+        said = '<span class="atlas-sr">selected </span>' if item.selected else ""
+        css = ' class="atlas-selected"' if item.selected else ""
+        listed = f"<div>fun facts given with the article:{bullet_list([shown(fact) for fact in facts])}</div>"
+        items.append(
+            f"<span{css}>{said}knowledge: {shown(text) or '<em>(empty)</em>'}</span>" + (listed if facts else "")
+        )
+    return bullet_list(items) if items else ""
+
+
 def _render_audit(dialogue: Dialogue, *, note: str, highlight: bool) -> SafeHTML:
     meta = dialogue.meta
     status = meta.get("status", "")
@@ -143,15 +202,20 @@ def _render_audit(dialogue: Dialogue, *, note: str, highlight: bool) -> SafeHTML
         body = '<div class="atlas-note">Blank row in the file: left out of the distributions.</div>'
         return dialogue_frame(title, body, note)
     parts = []
+    if meta.get("history_as_written") is not None:  # the parser's record of an empty-list history
+        parts.append('<div class="atlas-note">No earlier turn: the file gives this row an empty history.</div>')
     for turn in dialogue.turns:
         if turn.role != WIZARD:
-            parts.append(turn_block(turn.role, turn.speaker, esc(turn.text)))
+            if turn.text.strip() in _EMPTY_HISTORY:  # the file writes "no earlier turn" as an empty list
+                parts.append('<div class="atlas-note">No earlier turn: the file gives this row an empty history.</div>')
+            else:
+                parts.append(turn_block(turn.role, turn.speaker, esc(turn.text)))
             continue
         response_words = {word.lower() for word in _WORD.findall(turn.text)}
         body = highlight_words(turn.text, _knowledge_words(turn)) if highlight else esc(turn.text)
         if not turn.text.strip():
             body = "<em>(empty response)</em>"
-        extra = _knowledge_html(turn, response_words, highlight) + _labels_html(turn)
+        extra = _audit_knowledge_html(turn, response_words, highlight) + _labels_html(turn)
         written = f"BEGIN cell: {_cell(turn.raw.get('begin_raw'))} · VRM cell: {_cell(turn.raw.get('vrm_raw'))}"
         changes = [esc(item) for item in turn.raw.get("label_notes", [])]
         extra += details(

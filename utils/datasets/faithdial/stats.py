@@ -28,7 +28,15 @@ from ...plotting import text_as_typed
 from ...records import SEEKER, WIZARD, Dialogue
 from ...reported import Reproduced, compare, reported, reported_value
 from ...text import word_tokens
-from .audit_parser import BEGIN_CLASSES, STATUS_LABELLED, VRM_CLASSES, audit_file_label, audit_report
+from .audit_parser import (
+    BEGIN_CLASSES,
+    BENCHMARKS,
+    STATUS_LABELLED,
+    SYSTEMS,
+    VRM_CLASSES,
+    audit_file_label,
+    audit_report,
+)
 from .parser import DESCRIBES_ORIGINAL, begin_class, labelled_text
 from .parser import labels_describe as _labels_describe
 
@@ -97,7 +105,8 @@ def count_turns(dialogues: Dialogues) -> dict[str, int]:
     """Dialogues, utterance records (wizard responses), seeker turns and all turns of a split.
 
     ``turns`` counts every utterance of the rebuilt conversations, seeker and wizard, which is
-    what the dataset card's "turns" counts (about nine per conversation in the paper).
+    what the dataset card's "turns" counts: its totals give about nine per conversation (50,761 turns in
+    5,649 conversations), the length of a whole WoW dialogue.
     """
     counts = Counter(dialogues=0, responses=0, seeker_turns=0, wizard_turns=0, turns=0)
     for dialogue in dialogues:
@@ -763,3 +772,114 @@ def plot_audit_begin(table: pd.DataFrame) -> plt.Figure:
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3, frameon=False, fontsize=9)
     fig.tight_layout()
     return fig
+
+
+# -- do the models hallucinate more than the data they learnt from? ----------------------------------
+
+
+def amplification_frame(shares: pd.DataFrame) -> pd.DataFrame:
+    """Each model's hallucinated share beside the gold responses' on the same benchmark.
+
+    ``shares`` is :func:`audit_begin_frame`'s. One row per model and benchmark whose model file and
+    gold file both have labelled responses: ``benchmark`` and ``model`` (the audit's names),
+    ``gold`` and ``model share`` (hallucinated shares, 0 to 1), ``difference`` (model minus gold)
+    and ``gold n`` / ``model n`` (the labelled responses each share rests on).
+    """
+    rows = []
+    hallucinated = shares["hallucinated"]
+    for benchmark in BENCHMARKS:
+        gold = f"gold_{benchmark}"
+        if gold not in shares.index or not shares.loc[gold, "n"]:
+            continue
+        for system in SYSTEMS:
+            name = f"{system}_{benchmark}"
+            if system == "gold" or name not in shares.index or not shares.loc[name, "n"]:
+                continue
+            rows.append(
+                {
+                    "benchmark": benchmark,
+                    "model": system,
+                    "gold": float(hallucinated[gold]),
+                    "model share": float(hallucinated[name]),
+                    "difference": float(hallucinated[name] - hallucinated[gold]),
+                    "gold n": int(shares.loc[gold, "n"]),
+                    "model n": int(shares.loc[name, "n"]),
+                }
+            )
+    return pd.DataFrame(rows, columns=["benchmark", "model", "gold", "model share", "difference", "gold n", "model n"])
+
+
+def _names(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def amplification_finding(frame: pd.DataFrame) -> str:
+    """What :func:`amplification_frame` shows, in one sentence computed from it: which models
+    hallucinate more than the gold responses of the same benchmark, on which benchmarks, and which
+    less. For example "GPT2 and DoHA hallucinate more than the gold responses on all three
+    benchmarks; CTRL more on CMU-DoG (+1.8 points) and TopicalChat (+1.7 points), less on WoW (-25.0
+    points).", each mixed case with its difference in points.
+    """
+    if frame.empty:
+        return "No benchmark has both a gold file and a model file with labelled responses."
+    benchmarks = list(dict.fromkeys(frame["benchmark"]))
+    everywhere, mixed = [], []
+    for model, group in frame.groupby("model", sort=False):
+        def where(rows: pd.DataFrame) -> list[str]:
+            return [f"{BENCHMARKS[b]} ({100 * d:+.1f} points)" for b, d in zip(rows["benchmark"], rows["difference"],
+                                                                             strict=True)]
+
+        above = where(group[group["difference"] > 0])
+        below = where(group[group["difference"] < 0])
+        level = [BENCHMARKS[b] for b in group.loc[group["difference"] == 0, "benchmark"]]
+        if len(above) == len(group) == len(benchmarks):
+            everywhere.append(SYSTEMS[str(model)])
+            continue
+        parts = [f"more on {_names(above)}"] if above else []
+        parts += [f"less on {_names(below)}"] if below else []
+        parts += [f"as much on {_names(level)}"] if level else []
+        mixed.append(f"{SYSTEMS[str(model)]} {', '.join(parts)}")
+    count = {1: "the one benchmark", 2: "both benchmarks", 3: "all three benchmarks"}.get(
+        len(benchmarks), f"all {len(benchmarks)} benchmarks"
+    )
+    sentences = []
+    if everywhere:
+        verb = "hallucinates" if len(everywhere) == 1 else "hallucinate"
+        sentences.append(f"{_names(everywhere)} {verb} more than the gold responses on {count}")
+        if mixed:
+            sentences.append("; ".join(mixed))
+        text = "; ".join(sentences)
+    else:
+        text = "Compared with the gold responses of the same benchmark, " + "; ".join(mixed)
+    return text + "."
+
+
+def amplification_table(frame: pd.DataFrame, files: Mapping[str, Dialogues]) -> tables.Table:
+    """:func:`amplification_frame` for readers: per benchmark, the gold share and each model's, and
+    the difference in percentage points, captioned with the demo or partial audit ``files``."""
+    shown = frame.assign(
+        benchmark=frame["benchmark"].map(BENCHMARKS),
+        model=frame["model"].map(SYSTEMS),
+        points=100 * frame["difference"],
+    )[["benchmark", "model", "gold", "model share", "points", "gold n", "model n"]]
+    return tables.table(
+        shown,
+        labels={
+            "benchmark": "benchmark",
+            "model": "model",
+            "gold": "gold responses hallucinated",
+            "model share": "model responses hallucinated",
+            "points": "model minus gold (points)",
+            "gold n": "gold labelled",
+            "model n": "model labelled",
+        },
+        percents={"gold": 1, "model share": 1},
+        decimals={"points": 1},
+        integers=["gold n", "model n"],
+        caption=caption(
+            "Hallucinated share (Hallucination + Partial Hallucination) of each model's responses beside the "
+            "gold responses of the same benchmark; a positive difference means the model hallucinates more "
+            "than the human responses it learnt from.",
+            *files.values(),
+        ),
+    )

@@ -316,7 +316,7 @@ def flagged_steps(splits: Mapping[str, Iterable[Dialogue]]) -> pd.DataFrame:
 SUMMARY_ROWS: dict[str, tuple[str, str, int]] = {
     "sessions": ("sessions", "count", 0),
     "references per session (mean)": ("steps (references) per session, mean", "mean", 2),
-    "references per session (median)": ("steps per session, median", "mean", 1),
+    "references per session (median)": ("steps per session, median", "median", 1),
     "sessions without references": ("sessions without any step", "count", 0),
     "search steps (share)": ("steps reached by a search (% of steps)", "share", 1),
     "link steps (share)": ("steps reached by a link (% of steps)", "share", 1),
@@ -424,11 +424,13 @@ def summary_table(summary: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> 
         notes=["Steps are the references of a session's trail, in the order the worker recorded them."],
         empty_note="– not applicable: a not-answered session has no answer and cites nothing",
     )
-    shows = {"count": tables.integer, "share": tables.percent, "mean": tables.decimal}
+    shows = {"count": tables.integer, "share": tables.percent, "mean": tables.decimal, "median": tables.median_count}
     for position, row in enumerate(rows):
         _, kind, places = SUMMARY_ROWS[row]
         show = shows[kind]
-        formatter = show if kind == "count" else (lambda value, show=show, places=places: show(value, places))
+        formatter = (
+            show if kind in ("count", "median") else (lambda value, show=show, places=places: show(value, places))
+        )
         table.styler.format(formatter, subset=pd.IndexSlice[[position], columns])
     return _left(table, ["Statistic"])
 

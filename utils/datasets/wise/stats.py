@@ -667,15 +667,17 @@ def action_table(split: LoadedSplit) -> Table:
 def candidates_table(split: LoadedSplit) -> Table:
     """:func:`candidate_summary` for readers."""
     summary = candidate_summary(split)
-    return tables.table(
+    table = tables.table(
         summary,
         labels={"mean": "Mean", "median": "Median", "max": "Maximum"},
         index="Per system utterance",
-        decimals={"mean": 2, "median": 1},
+        decimals={"mean": 2},
         integers=["max"],
         caption=_caption(f"Candidates and selections per system utterance in WISE {split.split} "
                          f"({len(system_turns(split)):,} system utterances).", [split.provenance]),
     )
+    table.styler.format(tables.median_count, subset=["median"])  # a median of counts: 2 or 2.5, never 2.0
+    return table
 
 
 def citations_table(split: LoadedSplit) -> Table:
@@ -700,16 +702,18 @@ def citations_table(split: LoadedSplit) -> Table:
 
 def lengths_table(split: LoadedSplit) -> Table:
     """:func:`response_lengths` for readers."""
-    return tables.table(
+    table = tables.table(
         response_lengths(split),
         labels={"count": "Utterances", "mean": "Mean (characters)", "median": "Median (characters)",
                 "max": "Longest (characters)"},
         index="Speaker",
         integers=["count", "max"],
-        decimals={"mean": 1, "median": 1},
+        decimals={"mean": 1},
         caption=_caption(f"Utterance length in characters, whitespace excluded, in WISE {split.split}.",
                          [split.provenance]),
     )
+    table.styler.format(tables.median_count, subset=["median"])  # a median of counts: 13 or 13.5, never 13.0
+    return table
 
 
 def documents_table(documents: WiseDocuments) -> Table:

@@ -35,7 +35,7 @@ from ...records import Turn
 from ...reported import Reproduced, compare
 from ...tables import Table, declared_table
 from .parser import NO_PASSAGES_USED
-from .reported import REPORTED
+from .reported import AUTHORS_RESULT_NAMES, REPORTED
 from .stats import COLUMNS, split_label, wizard_turns
 
 #: ParlAI's "no passage used" knowledge candidate (``TOKEN_NOCHOSEN`` twice, title and sentence).
@@ -423,3 +423,11 @@ def reported_vs_reproduced(results: pd.DataFrame, splits: Mapping[str, LoadedSpl
             computed[(item.name, item.split)] = Reproduced(None, (), tolerance)
     table = compare("wow", computed)
     return table[table["name"].isin(BASELINE_NAMES)].reset_index(drop=True)
+
+
+def authors_results() -> pd.DataFrame:
+    """The trained models' test perplexities and the human ratings the ParlAI project page reports,
+    in :func:`utils.reported.compare`'s schema: every row is *quoted only*, since reproducing them
+    means training those models (or running a human evaluation), which the atlas does not do."""
+    table = compare("wow")
+    return table[table["name"].isin(AUTHORS_RESULT_NAMES)].reset_index(drop=True)

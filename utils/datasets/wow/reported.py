@@ -34,6 +34,19 @@ _LEADERBOARD = (
     "ParlAI Wizard of Wikipedia project page, leaderboard 'Retrieval Models' (from Dinan et al. 2019a)",
     "parlai2019wowproject",
 )
+_LEADERBOARD_GENERATIVE = (
+    "ParlAI Wizard of Wikipedia project page, leaderboard 'Generative Models' (from Dinan et al. 2019a)",
+    "parlai2019wowproject",
+)
+_LEADERBOARD_HUMAN = (
+    "ParlAI Wizard of Wikipedia project page, leaderboard 'Human Evaluations' (from Dinan et al. 2019a)",
+    "parlai2019wowproject",
+)
+#: What the human ratings are: the page gives the ratings and the seen / unseen columns only.
+_RATING = (
+    "mean human rating of the model's conversations, as the project page's 'Seen Rating' / 'Unseen Rating' "
+    "columns give it (the page states neither the scale nor the test split)"
+)
 _KILT_README = ("KILT repository README, 'KILT data catalogue': wow-dev-kilt.jsonl", "kilt2020repo")
 
 #: ParlAI's teachers of the wizard's turns: three teachers, one recorded count.
@@ -89,6 +102,31 @@ REPORTED: tuple[Reported, ...] = (
     number("wow", "bow_memnet_r@1", 33.1, _LEADERBOARD, "test_unseen", "%"),
     number("wow", "transformer_memnet_r@1", 87.4, _LEADERBOARD, "test_seen", "%"),
     number("wow", "transformer_memnet_r@1", 69.8, _LEADERBOARD, "test_unseen", "%"),
+    # trained generative models: test perplexity, quoted (the atlas trains no model)
+    number("wow", "end2end_transformer_memnet_ppl", 63.5, _LEADERBOARD_GENERATIVE, "test_seen"),
+    number("wow", "end2end_transformer_memnet_ppl", 97.3, _LEADERBOARD_GENERATIVE, "test_unseen"),
+    number("wow", "two_stage_transformer_memnet_ppl", 46.5, _LEADERBOARD_GENERATIVE, "test_seen"),
+    number("wow", "two_stage_transformer_memnet_ppl", 84.8, _LEADERBOARD_GENERATIVE, "test_unseen"),
+    number("wow", "vanilla_transformer_ppl", 41.8, _LEADERBOARD_GENERATIVE, "test_seen"),
+    number("wow", "vanilla_transformer_ppl", 87.0, _LEADERBOARD_GENERATIVE, "test_unseen"),
+    # human evaluation of trained models and of the human wizards, quoted
+    number("wow", "retrieval_transformer_memnet_rating", 3.43, _LEADERBOARD_HUMAN, "seen", note=_RATING),
+    number("wow", "retrieval_transformer_memnet_rating", 3.14, _LEADERBOARD_HUMAN, "unseen", note=_RATING),
+    number("wow", "two_stage_generative_transformer_memnet_rating", 2.92, _LEADERBOARD_HUMAN, "seen", note=_RATING),
+    number("wow", "two_stage_generative_transformer_memnet_rating", 2.93, _LEADERBOARD_HUMAN, "unseen", note=_RATING),
+    number("wow", "human_rating", 4.13, _LEADERBOARD_HUMAN, "seen", note=_RATING),
+    number("wow", "human_rating", 4.34, _LEADERBOARD_HUMAN, "unseen", note=_RATING),
+)
+
+#: The trained models' results the chapter quotes from the project page beside its baselines
+#: (reported.py's rows of these names): test perplexities and human ratings.
+AUTHORS_RESULT_NAMES = (
+    "end2end_transformer_memnet_ppl",
+    "two_stage_transformer_memnet_ppl",
+    "vanilla_transformer_ppl",
+    "retrieval_transformer_memnet_rating",
+    "two_stage_generative_transformer_memnet_rating",
+    "human_rating",
 )
 
 #: How the tables name these quantities.
@@ -101,6 +139,12 @@ QUANTITY_LABELS = {
     "end2end_ppl": "end-to-end generator: perplexity",
     "random_r@1": "random candidate: R@1",
     "ir_baseline_r@1": "IR baseline: R@1",
-    "bow_memnet_r@1": "BoW memory network: R@1",
-    "transformer_memnet_r@1": "Transformer memory network: R@1",
+    "bow_memnet_r@1": "BoW MemNet: R@1",
+    "transformer_memnet_r@1": "Transformer MemNet (w/ pretraining): R@1",
+    "end2end_transformer_memnet_ppl": "End-to-end Transformer MemNet: test perplexity",
+    "two_stage_transformer_memnet_ppl": "Two-Stage Transformer MemNet: test perplexity",
+    "vanilla_transformer_ppl": "Vanilla Transformer (no knowledge): test perplexity",
+    "retrieval_transformer_memnet_rating": "Retrieval Transformer MemNet: human rating",
+    "two_stage_generative_transformer_memnet_rating": "Two-stage Generative Transformer MemNet: human rating",
+    "human_rating": "Human wizards: human rating",
 }

@@ -599,13 +599,17 @@ def averages_table(summary: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> 
     averages = summary.loc[[SUMMARY_LABELS[key] for key in AVERAGE_KEYS]].astype(float)
     no_passage = SUMMARY_LABELS["no_passage_share"]
     averages.loc[no_passage] *= 100
-    return tables.table(
+    table = tables.table(
         averages.rename(index={no_passage: "wizard turns with no passage used (%)"}),
         index="Average or share",
         labels=_split_columns(splits),
         decimals=dict.fromkeys(splits, 1),
         caption=caption("Averages of the five raw splits (means unless marked median).", *splits.values()),
     )
+    # the median of a count is a count (61) or halfway between two (61.5), never 61.0
+    median_row = AVERAGE_KEYS.index("candidates_median")
+    table.styler.format(tables.median_count, subset=pd.IndexSlice[[median_row], list(splits)])
+    return table
 
 
 def parlai_examples_table(splits: Mapping[str, LoadedSplit]) -> tables.Table:
