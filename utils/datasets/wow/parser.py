@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -390,6 +391,10 @@ _COLUMN_BATCH = 16
 #: only some sharing): about 50 MB of text. The full-size synthetic train has 216 thousand.
 _REMEMBERED_SENTENCES = 1 << 19
 _ORIGINS = ("topic", "retrieved:seeker", "retrieved:wizard")
+_ORIGIN_CODES = {name: code for code, name in enumerate(_ORIGINS)}
+_SENTENCES = attrgetter("sentences")
+_PREFIX = attrgetter("prefix")
+_ORIGIN = attrgetter("origin")
 
 
 #: A dialogue read for the cache: the dialogue (its turns without evidence), the passages shown at each
@@ -599,29 +604,31 @@ class _KnowledgeColumns:
         self._written = 0  # passages rows handed to the cache so far
 
     def batch(self, batch: list[_ReadDialogue]) -> EvidenceBatch:
-        dialogues, counts, shown, selected_rows = [], [], [], []
-        row = 0
+        dialogues, shown, passage_counts, selected_rows = [], [], [], []
         for dialogue, knowledge, chosen in batch:
             dialogues.append(dialogue)
             for passages, selected in zip(knowledge, chosen, strict=True):
-                size = sum([len(passage.sentences) for passage in passages])
                 if selected is not None:
-                    selected_rows.append(row + selected)
-                counts.append(size)
+                    selected_rows.append((len(passage_counts), selected))
+                passage_counts.append(len(passages))
                 shown += passages
-                row += size
-        sizes = np.fromiter((len(passage.sentences) for passage in shown), dtype=np.int64, count=len(shown))
+        # A full train shows a million passages: their sizes and origins are read with map() over C
+        # getters (no Python frame per passage), and the turns' counts summed by NumPy.
+        sizes = np.array(list(map(len, map(_SENTENCES, shown))), dtype=np.int64)
+        ends = np.cumsum(sizes)
+        turn_ends = np.cumsum(np.asarray(passage_counts, dtype=np.int64))
+        rows_before_turn = np.concatenate(([0], ends))[turn_ends - np.asarray(passage_counts, dtype=np.int64)]
+        counts = (np.concatenate(([0], ends))[turn_ends] - rows_before_turn).tolist()
+        row = int(ends[-1]) if len(ends) else 0
         starts, new = self._positions(shown)
         group = np.repeat(np.arange(len(shown)), sizes)  # the passage each evidence row belongs to
-        sentence = np.arange(row, dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        prefixes = pa.array([passage.prefix for passage in shown], pa.string()).take(pa.array(group))
+        sentence = np.arange(row, dtype=np.int64) - np.repeat(ends - sizes, sizes)
+        prefixes = pa.array(list(map(_PREFIX, shown)), pa.string()).take(pa.array(group))
         ids = pc.binary_join_element_wise(prefixes, pa.array(sentence).cast(pa.string()), "")
-        origin_codes = np.fromiter(
-            (_ORIGINS.index(passage.origin) for passage in shown), dtype=np.int32, count=len(shown)
-        )
+        origin_codes = np.array(list(map(_ORIGIN_CODES.__getitem__, map(_ORIGIN, shown))), dtype=np.int32)
         origin = pa.DictionaryArray.from_arrays(pa.array(origin_codes[group], pa.int32()), pa.array(_ORIGINS))
         selected = np.zeros(row, dtype=np.bool_)
-        selected[selected_rows] = True
+        selected[[int(rows_before_turn[turn]) + offset for turn, offset in selected_rows]] = True
         return EvidenceBatch(
             dialogues=dialogues,
             counts=counts,
@@ -635,33 +642,30 @@ class _KnowledgeColumns:
     def _positions(self, shown: list[ShownPassage]) -> tuple[np.ndarray, PassageTable | None]:
         """The first passages row of each shown passage, and the table of those not stored before."""
         starts = np.empty(len(shown), dtype=np.int64)
-        seen: dict[int, int] = {}  # id(passage) -> start: the topic's passage object recurs within a dialogue
         texts: list[str] = []
         titles: list[str] = []  # of each new passage, repeated ``title_repeats`` times in the table
         title_repeats: list[int] = []
         remembered = self._starts
         for number, passage in enumerate(shown):
-            start = seen.get(id(passage))
-            if start is None:
-                sentences = passage.sentences
-                # Keyed by the title, the number of sentences and the first one, then compared whole:
-                # hashing every sentence of every passage cost more than the rest of the batch, and
-                # comparing equal strings is a memcmp.
-                key = (passage.title, len(sentences), sentences[0] if sentences else "")
-                known = remembered.get(key)
-                if known is not None and known[1] == sentences:
-                    start = known[0]
-                else:
-                    if self._remembered + len(sentences) > _REMEMBERED_SENTENCES:
-                        remembered.clear()
-                        self._remembered = 0
-                    start = self._written + len(texts)
-                    remembered[key] = (start, sentences)
-                    self._remembered += len(sentences)
-                    texts += sentences
-                    titles.append(passage.title)
-                    title_repeats.append(len(sentences))
-                seen[id(passage)] = start
+            sentences = passage.sentences
+            # Keyed by the title, the number of sentences and the first one, then compared whole:
+            # hashing every sentence of every passage cost more than the rest of the batch, and
+            # comparing equal strings is a memcmp (the same list, the topic's at each wizard turn, is
+            # equal at once).
+            key = (passage.title, len(sentences), sentences[0] if sentences else "")
+            known = remembered.get(key)
+            if known is not None and known[1] == sentences:
+                start = known[0]
+            else:
+                if self._remembered + len(sentences) > _REMEMBERED_SENTENCES:
+                    remembered.clear()
+                    self._remembered = 0
+                start = self._written + len(texts)
+                remembered[key] = (start, sentences)
+                self._remembered += len(sentences)
+                texts += sentences
+                titles.append(passage.title)
+                title_repeats.append(len(sentences))
             starts[number] = start
         if not texts:
             return starts, None
