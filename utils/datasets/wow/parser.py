@@ -276,15 +276,15 @@ def _read_dialogue(
     knowledge: list[list[ShownPassage]] = []
     chosen: list[int | None] = []
     for position, (turn, role, speaker, text, _) in enumerate(checked):
-        passages: list[ShownPassage] = []
+        shown_here: list[ShownPassage] = []
         labels: dict[str, list[str]] = {}
         selected = None
         if role == WIZARD:
-            passages = _knowledge(topic_shown, checked, position, shown)
-            labels, selected = _checked_labels(turn, passages, path, where, f"dialog[{position}]")
+            shown_here = _knowledge(topic_shown, checked, position, shown)
+            labels, selected = _checked_labels(turn, shown_here, path, where, f"dialog[{position}]")
         raw = {key: value for key, value in turn.items() if key not in _HANDLED_TURN_KEYS}
         turns.append(Turn(position, role, speaker, text, [], labels, raw))
-        knowledge.append(passages)
+        knowledge.append(shown_here)
         chosen.append(selected)
 
     for position, (_, _, _, _, retrieved) in enumerate(checked):
@@ -551,8 +551,8 @@ def _read_typed_dialogue(record: _TypedDialogue, index: int, split: str) -> _Rea
         role = role_of(turn.speaker)
         if role is None:
             raise _HandOver  # the record path names the speaker
-        retrieved = turn.retrieved_passages
-        passages = [] if retrieved is UNSET else [item for entry in retrieved for item in entry.items()]
+        given = turn.retrieved_passages
+        passages = [] if given is UNSET else [item for entry in given for item in entry.items()]
         checked.append((turn, role, turn.speaker, turn.text, passages))
 
     shown: set[tuple[int, int]] = set()
@@ -604,7 +604,10 @@ class _KnowledgeColumns:
         self._written = 0  # passages rows handed to the cache so far
 
     def batch(self, batch: list[_ReadDialogue]) -> EvidenceBatch:
-        dialogues, shown, passage_counts, selected_rows = [], [], [], []
+        dialogues: list[Dialogue] = []
+        shown: list[ShownPassage] = []
+        passage_counts: list[int] = []  # passages shown at each turn
+        selected_rows: list[tuple[int, int]] = []  # (turn, row within the turn's evidence)
         for dialogue, knowledge, chosen in batch:
             dialogues.append(dialogue)
             for passages, selected in zip(knowledge, chosen, strict=True):
@@ -627,15 +630,15 @@ class _KnowledgeColumns:
         ids = pc.binary_join_element_wise(prefixes, pa.array(sentence).cast(pa.string()), "")
         origin_codes = np.array(list(map(_ORIGIN_CODES.__getitem__, map(_ORIGIN, shown))), dtype=np.int32)
         origin = pa.DictionaryArray.from_arrays(pa.array(origin_codes[group], pa.int32()), pa.array(_ORIGINS))
-        selected = np.zeros(row, dtype=np.bool_)
-        selected[[int(rows_before_turn[turn]) + offset for turn, offset in selected_rows]] = True
+        selected_mask = np.zeros(row, dtype=np.bool_)
+        selected_mask[[int(rows_before_turn[turn]) + offset for turn, offset in selected_rows]] = True
         return EvidenceBatch(
             dialogues=dialogues,
             counts=counts,
             ids=ids,
             passage=pa.array((starts[group] + sentence).astype(np.int32), pa.int32()),
             origin=origin,
-            selected=pa.array(selected, pa.bool_()),
+            selected=pa.array(selected_mask, pa.bool_()),
             passages=new,
         )
 
