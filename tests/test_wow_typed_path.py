@@ -119,3 +119,14 @@ def test_records_the_typed_path_hands_over_come_out_as_parse_gives_them(tmp_path
     expected = list(wow.parse(path, split="train"))
     assert _columns_records(path) == expected
     assert len(expected) == len(records)
+
+
+@pytest.mark.parametrize("window", [7, 100, 4096])
+def test_records_cut_by_the_read_window_are_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, window: int
+) -> None:
+    """A window far shorter than a record: every record is cut, read on and decoded whole."""
+    path = _write(tmp_path / "train.json", _dialogues(20))
+    monkeypatch.setattr(wow, "_TYPED_CHUNK", window)
+    assert _typed_count(path) == 20
+    assert _columns_records(path) == list(wow.parse(path, split="train"))
