@@ -478,7 +478,7 @@ class _TypedDialogue(msgspec.Struct, forbid_unknown_fields=True):
 #: The turn fields kept in ``raw``, in the published files' order.
 _RAW_TURN_FIELDS = ("checked_sentence", "checked_passage", "retrieved_topics", "candidate_responses")
 #: Bytes read at a time by :func:`_typed_records` (WoW's records are ~60 KB): a window of a megabyte
-#: holds many records, and kept the peak of a full train's load lower than one of four.
+#: holds many records, so that a record is rarely cut by its end, and little memory.
 _TYPED_CHUNK = 1 << 20
 #: A record longer than this goes the record path (only a malformed file has one): the window is not
 #: grown without end looking for its end.
