@@ -37,7 +37,7 @@ ifneq ($(strip $(ATLAS_CACHE_DIR)),)
 export ATLAS_CACHE_DIR := $(if $(filter /% ~%,$(ATLAS_CACHE_DIR)),$(ATLAS_CACHE_DIR),$(abspath $(ATLAS_CACHE_DIR)))
 endif
 
-.PHONY: env vendor book test lab lint fuzz bench learner course clean system-deps
+.PHONY: env vendor book test lab lint fuzz bench bench-quick learner course clean system-deps
 
 ifeq ($(OWN_VENV),yes)
 env:
@@ -110,6 +110,10 @@ fuzz: env
 bench: env
 	$(BIN)/python -m benchmarks.bench --out bench-results
 
+## Issue 37's goals only, at a quarter of the published sizes: a check that runs in minutes.
+bench-quick: env
+	$(BIN)/python -m benchmarks.bench --goals --scale 0.25 --out bench-results
+
 ## Learner copies of the notebooks (solutions removed, checks kept) in learner/.
 learner: env
 	$(BIN)/python -m utils.learner --out learner
@@ -132,5 +136,5 @@ system-deps:
 clean:
 	rm -rf _build learner course bench-results .pytest_cache .hypothesis tests/artifacts *.egg-info book/_vendor/node_modules
 	if [ -x $(BIN)/python ]; then \
-	  $(BIN)/python -c "import shutil, benchmarks.bench as b; shutil.rmtree(b.DEFAULT_DATA, ignore_errors=True)"; \
+	  $(BIN)/python -c "import shutil, benchmarks.bench as b; [shutil.rmtree(b.default_data_dir(s), ignore_errors=True) for s in (1, b.QUICK_SCALE)]"; \
 	fi

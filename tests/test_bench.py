@@ -334,3 +334,40 @@ def test_the_chapter_step_runs_a_real_chapter_on_its_data(tmp_path: Path, monkey
     monkeypatch.setenv("ATLAS_OFFLINE", "1")
     monkeypatch.chdir(tmp_path)
     assert bench._step_chapter({"dataset": "jwhr"}).endswith("code cells of notebooks/jwhr.ipynb")
+
+
+def test_each_goal_of_issue_37_gets_a_verdict() -> None:
+    rows = bench.assess(
+        [
+            _m("json.load", 10.0, 3000.0),
+            _m("json.load (gc off)", 6.0, 3000.0),
+            _m("atlas first load", 8.0, 250.0),
+            _m("atlas turns()+evidence()", 3.0, 900.0),
+            _m("atlas iterate dialogues", 4.0, 300.0),
+            _m("chapter (notebook)", 30.0, 1100.0),
+        ],
+        file_mb=1000.0,
+    )
+    small = [_m("json.load", 0.02, 20.0, "jwhr"), _m("atlas first load", 0.05, 150.0, "jwhr")]
+    rows += bench.assess(small, file_mb=2.0)  # each dataset is assessed against its own floors
+    package = {"bare interpreter": 0.03, "import utils": 0.1, "atlas --help": 0.5}
+    lines = bench.goal_verdicts(rows, package, scale=0.25, elapsed=420.0)
+    assert [line.split(":")[0].split(" (")[0] for line in lines[:5]] == [f"goal {n}" for n in range(1, 6)]
+    verdicts = [line.split("): ")[1].split(" (")[0] for line in lines[:5]]
+    # 1.33x gc-off and 0.08x the memory; --help too slow; 2.5x; the chapter's peak over 1 GB; 7 minutes
+    assert verdicts == ["yes", "NO", "yes", "NO", "yes"]
+    assert "scale 0.25" in lines[-1]
+    assert bench.goal_verdicts([], None, scale=1.0)[0].endswith("not measured")
+
+
+def test_package_costs_are_measured_in_processes_of_their_own() -> None:
+    costs = bench.package_costs(repeats=1)
+    assert set(costs) == {"bare interpreter", "import utils", "atlas --help"}
+    assert all(cpu > 0 for cpu in costs.values())
+
+
+def test_a_quick_run_keeps_its_files_apart_from_the_full_size_ones() -> None:
+    assert bench.default_data_dir(1.0) == bench.DEFAULT_DATA
+    assert bench.default_data_dir(0.25) != bench.DEFAULT_DATA
+    assert set(bench.GOAL_STEPS) <= set(bench.benchmarked_datasets())
+    assert all(set(steps) <= set(bench.STEPS) for steps in bench.GOAL_STEPS.values())

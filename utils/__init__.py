@@ -18,12 +18,41 @@ dataset by name.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .config import data_dir
 from .errors import AtlasError, DataError, DataUnavailableError, DownloadError, UnknownNameError
-from .loading import CacheWarning, DemoDataWarning, LoadedSplit, Provenance, data_status, load
 from .records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from .reported import reported
 from .sources import dataset_names, get_source, registry, split_names
+
+if TYPE_CHECKING:
+    from .loading import CacheWarning, DemoDataWarning, LoadedSplit, Provenance, data_status, load
+
+#: Names whose module imports pandas and pyarrow: imported on first use (PEP 562), so that
+#: ``import utils`` and ``atlas --help`` stay quick.
+_LAZY = {
+    "CacheWarning": "loading",
+    "DemoDataWarning": "loading",
+    "LoadedSplit": "loading",
+    "Provenance": "loading",
+    "data_status": "loading",
+    "load": "loading",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "SEEKER",

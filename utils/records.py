@@ -10,9 +10,11 @@ Every original field that the common fields do not cover stays reachable in ``ra
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: The person asking, learning or searching: WoW apprentice, FaithDial seeker, WISE user, JWHR
 #: question.
@@ -76,53 +78,70 @@ class Dialogue:
 
 # -- the record as exported and handed to `datasets` -------------------------------------------------
 
-_TURN_RECORD = pa.struct(
-    [
-        ("index", pa.int32()),
-        ("role", pa.string()),
-        ("speaker", pa.string()),
-        ("text", pa.string()),
-        ("labels", pa.list_(pa.struct([("name", pa.string()), ("values", pa.list_(pa.string()))]))),
-        (
-            "evidence",
-            pa.list_(
+
+@cache
+def _record_schema() -> pa.Schema:
+    """The Arrow schema of one exported record, made on first use: ``import utils`` loads no pyarrow."""
+    import pyarrow as pa
+
+    turn_record = pa.struct(
+        [
+            ("index", pa.int32()),
+            ("role", pa.string()),
+            ("speaker", pa.string()),
+            ("text", pa.string()),
+            ("labels", pa.list_(pa.struct([("name", pa.string()), ("values", pa.list_(pa.string()))]))),
+            (
+                "evidence",
+                pa.list_(
+                    pa.struct(
+                        [
+                            ("id", pa.string()),
+                            ("title", pa.string()),
+                            ("origin", pa.string()),
+                            ("text", pa.string()),
+                            ("selected", pa.bool_()),
+                            ("meta", pa.string()),
+                        ]
+                    )
+                ),
+            ),
+        ]
+    )
+    return pa.schema(
+        [
+            ("dataset", pa.string()),
+            ("split", pa.string()),
+            ("index", pa.int64()),
+            ("id", pa.string()),
+            ("topic", pa.string()),
+            ("meta", pa.string()),
+            ("turns", pa.list_(turn_record)),
+            (
+                "provenance",
                 pa.struct(
                     [
-                        ("id", pa.string()),
-                        ("title", pa.string()),
-                        ("origin", pa.string()),
-                        ("text", pa.string()),
-                        ("selected", pa.bool_()),
-                        ("meta", pa.string()),
+                        ("kind", pa.string()),
+                        ("checksum", pa.string()),
+                        ("source", pa.string()),
+                        ("size_bytes", pa.int64()),
+                        ("dialogues", pa.int64()),
+                        ("turns", pa.int64()),
                     ]
-                )
+                ),
             ),
-        ),
-    ]
-)
-#: The Arrow schema of one exported record: ``atlas export --to parquet`` and
-#: ``LoadedSplit.to_hf_dataset("records")`` (fields documented in :mod:`utils.cli`).
-RECORD_SCHEMA = pa.schema(
-    [
-        ("dataset", pa.string()),
-        ("split", pa.string()),
-        ("index", pa.int64()),
-        ("id", pa.string()),
-        ("topic", pa.string()),
-        ("meta", pa.string()),
-        ("turns", pa.list_(_TURN_RECORD)),
-        (
-            "provenance",
-            pa.struct(
-                [
-                    ("kind", pa.string()),
-                    ("checksum", pa.string()),
-                    ("source", pa.string()),
-                    ("size_bytes", pa.int64()),
-                    ("dialogues", pa.int64()),
-                    ("turns", pa.int64()),
-                ]
-            ),
-        ),
-    ]
-)
+        ]
+    )
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: ``RECORD_SCHEMA`` is made (and pyarrow imported) when first asked for.
+    if name == "RECORD_SCHEMA":
+        return _record_schema()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    #: The Arrow schema of one exported record: ``atlas export --to parquet`` and
+    #: ``LoadedSplit.to_hf_dataset("records")`` (fields documented in :mod:`utils.cli`).
+    RECORD_SCHEMA: pa.Schema

@@ -12,11 +12,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .errors import UnknownNameError
 from .sources import registry
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ def all_reported() -> tuple[Reported, ...]:
 
 def reported(dataset: str, name: str | None = None, split: str | None = None) -> pd.DataFrame:
     """The reported numbers of ``dataset`` as a table, optionally narrowed to one name or split."""
+    import pandas as pd  # here, not at the top: ``import utils`` stays quick
+
     datasets = sorted({item.dataset for item in all_reported()})
     if dataset not in datasets:
         raise UnknownNameError("dataset with reported numbers", dataset, datasets)
@@ -210,6 +214,8 @@ def compare(
                 "computed_on": _computed_on(value),
             }
         )
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 
 

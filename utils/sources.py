@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from .errors import UnknownNameError
 from .text import LANGUAGE_CODES
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from .croissant import CardFormat
     from .records import Dialogue
     from .reported import Reported
@@ -277,6 +277,8 @@ def registry_table(dataset: str | None = None) -> pd.DataFrame:
     """Every known official file: where it goes in the data directory, where it comes from (``url``: the
     address to open), its checks (``sha256`` or, for a file pinned in a git repository, ``git blob``;
     16 hex digits each)."""
+    import pandas as pd  # here, not at the top: ``import utils`` stays quick
+
     rows = []
     for source in [get_source(dataset)] if dataset else registry().values():
         entries = [(split, item) for split, items in source.splits.items() for item in items]
@@ -302,6 +304,8 @@ def registry_table(dataset: str | None = None) -> pd.DataFrame:
 
 def datasets_table() -> pd.DataFrame:
     """One row per dataset: title, language, format, licence, homepage and citation key."""
+    import pandas as pd
+
     return pd.DataFrame(
         [
             {

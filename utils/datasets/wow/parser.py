@@ -31,12 +31,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from msgspec import UNSET, UnsetType
 
 from ..._cache import EvidenceBatch, PassageTable
 from ...errors import DataError
@@ -67,8 +70,9 @@ _CHECKED_TURN_KEYS = {
     ),
 }
 _CHECKED_DIALOGUE_KEYS = frozenset({"chosen_topic", "chosen_topic_passage", "persona", "wizard_eval", "dialog"})
-#: A turn after the first pass: the turn, its role, speaker, text and ``[(title, sentences)]``.
-_CheckedTurn = tuple[dict[str, Any], str, str, str, list[tuple[str, list[str]]]]
+#: A turn after the first pass: the turn (a dict, or a typed turn of the fast path), its role, speaker,
+#: text and ``[(title, sentences)]``.
+_CheckedTurn = tuple[Any, str, str, str, list[tuple[str, list[str]]]]
 
 
 def decode_checked_sentence_key(key: str) -> dict[str, str]:
@@ -272,15 +276,15 @@ def _read_dialogue(
     knowledge: list[list[ShownPassage]] = []
     chosen: list[int | None] = []
     for position, (turn, role, speaker, text, _) in enumerate(checked):
-        passages: list[ShownPassage] = []
+        shown_here: list[ShownPassage] = []
         labels: dict[str, list[str]] = {}
         selected = None
         if role == WIZARD:
-            passages = _knowledge(topic_shown, checked, position, shown)
-            labels, selected = _checked_labels(turn, passages, path, where, f"dialog[{position}]")
+            shown_here = _knowledge(topic_shown, checked, position, shown)
+            labels, selected = _checked_labels(turn, shown_here, path, where, f"dialog[{position}]")
         raw = {key: value for key, value in turn.items() if key not in _HANDLED_TURN_KEYS}
         turns.append(Turn(position, role, speaker, text, [], labels, raw))
-        knowledge.append(passages)
+        knowledge.append(shown_here)
         chosen.append(selected)
 
     for position, (_, _, _, _, retrieved) in enumerate(checked):
@@ -323,9 +327,16 @@ def _checked_labels(
 
     Returns the labels and the selected sentence's position among all the sentences of ``passages``.
     """
-    labels: dict[str, list[str]] = {}
     sentence_entry = _one_entry(turn, "checked_sentence", path, record, field)
     passage_entry = _one_entry(turn, "checked_passage", path, record, field)
+    return _labels_of(sentence_entry, passage_entry, passages)
+
+
+def _labels_of(
+    sentence_entry: tuple[str, str] | None, passage_entry: tuple[str, str] | None, passages: list[ShownPassage]
+) -> tuple[dict[str, list[str]], int | None]:
+    """:func:`_checked_labels` once the checked sentence's and passage's single entries are read."""
+    labels: dict[str, list[str]] = {}
     if passage_entry is not None:
         decoded = decode_checked_passage_key(passage_entry[0])
         labels["checked_passage_source"] = [decoded["source"]]
@@ -380,22 +391,53 @@ _COLUMN_BATCH = 16
 #: only some sharing): about 50 MB of text. The full-size synthetic train has 216 thousand.
 _REMEMBERED_SENTENCES = 1 << 19
 _ORIGINS = ("topic", "retrieved:seeker", "retrieved:wizard")
+_ORIGIN_CODES = {name: code for code, name in enumerate(_ORIGINS)}
+_SENTENCES = attrgetter("sentences")
+_PREFIX = attrgetter("prefix")
+_ORIGIN = attrgetter("origin")
+
+
+#: A dialogue read for the cache: the dialogue (its turns without evidence), the passages shown at each
+#: turn and the position of the selected sentence among their sentences.
+_ReadDialogue = tuple[Dialogue, list[list[ShownPassage]], list[int | None]]
 
 
 def parse_columns(path: Path, *, split: str) -> Iterator[EvidenceBatch]:
     """Stream one raw WoW file as the cache stores it: dialogues and turns as records, and the knowledge
     of every wizard turn as columns (:class:`~utils._cache.EvidenceBatch`).
 
-    The same checks and the same records as :func:`parse` (they share :func:`_read_dialogue`); what
-    differs is that no :class:`Evidence` object is made for the 5.4 million sentences of a full train
-    file, and that each distinct passage (title and sentences) is stored once per split: the topic's
-    passage is shown at every wizard turn, and the same articles' passages in many dialogues.
+    The same checks and the same records as :func:`parse`; what differs is that no :class:`Evidence`
+    object is made for the 5.4 million sentences of a full train file, and that each distinct passage
+    (title and sentences) is stored once per split: the topic's passage is shown at every wizard turn,
+    and the same articles' passages in many dialogues.
+
+    Dialogues are first decoded by msgspec straight into typed records (:class:`_TypedDialogue`), which
+    checks every field's type in C as it decodes; the first record that this cannot take as it is (a
+    wrong type, an unknown field, a fault of the JSON, a lone surrogate, ...) hands the rest of the file
+    over to the record path shared with :func:`parse` (:func:`_read_dialogue`), which reads it from that
+    dialogue on and reports any fault in the same words, naming the file, record and field.
     """
     path = Path(path)
     columns = _KnowledgeColumns()
-    batch: list[tuple[Dialogue, list[list[ShownPassage]], list[int | None]]] = []
-    for index, record in iter_json_list(path, check_depth=False):  # judged by _read_dialogue
-        batch.append(_read_dialogue(record, index, path, split))
+    batch: list[_ReadDialogue] = []
+    handed_on = 0  # dialogues yielded by the typed path
+    try:
+        for index, record in enumerate(_typed_records(path)):
+            batch.append(_read_typed_dialogue(record, index, split))
+            if len(batch) >= _COLUMN_BATCH:
+                yield columns.batch(batch)
+                handed_on += len(batch)
+                batch = []
+    except _HandOver:
+        batch = []  # read again, with the rest, by the record path
+    else:
+        if batch:
+            yield columns.batch(batch)
+        return
+    for index, raw_record in iter_json_list(path, check_depth=False):  # judged by _read_dialogue
+        if index < handed_on:
+            continue
+        batch.append(_read_dialogue(raw_record, index, path, split))
         if len(batch) >= _COLUMN_BATCH:
             yield columns.batch(batch)
             batch = []
@@ -403,74 +445,240 @@ def parse_columns(path: Path, *, split: str) -> Iterator[EvidenceBatch]:
         yield columns.batch(batch)
 
 
+# -- the typed path: msgspec decodes and checks a dialogue in one go ---------------------------------
+
+
+class _HandOver(Exception):
+    """The typed path met something it does not take; the record path reads the file from there on."""
+
+
+class _TypedTurn(msgspec.Struct, forbid_unknown_fields=True):
+    """A turn as the file holds it, fields in the published files' order (``raw`` keeps that order)."""
+
+    speaker: str
+    text: str
+    checked_sentence: dict[str, str] | UnsetType = UNSET
+    checked_passage: dict[str, str] | UnsetType = UNSET
+    retrieved_passages: list[dict[str, list[str]]] | UnsetType = UNSET
+    retrieved_topics: list[str] | UnsetType = UNSET
+    candidate_responses: list[str] | UnsetType = UNSET
+
+
+class _TypedDialogue(msgspec.Struct, forbid_unknown_fields=True):
+    """A dialogue as the file holds it (an integer beyond 64 bits or an infinite float is refused, so
+    ``wizard_eval`` is what the standard library's decoder gives)."""
+
+    chosen_topic: str
+    dialog: list[_TypedTurn]
+    chosen_topic_passage: list[str]
+    persona: str | UnsetType = UNSET
+    wizard_eval: int | float | UnsetType = UNSET
+
+
+#: The turn fields kept in ``raw``, in the published files' order.
+_RAW_TURN_FIELDS = ("checked_sentence", "checked_passage", "retrieved_topics", "candidate_responses")
+#: Bytes read at a time by :func:`_typed_records` (WoW's records are ~60 KB): a window of a megabyte
+#: holds many records, so that a record is rarely cut by its end, and little memory.
+_TYPED_CHUNK = 1 << 20
+#: A record longer than this goes the record path (only a malformed file has one): the window is not
+#: grown without end looking for its end.
+_LONGEST_TYPED_RECORD = 1 << 26
+_JSON_SPACE = re.compile(rb"[ \t\n\r]*")
+#: msgspec's message for a value followed by more text: the 1-based position of the first byte after
+#: the value and its whitespace.
+_TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
+
+
+def _typed_records(path: Path) -> Iterator[_TypedDialogue]:
+    """Each element of the file's top-level JSON list, decoded and type-checked by msgspec.
+
+    The file is read a few megabytes at a time. Where a record ends is found by msgspec skipping over
+    it (``msgspec.Raw``, no objects made): it stops at the first byte after the record and its
+    whitespace. Raises :class:`_HandOver` at the first record or framing it does not take.
+    """
+    decode = msgspec.json.Decoder(_TypedDialogue).decode
+    find_end = msgspec.json.Decoder(msgspec.Raw).decode
+    with open(path, "rb") as handle:
+        data = handle.read(_TYPED_CHUNK)
+        eof = not data
+        pos = _JSON_SPACE.match(data).end()  # type: ignore[union-attr]
+        if data[pos : pos + 1] != b"[":
+            raise _HandOver  # also a leading BOM: the record path drops it
+        pos = _JSON_SPACE.match(data, pos + 1).end()  # type: ignore[union-attr]
+        if data[pos : pos + 1] in (b"]", b""):
+            raise _HandOver  # an empty list, or too little read: rare, left to the record path
+        while True:
+            try:
+                find_end(memoryview(data)[pos:])
+            except RecursionError:  # nested deeper than msgspec goes: the record path says how deep
+                raise _HandOver from None
+            except msgspec.DecodeError as exc:
+                message = str(exc)
+                trailing = _TRAILING.search(message)
+                if trailing is None:  # cut by the window's end, or malformed
+                    if "truncated" not in message or eof or len(data) - pos > _LONGEST_TYPED_RECORD:
+                        raise _HandOver from None
+                    chunk = handle.read(max(_TYPED_CHUNK, len(data) - pos))
+                    data, pos, eof = data[pos:] + chunk, 0, not chunk
+                    continue
+                end = pos + int(trailing.group(1)) - 1  # the byte after the record and its whitespace
+            else:  # the rest of the window is one value: the list's end is further on
+                chunk = b"" if eof else handle.read(_TYPED_CHUNK)
+                if not chunk:
+                    raise _HandOver
+                data, pos = data[pos:] + chunk, 0
+                continue
+            try:
+                record = decode(memoryview(data)[pos:end])
+            except (msgspec.MsgspecError, UnicodeError, RecursionError):
+                raise _HandOver from None
+            yield record
+            separator = data[end : end + 1]
+            if separator == b"]":
+                break
+            if separator != b",":
+                raise _HandOver
+            pos = _JSON_SPACE.match(data, end + 1).end()  # type: ignore[union-attr]
+        rest = data[end + 1 :] + handle.read()
+        if _JSON_SPACE.match(rest).end() != len(rest):  # type: ignore[union-attr]
+            raise _HandOver
+
+
+def _read_typed_dialogue(record: _TypedDialogue, index: int, split: str) -> _ReadDialogue:
+    """:func:`_read_dialogue` for a dialogue msgspec has already checked the types of."""
+    topic, topic_passage = record.chosen_topic, record.chosen_topic_passage
+    checked: list[_CheckedTurn] = []
+    for turn in record.dialog:
+        role = role_of(turn.speaker)
+        if role is None:
+            raise _HandOver  # the record path names the speaker
+        given = turn.retrieved_passages
+        passages = [] if given is UNSET else [item for entry in given for item in entry.items()]
+        checked.append((turn, role, turn.speaker, turn.text, passages))
+
+    shown: set[tuple[int, int]] = set()
+    topic_shown = ShownPassage(f"{topic}#", topic, "topic", topic_passage)
+    turns = []
+    knowledge: list[list[ShownPassage]] = []
+    chosen: list[int | None] = []
+    for position, (turn, role, speaker, text, _) in enumerate(checked):
+        shown_here: list[ShownPassage] = []
+        labels: dict[str, list[str]] = {}
+        selected = None
+        if role == WIZARD:
+            shown_here = _knowledge(topic_shown, checked, position, shown)
+            sentence, passage = turn.checked_sentence, turn.checked_passage
+            labels, selected = _labels_of(
+                next(iter(sentence.items())) if sentence else None,
+                next(iter(passage.items())) if passage else None,
+                shown_here,
+            )
+        raw = {name: value for name in _RAW_TURN_FIELDS if (value := getattr(turn, name)) is not UNSET}
+        turns.append(Turn(position, role, speaker, text, [], labels, raw))
+        knowledge.append(shown_here)
+        chosen.append(selected)
+
+    for position, (_, _, _, _, retrieved) in enumerate(checked):
+        unshown = [{title: sentences} for k, (title, sentences) in enumerate(retrieved) if (position, k) not in shown]
+        if unshown:
+            turns[position].raw["retrieved_passages_not_shown"] = unshown
+        if retrieved:
+            turns[position].raw["retrieved_passage_count"] = len(retrieved)
+
+    meta: dict[str, Any] = {"chosen_topic": topic}
+    if record.persona is not UNSET:
+        meta["persona"] = record.persona
+    if record.wizard_eval is not UNSET:
+        meta["wizard_eval"] = record.wizard_eval
+    meta["chosen_topic_passage"] = topic_passage
+    dialogue = Dialogue(id=f"{split}/{index}", dataset="wow", split=split, turns=turns, topic=topic, meta=meta)
+    return dialogue, knowledge, chosen
+
+
 class _KnowledgeColumns:
     """Turns batches of read dialogues into evidence columns, numbering the distinct passages of a split."""
 
     def __init__(self) -> None:
-        self._starts: dict[tuple[str, tuple[str, ...]], int] = {}  # (title, sentences) -> first passages row
+        # (title, sentence count, first sentence) -> the first passages row and the sentences stored there
+        self._starts: dict[tuple[str, int, str], tuple[int, list[str]]] = {}
         self._remembered = 0  # sentences held in ``_starts``
         self._written = 0  # passages rows handed to the cache so far
 
-    def batch(self, batch: list[tuple[Dialogue, list[list[ShownPassage]], list[int | None]]]) -> EvidenceBatch:
-        dialogues, counts, shown, selected_rows = [], [], [], []
-        row = 0
+    def batch(self, batch: list[_ReadDialogue]) -> EvidenceBatch:
+        dialogues: list[Dialogue] = []
+        shown: list[ShownPassage] = []
+        passage_counts: list[int] = []  # passages shown at each turn
+        selected_rows: list[tuple[int, int]] = []  # (turn, row within the turn's evidence)
         for dialogue, knowledge, chosen in batch:
             dialogues.append(dialogue)
             for passages, selected in zip(knowledge, chosen, strict=True):
-                size = sum([len(passage.sentences) for passage in passages])
                 if selected is not None:
-                    selected_rows.append(row + selected)
-                counts.append(size)
+                    selected_rows.append((len(passage_counts), selected))
+                passage_counts.append(len(passages))
                 shown += passages
-                row += size
-        sizes = np.fromiter((len(passage.sentences) for passage in shown), dtype=np.int64, count=len(shown))
+        # A full train shows a million passages: their sizes and origins are read with map() over C
+        # getters (no Python frame per passage), and the turns' counts summed by NumPy.
+        sizes = np.array(list(map(len, map(_SENTENCES, shown))), dtype=np.int64)
+        ends = np.cumsum(sizes)
+        turn_ends = np.cumsum(np.asarray(passage_counts, dtype=np.int64))
+        rows_before_turn = np.concatenate(([0], ends))[turn_ends - np.asarray(passage_counts, dtype=np.int64)]
+        counts = (np.concatenate(([0], ends))[turn_ends] - rows_before_turn).tolist()
+        row = int(ends[-1]) if len(ends) else 0
         starts, new = self._positions(shown)
         group = np.repeat(np.arange(len(shown)), sizes)  # the passage each evidence row belongs to
-        sentence = np.arange(row, dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        prefixes = pa.array([passage.prefix for passage in shown], pa.string()).take(pa.array(group))
+        sentence = np.arange(row, dtype=np.int64) - np.repeat(ends - sizes, sizes)
+        prefixes = pa.array(list(map(_PREFIX, shown)), pa.string()).take(pa.array(group))
         ids = pc.binary_join_element_wise(prefixes, pa.array(sentence).cast(pa.string()), "")
-        origin_codes = np.fromiter(
-            (_ORIGINS.index(passage.origin) for passage in shown), dtype=np.int32, count=len(shown)
-        )
+        origin_codes = np.array(list(map(_ORIGIN_CODES.__getitem__, map(_ORIGIN, shown))), dtype=np.int32)
         origin = pa.DictionaryArray.from_arrays(pa.array(origin_codes[group], pa.int32()), pa.array(_ORIGINS))
-        selected = np.zeros(row, dtype=np.bool_)
-        selected[selected_rows] = True
+        selected_mask = np.zeros(row, dtype=np.bool_)
+        selected_mask[[int(rows_before_turn[turn]) + offset for turn, offset in selected_rows]] = True
         return EvidenceBatch(
             dialogues=dialogues,
             counts=counts,
             ids=ids,
             passage=pa.array((starts[group] + sentence).astype(np.int32), pa.int32()),
             origin=origin,
-            selected=pa.array(selected, pa.bool_()),
+            selected=pa.array(selected_mask, pa.bool_()),
             passages=new,
         )
 
     def _positions(self, shown: list[ShownPassage]) -> tuple[np.ndarray, PassageTable | None]:
         """The first passages row of each shown passage, and the table of those not stored before."""
         starts = np.empty(len(shown), dtype=np.int64)
-        seen: dict[int, int] = {}  # id(passage) -> start: the topic's passage object recurs within a dialogue
         texts: list[str] = []
-        titles: list[str] = []
+        titles: list[str] = []  # of each new passage, repeated ``title_repeats`` times in the table
+        title_repeats: list[int] = []
+        remembered = self._starts
         for number, passage in enumerate(shown):
-            start = seen.get(id(passage))
-            if start is None:
-                key = (passage.title, tuple(passage.sentences))
-                start = self._starts.get(key)
-                if start is None:
-                    if self._remembered + len(key[1]) > _REMEMBERED_SENTENCES:
-                        self._starts.clear()
-                        self._remembered = 0
-                    start = self._written + len(texts)
-                    self._starts[key] = start
-                    self._remembered += len(key[1])
-                    texts += passage.sentences
-                    titles += [passage.title] * len(passage.sentences)
-                seen[id(passage)] = start
+            sentences = passage.sentences
+            # Keyed by the title, the number of sentences and the first one, then compared whole:
+            # hashing every sentence of every passage cost more than the rest of the batch, and
+            # comparing equal strings is a memcmp (the same list, the topic's at each wizard turn, is
+            # equal at once).
+            key = (passage.title, len(sentences), sentences[0] if sentences else "")
+            known = remembered.get(key)
+            if known is not None and known[1] == sentences:
+                start = known[0]
+            else:
+                if self._remembered + len(sentences) > _REMEMBERED_SENTENCES:
+                    remembered.clear()
+                    self._remembered = 0
+                start = self._written + len(texts)
+                remembered[key] = (start, sentences)
+                self._remembered += len(sentences)
+                texts += sentences
+                titles.append(passage.title)
+                title_repeats.append(len(sentences))
             starts[number] = start
         if not texts:
             return starts, None
         self._written += len(texts)
+        # Titles and the (empty) metadata are taken from one string each rather than converted per sentence.
+        title_of_row = np.repeat(np.arange(len(titles)), title_repeats)
         new = PassageTable(
-            pa.array(texts, pa.string()), pa.array(titles, pa.string()), pa.array(["{}"] * len(texts), pa.string())
+            pa.array(texts, pa.string()),
+            pa.array(titles, pa.string()).take(pa.array(title_of_row)),
+            pa.array(["{}"], pa.string()).take(pa.array(np.zeros(len(texts), dtype=np.int64))),
         )
         return starts, new

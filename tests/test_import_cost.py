@@ -1,0 +1,54 @@
+"""``import utils`` loads none of the heavy libraries: each is imported where it is used (issue 37).
+
+pandas, pyarrow and NumPy alone cost half a second of CPU at every ``atlas`` command and every
+notebook's first cell; a chapter that loads a split pays for them then, and only then.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Libraries that ``import utils`` must not load (each costs a tenth of a second or more).
+HEAVY = ("pandas", "pyarrow", "numpy", "sklearn", "scipy", "matplotlib", "ipywidgets", "IPython", "datasets")
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(m for m in {list(HEAVY)!r} if m in sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_import_utils_loads_no_heavy_library() -> None:
+    assert _loaded_after("import utils") == []
+
+
+LAZY_NAMES = ["load", "LoadedSplit", "Provenance", "data_status", "CacheWarning", "DemoDataWarning"]
+
+
+@pytest.mark.parametrize("name", LAZY_NAMES)
+def test_lazy_names_resolve_to_the_loading_module(name: str) -> None:
+    import utils
+    from utils import loading
+
+    assert getattr(utils, name) is getattr(loading, name)
+    assert name in dir(utils)
+
+
+def test_record_schema_is_made_on_first_use() -> None:
+    import pyarrow as pa
+
+    from utils import records
+
+    assert isinstance(records.RECORD_SCHEMA, pa.Schema)
+    assert records.RECORD_SCHEMA is records.RECORD_SCHEMA  # made once
+    assert records.RECORD_SCHEMA.names[:3] == ["dataset", "split", "index"]
+    with pytest.raises(AttributeError):
+        records.NO_SUCH_NAME  # noqa: B018

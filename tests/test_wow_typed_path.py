@@ -1,0 +1,132 @@
+"""WoW's typed path (msgspec decodes each dialogue straight into typed records, issue 37) gives the
+record path's dialogues, and hands a file over to the record path at the first record it does not
+take, so that errors name the same file, record and field as before.
+
+The property over fuzzed files is ``tests/test_fuzz.py::test_fast_path_agrees_with_parse[wow]``
+(``parse_columns``, which the loader builds the cache with, against ``parse``, the record path).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import demo_file
+
+from utils import _cache
+from utils.datasets.wow import parser as wow
+from utils.errors import DataError
+
+DEMO_FILES = ["train.json", "valid_random_split.json", "valid_topic_split.json", "test_random_split.json"]
+
+
+def _columns_records(path: Path) -> list:
+    tables = _cache.build_in_memory(wow.parse_columns(path, split="train"))
+    return _cache.rebuild_dialogues(tables, 0, tables.dialogues.num_rows)
+
+
+def _typed_count(path: Path) -> int:
+    """How many dialogues the typed path reads before handing over (all of them: no hand-over)."""
+    count = 0
+    try:
+        for _ in wow._typed_records(path):
+            count += 1
+    except wow._HandOver:
+        return -count - 1
+    return count
+
+
+def _same_as_parse(path: Path) -> None:
+    expected = list(wow.parse(path, split="train"))
+    assert _typed_count(path) == len(expected), "the typed path handed the file over"
+    assert _columns_records(path) == expected
+
+
+@pytest.mark.parametrize("name", DEMO_FILES)
+def test_typed_path_reads_the_demo_files_as_parse_does(name: str) -> None:
+    _same_as_parse(demo_file(f"wow/raw/{name}"))
+
+
+@pytest.mark.realdata
+def test_typed_path_reads_the_real_train_sample_as_parse_does(real_data_dir: Path) -> None:
+    path = real_data_dir / "wow" / "raw" / "train_sample.json"
+    if not path.is_file():
+        pytest.skip("no real WoW train sample")
+    _same_as_parse(path)
+
+
+def test_typed_path_reads_synthetic_files_as_parse_does(tmp_path: Path) -> None:
+    from benchmarks import synthetic
+
+    for path in synthetic.write_wow(tmp_path, scale=0.002, seed=5, files=("train.json", "valid_random_split.json")):
+        _same_as_parse(path)
+
+
+def _dialogues(count: int) -> list[dict]:
+    seeds = json.loads(demo_file("wow/raw/train.json").read_text(encoding="utf-8"))
+    return [json.loads(json.dumps(seeds[i % len(seeds)])) for i in range(count)]
+
+
+def _write(path: Path, records: list) -> Path:
+    path.write_text(json.dumps(records, indent=1), encoding="utf-8")
+    return path
+
+
+def test_a_fault_after_many_dialogues_is_reported_as_the_record_path_reports_it(tmp_path: Path) -> None:
+    """40 good dialogues (two typed batches yielded), then a wizard's text that is a number."""
+    records = _dialogues(41)
+    records[40]["dialog"][1]["text"] = 5
+    path = _write(tmp_path / "train.json", records)
+    assert _typed_count(path) == -41  # handed over at dialogue 40
+    with pytest.raises(DataError) as by_parse:
+        list(wow.parse(path, split="train"))
+    with pytest.raises(DataError) as by_columns:
+        _columns_records(path)
+    assert str(by_columns.value) == str(by_parse.value)
+    assert "dialogue 40" in str(by_columns.value) and "dialog[1].text" in str(by_columns.value)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "unknown turn field",
+        "unknown dialogue field",
+        "apprentice's checked sentence not an object",
+        "huge wizard_eval",
+        "float wizard_eval",
+        "bom",
+        "empty list",
+    ],
+)
+def test_records_the_typed_path_hands_over_come_out_as_parse_gives_them(tmp_path: Path, change: str) -> None:
+    records: list = _dialogues(37)
+    if change == "unknown turn field":
+        records[20]["dialog"][0]["rating"] = {"nested": [1, 2.5, None]}
+    elif change == "unknown dialogue field":
+        records[33]["extra"] = [True, None]
+    elif change == "apprentice's checked sentence not an object":
+        records[17]["dialog"][0]["checked_sentence"] = "not read for an apprentice"
+    elif change == "huge wizard_eval":
+        records[3]["wizard_eval"] = 10**30
+    elif change == "float wizard_eval":
+        records[3]["wizard_eval"] = 4.5  # taken by the typed path
+    elif change == "empty list":
+        records = []
+    path = _write(tmp_path / "train.json", records)
+    if change == "bom":
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    expected = list(wow.parse(path, split="train"))
+    assert _columns_records(path) == expected
+    assert len(expected) == len(records)
+
+
+@pytest.mark.parametrize("window", [7, 100, 4096])
+def test_records_cut_by_the_read_window_are_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, window: int
+) -> None:
+    """A window far shorter than a record: every record is cut, read on and decoded whole."""
+    path = _write(tmp_path / "train.json", _dialogues(20))
+    monkeypatch.setattr(wow, "_TYPED_CHUNK", window)
+    assert _typed_count(path) == 20
+    assert _columns_records(path) == list(wow.parse(path, split="train"))
