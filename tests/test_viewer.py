@@ -164,7 +164,10 @@ def test_every_dataset_records_its_redistribution_decision() -> None:
 def test_viewer_script_inserts_markup_only_from_the_renderings_and_talks_only_to_the_site() -> None:
     import re
 
-    script = (REPO / "book" / "_static" / "viewer.js").read_text(encoding="utf-8")
+    static = REPO / "book" / "_static"
+    # the loader and the modules it imports
+    files = [static / "viewer.js", *sorted((static / "viewer").glob("*.js"))]
+    script = "\n".join(path.read_text(encoding="utf-8") for path in files)
     # the note for a page opened from disk names the local server to start: the one address allowed
     script = script.replace("http://localhost:8000/", "")
     code = re.sub(r"/\*.*?\*/|//[^\n]*", "", script, flags=re.S)
@@ -172,8 +175,9 @@ def test_viewer_script_inserts_markup_only_from_the_renderings_and_talks_only_to
         assert forbidden not in code
     assert re.findall(r"\w*\.innerHTML\s*=\s*[^;]+", code) == ["view.innerHTML = list[dialogue - shard * per]"]
     # every address it fetches, imports or starts a worker from is under the site's own root
-    for call in re.findall(r"(?:fetch|fetchJson|fetchBytes|import|Worker|loadScript)\(([^)]*)\)", code):
-        assert call.split("+")[0].split(",")[0].strip() in ("siteRoot", "base", "url", ""), call
+    for call in re.findall(r"(?:fetch|fetchJson|fetchBytes|fetchManifest|import|Worker|loadScript)\(([^)]*)\)", code):
+        start = call.split("+")[0].split(",")[0].strip()
+        assert start in ("siteRoot", "this.siteRoot", "base", "column.base", "url", ""), call
 
 
 def test_a_list_of_dialogues_gives_the_rows_of_the_loaded_split() -> None:
