@@ -279,10 +279,12 @@ def test_outside_a_book_build_no_viewer_is_offered(monkeypatch: pytest.MonkeyPat
     split = utils.load("wow", "valid_seen")
     monkeypatch.delenv("ATLAS_VIEWER_DIR", raising=False)
     markup = str(static_explorer({"valid_seen": split}))
-    assert 'class="atlas-viewer"' not in markup and '"viewer":[]' in markup
+    assert 'class="atlas-viewer' not in markup and '"viewer":[]' in markup
     monkeypatch.setenv("ATLAS_VIEWER_DIR", str(tmp_path))
     markup = str(static_explorer({"valid_seen": split}))
-    assert 'class="atlas-viewer"' in markup and '"path":"_viewer/wow/valid_seen/"' in markup
+    # the chapter's compact view, opening the dataset's viewer page
+    assert 'class="atlas-viewer atlas-viewer-compact" data-viewer-page="book/viewer/wow.html"' in markup
+    assert '"path":"_viewer/wow/valid_seen/"' in markup
     assert (tmp_path / "wow" / "valid_seen" / "manifest.json").is_file()
 
 

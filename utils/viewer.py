@@ -494,6 +494,8 @@ def split_rows(
     search_text: Callable[[Dialogue], str] | None = None,
     english: Callable[[str | None], str | None] | None = None,
     visit: Visit | None = None,
+    texts: Callable[[Dialogue], Mapping[str, str | None]] | None = None,
+    single_labels: Sequence[str] = (),
 ) -> SplitRows:
     """The three levels of a split, read from its tables where it is a loaded split.
 
@@ -502,10 +504,19 @@ def split_rows(
     values, numbers and search text to its row; ``english`` gives the English gloss of a text
     (a ``text (English)`` column at the turn and evidence levels, searched too). ``visit`` is called
     with each dialogue in turn during the one walk this makes over the split (see :func:`write_split`).
+    ``texts`` gives the texts that name a dialogue row (a question; a message and its response),
+    shown after its id and topic. ``single_labels`` names label columns (facets or turn labels)
+    holding one label per row: they hold that label, not a list of one.
+
+    The dialogue's facets are carried to its turns (and those holding one label to its evidence
+    rows), under the same names, so that a filter survives a change of level.
     """
+    single = set(single_labels)
     dialogue_rows = []
     for index, dialogue in enumerate(dialogues):
-        row: dict[str, Any] = {"id": str(dialogue.id), "topic": dialogue.topic, "turns": len(dialogue.turns)}
+        row: dict[str, Any] = {"id": str(dialogue.id), "topic": dialogue.topic}
+        row.update(texts(dialogue) if texts else {})
+        row["turns"] = len(dialogue.turns)
         row.update({name: list(values) for name, values in (facets(dialogue) if facets else {}).items()})
         row.update(dict(columns(dialogue)) if columns else {})
         row[DIALOGUE] = index
@@ -515,12 +526,15 @@ def split_rows(
         if visit is not None:
             visit(dialogue)
     dialogue_frame = pd.DataFrame(dialogue_rows)
+    facet_names: list[str] = []
     if len(dialogue_frame):
         # a facet a dialogue has no value for is an empty list, not a missing cell
         for name in dialogue_frame.columns:
             cells = dialogue_frame[name].tolist()
             if any(isinstance(cell, list) for cell in cells):
-                dialogue_frame[name] = [cell if isinstance(cell, list) else [] for cell in cells]
+                facet_names.append(name)
+                lists = [cell if isinstance(cell, list) else [] for cell in cells]
+                dialogue_frame[name] = _one_label(lists, name, dialogues) if name in single else lists
 
     turns = dialogues.turns() if _is_loaded(dialogues) else _records_turns(dialogues)  # type: ignore[attr-defined]
     labels = turns.pop("labels").tolist()
@@ -535,7 +549,9 @@ def split_rows(
     keys = list(dict.fromkeys(key for found in labels for key in found))
     for key in keys:
         values = [found.get(key, []) for found in labels]
-        if key in label_keys:
+        if key in label_keys and key in single:
+            turns[key] = _one_label([list(value) for value in values], key, dialogues)
+        elif key in label_keys:
             turns[key] = [list(value) for value in values]
         else:
             turns[key] = [" | ".join(str(item) for item in value) if value else None for value in values]
@@ -548,11 +564,50 @@ def split_rows(
     if english is not None:
         evidence["text (English)"] = _mapped(evidence["text"], english)
     evidence[DIALOGUE] = evidence.pop("dialogue_index")
+    for name in facet_names:
+        values = dialogue_frame[name]
+        if name not in turns.columns:
+            turns[name] = _carried(values, turns[DIALOGUE].to_numpy())
+        # evidence rows are millions in a full-size split: only a facet of one label per row is
+        # carried there, as a category (a code per row), not as a list per row
+        if name in single and name not in evidence.columns:
+            evidence[name] = _carried(values, evidence[DIALOGUE].to_numpy())
     return SplitRows(
         frames={"dialogues": dialogue_frame, "turns": turns, "evidence": evidence},
         id_columns={"dialogues": "id", "turns": "dialogue id", "evidence": "dialogue id"},
         kinds={"turns": {"text": "text"}, "evidence": {"text": "text", "title": "text"}},
     )
+
+
+def _one_label(lists: Sequence[list[Any]], name: str, dialogues: Sequence[Dialogue]) -> list[str | None]:
+    """Lists of at most one label as that label (``None`` for none); a row with more is an error
+    naming the dataset, the column and the row's dialogue."""
+    out: list[str | None] = []
+    for position, labels in enumerate(lists):
+        if len(labels) > 1:
+            dialogue = _dialogue_near(dialogues, position, len(lists))
+            raise ValueError(
+                f"{name!r} is declared to hold one label per row (SINGLE_LABELS of its dataset's viewer.py), "
+                f"but a row{dialogue} holds {len(labels)}: {labels!r}"
+            )
+        out.append(str(labels[0]) if labels else None)
+    return out
+
+
+def _dialogue_near(dialogues: Sequence[Dialogue], position: int, rows: int) -> str:
+    if rows == len(dialogues):
+        dialogue = dialogues[position]
+        return f" of {dialogue.dataset} {dialogue.split}, dialogue {dialogue.id}"
+    return f" (row {position:,})"
+
+
+def _carried(values: pd.Series, positions: np.ndarray) -> pd.Categorical | list[Any]:
+    """A dialogue-level column's value at each row of a lower level (``positions``: its dialogue)."""
+    cells = values.tolist()
+    if any(isinstance(cell, list) for cell in cells):
+        return [cells[position] for position in positions.tolist()]
+    codes, distinct = pd.factorize(pd.Series(cells, dtype=object))
+    return pd.Categorical.from_codes(codes[positions] if len(positions) else codes[:0], categories=distinct)
 
 
 def read_level(directory: Path, level: str) -> pd.DataFrame:

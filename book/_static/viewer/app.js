@@ -14,7 +14,7 @@ import {
   SQL_MISSING, createLevelView, loadDuckDB, resultRows, sqlConsoleMissing, sqlName, tableName, tablesNamed,
 } from "./sql.js";
 import { describe, histogramBins, percent } from "./statistics.js";
-import { SEARCH_CAP, cellText, codePoints, csvText, fmt, keyed } from "./text.js";
+import { SEARCH_CAP, cellText, codePoints, csvText, fmt, keyed, own } from "./text.js";
 import { LEVELS, fullState, writeHash } from "./url-state.js";
 
 /** @typedef {import("./data.js").Column} Column */
@@ -40,6 +40,8 @@ import { LEVELS, fullState, writeHash } from "./url-state.js";
  */
 
 export const PAGE_SIZE = 25;
+/* Rows a chapter's compact view shows at a time. */
+export const COMPACT_PAGE_SIZE = 5;
 /* A search stops testing further words after this long (and says so): each word scans every
  * distinct value of every searched column. */
 export const SEARCH_BUDGET_MS = 1500;
@@ -80,13 +82,28 @@ export class Viewer {
     this.baseBuffer = null;
     /** @type {string | null} */
     this.downloadUrl = null;
+    /* A chapter's compact view: a few rows of its splits, each opening the dataset's viewer page
+     * (data-viewer-page, from the site's root) at that row; no filters, statistics or SQL. */
+    this.compact = holder.classList.contains("atlas-viewer-compact");
+    this.pageUrl = siteRoot + (holder.getAttribute("data-viewer-page") || "");
+    this.pageSize = this.compact ? COMPACT_PAGE_SIZE : PAGE_SIZE;
+  }
+
+  /**
+   * The viewer page's address showing ``state`` (a compact view's links).
+   * @param {ViewState} state
+   * @returns {string}
+   */
+  pageLink(state) {
+    return this.pageUrl + writeHash(state);
   }
 
   /** The controls above the rows. */
   start() {
     const holder = this.holder;
     holder.hidden = false;
-    holder.appendChild(make("div", "atlas-viewer-title", "Every row of every split: the data viewer"));
+    holder.appendChild(make("div", "atlas-viewer-title", this.compact ? "The rows of this chapter's splits"
+      : "Every row of every split: the data viewer"));
     const bar = make("div", "atlas-viewer-bar-top");
     this.splitSelect = make("select", "atlas-viewer-split");
     this.splits.forEach((split, i) => {
@@ -103,7 +120,9 @@ export class Viewer {
     this.openButton = button("Open the viewer", "atlas-viewer-open");
     bar.appendChild(labelled("Split", this.splitSelect));
     bar.appendChild(labelled("Rows", this.levelSelect));
-    bar.appendChild(this.openButton);
+    if (!this.compact) {
+      bar.appendChild(this.openButton);
+    }
     holder.appendChild(bar);
     this.body = make("div", "atlas-viewer-body");
     this.body.hidden = true;
@@ -129,6 +148,9 @@ export class Viewer {
       }
     });
     holder.setAttribute("data-viewer-state", "closed");
+    if (this.compact) {
+      this.go({ split: this.splitKey(this.splits[0]), level: "dialogues" });
+    }
   }
 
   /**
@@ -194,13 +216,13 @@ export class Viewer {
         this.holder.setAttribute("data-viewer-state", "ready");
       }
       this.holder.setAttribute("data-load-ms", String(Math.round(performance.now() - started)));
-      if (state.sql) {
+      if (state.sql && !this.compact) {
         this.showLinkedQuery(state.sql);
       }
-      if (state.row !== null) {
+      if (state.row !== null && !this.compact) {
         this.openRow(state.row);
       }
-      if (fromHash) {
+      if (fromHash && !this.compact) {
         this.holder.scrollIntoView({ block: "start" });
       }
       return true;
@@ -294,14 +316,15 @@ export class Viewer {
   }
 
   /**
-   * The columns of the grid: those that name a row first (the dataset's ``identifying`` columns),
-   * then the others in the files' order.
+   * The columns of the grid: those that name a row first (the dataset's ``identifying`` columns of
+   * this level), then the others in the files' order; a column without any value is left out.
    * @returns {Column[]}
    */
   visibleColumns() {
     const data = this.level();
-    const shown = data.info.columns.filter((column) => column.kind !== "hidden").map((column) => data.columns[column.name]);
-    const first = data.manifest.identifying || [];
+    const shown = data.info.columns.filter((column) => column.kind !== "hidden" && column.size > 0)
+      .map((column) => data.columns[column.name]);
+    const first = own(data.manifest.identifying, data.level) || [];
     /** @param {Column} column */
     const rank = (column) => {
       const at = first.indexOf(column.name);
@@ -369,6 +392,13 @@ export class Viewer {
       this.refresh();
     });
 
+    if (this.compact) {
+      this.link.textContent = "open these rows in the data viewer";
+      this.link.classList.add("atlas-viewer-open-page");
+      body.appendChild(this.scroller(this.table = make("table", "atlas-viewer-grid"), "The rows"));
+      this.buildPager(body);
+      return;
+    }
     this.filters = make("details", "atlas-viewer-filters");
     this.filters.appendChild(make("summary", null, "Filters: labels and ranges"));
     this.filterBox = make("div", "atlas-viewer-filterbox");
@@ -378,16 +408,7 @@ export class Viewer {
     this.buildFilters();
 
     body.appendChild(this.scroller(this.table = make("table", "atlas-viewer-grid"), "The rows"));
-    const pager = make("div", "atlas-viewer-pager");
-    this.prev = button("\u25c0 previous", "atlas-viewer-prev");
-    this.next = button("next \u25b6", "atlas-viewer-next");
-    this.pageText = make("span", "atlas-viewer-page");
-    pager.appendChild(this.prev);
-    pager.appendChild(this.pageText);
-    pager.appendChild(this.next);
-    body.appendChild(pager);
-    this.prev.addEventListener("click", () => { this.view().page -= 1; this.refresh(); });
-    this.next.addEventListener("click", () => { this.view().page += 1; this.refresh(); });
+    this.buildPager(body);
 
     this.detail = make("div", "atlas-viewer-detail");
     this.detail.hidden = true;
@@ -401,6 +422,20 @@ export class Viewer {
     body.appendChild(this.statsBox);
 
     this.buildSql();
+  }
+
+  /** @param {HTMLElement} body */
+  buildPager(body) {
+    const pager = make("div", "atlas-viewer-pager");
+    this.prev = button("\u25c0 previous", "atlas-viewer-prev");
+    this.next = button("next \u25b6", "atlas-viewer-next");
+    this.pageText = make("span", "atlas-viewer-page");
+    pager.appendChild(this.prev);
+    pager.appendChild(this.pageText);
+    pager.appendChild(this.next);
+    body.appendChild(pager);
+    this.prev.addEventListener("click", () => { this.view().page -= 1; this.refresh(); });
+    this.next.addEventListener("click", () => { this.view().page += 1; this.refresh(); });
   }
 
   /**
@@ -533,7 +568,7 @@ export class Viewer {
     const count = this.matches.length;
     this.updateChips(masks);
     this.holder.setAttribute("data-refresh-ms", String(Math.round(performance.now() - t0)));
-    const pages = Math.max(1, Math.ceil(count / PAGE_SIZE));
+    const pages = Math.max(1, Math.ceil(count / this.pageSize));
     state.page = Math.min(Math.max(0, state.page), pages - 1);
     this.drawGrid();
     /** @type {HTMLElement} */ (this.count).textContent = fmt(count) + " of " + fmt(n) + " " + data.level + " rows match";
@@ -644,9 +679,9 @@ export class Viewer {
     head.appendChild(headRow);
     table.appendChild(head);
     const tbody = make("tbody");
-    const start = state.page * PAGE_SIZE;
+    const start = state.page * this.pageSize;
     const idColumn = data.columns[data.info.id];
-    const shown = Array.from(this.matches.subarray(start, start + PAGE_SIZE));
+    const shown = Array.from(this.matches.subarray(start, start + this.pageSize));
     /** @type {Column[]} */
     const waiting = [];
     shown.forEach((rowIndex) => {
@@ -689,6 +724,10 @@ export class Viewer {
   }
 
   saveHash() {
+    if (this.compact) { // a chapter's address stays the chapter's: the link opens the viewer page
+      /** @type {HTMLAnchorElement} */ (this.link).setAttribute("href", this.pageLink({ ...this.view(), row: null }));
+      return;
+    }
     const hash = writeHash(this.view());
     /** @type {HTMLAnchorElement} */ (this.link).setAttribute("href", hash);
     if (window.location.hash !== hash) {
@@ -744,6 +783,10 @@ export class Viewer {
   openRowAt(rowIndex) {
     const data = this.level();
     const id = cell(data.columns[data.info.id], rowIndex);
+    if (this.compact) { // the row opens in the viewer page, at the same split, level and row
+      window.location.assign(this.pageLink({ ...this.view(), page: 0, row: String(id) }));
+      return Promise.resolve();
+    }
     this.view().row = String(id);
     this.saveHash();
     return cellLater(data.columns._dialogue, rowIndex).then((dialogue) => this.showDialogue(Number(dialogue), String(id)));

@@ -59,7 +59,7 @@ const SHARDS_KEPT = 32;
  * @property {string} label
  * @property {string} [kind]
  * @property {string} [note]
- * @property {string[]} [identifying] the columns that name a row, shown first
+ * @property {Record<string, string[]>} [identifying] per level, the columns that name a row, shown first
  * @property {Array<{title: string, sql: string}>} [queries]
  * @property {number} dialogues
  * @property {Record<string, LevelInfo>} levels

@@ -18,15 +18,62 @@ function followHash() {
       return; // written by the viewer itself
     }
     if (viewers[i].findSplit(state.split) !== -1) {
-      viewers[i].go(state, true);
+      if (viewers[i].compact) { // a link to a chapter's viewer (as the book wrote them before): the viewer page
+        window.location.replace(viewers[i].pageUrl + window.location.hash);
+      } else {
+        viewers[i].go(state, true);
+      }
       return;
     }
   }
 }
 
 /**
+ * The viewers of a viewer page (book/viewer/<dataset>.md): a holder naming its datasets
+ * (data-datasets="wow wow_kilt") shows their splits, as the build's index lists them.
+ * @param {string} siteRoot
+ * @returns {Promise<void>}
+ */
+function setupPages(siteRoot) {
+  const holders = Array.from(document.querySelectorAll(".atlas-viewer[data-datasets]"));
+  if (!holders.length) {
+    return Promise.resolve();
+  }
+  return fetch(siteRoot + "_viewer/index.json").then((response) => {
+    if (!response.ok) {
+      throw new Error("HTTP " + response.status);
+    }
+    return response.json();
+  }).then((index) => {
+    const all = index && Array.isArray(index.splits) ? index.splits : [];
+    holders.forEach((holder) => {
+      const wanted = (holder.getAttribute("data-datasets") || "").split(/\s+/);
+      const splits = all.filter((/** @type {{dataset: string}} */ split) => wanted.indexOf(split.dataset) !== -1);
+      if (holder instanceof HTMLElement && splits.length) {
+        const viewer = new Viewer(holder, splits, siteRoot);
+        viewer.start();
+        viewers.push(viewer);
+      } else if (holder instanceof HTMLElement) {
+        holder.hidden = false;
+        holder.textContent = "This build of the book wrote no rows of this dataset (its chapter writes them when it runs).";
+        holder.setAttribute("data-viewer-state", "empty");
+      }
+    });
+  }, (error) => {
+    holders.forEach((holder) => {
+      if (holder instanceof HTMLElement) {
+        holder.hidden = false;
+        holder.textContent = "The list of the viewer's splits could not be loaded (" + error.message + ").";
+        holder.setAttribute("data-viewer-state", "error");
+      }
+    });
+  });
+}
+
+/**
  * Start every viewer of the page.
  * @param {string} siteRoot the site's root, ending in "/"
+ * @returns {Promise<void>}
  */
 export function setup(siteRoot) {
   const blocks = document.querySelectorAll("script.atlas-explorer-data");
@@ -40,14 +87,16 @@ export function setup(siteRoot) {
     } catch (error) {
       continue;
     }
-    if (!(holder instanceof HTMLElement) || !Array.isArray(splits) || !splits.length) {
+    if (!(holder instanceof HTMLElement) || holder.hasAttribute("data-datasets") || !Array.isArray(splits) || !splits.length) {
       continue;
     }
     const viewer = new Viewer(holder, splits, siteRoot);
     viewer.start();
     viewers.push(viewer);
   }
-  followHash();
-  window.addEventListener("hashchange", followHash);
-  document.documentElement.setAttribute("data-atlas-viewers", String(viewers.length));
+  return setupPages(siteRoot).then(() => {
+    followHash();
+    window.addEventListener("hashchange", followHash);
+    document.documentElement.setAttribute("data-atlas-viewers", String(viewers.length));
+  });
 }
