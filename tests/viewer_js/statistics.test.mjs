@@ -51,4 +51,7 @@ test("SQL: one table per split and level, loaded when a query names it; whole nu
   assert.ok(!wholeNumbers([1, 2.5]));
   assert.equal(plainValue(3n), 3);
   assert.equal(plainValue(2n ** 60n), "1152921504606846976");
+  // DuckDB's HUGEINT (a sum of integers), as Arrow gives it: an object writing its digits as JSON
+  assert.equal(plainValue({ toJSON: () => '"52728"' }), 52728);
+  assert.equal(plainValue({ toJSON: () => '"123456789012345678901234"' }), "123456789012345678901234");
 });

@@ -87,9 +87,24 @@ export function plainValue(value) {
     return Array.from(value.toArray()).map(plainValue);
   }
   if (value && typeof value === "object" && typeof value.toJSON === "function") {
-    return value.toJSON();
+    // a 128-bit integer (DuckDB's sum of integers) comes as an object writing its digits as JSON text
+    const json = value.toJSON();
+    return typeof json === "string" ? wholeNumber(json.replace(/^"|"$/g, "")) : json;
   }
   return value;
+}
+
+/**
+ * Digits as a number where a double holds them exactly, else the digits (any other text as it is).
+ * @param {string} text
+ * @returns {number | string}
+ */
+export function wholeNumber(text) {
+  if (!/^-?\d+$/.test(text)) {
+    return text;
+  }
+  const number = Number(text);
+  return Number.isSafeInteger(number) ? number : text;
 }
 
 /**
