@@ -53,7 +53,7 @@ browser = test_site.browser
 VIEWER_PAGES = [page for page in built_pages() if page.startswith("book/viewer/")]
 #: What a viewer page is made to show before axe runs.
 OPEN_VIEWER = """async () => {
-  const holder = document.querySelector('.atlas-viewer-page');
+  const holder = document.querySelector('.atlas-viewer-wide');
   holder.querySelector('.atlas-viewer-open').click();
   for (let i = 0; i < 600 && holder.getAttribute('data-viewer-state') !== 'ready'; i += 1) {
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -38,7 +38,7 @@ def _built_on_real_data(real_data_dir: Any) -> None:
 
 
 def _holder(page: Any) -> Any:
-    holder = page.locator(".atlas-viewer-page").first
+    holder = page.locator(".atlas-viewer-wide").first
     page.wait_for_function("el => el.getAttribute('data-viewer-state') === 'ready'", arg=holder.element_handle(),
                            timeout=60_000)
     return holder

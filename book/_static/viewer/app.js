@@ -986,7 +986,7 @@ export class Viewer {
     xAxis.setAttribute("aria-hidden", "true");
     xAxis.appendChild(make("span", null, fmt(bins[0].from)));
     xAxis.appendChild(make("span", "atlas-viewer-axis-name", what));
-    xAxis.appendChild(make("span", null, fmt(bins[bins.length - 1].to)));
+    xAxis.appendChild(make("span", null, fmt(sorted[sorted.length - 1])));
     figure.appendChild(xAxis);
     return figure;
   }
