@@ -1,10 +1,14 @@
 """The book's data viewer: every row of every split, written beside the built page as data files.
 
-:func:`write_split` turns one split into the files ``book/_static/viewer.js`` reads: three row levels
-(``dialogues``, ``turns``, ``evidence``), the HTML rendering of every dialogue in shards of
-:data:`HTML_SHARD` dialogues (opened when the reader opens a row), and ``manifest.json`` naming the
-columns, their kinds and the files. The browser fetches a level only when the reader opens that
-split and level, so the chapter page itself carries none of it.
+:func:`write_split` turns one split into the files the viewer's modules (``book/_static/viewer/``)
+read: three row levels (``dialogues``, ``turns``, ``evidence``), the HTML rendering of every dialogue
+(opened when the reader opens a row), and ``manifest.json`` naming the columns, their kinds and the
+files. A rendering repeats what the dialogue's neighbours show (the same passages at every turn of
+a Wizard of Wikipedia dialogue, and in other dialogues on the topic), so it is stored as the cache
+stores passages: cut into fragments at its block elements (each ``<li>``, ``<div>``, ``<p>``...),
+each distinct fragment written once (in chunks of :data:`FRAGMENT_CHUNK`), and per dialogue the
+list of its fragments' codes, in shards of :data:`HTML_SHARD` dialogues. The browser fetches a
+level only when the reader opens that split and level, so the chapter page itself carries none of it.
 
 A level is stored column by column, each column dictionary-encoded: its distinct values, sorted, in
 gzip-compressed JSON chunks of :data:`DICTIONARY_CHUNK` values, and per row the position of its value
@@ -33,6 +37,7 @@ import gzip
 import json
 import math
 import os
+import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -48,8 +53,8 @@ import pyarrow.compute as pc
 from .loading import TURN_TABLE_COLUMNS
 from .records import Dialogue
 
-#: Version of the file layout; viewer.js refuses any other.
-FORMAT = 2
+#: Version of the file layout; the viewer refuses any other.
+FORMAT = 3
 LEVELS = ("dialogues", "turns", "evidence")
 #: Rows per binary shard of a level (a shard of the full WoW train's evidence is about 0.5 MB compressed).
 SHARD_ROWS = 100_000
@@ -59,8 +64,12 @@ COLUMN_SHARD_ROWS = 10_000
 DICTIONARY_CHUNK = 25_000
 #: A column with more distinct values than this is paged (see the module's docstring).
 PAGED_ABOVE = 500_000
-#: Dialogues per shard of renderings.
-HTML_SHARD = 50
+#: Dialogues per shard of renderings (each a list of fragment codes).
+HTML_SHARD = 500
+#: Distinct fragments of renderings per file (a row opened fetches the chunks holding its fragments).
+FRAGMENT_CHUNK = 5_000
+#: Where a rendering is cut into fragments: before a block element's start tag, after a list item.
+_FRAGMENT_CUT = re.compile(r"(?=<(?:li|ul|ol|div|details|summary|p|table|tr)[\s>])|(?<=</li>)")
 #: A string column with at most this many distinct values (and repeats) is a label column.
 LABEL_LIMIT = 60
 #: gzip's level for the level files: on the full-size WoW train's, level 6 took 8.0 s of CPU and level 5
@@ -303,31 +312,45 @@ def _write_shards(directory: Path, stem: str, encoded: Sequence[np.ndarray], siz
 Visit = Callable[[Dialogue], None]
 
 
+def rendering_fragments(html: str) -> list[str]:
+    """``html`` cut before each block element's start tag and after each list item (joined again,
+    the fragments are ``html``)."""
+    return [part for part in _FRAGMENT_CUT.split(html) if part]
+
+
 class _Renderings:
-    """Writes the renderings of a split's dialogues, in shards of :data:`HTML_SHARD`, as they come."""
+    """Writes the renderings of a split's dialogues as they come: their fragments' codes in shards of
+    :data:`HTML_SHARD` dialogues, each distinct fragment once (see the module's docstring)."""
 
     def __init__(self, directory: Path, render: Callable[[Dialogue], str]) -> None:
         self.directory, self.render = directory, render
         self.shards: list[str] = []
-        self.batch: list[str] = []
+        self.batch: list[list[int]] = []
+        self.codes: dict[str, int] = {}
         self.count = 0
 
     def add(self, dialogue: Dialogue) -> None:
-        self.batch.append(str(self.render(dialogue)))
+        codes = self.codes
+        parts = rendering_fragments(str(self.render(dialogue)))
+        self.batch.append([codes.setdefault(part, len(codes)) for part in parts])
         self.count += 1
         if len(self.batch) == HTML_SHARD:
             self._write()
 
-    def finish(self) -> list[str]:
+    def finish(self) -> dict[str, Any]:
         if self.batch:
             self._write()
-        return self.shards
+        fragments = list(self.codes)  # in the order first seen: a dialogue's new fragments sit together
+        chunks = []
+        for number, start in enumerate(range(0, len(fragments), FRAGMENT_CHUNK)):
+            name = f"html-f{number:04d}.json.gz"
+            _write_gzip_json(self.directory / name, fragments[start : start + FRAGMENT_CHUNK])
+            chunks.append(name)
+        return {"per_shard": HTML_SHARD, "shards": self.shards, "fragments": chunks, "chunk": FRAGMENT_CHUNK}
 
     def _write(self) -> None:
         name = f"html-{len(self.shards):04d}.json.gz"
-        # The renderings are most of the bytes (400 MB for a full-size WoW train): gzip's fastest
-        # level packs them 3.4 times faster than level 6, into 12 % more bytes.
-        _write_gzip_json(self.directory / name, self.batch, level=1)
+        _write_gzip_json(self.directory / name, self.batch)
         self.shards.append(name)
         self.batch = []
 
@@ -365,7 +388,7 @@ def write_split(
                     f"the walk making the rows passed {renderings.count:,} dialogues to be rendered, "
                     f"not the split's {len(dialogues):,}"
                 )
-        html_shards = renderings.finish()
+        html = renderings.finish()
         if not isinstance(meta, Mapping):
             meta = meta(rows)
         levels = {}
@@ -382,7 +405,7 @@ def write_split(
             "note": rows.note,
             "dialogues": len(dialogues),
             "levels": levels,
-            "html": {"per_shard": HTML_SHARD, "shards": html_shards},
+            "html": html,
         }
         (temporary / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
         shutil.rmtree(directory, ignore_errors=True)
@@ -610,6 +633,18 @@ def _carried(values: pd.Series, positions: np.ndarray) -> pd.Categorical | list[
     return pd.Categorical.from_codes(codes[positions] if len(positions) else codes[:0], categories=distinct)
 
 
+def read_rendering(directory: Path, dialogue: int) -> str:
+    """The rendering of the split's ``dialogue``-th dialogue back from its files (as the browser joins it)."""
+    manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    html = manifest["html"]
+    shard = json.loads(gzip.decompress((directory / html["shards"][dialogue // html["per_shard"]]).read_bytes()))
+    codes = shard[dialogue % html["per_shard"]]
+    chunks: dict[int, list[str]] = {}
+    for code in {code // html["chunk"] for code in codes}:
+        chunks[code] = json.loads(gzip.decompress((directory / html["fragments"][code]).read_bytes()))
+    return "".join(chunks[code // html["chunk"]][code % html["chunk"]] for code in codes)
+
+
 def read_level(directory: Path, level: str) -> pd.DataFrame:
     """A level's rows back from its files (what the browser loads), as a DataFrame."""
     manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
@@ -643,6 +678,7 @@ __all__ = [
     "DIALOGUE",
     "DICTIONARY_CHUNK",
     "FORMAT",
+    "FRAGMENT_CHUNK",
     "HTML_SHARD",
     "LEVELS",
     "PAGED_ABOVE",
@@ -655,6 +691,8 @@ __all__ = [
     "column_kind",
     "dictionary_encode",
     "read_level",
+    "read_rendering",
+    "rendering_fragments",
     "split_rows",
     "viewer_dir",
     "write_level",

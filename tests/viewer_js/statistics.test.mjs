@@ -55,3 +55,11 @@ test("SQL: one table per split and level, loaded when a query names it; whole nu
   assert.equal(plainValue({ toJSON: () => '"52728"' }), 52728);
   assert.equal(plainValue({ toJSON: () => '"123456789012345678901234"' }), "123456789012345678901234");
 });
+
+import { chunksOf, joinFragments } from "../../book/_static/viewer/data.js";
+
+test("a rendering is joined from its fragments, each chunk fetched once", () => {
+  assert.deepEqual(chunksOf([7, 1, 5, 1], 3), [0, 1, 2]);
+  assert.equal(joinFragments([0, 2, 0], { 0: ["<li>a</li>", "<li>b</li>"], 1: ["<p>c</p>"] }, 2), "<li>a</li><p>c</p><li>a</li>");
+  assert.throws(() => joinFragments([9], { 0: ["x"] }, 2), /fragment 9/);
+});

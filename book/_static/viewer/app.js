@@ -5,7 +5,8 @@
 
 import { button, clear, labelled, make } from "./dom.js";
 import {
-  cell, cellLater, ensureCodes, ensurePages, fetchJson, fetchManifest, loadAllCodes, loadLevelData,
+  cell, cellLater, chunksOf, ensureCodes, ensurePages, fetchJson, fetchManifest, joinFragments, loadAllCodes,
+  loadLevelData,
 } from "./data.js";
 import {
   chipCounts, codeCounts, codesHolding, computeMasks, keepKnownColumns, markFacets, sortRows, valueCounts,
@@ -36,7 +37,8 @@ import { LEVELS, fullState, writeHash } from "./url-state.js";
  * @typedef {object} CacheEntry
  * @property {Promise<Manifest>} [manifest]
  * @property {Record<string, Promise<LevelData>>} levels
- * @property {Record<string, Promise<string[]>>} html
+ * @property {Record<string, Promise<number[][]>>} html shard -> its dialogues' fragment codes
+ * @property {Record<string, Promise<string[]>>} fragments chunk -> its fragments
  */
 
 export const PAGE_SIZE = 25;
@@ -280,7 +282,7 @@ export class Viewer {
    * @returns {CacheEntry}
    */
   entry(split) {
-    return this.cache[split.path] || (this.cache[split.path] = { levels: keyed(), html: keyed() });
+    return this.cache[split.path] || (this.cache[split.path] = { levels: keyed(), html: keyed(), fragments: keyed() });
   }
 
   /**
@@ -802,13 +804,27 @@ export class Viewer {
     const data = this.level();
     const split = /** @type {SplitEntry} */ (this.split);
     const entry = this.entry(split);
-    const per = data.manifest.html.per_shard;
+    const files = data.manifest.html;
+    const base = this.siteRoot + split.path;
+    const per = files.per_shard;
     const shard = Math.floor(dialogue / per);
     if (!entry.html[shard]) {
-      entry.html[shard] = fetchJson(this.siteRoot + split.path + data.manifest.html.shards[shard]);
+      entry.html[shard] = fetchJson(base + files.shards[shard]);
+      entry.html[shard].catch(() => { delete entry.html[shard]; });
     }
     const detail = /** @type {HTMLElement} */ (this.detail);
     return entry.html[shard].then((list) => {
+      const codes = list[dialogue - shard * per];
+      /** @type {Record<string, string[]>} */
+      const chunks = keyed();
+      return Promise.all(chunksOf(codes, files.chunk).map((k) => {
+        if (!entry.fragments[k]) {
+          entry.fragments[k] = fetchJson(base + files.fragments[k]);
+          entry.fragments[k].catch(() => { delete entry.fragments[k]; });
+        }
+        return entry.fragments[k].then((part) => { chunks[k] = part; });
+      })).then(() => joinFragments(codes, chunks, files.chunk));
+    }).then((rendering) => {
       clear(detail);
       detail.hidden = false;
       const head = make("div", "atlas-viewer-detail-head");
@@ -822,7 +838,7 @@ export class Viewer {
       head.appendChild(close);
       detail.appendChild(head);
       const view = make("div", "atlas-viewer-rendering");
-      view.innerHTML = list[dialogue - shard * per]; // rendered and escaped by the atlas's renderers
+      view.innerHTML = rendering; // rendered and escaped by the atlas's renderers, joined from its fragments
       detail.appendChild(view);
       detail.setAttribute("data-id", String(id));
       detail.scrollIntoView({ block: "nearest" });

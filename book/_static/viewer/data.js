@@ -10,7 +10,7 @@
 import { keyed, own } from "./text.js";
 
 /** Version of the file layout (utils/viewer.py's FORMAT); any other is refused. */
-export const FORMAT = 2;
+export const FORMAT = 3;
 const PARALLEL_FETCHES = 4;
 /* Chunks of a paged column's dictionary kept at most (those of the rows on screen are kept). */
 const PAGES_KEPT = 8;
@@ -63,7 +63,16 @@ const SHARDS_KEPT = 32;
  * @property {Array<{title: string, sql: string}>} [queries]
  * @property {number} dialogues
  * @property {Record<string, LevelInfo>} levels
- * @property {{per_shard: number, shards: string[]}} html
+ * @property {Renderings} html
+ */
+
+/**
+ * @typedef {object} Renderings the renderings of a split's dialogues: per dialogue the codes of its
+ * fragments (in shards of per_shard dialogues), each distinct fragment once (in chunks of chunk)
+ * @property {number} per_shard
+ * @property {string[]} shards
+ * @property {string[]} fragments
+ * @property {number} chunk
  */
 
 /**
@@ -425,4 +434,31 @@ export function cellLater(column, row) {
   return ensureCodes(column, [row])
     .then(() => (column.paged ? ensurePages(column, [row]) : null))
     .then(() => cell(column, row));
+}
+
+/**
+ * The chunks of fragments a list of codes needs.
+ * @param {number[]} codes
+ * @param {number} chunk
+ * @returns {number[]}
+ */
+export function chunksOf(codes, chunk) {
+  return Array.from(new Set(codes.map((code) => Math.floor(code / chunk)))).sort((a, b) => a - b);
+}
+
+/**
+ * A rendering joined again from its fragments' codes.
+ * @param {number[]} codes
+ * @param {Record<string, string[]>} chunks chunk number -> its fragments
+ * @param {number} chunk
+ * @returns {string}
+ */
+export function joinFragments(codes, chunks, chunk) {
+  return codes.map((code) => {
+    const part = chunks[Math.floor(code / chunk)];
+    if (!part || code % chunk >= part.length) {
+      throw new Error("the rendering names fragment " + code + ", which its files do not hold");
+    }
+    return part[code % chunk];
+  }).join("");
 }
