@@ -847,11 +847,26 @@ export class Viewer {
 
   /* -- column statistics ------------------------------------------------------------------------- */
 
-  /** The columns that get a panel: not the row's id, not a column without any value.
+  /** The columns that get a panel: not the row's id, not a column without any value, not a list of
+   * ids (labels each held by one row only: KILT's example ids).
    * @returns {Column[]} */
   statColumns() {
     const data = this.level();
-    return this.visibleColumns().filter((column) => column.kind !== "id" && column.name !== data.info.id && column.size > 0);
+    return this.visibleColumns().filter((column) => column.kind !== "id" && column.name !== data.info.id &&
+      column.size > 0 && !this.holdsIds(column));
+  }
+
+  /**
+   * True for a label column of more than a few values each held by one row (ids, not categories).
+   * @param {Column} column
+   * @returns {boolean}
+   */
+  holdsIds(column) {
+    if ((column.kind !== "label" && column.kind !== "labels") || column.size <= 60 || !column.codes) {
+      return false;
+    }
+    const counts = valueCounts(column, codeCounts(column, null, this.level().rows));
+    return Object.keys(counts).every((value) => counts[value] === 1);
   }
 
   drawStats() {
