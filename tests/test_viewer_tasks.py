@@ -111,6 +111,17 @@ def test_jwhr_steps_a_histogram_bar_two_splits_in_sql_and_a_failed_query(site_ur
         assert _result(holder) == []
         assert not holder.locator(".atlas-viewer-download").is_visible()
         assert "no_such_column" in holder.locator(".atlas-viewer-sqlstatus").text_content()
+        # another split keeps the level on screen
+        holder.locator(".atlas-viewer-level").select_option("turns")
+        page.wait_for_function("el => el.querySelector('.atlas-viewer-count').textContent.includes('turns rows')",
+                               arg=holder.element_handle())
+        other = holder.locator(".atlas-viewer-split option").evaluate_all(
+            "options => options.find(o => o.textContent.startsWith('not answered')).value")
+        holder.locator(".atlas-viewer-split").select_option(other)
+        turns = sum(len(dialogue.turns) for dialogue in not_answered)
+        page.wait_for_function("([el, n]) => el.getAttribute('data-rows') === String(n)",
+                               arg=[holder.element_handle(), turns])
+        assert holder.locator(".atlas-viewer-level").input_value() == "turns"
         assert own_errors(errors) == []
         assert _outside(requests) == []
     finally:
