@@ -186,8 +186,15 @@ def test_kilt_dialogues_about_jazz(site_url: str, browser: Any) -> None:
     manifest = json.loads((SITE / "_viewer" / "wow_kilt" / "dev" / "manifest.json").read_text(encoding="utf-8"))
     examples = utils.load("wow_kilt", "dev")
     dialogues = {str(example.meta["wow_dialogue_id"]) for example in examples}
+    index = json.loads((SITE / "_viewer" / "index.json").read_text(encoding="utf-8"))["splits"]
+    first = next(entry for entry in index if entry["dataset"] in ("wow", "wow_kilt"))
+    first_rows = json.loads((SITE / first["path"] / "manifest.json").read_text(encoding="utf-8"))["levels"]["dialogues"]
     page, errors = new_page(browser)
     try:
+        # the page, opened without a view in its address, shows its first split's dialogues
+        open_page(page, f"{site_url}/book/viewer/wow.html")
+        assert int(_holder(page).get_attribute("data-rows")) == first_rows["rows"]
+        page.goto("about:blank")
         open_page(page, f"{site_url}/book/viewer/wow.html#viewer=wow_kilt/dev&level=dialogues&q=jazz")
         holder = _holder(page)
         assert int(holder.get_attribute("data-rows")) == len(dialogues) == manifest["levels"]["dialogues"]["rows"]

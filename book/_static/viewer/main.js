@@ -96,6 +96,13 @@ export function setup(siteRoot) {
   }
   return setupPages(siteRoot).then(() => {
     followHash();
+    // a viewer page the address does not open at shows its first split's dialogues (the page is for them)
+    viewers.forEach((viewer) => {
+      if (viewer.holder.hasAttribute("data-datasets") && viewer.state === null &&
+          viewer.holder.getAttribute("data-viewer-state") === "closed") {
+        viewer.go({ split: viewer.splitKey(viewer.splits[0]), level: "dialogues" });
+      }
+    });
     window.addEventListener("hashchange", followHash);
     document.documentElement.setAttribute("data-atlas-viewers", String(viewers.length));
   });
