@@ -99,8 +99,12 @@ LAB_DIR ?= notebooks
 lab: env
 	$(BIN)/jupyter lab $(LAB_DIR)/ $(LAB_ARGS)
 
+## ruff, and the viewer's JSDoc types (tsc --checkJs from book/_vendor, when `make vendor` installed it;
+## tests/test_viewer_js.py runs the same check and the viewer's node --test unit tests under `make test`).
 lint: env
 	$(BIN)/ruff check utils benchmarks tests notebooks grounded_dialogue_atlas.py
+	@if [ -x book/_vendor/node_modules/.bin/tsc ]; then cd book/_vendor && node_modules/.bin/tsc -p tsconfig.json; \
+	else echo "tsc not installed (make vendor): the viewer's types are not checked"; fi
 
 ## Long property-based fuzzing profile (thousands of cases per format).
 fuzz: env

@@ -18,6 +18,9 @@ Run ``python -m benchmarks.bench`` (``make bench``). Per dataset, side by side i
 * ``atlas cache on disk``: the size of the cache the first load wrote, against the file's;
 * ``atlas turns()+evidence()`` and ``atlas iterate dialogues``: table access and rebuilding every
   :class:`~utils.records.Dialogue` from the cache;
+* ``viewer files on disk``: the book's data viewer files of the split (its three levels and the
+  renderings of its dialogues, as the book's build writes them: :func:`utils.viewer.write_split`),
+  their size and count against the file's size;
 * ``chapter (notebook)``: the dataset's chapter itself, ``notebooks/<dataset>.ipynb``, executed cell
   by cell against the same data directory (its caches already built), so the benchmark times the
   chapter's own code rather than a copy of it.
@@ -109,6 +112,7 @@ STEPS = (
     "atlas turns()+evidence()",
     "atlas iterate dialogues",
     "atlas first load (other splits)",
+    "viewer files on disk",
     "chapter (notebook)",
 )
 NAIVE = ("pandas.read_json", "datasets.load_dataset")
@@ -126,6 +130,9 @@ RELOAD_SHARE = 0.05
 ITERATE_SECONDS = 5.0
 ITERATE_MB = 500.0
 CACHE_SHARE = 0.5
+#: The viewer's files of a split, against its file (a static host publishes about 1 GB in all), and their count.
+VIEWER_SHARE = 0.25
+VIEWER_FILES = 2000
 #: A whole chapter, executed on the full-size files (once its caches are built), within a minute of CPU.
 CHAPTER_SECONDS = 60.0
 #: The chapters: ``notebooks/<dataset>.ipynb`` for each benchmarked dataset.
@@ -380,6 +387,25 @@ def _step_chapter(task: dict[str, Any]) -> str:
     return f"{len(cells)} code cells of notebooks/{notebook.name}"
 
 
+def _step_viewer_files(task: dict[str, Any]) -> str:
+    """Write the split's viewer files as the book's build does (the rows of its three levels, the
+    renderings of its dialogues) into the scratch directory, and say their size and count."""
+    from utils.render.explorer import viewer_rows
+    from utils.sources import get_source
+    from utils.viewer import write_split
+
+    loaded = _split(task)
+    target = Path(task["scratch"]).parent / f"viewer-{task['dataset']}"
+    render = get_source(task["dataset"]).render
+    write_split(target, loaded, lambda visit: viewer_rows(loaded, visit=visit), render=lambda d: str(render(d)),
+                meta={"dataset": task["dataset"], "title": task["dataset"], "split": task["split"],
+                      "label": task["split"], "kind": "synthetic", "queries": []})
+    files = [path for path in target.rglob("*") if path.is_file()]
+    size = sum(path.stat().st_size for path in files) / 2**20
+    shutil.rmtree(target, ignore_errors=True)
+    return f"{size:,.0f} MB in {len(files):,} files for a {Path(task['path']).stat().st_size / 2**20:,.0f} MB input"
+
+
 STEP_FUNCTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "json.load": _step_json,
     "json.load (gc off)": _step_json_gc_off,
@@ -392,6 +418,7 @@ STEP_FUNCTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "atlas turns()+evidence()": _step_turns_tables,
     "atlas iterate dialogues": _step_iterate,
     "atlas first load (other splits)": _step_other_splits,
+    "viewer files on disk": _step_viewer_files,
     "chapter (notebook)": _step_chapter,
 }
 
@@ -659,11 +686,26 @@ def assess(measurements: Sequence[Measurement], file_mb: float) -> list[Row]:
         elif m.step == "atlas iterate dialogues" and m.seconds is not None:
             row.target = f"cpu <= {ITERATE_SECONDS:.0f}s, peak <= {ITERATE_MB:.0f} MB"
             row.met = _verdict(m.cpu_seconds <= ITERATE_SECONDS and m.peak_rss_mb <= ITERATE_MB, binding)
+        elif m.step == "viewer files on disk" and (found := _viewer_figures(m.detail)):
+            size, count, input_mb = found
+            share = size / input_mb if input_mb else float("inf")
+            row.target = f"<= {VIEWER_SHARE}x the file (is {share:.2f}x), <= {VIEWER_FILES:,} files"
+            row.met = _verdict(share <= VIEWER_SHARE and count <= VIEWER_FILES, binding)
         elif m.step.startswith("chapter") and m.seconds is not None:
             row.target = f"the whole chapter < {CHAPTER_SECONDS:.0f}s CPU"
             row.met = _verdict(m.cpu_seconds < CHAPTER_SECONDS, binding)
         rows.append(row)
     return rows
+
+
+def _viewer_figures(detail: str) -> tuple[float, int, float] | None:
+    """(MB, files, input MB) of a ``viewer files on disk`` row's detail."""
+    import re
+
+    found = re.fullmatch(r"([\d,.]+) MB in ([\d,]+) files for a ([\d,.]+) MB input", detail)
+    if not found:
+        return None
+    return float(found[1].replace(",", "")), int(found[2].replace(",", "")), float(found[3].replace(",", ""))
 
 
 def _judge_first_load(row: Row, binding: bool, every_file: Measurement | None) -> None:

@@ -30,6 +30,7 @@ import http.server
 import json
 import os
 import re
+import shutil
 import tempfile
 import threading
 import time
@@ -92,6 +93,8 @@ def write_page(site: Path, splits: Sequence[dict[str, str]]) -> Path:
     static.mkdir(parents=True, exist_ok=True)
     for name in ("viewer.js", "viewer.css"):
         (static / name).write_text((REPO / "book" / "_static" / name).read_text(encoding="utf-8"), encoding="utf-8")
+    # the viewer's modules, which viewer.js imports
+    shutil.copytree(REPO / "book" / "_static" / "viewer", static / "viewer", dirs_exist_ok=True)
     page = site / "index.html"
     page.write_text(
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>viewer benchmark</title>"

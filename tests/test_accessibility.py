@@ -48,8 +48,26 @@ site_url = test_site.site_url
 browser = test_site.browser
 
 
-def axe_violations(browser: Any, url: str, theme: str) -> list[dict[str, Any]]:
-    """axe-core's violations on ``url`` in ``theme`` (the reader's choice, as the theme stores it)."""
+#: The viewer pages (book/viewer/<dataset>.md), checked again with a split open: the grid, the
+#: filters, the column statistics and the SQL console on screen.
+VIEWER_PAGES = [page for page in built_pages() if page.startswith("book/viewer/")]
+#: What a viewer page is made to show before axe runs.
+OPEN_VIEWER = """async () => {
+  const holder = document.querySelector('.atlas-viewer-wide');
+  holder.querySelector('.atlas-viewer-open').click();
+  for (let i = 0; i < 600 && holder.getAttribute('data-viewer-state') !== 'ready'; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  holder.querySelectorAll('details').forEach((box) => { box.open = true; });
+  holder.querySelector('.atlas-viewer-grid tbody tr')?.click();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  return holder.getAttribute('data-viewer-state');
+}"""
+
+
+def axe_violations(browser: Any, url: str, theme: str, prepare: str | None = None) -> list[dict[str, Any]]:
+    """axe-core's violations on ``url`` in ``theme`` (the reader's choice, as the theme stores it),
+    after the script ``prepare`` (a function) ran, when given."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=theme)
     context.add_init_script(f"try {{ localStorage.setItem('mode', '{theme}'); }} catch (e) {{}}")
     context.route("**/*", local_only)
@@ -61,6 +79,9 @@ def axe_violations(browser: Any, url: str, theme: str) -> list[dict[str, Any]]:
         # the theme script sets the mode after load: wait for it, and measure colours at rest, not
         # halfway through a transition
         page.wait_for_function("mode => document.documentElement.dataset.theme === mode", arg=theme)
+        if prepare is not None:
+            page.wait_for_function("() => document.documentElement.hasAttribute('data-atlas-viewers')")
+            assert page.evaluate(prepare) == "ready", f"{url}: the viewer did not open its first split"
         page.add_style_tag(content=AT_REST)
         page.add_script_tag(path=str(AXE))
         result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
@@ -85,3 +106,13 @@ def test_no_critical_or_serious_axe_violation(browser: Any, site_url: str, path:
     violations = axe_violations(browser, f"{site_url}/{path}", theme)
     barriers = [violation for violation in violations if violation["impact"] in BARRIERS]
     assert not barriers, f"{path} ({theme}):\n{describe(barriers)}"
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("path", VIEWER_PAGES or ["book/viewer/wow.html"])
+def test_an_open_viewer_has_no_serious_axe_violation(browser: Any, site_url: str, path: str, theme: str) -> None:
+    if not (SITE / path).is_file():
+        pytest.skip(f"{path} is not built")
+    violations = axe_violations(browser, f"{site_url}/{path}", theme, prepare=OPEN_VIEWER)
+    barriers = [violation for violation in violations if violation["impact"] in BARRIERS]
+    assert not barriers, f"{path} with a split open ({theme}):\n{describe(barriers)}"

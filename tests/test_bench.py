@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -168,6 +169,10 @@ def test_a_load_that_reads_more_files_is_measured_against_all_of_them(synth: Pat
     assert "x json.load of every file read" in first["target"]
     on_disk = next(row for row in rows if row["dataset"] == "wow" and row["step"] == "atlas cache on disk")
     assert "x the file" in on_disk["target"] and on_disk["met"] in ("yes", "NO")
+    # the viewer's files of WoW train, judged against the file and a static host's file count
+    viewer = next(row for row in rows if row["dataset"] == "wow" and row["step"] == "viewer files on disk")
+    assert re.fullmatch(r"[\d,]+ MB in [\d,]+ files for a [\d,]+ MB input", viewer["detail"]), viewer["detail"]
+    assert "files" in viewer["target"] and viewer["met"] in ("yes", "NO")
 
 
 def _m(step: str, seconds: float, peak: float, dataset: str = "wow") -> bench.Measurement:

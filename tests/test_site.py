@@ -610,7 +610,8 @@ def test_screenshots(browser: Any, site_url: str, artifacts: Path, theme: str, w
                     """root => {
                         const right = root.getBoundingClientRect().right + 1;
                         return [...root.querySelectorAll('*')]
-                            .filter(e => !e.closest('.atlas-sr') && e.getClientRects().length
+                            .filter(e => !e.closest('.atlas-sr') && !e.closest('.atlas-viewer-scroll')
+                                && e.getClientRects().length
                                 && e.getBoundingClientRect().right > right)
                             .map(e => e.tagName + '.' + e.className).slice(0, 5);
                     }"""

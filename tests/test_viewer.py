@@ -5,6 +5,7 @@ The viewer itself is tested in Chromium on the built site by tests/test_viewer_s
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -16,7 +17,16 @@ import pytest
 
 import utils
 from utils.render.explorer import static_explorer
-from utils.viewer import DIALOGUE, SEARCH, read_level, split_rows, write_level, write_split
+from utils.viewer import (
+    DIALOGUE,
+    SEARCH,
+    read_level,
+    read_rendering,
+    rendering_fragments,
+    split_rows,
+    write_level,
+    write_split,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "book" / "_ext"))
@@ -36,11 +46,31 @@ def test_split_files_round_trip_every_row_and_column(tmp_path: Path) -> None:
     assert turns[DIALOGUE].tolist() == split.turns()["dialogue_index"].tolist()
     kinds = {c["name"]: c["kind"] for c in manifest["levels"]["turns"]["columns"]}
     assert kinds["role"] == "label" and kinds["turn"] == "number" and kinds["text"] == "text"
-    assert kinds["checked_source"] == "labels" and kinds["dialogue id"] == "id"
+    assert kinds["checked_source"] == "labels" and kinds["dialogue id"] == "id"  # no single_labels given
     dialogues = read_level(tmp_path / "wow" / "valid_seen", "dialogues")
     assert dialogues["id"].tolist() == [str(d.id) for d in split]
     assert len(manifest["html"]["shards"]) == -(-len(split) // manifest["html"]["per_shard"])
     assert not list((tmp_path / "wow").glob("*.writing"))
+
+
+def test_renderings_are_stored_as_fragments_each_written_once(tmp_path: Path) -> None:
+    """A passage shown at every turn and in every dialogue on its topic is written once (issue #33's size)."""
+    from utils.render import render_dialogue
+
+    split = utils.load("wow", "valid_seen")
+    target = tmp_path / "wow" / "valid_seen"
+    manifest = write_split(target, split, split_rows(split), render=render_dialogue, meta={})
+    rendered = [str(render_dialogue(dialogue)) for dialogue in split]
+    for index, html in enumerate(rendered):
+        assert read_rendering(target, index) == html
+        assert "".join(rendering_fragments(html)) == html
+    fragments = [part for html in rendered for part in rendering_fragments(html)]
+    stored = []
+    for name in manifest["html"]["fragments"]:
+        stored.extend(json.loads(gzip.decompress((target / name).read_bytes())))
+    assert sorted(stored) == sorted(set(fragments)) and len(stored) < len(fragments)
+    # a passage sentence rendered at several turns is one fragment
+    assert any(fragments.count(part) > 1 and part.startswith("<li") for part in set(fragments))
 
 
 def test_a_failed_write_leaves_the_previous_files(tmp_path: Path) -> None:
@@ -164,16 +194,20 @@ def test_every_dataset_records_its_redistribution_decision() -> None:
 def test_viewer_script_inserts_markup_only_from_the_renderings_and_talks_only_to_the_site() -> None:
     import re
 
-    script = (REPO / "book" / "_static" / "viewer.js").read_text(encoding="utf-8")
+    static = REPO / "book" / "_static"
+    # the loader and the modules it imports
+    files = [static / "viewer.js", *sorted((static / "viewer").glob("*.js"))]
+    script = "\n".join(path.read_text(encoding="utf-8") for path in files)
     # the note for a page opened from disk names the local server to start: the one address allowed
     script = script.replace("http://localhost:8000/", "")
     code = re.sub(r"/\*.*?\*/|//[^\n]*", "", script, flags=re.S)
     for forbidden in ("eval(", "new Function", "document.write", "insertAdjacentHTML", "outerHTML", "http:", "https:"):
         assert forbidden not in code
-    assert re.findall(r"\w*\.innerHTML\s*=\s*[^;]+", code) == ["view.innerHTML = list[dialogue - shard * per]"]
+    assert re.findall(r"\w*\.innerHTML\s*=\s*[^;]+", code) == ["view.innerHTML = rendering"]
     # every address it fetches, imports or starts a worker from is under the site's own root
-    for call in re.findall(r"(?:fetch|fetchJson|fetchBytes|import|Worker|loadScript)\(([^)]*)\)", code):
-        assert call.split("+")[0].split(",")[0].strip() in ("siteRoot", "base", "url", ""), call
+    for call in re.findall(r"(?:fetch|fetchJson|fetchBytes|fetchManifest|import|Worker|loadScript)\(([^)]*)\)", code):
+        start = call.split("+")[0].split(",")[0].strip()
+        assert start in ("siteRoot", "this.siteRoot", "base", "column.base", "url", ""), call
 
 
 def test_a_list_of_dialogues_gives_the_rows_of_the_loaded_split() -> None:
@@ -275,10 +309,12 @@ def test_outside_a_book_build_no_viewer_is_offered(monkeypatch: pytest.MonkeyPat
     split = utils.load("wow", "valid_seen")
     monkeypatch.delenv("ATLAS_VIEWER_DIR", raising=False)
     markup = str(static_explorer({"valid_seen": split}))
-    assert 'class="atlas-viewer"' not in markup and '"viewer":[]' in markup
+    assert 'class="atlas-viewer' not in markup and '"viewer":[]' in markup
     monkeypatch.setenv("ATLAS_VIEWER_DIR", str(tmp_path))
     markup = str(static_explorer({"valid_seen": split}))
-    assert 'class="atlas-viewer"' in markup and '"path":"_viewer/wow/valid_seen/"' in markup
+    # the chapter's compact view, opening the dataset's viewer page
+    assert 'class="atlas-viewer atlas-viewer-compact" data-viewer-page="book/viewer/wow.html"' in markup
+    assert '"path":"_viewer/wow/valid_seen/"' in markup
     assert (tmp_path / "wow" / "valid_seen" / "manifest.json").is_file()
 
 

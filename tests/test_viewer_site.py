@@ -35,15 +35,15 @@ browser = test_site.browser
 
 # -- the viewer in Chromium --------------------------------------------------------------------------
 
-#: One split of every dataset: (chapter, dataset, split, a label column of the turns, a gloss to search).
+#: One split of every dataset: (its viewer page, dataset, split, a label column of the turns, a gloss to search).
 VIEWER_SPLITS = [
-    ("notebooks/wow.html", "wow", "train", "role", False),
-    ("notebooks/wow.html", "wow_kilt", "dev", "role", False),
-    ("notebooks/faithdial.html", "faithdial", "train", "role", False),
-    ("notebooks/faithdial.html", "faithdial_audit", "gold_wow", "role", False),
-    ("notebooks/wise.html", "wise", "train", "role", True),
-    ("notebooks/jwhr.html", "jwhr", "answered", "role", True),
-    ("notebooks/begin.html", "begin", "wow_dev", "role", False),
+    ("book/viewer/wow.html", "wow", "train", "role", False),
+    ("book/viewer/wow.html", "wow_kilt", "dev", "role", False),
+    ("book/viewer/faithdial.html", "faithdial", "train", "role", False),
+    ("book/viewer/faithdial.html", "faithdial_audit", "gold_wow", "role", False),
+    ("book/viewer/wise.html", "wise", "train", "role", True),
+    ("book/viewer/jwhr.html", "jwhr", "answered", "role", True),
+    ("book/viewer/begin.html", "begin", "wow_dev", "role", False),
 ]
 
 

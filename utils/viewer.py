@@ -1,10 +1,14 @@
 """The book's data viewer: every row of every split, written beside the built page as data files.
 
-:func:`write_split` turns one split into the files ``book/_static/viewer.js`` reads: three row levels
-(``dialogues``, ``turns``, ``evidence``), the HTML rendering of every dialogue in shards of
-:data:`HTML_SHARD` dialogues (opened when the reader opens a row), and ``manifest.json`` naming the
-columns, their kinds and the files. The browser fetches a level only when the reader opens that
-split and level, so the chapter page itself carries none of it.
+:func:`write_split` turns one split into the files the viewer's modules (``book/_static/viewer/``)
+read: three row levels (``dialogues``, ``turns``, ``evidence``), the HTML rendering of every dialogue
+(opened when the reader opens a row), and ``manifest.json`` naming the columns, their kinds and the
+files. A rendering repeats what the dialogue's neighbours show (the same passages at every turn of
+a Wizard of Wikipedia dialogue, and in other dialogues on the topic), so it is stored as the cache
+stores passages: cut into fragments at its block elements (each ``<li>``, ``<div>``, ``<p>``...),
+each distinct fragment written once (in chunks of :data:`FRAGMENT_CHUNK`), and per dialogue the
+list of its fragments' codes, in shards of :data:`HTML_SHARD` dialogues. The browser fetches a
+level only when the reader opens that split and level, so the chapter page itself carries none of it.
 
 A level is stored column by column, each column dictionary-encoded: its distinct values, sorted, in
 gzip-compressed JSON chunks of :data:`DICTIONARY_CHUNK` values, and per row the position of its value
@@ -33,6 +37,7 @@ import gzip
 import json
 import math
 import os
+import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -48,19 +53,28 @@ import pyarrow.compute as pc
 from .loading import TURN_TABLE_COLUMNS
 from .records import Dialogue
 
-#: Version of the file layout; viewer.js refuses any other.
-FORMAT = 2
+#: Version of the file layout; the viewer refuses any other.
+FORMAT = 3
 LEVELS = ("dialogues", "turns", "evidence")
 #: Rows per binary shard of a level (a shard of the full WoW train's evidence is about 0.5 MB compressed).
 SHARD_ROWS = 100_000
-#: Rows per shard of a column read only for the rows on screen (a paged column, the row's dialogue).
-COLUMN_SHARD_ROWS = 10_000
+#: Rows per shard of a column read only for the rows on screen (a paged column, the row's dialogue):
+#: 50,000 rows of 4 bytes are about 100 kB compressed, and the full-size WoW train's evidence ids and
+#: dialogues take 216 files, not the 1,080 of 10,000-row shards (a static host counts files too).
+COLUMN_SHARD_ROWS = 50_000
 #: Distinct values per chunk of a column's dictionary.
 DICTIONARY_CHUNK = 25_000
 #: A column with more distinct values than this is paged (see the module's docstring).
 PAGED_ABOVE = 500_000
-#: Dialogues per shard of renderings.
-HTML_SHARD = 50
+#: Dialogues per shard of renderings (each a list of fragment codes).
+HTML_SHARD = 500
+#: Distinct fragments of renderings per file (a row opened fetches the chunks holding its fragments).
+#: On the benchmark's full-size synthetic WoW train the viewer's files are 133 MB in 672 files for a
+#: 1,023 MB input (0.13x; renderings 49 MB of it); the renderings written whole, at gzip's level 1,
+#: were 101 MB of the quarter-size split's 133 MB (0.52x its 256 MB input; now 24 of 56 MB, 0.22x).
+FRAGMENT_CHUNK = 5_000
+#: Where a rendering is cut into fragments: before a block element's start tag, after a list item.
+_FRAGMENT_CUT = re.compile(r"(?=<(?:li|ul|ol|div|details|summary|p|table|tr)[\s>])|(?<=</li>)")
 #: A string column with at most this many distinct values (and repeats) is a label column.
 LABEL_LIMIT = 60
 #: gzip's level for the level files: on the full-size WoW train's, level 6 took 8.0 s of CPU and level 5
@@ -303,31 +317,45 @@ def _write_shards(directory: Path, stem: str, encoded: Sequence[np.ndarray], siz
 Visit = Callable[[Dialogue], None]
 
 
+def rendering_fragments(html: str) -> list[str]:
+    """``html`` cut before each block element's start tag and after each list item (joined again,
+    the fragments are ``html``)."""
+    return [part for part in _FRAGMENT_CUT.split(html) if part]
+
+
 class _Renderings:
-    """Writes the renderings of a split's dialogues, in shards of :data:`HTML_SHARD`, as they come."""
+    """Writes the renderings of a split's dialogues as they come: their fragments' codes in shards of
+    :data:`HTML_SHARD` dialogues, each distinct fragment once (see the module's docstring)."""
 
     def __init__(self, directory: Path, render: Callable[[Dialogue], str]) -> None:
         self.directory, self.render = directory, render
         self.shards: list[str] = []
-        self.batch: list[str] = []
+        self.batch: list[list[int]] = []
+        self.codes: dict[str, int] = {}
         self.count = 0
 
     def add(self, dialogue: Dialogue) -> None:
-        self.batch.append(str(self.render(dialogue)))
+        codes = self.codes
+        parts = rendering_fragments(str(self.render(dialogue)))
+        self.batch.append([codes.setdefault(part, len(codes)) for part in parts])
         self.count += 1
         if len(self.batch) == HTML_SHARD:
             self._write()
 
-    def finish(self) -> list[str]:
+    def finish(self) -> dict[str, Any]:
         if self.batch:
             self._write()
-        return self.shards
+        fragments = list(self.codes)  # in the order first seen: a dialogue's new fragments sit together
+        chunks = []
+        for number, start in enumerate(range(0, len(fragments), FRAGMENT_CHUNK)):
+            name = f"html-f{number:04d}.json.gz"
+            _write_gzip_json(self.directory / name, fragments[start : start + FRAGMENT_CHUNK])
+            chunks.append(name)
+        return {"per_shard": HTML_SHARD, "shards": self.shards, "fragments": chunks, "chunk": FRAGMENT_CHUNK}
 
     def _write(self) -> None:
         name = f"html-{len(self.shards):04d}.json.gz"
-        # The renderings are most of the bytes (400 MB for a full-size WoW train): gzip's fastest
-        # level packs them 3.4 times faster than level 6, into 12 % more bytes.
-        _write_gzip_json(self.directory / name, self.batch, level=1)
+        _write_gzip_json(self.directory / name, self.batch)
         self.shards.append(name)
         self.batch = []
 
@@ -365,7 +393,7 @@ def write_split(
                     f"the walk making the rows passed {renderings.count:,} dialogues to be rendered, "
                     f"not the split's {len(dialogues):,}"
                 )
-        html_shards = renderings.finish()
+        html = renderings.finish()
         if not isinstance(meta, Mapping):
             meta = meta(rows)
         levels = {}
@@ -382,7 +410,7 @@ def write_split(
             "note": rows.note,
             "dialogues": len(dialogues),
             "levels": levels,
-            "html": {"per_shard": HTML_SHARD, "shards": html_shards},
+            "html": html,
         }
         (temporary / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
         shutil.rmtree(directory, ignore_errors=True)
@@ -494,6 +522,8 @@ def split_rows(
     search_text: Callable[[Dialogue], str] | None = None,
     english: Callable[[str | None], str | None] | None = None,
     visit: Visit | None = None,
+    texts: Callable[[Dialogue], Mapping[str, str | None]] | None = None,
+    single_labels: Sequence[str] = (),
 ) -> SplitRows:
     """The three levels of a split, read from its tables where it is a loaded split.
 
@@ -502,10 +532,19 @@ def split_rows(
     values, numbers and search text to its row; ``english`` gives the English gloss of a text
     (a ``text (English)`` column at the turn and evidence levels, searched too). ``visit`` is called
     with each dialogue in turn during the one walk this makes over the split (see :func:`write_split`).
+    ``texts`` gives the texts that name a dialogue row (a question; a message and its response),
+    shown after its id and topic. ``single_labels`` names label columns (facets or turn labels)
+    holding one label per row: they hold that label, not a list of one.
+
+    The dialogue's facets are carried to its turns (and those holding one label to its evidence
+    rows), under the same names, so that a filter survives a change of level.
     """
+    single = set(single_labels)
     dialogue_rows = []
     for index, dialogue in enumerate(dialogues):
-        row: dict[str, Any] = {"id": str(dialogue.id), "topic": dialogue.topic, "turns": len(dialogue.turns)}
+        row: dict[str, Any] = {"id": str(dialogue.id), "topic": dialogue.topic}
+        row.update(texts(dialogue) if texts else {})
+        row["turns"] = len(dialogue.turns)
         row.update({name: list(values) for name, values in (facets(dialogue) if facets else {}).items()})
         row.update(dict(columns(dialogue)) if columns else {})
         row[DIALOGUE] = index
@@ -515,12 +554,15 @@ def split_rows(
         if visit is not None:
             visit(dialogue)
     dialogue_frame = pd.DataFrame(dialogue_rows)
+    facet_names: list[str] = []
     if len(dialogue_frame):
         # a facet a dialogue has no value for is an empty list, not a missing cell
         for name in dialogue_frame.columns:
             cells = dialogue_frame[name].tolist()
             if any(isinstance(cell, list) for cell in cells):
-                dialogue_frame[name] = [cell if isinstance(cell, list) else [] for cell in cells]
+                facet_names.append(name)
+                lists = [cell if isinstance(cell, list) else [] for cell in cells]
+                dialogue_frame[name] = _one_label(lists, name, dialogues) if name in single else lists
 
     turns = dialogues.turns() if _is_loaded(dialogues) else _records_turns(dialogues)  # type: ignore[attr-defined]
     labels = turns.pop("labels").tolist()
@@ -535,7 +577,9 @@ def split_rows(
     keys = list(dict.fromkeys(key for found in labels for key in found))
     for key in keys:
         values = [found.get(key, []) for found in labels]
-        if key in label_keys:
+        if key in label_keys and key in single:
+            turns[key] = _one_label([list(value) for value in values], key, dialogues)
+        elif key in label_keys:
             turns[key] = [list(value) for value in values]
         else:
             turns[key] = [" | ".join(str(item) for item in value) if value else None for value in values]
@@ -548,11 +592,62 @@ def split_rows(
     if english is not None:
         evidence["text (English)"] = _mapped(evidence["text"], english)
     evidence[DIALOGUE] = evidence.pop("dialogue_index")
+    for name in facet_names:
+        values = dialogue_frame[name]
+        if name not in turns.columns:
+            turns[name] = _carried(values, turns[DIALOGUE].to_numpy())
+        # evidence rows are millions in a full-size split: only a facet of one label per row is
+        # carried there, as a category (a code per row), not as a list per row
+        if name in single and name not in evidence.columns:
+            evidence[name] = _carried(values, evidence[DIALOGUE].to_numpy())
     return SplitRows(
         frames={"dialogues": dialogue_frame, "turns": turns, "evidence": evidence},
         id_columns={"dialogues": "id", "turns": "dialogue id", "evidence": "dialogue id"},
         kinds={"turns": {"text": "text"}, "evidence": {"text": "text", "title": "text"}},
     )
+
+
+def _one_label(lists: Sequence[list[Any]], name: str, dialogues: Sequence[Dialogue]) -> list[str | None]:
+    """Lists of at most one label as that label (``None`` for none); a row with more is an error
+    naming the dataset, the column and the row's dialogue."""
+    out: list[str | None] = []
+    for position, labels in enumerate(lists):
+        if len(labels) > 1:
+            dialogue = _dialogue_near(dialogues, position, len(lists))
+            raise ValueError(
+                f"{name!r} is declared to hold one label per row (SINGLE_LABELS of its dataset's viewer.py), "
+                f"but a row{dialogue} holds {len(labels)}: {labels!r}"
+            )
+        out.append(str(labels[0]) if labels else None)
+    return out
+
+
+def _dialogue_near(dialogues: Sequence[Dialogue], position: int, rows: int) -> str:
+    if rows == len(dialogues):
+        dialogue = dialogues[position]
+        return f" of {dialogue.dataset} {dialogue.split}, dialogue {dialogue.id}"
+    return f" (row {position:,})"
+
+
+def _carried(values: pd.Series, positions: np.ndarray) -> pd.Categorical | list[Any]:
+    """A dialogue-level column's value at each row of a lower level (``positions``: its dialogue)."""
+    cells = values.tolist()
+    if any(isinstance(cell, list) for cell in cells):
+        return [cells[position] for position in positions.tolist()]
+    codes, distinct = pd.factorize(pd.Series(cells, dtype=object))
+    return pd.Categorical.from_codes(codes[positions] if len(positions) else codes[:0], categories=distinct)
+
+
+def read_rendering(directory: Path, dialogue: int) -> str:
+    """The rendering of the split's ``dialogue``-th dialogue back from its files (as the browser joins it)."""
+    manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    html = manifest["html"]
+    shard = json.loads(gzip.decompress((directory / html["shards"][dialogue // html["per_shard"]]).read_bytes()))
+    codes = shard[dialogue % html["per_shard"]]
+    chunks: dict[int, list[str]] = {}
+    for code in {code // html["chunk"] for code in codes}:
+        chunks[code] = json.loads(gzip.decompress((directory / html["fragments"][code]).read_bytes()))
+    return "".join(chunks[code // html["chunk"]][code % html["chunk"]] for code in codes)
 
 
 def read_level(directory: Path, level: str) -> pd.DataFrame:
@@ -588,6 +683,7 @@ __all__ = [
     "DIALOGUE",
     "DICTIONARY_CHUNK",
     "FORMAT",
+    "FRAGMENT_CHUNK",
     "HTML_SHARD",
     "LEVELS",
     "PAGED_ABOVE",
@@ -600,6 +696,8 @@ __all__ = [
     "column_kind",
     "dictionary_encode",
     "read_level",
+    "read_rendering",
+    "rendering_fragments",
     "split_rows",
     "viewer_dir",
     "write_level",

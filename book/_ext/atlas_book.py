@@ -231,10 +231,47 @@ def _write_cards(outdir: Path) -> None:
         write_card(name, target / f"{name}.croissant.json")
 
 
+#: The splits whose viewer files a build wrote, for the viewer pages (book/viewer/<dataset>.md).
+VIEWER_INDEX = "index.json"
+
+
+def write_viewer_index(directory: Path) -> list[dict[str, str]]:
+    """List every split under ``directory`` (``_viewer``), as the viewer pages read it: dataset, split,
+    label and path from each split's manifest, in the registry's order of datasets and of their splits."""
+    from utils.sources import registry
+
+    sources = registry()
+    splits = []
+    for split_dir in sorted(path for path in directory.glob("*/*") if path.is_dir()):
+        # a split withheld by an earlier publishing build has only withheld.json: listed, it says why
+        found = [split_dir / name for name in ("manifest.json", "withheld.json") if (split_dir / name).is_file()]
+        written = found[0] if found else None
+        if written is None:
+            continue
+        manifest = json.loads(written.read_text(encoding="utf-8"))
+        dataset, split = split_dir.parent.name, split_dir.name
+        splits.append({"dataset": dataset, "split": split, "label": str(manifest.get("label") or split),
+                       "path": f"_viewer/{dataset}/{split}/"})
+    datasets = list(sources)
+
+    def order(entry: dict[str, str]) -> tuple[int, int, str]:
+        source = sources.get(entry["dataset"])
+        names = list(source.splits) if source else []
+        return (datasets.index(entry["dataset"]) if source else len(datasets),
+                names.index(entry["split"]) if entry["split"] in names else len(names), entry["split"])
+
+    splits.sort(key=order)
+    index = json.dumps({"splits": splits}, ensure_ascii=False, indent=1)
+    (directory / VIEWER_INDEX).write_text(index, encoding="utf-8")
+    return splits
+
+
 def _finish_viewer(app: Any, exception: BaseException | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     _write_cards(Path(app.outdir))
+    if _viewer_dir(app).is_dir():  # before any split is withheld: its page then says why it has no rows
+        write_viewer_index(_viewer_dir(app))
     if not _copy_vendor(Path(app.outdir)):
         logger.info(bold(f"atlas: {SQL_CONSOLE_MISSING}"))
     if os.environ.get(PUBLISH_VARIABLE) == "1" and _viewer_dir(app).is_dir():

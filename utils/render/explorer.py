@@ -399,7 +399,7 @@ def static_explorer(
         f'<div class="atlas-explorer-title">{esc(title)}</div>{note_html}{sample_html}{_CONTROLS}{fallback}'
         f'<div class="atlas-explorer-view" tabindex="-1">{first["html"]}</div>'
         f'<script type="application/json" class="atlas-explorer-data">{json_for_script(meta)}</script>'
-        f'{_VIEWER_HOLDER if viewer_splits else ""}{stylesheet()}</section>'
+        f'{_viewer_holder(viewer_splits)}{stylesheet()}</section>'
     )
 
 
@@ -432,7 +432,7 @@ def viewer_rows(
     from ..glosses import english
     from ..sources import get_source
     from ..viewer import split_rows
-    from .viewer_fields import dataset_rows
+    from .viewer_fields import dataset_rows, row_texts, single_labels
 
     if not len(dialogues):
         raise ValueError("a split without dialogues has no rows to show")
@@ -450,6 +450,8 @@ def viewer_rows(
         search_text=search,
         english=(lambda text: english(text, glosses)) if glosses else None,
         visit=visit,
+        texts=row_texts(dataset),
+        single_labels=single_labels(dataset),
     )
     return dataset_rows(dataset, dialogues, rows)
 
@@ -496,11 +498,12 @@ def _viewer_rows_visiting(
     return viewer_rows(dialogues, glosses=glosses, text_of=text_of, visit=visit)
 
 
-def _viewer_meta(part: _Part, entry: Mapping[str, str], rows: SplitRows) -> dict[str, str | list[dict[str, str]]]:
-    from .viewer_fields import example_queries
+def _viewer_meta(part: _Part, entry: Mapping[str, str], rows: SplitRows) -> dict[str, Any]:
+    from .viewer_fields import example_queries, identifying
 
     dataset = entry["dataset"]
     return {
+        "identifying": identifying(dataset),
         "dataset": dataset,
         "title": get_source(dataset).title,
         "split": entry["split"],
@@ -510,8 +513,17 @@ def _viewer_meta(part: _Part, entry: Mapping[str, str], rows: SplitRows) -> dict
     }
 
 
-#: Where viewer.js builds the data viewer (hidden until it does: without the script, nothing shows).
-_VIEWER_HOLDER = '<div class="atlas-viewer" hidden></div>'
+#: Where the book's viewer pages are, from the site's root (book/viewer/<dataset folder>.md).
+VIEWER_PAGES = "book/viewer"
+
+
+def _viewer_holder(splits: Sequence[Mapping[str, str]]) -> str:
+    """Where viewer.js builds the chapter's compact view of its splits (a few rows, opening the
+    dataset's viewer page; hidden until it does: without the script, nothing shows)."""
+    if not splits:
+        return ""
+    page = f"{VIEWER_PAGES}/{get_source(splits[0]['dataset']).folder.name}.html"
+    return f'<div class="atlas-viewer atlas-viewer-compact" data-viewer-page="{esc(page)}" hidden></div>'
 
 
 def _encode_within_budget(chosen: list[_Chosen], fits: int, budget: int | None) -> tuple[list[_Chosen], str]:

@@ -2,7 +2,11 @@
 
 Each dataset declares its own (``viewer_rows`` and ``viewer_queries`` of its
 :class:`~utils.sources.DatasetSource`, written in its folder's ``viewer.py``); this module applies
-them and adds the queries every split gets.
+them and adds the queries every split gets. Other hooks are found by convention in the folder's
+``viewer.py`` module, with no field of the declaration: ``IDENTIFYING`` (per level, the columns
+that name a row, shown first), ``SINGLE_LABELS`` (label columns holding one label per row, shown
+and queried as a value, not a list) and ``row_texts(dialogue)`` (texts that identify a dialogue
+row: a question, a message and its response; by default the first turn).
 
 Example queries read the tables ``dialogues``, ``turns`` and ``evidence`` the SQL console holds;
 label columns holding lists are unnested. A query is offered only when the columns it reads are
@@ -11,7 +15,10 @@ present in the split.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Any
 
 import pandas as pd
 
@@ -38,6 +45,43 @@ COMMON_QUERIES: tuple[Query, ...] = (
 # -- dispatch ---------------------------------------------------------------------------------------
 
 
+def viewer_hooks(dataset: str) -> ModuleType | None:
+    """The ``viewer.py`` module of the dataset's folder (``None``: it has none)."""
+    folder = get_source(dataset).folder
+    try:
+        return importlib.import_module(f"utils.datasets.{folder.name}.viewer")
+    except ModuleNotFoundError as error:
+        if error.name != f"utils.datasets.{folder.name}.viewer":
+            raise
+        return None
+
+
+def _hook(dataset: str, name: str, default: Any) -> Any:
+    return getattr(viewer_hooks(dataset), name, default)
+
+
+def first_turn(dialogue: Dialogue) -> dict[str, str | None]:
+    """The default identifying text of a dialogue row: its first turn with any text."""
+    return {"first turn": next((turn.text for turn in dialogue.turns if turn.text.strip()), None)}
+
+
+def row_texts(dataset: str) -> Callable[[Dialogue], Mapping[str, str | None]]:
+    """The dataset's ``row_texts`` hook, else :func:`first_turn`."""
+    return _hook(dataset, "row_texts", first_turn)
+
+
+def identifying(dataset: str) -> dict[str, list[str]]:
+    """Per level, the columns that name a row (the dataset's ``IDENTIFYING``; by default the row
+    texts of :func:`first_turn` and the topic)."""
+    declared = _hook(dataset, "IDENTIFYING", {"dialogues": ("topic", "first turn")})
+    return {level: list(names) for level, names in declared.items()}
+
+
+def single_labels(dataset: str) -> tuple[str, ...]:
+    """Label columns of the dataset that hold one label per row (its ``SINGLE_LABELS``)."""
+    return tuple(_hook(dataset, "SINGLE_LABELS", ()))
+
+
 def dataset_rows(dataset: str, dialogues: Sequence[Dialogue], rows: SplitRows) -> SplitRows:
     """The split's rows as the dataset shows them (unchanged when it has no grouping of its own)."""
     hook = get_source(dataset).viewer_rows
@@ -59,4 +103,13 @@ def _columns(frame: pd.DataFrame) -> list[str]:
     return [name for name in frame.columns if frame[name].notna().any()]
 
 
-__all__ = ["COMMON_QUERIES", "dataset_rows", "example_queries"]
+__all__ = [
+    "COMMON_QUERIES",
+    "dataset_rows",
+    "example_queries",
+    "first_turn",
+    "identifying",
+    "row_texts",
+    "single_labels",
+    "viewer_hooks",
+]

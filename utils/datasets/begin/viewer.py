@@ -1,22 +1,38 @@
-"""What BEGIN adds to the book's data viewer (:mod:`utils.viewer`): example SQL."""
+"""What BEGIN adds to the book's data viewer (:mod:`utils.viewer`): the message and the response that
+name a row, its labels as single values, and example SQL. (Hooks found by name: see
+:mod:`utils.render.viewer_fields`.)"""
 
 from __future__ import annotations
 
+from ...records import Dialogue
 from ...viewer import Query
+from .parser import message, response_turn
+
+#: A row is known by the message and the response, then the model and its label.
+IDENTIFYING = {
+    "dialogues": ("message", "response", "model", "attribution label (BEGIN)"),
+    "turns": ("model", "role", "text", "BEGIN"),
+}
+#: Each response has one label, one model and one benchmark.
+SINGLE_LABELS = ("attribution label (BEGIN)", "model", "benchmark", "BEGIN")
+
+
+def row_texts(dialogue: Dialogue) -> dict[str, str | None]:
+    """The message answered (none for a response without one) and the response."""
+    return {"message": message(dialogue) or None, "response": response_turn(dialogue).text}
 
 QUERIES: tuple[Query, ...] = (
     (
         "Attribution labels by model",
-        "SELECT speaker AS model, label, count(*) AS responses\n"
-        "FROM (SELECT speaker, unnest(BEGIN) AS label FROM turns WHERE role = 'wizard')\n"
+        "SELECT model, BEGIN AS label, count(*) AS responses\nFROM turns WHERE role = 'wizard'\n"
         "GROUP BY model, label ORDER BY model, responses DESC",
-        ("turns.speaker", "turns.BEGIN"),
+        ("turns.model", "turns.BEGIN"),
     ),
     (
         "Responses labelled Generic, with their message",
         "SELECT r.\"dialogue id\", m.text AS message, r.text AS response\n"
         "FROM turns r JOIN turns m ON m.\"dialogue id\" = r.\"dialogue id\" AND m.role = 'seeker'\n"
-        "WHERE r.role = 'wizard' AND list_contains(r.BEGIN, 'Generic') LIMIT 100",
+        "WHERE r.role = 'wizard' AND r.BEGIN = 'Generic' LIMIT 100",
         ("turns.BEGIN", "turns.text"),
     ),
 )

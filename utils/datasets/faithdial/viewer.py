@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from ...viewer import Query
 
+#: The audit's class of a row is one label. (Hooks found by name: see :mod:`utils.render.viewer_fields`.)
+SINGLE_LABELS = ("BEGIN class of the audit row",)
+
 QUERIES: tuple[Query, ...] = (
     (
         "BEGIN labels as written, by role",

@@ -8,6 +8,12 @@ from collections.abc import Sequence
 from ...records import Dialogue
 from ...viewer import DIALOGUE, SEARCH, Query, SplitRows
 
+#: A dialogue is known by its topic and its first turn. (Hooks found by name: see
+#: :mod:`utils.render.viewer_fields`.)
+IDENTIFYING = {"dialogues": ("topic", "first turn"), "turns": ("topic", "role", "text", "checked_source")}
+#: A wizard turn checks one source (or none), and one knowledge sentence; a KILT turn has one target.
+SINGLE_LABELS = ("no passage used", "checked_source", "knowledge", "target")
+
 
 def kilt_rows(dialogues: Sequence[Dialogue], rows: SplitRows) -> SplitRows:
     """KILT's examples are prefixes of dialogues (one per wizard turn): group them into their dialogues.
@@ -63,13 +69,13 @@ QUERIES: tuple[Query, ...] = (
     (
         "Wizard turns with no knowledge used, by topic",
         "SELECT topic, count(*) AS wizard_turns\nFROM turns\n"
-        "WHERE role = 'wizard' AND list_contains(checked_source, 'no_passages_used')\n"
+        "WHERE role = 'wizard' AND checked_source = 'no_passages_used'\n"
         "GROUP BY topic ORDER BY wizard_turns DESC, topic LIMIT 50",
         ("turns.role", "turns.checked_source"),
     ),
     (
         "Where the wizard's knowledge came from",
-        "SELECT source, count(*) AS wizard_turns\nFROM (SELECT unnest(checked_source) AS source FROM turns)\n"
+        "SELECT checked_source AS source, count(*) AS wizard_turns\nFROM turns WHERE checked_source IS NOT NULL\n"
         "GROUP BY source ORDER BY wizard_turns DESC",
         ("turns.checked_source",),
     ),

@@ -1,0 +1,229 @@
+/* The SQL console's engine: DuckDB-WASM, served by the book, closed to the network, with every split
+ * and level of the dataset as a table <split>_<level> (and the split on screen's levels as
+ * dialogues, turns and evidence). */
+
+/** @typedef {import("./data.js").LevelData} LevelData */
+/** @typedef {{db: any, conn: any}} Engine */
+
+/* Run once DuckDB connects, before any table is made or any query runs. A query is the reader's (or
+ * a link's) text, so DuckDB must neither reach the network nor read the site's own files: no
+ * extension is installed or loaded on demand (JSON, Parquet, time zones, full-text search would be
+ * fetched from extensions.duckdb.org), no file or URL is read, written, attached or listed
+ * (read_csv, read_text, ATTACH, COPY TO, glob), and the configuration is locked, so that a query
+ * cannot turn any of this back on. The tables are given to DuckDB as Arrow data from this script,
+ * which needs no external access. */
+export const LOCKDOWN = [
+  "SET autoinstall_known_extensions = false",
+  "SET autoload_known_extensions = false",
+  "SET enable_external_access = false",
+  "SET lock_configuration = true",
+];
+
+/* A book built without npm has no DuckDB-WASM (its pages carry a meta tag): the console says so. */
+export const SQL_MISSING = "This book was built without npm, so its SQL console (DuckDB-WASM) is not part of it. " +
+  "To have it, install Node.js and npm (make system-deps) and build the book again.";
+
+/** @returns {boolean} */
+export function sqlConsoleMissing() {
+  return document.querySelector('meta[name="atlas-sql-console"][content="missing"]') !== null;
+}
+
+/**
+ * A name as an SQL identifier.
+ * @param {string} name
+ * @returns {string}
+ */
+export function sqlName(name) {
+  return '"' + String(name).replace(/"/g, '""') + '"';
+}
+
+/**
+ * The table of a split's level: <split>_<level>, the split's name with anything but letters, digits
+ * and "_" as "_" (valid_seen_dialogues, test_turns).
+ * @param {string} split
+ * @param {string} level
+ * @returns {string}
+ */
+export function tableName(split, level) {
+  return (split.replace(/[^A-Za-z0-9_]/g, "_") + "_" + level).toLowerCase();
+}
+
+/**
+ * The tables a query names, of ``known`` (whole words, case aside): only these are loaded.
+ * @param {string} sql
+ * @param {string[]} known
+ * @returns {string[]}
+ */
+export function tablesNamed(sql, known) {
+  const words = new Set((sql.toLowerCase().match(/[a-z0-9_]+/g) || []));
+  return known.filter((name) => words.has(name.toLowerCase()));
+}
+
+/**
+ * True when every value of a number column is a whole number a 64-bit float holds exactly: the
+ * column is then given to DuckDB as integers (a count stays a count, SUM is an integer).
+ * @param {ArrayLike<unknown>} values
+ * @returns {boolean}
+ */
+export function wholeNumbers(values) {
+  for (let k = 0; k < values.length; k += 1) {
+    const v = values[k];
+    if (typeof v !== "number" || !Number.isSafeInteger(v)) { return false; }
+  }
+  return true;
+}
+
+/**
+ * A value of a query's result as plain JavaScript: a 64-bit integer as a number (as a string past
+ * 2^53, so that no digit is lost), a list as an array.
+ * @param {any} value
+ * @returns {any}
+ */
+export function plainValue(value) {
+  if (typeof value === "bigint") {
+    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(-Number.MAX_SAFE_INTEGER) ? Number(value) : String(value);
+  }
+  if (value && typeof value.toArray === "function") {
+    return Array.from(value.toArray()).map(plainValue);
+  }
+  if (value && typeof value === "object" && typeof value.toJSON === "function") {
+    // a 128-bit integer (DuckDB's sum of integers) comes as an object writing its digits as JSON text
+    const json = value.toJSON();
+    return typeof json === "string" ? wholeNumber(json.replace(/^"|"$/g, "")) : json;
+  }
+  return value;
+}
+
+/**
+ * Digits as a number where a double holds them exactly, else the digits (any other text as it is).
+ * @param {string} text
+ * @returns {number | string}
+ */
+export function wholeNumber(text) {
+  if (!/^-?\d+$/.test(text)) {
+    return text;
+  }
+  const number = Number(text);
+  return Number.isSafeInteger(number) ? number : text;
+}
+
+/**
+ * @param {string} url
+ * @returns {Promise<void>}
+ */
+function loadScript(url) {
+  return new Promise((resolve, reject) => {
+    const element = document.createElement("script");
+    element.src = url;
+    element.onload = () => resolve();
+    element.onerror = () => { reject(new Error("could not load " + url)); };
+    document.head.appendChild(element);
+  });
+}
+
+/** @type {Promise<Engine> | null} */
+let duck = null;
+
+/**
+ * DuckDB, started once and closed (LOCKDOWN) before anything else runs.
+ * @param {string} siteRoot
+ * @returns {Promise<Engine>}
+ */
+export function loadDuckDB(siteRoot) {
+  if (duck) {
+    return duck;
+  }
+  const base = siteRoot + "_static/vendor/duckdb/";
+  const page = /** @type {any} */ (window);
+  // Arrow's bundle defines the global Arrow, unless an AMD loader on the page takes it: hide that loader.
+  const define = page.define;
+  page.define = undefined;
+  const started = loadScript(base + "Arrow.es2015.min.js").then(() => {
+    page.define = define;
+    return import(base + "duckdb-browser.mjs");
+  }).then((duckdb) => {
+    const worker = new Worker(base + "duckdb-browser-eh.worker.js");
+    const db = new duckdb.AsyncDuckDB(new duckdb.VoidLogger(), worker);
+    return db.instantiate(base + "duckdb-eh.wasm").then(() => db.connect()).then((/** @type {any} */ conn) => {
+      // closed before any table is made or any query runs (see LOCKDOWN)
+      let closing = Promise.resolve();
+      LOCKDOWN.forEach((sql) => { closing = closing.then(() => conn.query(sql)); });
+      return closing.then(() => ({ db, conn }));
+    });
+  });
+  duck = started;
+  started.catch(() => { duck = null; page.define = define; });
+  return started;
+}
+
+/**
+ * A level as a DuckDB view named ``name``. DuckDB gets what the grid holds, as it holds it: a table
+ * of the columns' codes (integers) and per column a table of its distinct values; the view joins
+ * them, so a text shown at many rows is stored once there too. Returns the columns left out (lazy).
+ * @param {Engine} engine
+ * @param {LevelData} data
+ * @param {string} name
+ * @returns {Promise<string[]>}
+ */
+export function createLevelView(engine, data, name) {
+  const Arrow = /** @type {any} */ (window).Arrow;
+  const prefix = "_" + name;
+  const statements = ["DROP VIEW IF EXISTS " + sqlName(name), "DROP TABLE IF EXISTS " + sqlName(name)];
+  /** @type {Array<[any, string]>} */
+  const inserts = [];
+  /** @type {Record<string, any>} */
+  const codes = {};
+  /** @type {string[]} */
+  const selects = [];
+  /** @type {string[]} */
+  const joins = [];
+  /** @type {string[]} */
+  const leftOut = [];
+  data.info.columns.forEach((info, k) => {
+    const column = data.columns[info.name];
+    if (info.kind === "hidden" || column.size === 0) {
+      return; // a column with no value at all (a label no row of this split carries) is not offered
+    }
+    if (column.lazy || !column.dict) {
+      leftOut.push(data.level + "." + info.name);
+      return;
+    }
+    codes["c" + k] = Arrow.makeVector(column.codes);
+    const type = info.stored === "number" ? (wholeNumbers(column.dict) ? new Arrow.Int64() : new Arrow.Float64())
+      : info.stored === "labels" ? new Arrow.List(new Arrow.Field("item", new Arrow.Utf8(), true)) : new Arrow.Utf8();
+    const values = type instanceof Arrow.Int64 ? column.dict.map((v) => BigInt(/** @type {number} */ (v))) : column.dict;
+    const positions = new Int32Array(column.size);
+    for (let p = 0; p < column.size; p += 1) { positions[p] = p; }
+    const table = prefix + "_" + k;
+    statements.push("DROP TABLE IF EXISTS " + sqlName(table));
+    inserts.push([new Arrow.Table({ code: Arrow.makeVector(positions), value: Arrow.vectorFromArray(values, type) }), table]);
+    selects.push("d" + k + ".value AS " + sqlName(info.name));
+    joins.push(" LEFT JOIN " + sqlName(table) + " d" + k + " ON d" + k + ".code = c.c" + k);
+  });
+  statements.push("DROP TABLE IF EXISTS " + sqlName(prefix));
+  inserts.push([new Arrow.Table(codes), prefix]);
+  let run = Promise.resolve();
+  statements.forEach((sql) => { run = run.then(() => engine.conn.query(sql)); });
+  inserts.forEach((pair) => {
+    run = run.then(() => engine.conn.insertArrowTable(pair[0], { name: pair[1] }));
+  });
+  return run.then(() => engine.conn.query("CREATE VIEW " + sqlName(name) + " AS SELECT " + selects.join(", ") + " FROM " +
+    sqlName(prefix) + " c" + joins.join(""))).then(() => leftOut);
+}
+
+/**
+ * @typedef {object} Result
+ * @property {string[]} names
+ * @property {any[][]} rows
+ */
+
+/**
+ * A query's result as column names and rows of plain values.
+ * @param {any} result an Arrow table
+ * @returns {Result}
+ */
+export function resultRows(result) {
+  const names = result.schema.fields.map((/** @type {{name: string}} */ field) => field.name);
+  const rows = result.toArray().map((/** @type {any} */ row) => names.map((/** @type {string} */ name) => plainValue(row[name])));
+  return { names, rows };
+}

@@ -1,0 +1,31 @@
+// The view in the URL (book/_static/viewer/url-state.js): what a link holds comes back.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { SEARCH_CAP } from "../../book/_static/viewer/text.js";
+import { fullState, readHash, writeHash } from "../../book/_static/viewer/url-state.js";
+
+test("a view written to the hash reads back the same", () => {
+  const state = fullState({ split: "wow/valid_seen", level: "turns", q: 'jazz "a b"', sort: "turn", desc: true, page: 3,
+    row: "train/0", sql: "SELECT 1 + 1" });
+  state.facets.role = ["wizard", "seeker"];
+  state.ranges.turn = [2, null];
+  const hash = writeHash(state);
+  assert.ok(hash.startsWith("#viewer=wow/valid_seen&level=turns"), hash);
+  const back = readHash(hash);
+  assert.ok(back);
+  assert.deepEqual({ ...back, facets: { ...back.facets }, ranges: { ...back.ranges } },
+    { ...state, facets: { role: ["wizard", "seeker"] }, ranges: { turn: [2, null] } });
+});
+
+test("crafted links: unknown levels, prototype names, long searches", () => {
+  const state = readHash("#viewer=x/y&level=__proto__&f=__proto__=1&f=constructor=2&r=toString=1~2&q=" + "w%20".repeat(500));
+  assert.ok(state);
+  assert.equal(state.level, "dialogues");
+  assert.equal(Object.getPrototypeOf(state.facets), null);
+  assert.deepEqual(state.facets.__proto__, ["1"]);
+  assert.deepEqual(state.ranges.toString, [1, 2]);
+  assert.equal(state.q.length, SEARCH_CAP);
+  assert.equal(state.searchCut, true);
+  assert.equal(readHash("#wow/train/0"), null);
+});
