@@ -39,11 +39,24 @@ def _cached(path: Path) -> list:
     return _cache.rebuild_dialogues(tables, 0, tables.dialogues.num_rows)
 
 
+def _stored_evidence(tables: _cache.CachedTables) -> list[tuple]:
+    """Each evidence row as stored: id, origin, selected and its passage's text, title and meta (JSON text)."""
+    passages = [tables.passages.column(name).to_pylist() for name in ("text", "title", "meta")]
+    columns = [tables.evidence.column(name).to_pylist() for name in ("id", "origin", "selected", "passage")]
+    rows = zip(*columns, strict=True)
+    return [(*row[:3], *(column[row[3]] for column in passages)) for row in rows]
+
+
 def _same_as_parse(path: Path) -> None:
     expected = list(jwhr.parse(path, split="answered"))
     assert _typed_count(path) == len(expected), "the typed path handed the file over"
-    assert list(jwhr.parse_columns(path, split="answered")) == expected
     assert _cached(path) == expected
+    # and the very texts the cache stores (the SQL console shows them): each reference is its own
+    # passage row on the typed path, where the record path's build shares repeated ones
+    by_parse = _cache.build_in_memory(jwhr.parse(path, split="answered"))
+    typed = _cache.build_in_memory(jwhr.parse_columns(path, split="answered"))
+    assert typed.dialogues.equals(by_parse.dialogues) and typed.turns.equals(by_parse.turns)
+    assert _stored_evidence(typed) == _stored_evidence(by_parse)
 
 
 def test_the_loader_builds_with_the_typed_path() -> None:
