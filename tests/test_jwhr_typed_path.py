@@ -27,8 +27,8 @@ def _typed_count(path: Path) -> int:
     """How many sessions the typed path reads; ``-line`` where it hands the file over."""
     count = 0
     try:
-        for _ in jwhr._typed_sessions(path, "answered"):
-            count += 1
+        for batch in jwhr._typed_batches(path, "answered"):
+            count += len(batch.dialogues.ids)
     except jwhr._HandOver as handed_over:
         return -handed_over.line_number
     return count

@@ -50,7 +50,7 @@ import numpy as np
 import pyarrow as pa
 from msgspec import UNSET, UnsetType
 
-from ..._cache import EvidenceBatch, PassageTable
+from ..._cache import EvidenceBatch, PassageTable, TurnColumns
 from ...errors import DataError
 from ...formats._io import iter_json_lines, require, require_items
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
@@ -319,68 +319,25 @@ def parse_columns(path: Path, *, split: str) -> Iterator[EvidenceBatch | Dialogu
     the file over to the record path of :func:`parse`, which reads it from that line on and reports
     any fault in the same words, naming the file, line and field.
 
-    The typed sessions reach the cache as :class:`~utils._cache.EvidenceBatch` items: each reference is
-    its own passage row (a session's references are not repeated elsewhere, so the cache's search for
-    repeated passages would find next to none, at a third of a small file's build).
+    The typed sessions reach the cache as columns (:class:`~utils._cache.EvidenceBatch` of
+    :class:`~utils._cache.TurnColumns`), with no Dialogue, Turn or Evidence object made, and each
+    reference its own passage row: a session's references are not repeated elsewhere, so the cache's
+    search for repeated passages would find next to none, at a third of a small file's build.
     """
     path = Path(path)
-    batch: list[Dialogue] = []
-    passages = 0  # passage rows written by earlier batches
-    resume_at = 0
     try:
-        for dialogue in _typed_sessions(path, split):
-            batch.append(dialogue)
-            if len(batch) >= _TYPED_BATCH:
-                columns = _evidence_batch(batch, passages)
-                passages += len(columns.ids)
-                yield columns
-                batch = []
+        yield from _typed_batches(path, split)
     except _HandOver as handed_over:
-        resume_at = handed_over.line_number
-    if batch:
-        yield _evidence_batch(batch, passages)
-    if not resume_at:
-        return
-    for line_number, record in iter_json_lines(path):
-        if line_number >= resume_at:
-            yield _session(record, path=path, line_number=line_number, split=split)
+        for line_number, record in iter_json_lines(path):
+            if line_number >= handed_over.line_number:
+                yield _session(record, path=path, line_number=line_number, split=split)
 
 
-_encode_meta = msgspec.json.Encoder().encode
-
-
-def _evidence_batch(dialogues: list[Dialogue], first_passage: int) -> EvidenceBatch:
-    """The dialogues with their evidence as columns (taken out of their turns), one passage per row.
-
-    The rows' ``meta`` holds strings, integers, booleans, ``None`` and lists of them only: msgspec
-    writes it as the cache's own encoder would (compact, characters as they are).
-    """
-    counts: list[int] = []
-    evidence: list[Evidence] = []
-    for dialogue in dialogues:
-        for turn in dialogue.turns:
-            counts.append(len(turn.evidence))
-            evidence += turn.evidence
-            turn.evidence = []
-    metas = pa.array([_encode_meta(item.meta) for item in evidence], pa.binary()).view(pa.string())
-    return EvidenceBatch(
-        dialogues=dialogues,
-        counts=counts,
-        ids=pa.array([item.id for item in evidence], pa.string()),
-        passage=pa.array(np.arange(first_passage, first_passage + len(evidence), dtype=np.int32)),
-        origin=pa.array([item.origin for item in evidence], pa.string()),
-        selected=pa.array([item.selected for item in evidence], pa.bool_()),
-        passages=PassageTable(
-            pa.array([item.text for item in evidence], pa.string()),
-            pa.array([item.title for item in evidence], pa.string()),
-            metas,
-        ),
-    )
-
-
-def _typed_sessions(path: Path, split: str) -> Iterator[Dialogue]:
-    """Each session of the file, decoded and checked by msgspec; :class:`_HandOver` at the first line
-    this does not take."""
+def _typed_batches(path: Path, split: str) -> Iterator[EvidenceBatch]:
+    """The sessions of the file, decoded and checked by msgspec, as columns; :class:`_HandOver` at the
+    first line this does not take (after the batch of the lines before it)."""
+    columns = _SessionColumns(split)
+    passages = 0  # passage rows written by earlier batches
     with open(path, "rb") as handle:  # split into lines as iter_json_lines does, so numbers agree
         for line_number, raw_line in enumerate(handle, start=1):
             if line_number == 1 and raw_line.startswith(codecs.BOM_UTF8):
@@ -390,46 +347,124 @@ def _typed_sessions(path: Path, split: str) -> Iterator[Dialogue]:
             try:
                 if _SURROGATE_ESCAPE.search(raw_line):
                     raise _Refused
-                dialogue = _typed_session(_DECODE_SESSION(raw_line), line_number, split)
+                columns.add(_DECODE_SESSION(raw_line), line_number)
             except (_Refused, msgspec.MsgspecError, UnicodeError, RecursionError):
-                raise _HandOver(line_number) from None
-            yield dialogue
+                refused = True
+            else:
+                refused = False
+            if refused or len(columns.ids) >= _TYPED_BATCH:
+                if columns.ids:
+                    batch = columns.batch(passages)
+                    passages += len(batch.ids)
+                    yield batch
+                    columns = _SessionColumns(split)
+                if refused:
+                    raise _HandOver(line_number)
+    if columns.ids:
+        yield columns.batch(passages)
 
 
-def _typed_session(record: _TypedSession, line_number: int, split: str) -> Dialogue:
-    """:func:`_session` for a session msgspec has checked the types of (:class:`_Refused` where the
-    record path would refuse it)."""
-    references = record.references
-    count = len(references)
-    answer = record.answer
-    cited_by: dict[int, list[int]] = {}
-    sentences: list[dict[str, Any]] = []
-    if answer is not UNSET:
-        for position, sentence in enumerate(answer.sentences):
-            citations = sentence.citations
-            for citation in citations:
-                if not 0 <= citation < count:
-                    raise _Refused  # the record path names the sentence and the citation
-                cited_by.setdefault(citation, []).append(position)
-            sentences.append({"text": sentence.text, "citations": citations})
-    evidence = [_typed_reference(item, index, count, cited_by.get(index, [])) for index, item in enumerate(references)]
-    seeker = Turn(index=0, role=SEEKER, speaker="question", text=record.question)
-    if answer is not UNSET:
-        text = answer.text
-        raw: dict[str, Any] = {
-            "sentences": sentences,
-            "text_matches_sentences": text == "".join([s["text"] for s in sentences]),
-        }
-        labels = {"citations": [",".join(map(str, s["citations"])) for s in sentences]}
-    else:
-        text, raw, labels = "", {}, {"citations": []}
-    wizard = Turn(index=1, role=WIZARD, speaker="answer", text=text, evidence=evidence, labels=labels, raw=raw)
-    meta: dict[str, Any] = {"id": record.id, "answered": answer is not UNSET, "line": line_number}
-    return Dialogue(id=str(record.id), dataset="jwhr", split=split, turns=[seeker, wizard], meta=meta)
+_encode = msgspec.json.Encoder().encode  # writes what the cache's encoders write, for these values
+_EMPTY = _encode({})
 
 
-def _typed_reference(item: _TypedReference, index: int, count: int, cited_by: list[int]) -> Evidence:
-    """:func:`_reference` for a typed reference; the same ``meta``, its keys in the same order."""
+class _SessionColumns:
+    """A batch of typed sessions as the cache stores them: a session's dialogue row, its two turns
+    (question and answer) and one evidence row and passage per reference, ``meta``, ``labels`` and
+    ``raw`` as JSON text. :meth:`add` takes a session whole or not at all (:class:`_Refused`)."""
+
+    def __init__(self, split: str) -> None:
+        self.split = split
+        self.ids: list[str] = []
+        self.metas: list[bytes] = []
+        self.texts: list[str] = []  # two per session: the question, the answer
+        self.labels: list[bytes] = []
+        self.raws: list[bytes] = []
+        self.counts: list[int] = []  # evidence rows per turn
+        self.evidence_texts: list[str] = []
+        self.titles: list[str | None] = []
+        self.origins: list[str] = []
+        self.selected: list[bool] = []
+        self.evidence_metas: list[bytes] = []
+
+    def add(self, record: _TypedSession, line_number: int) -> None:
+        """:func:`_session` for a session msgspec has checked the types of (:class:`_Refused` where the
+        record path would refuse it)."""
+        references = record.references
+        count = len(references)
+        answer = record.answer
+        cited_by: dict[int, list[int]] = {}
+        sentences: list[dict[str, Any]] = []
+        if answer is not UNSET:
+            for position, sentence in enumerate(answer.sentences):
+                citations = sentence.citations
+                for citation in citations:
+                    if not 0 <= citation < count:
+                        raise _Refused  # the record path names the sentence and the citation
+                    cited_by.setdefault(citation, []).append(position)
+                sentences.append({"text": sentence.text, "citations": citations})
+        rows = [_typed_reference(item, index, count, cited_by.get(index, [])) for index, item in enumerate(references)]
+        if answer is not UNSET:
+            text = answer.text
+            matches = text == "".join([s["text"] for s in sentences])
+            raw = _encode({"sentences": sentences, "text_matches_sentences": matches})
+            labels = _encode({"citations": [",".join(map(str, s["citations"])) for s in sentences]})
+        else:
+            text, raw, labels = "", _EMPTY, _encode({"citations": []})
+        self.ids.append(str(record.id))
+        self.metas.append(_encode({"id": record.id, "answered": answer is not UNSET, "line": line_number}))
+        self.texts += (record.question, text)
+        self.labels += (_EMPTY, labels)
+        self.raws += (_EMPTY, raw)
+        self.counts += (0, count)
+        for evidence_text, title, origin, meta in rows:
+            self.evidence_texts.append(evidence_text)
+            self.titles.append(title)
+            self.origins.append(origin)
+            self.selected.append(bool(meta["cited_by"]))
+            self.evidence_metas.append(_encode(meta))
+
+    def batch(self, first_passage: int) -> EvidenceBatch:
+        """The batch's columns, its passages numbered from ``first_passage``."""
+        sessions, rows = len(self.ids), len(self.origins)
+        return EvidenceBatch(
+            dialogues=TurnColumns(
+                ids=self.ids,
+                datasets=["jwhr"] * sessions,
+                splits=[self.split] * sessions,
+                topics=[None] * sessions,
+                metas=_text_column(self.metas),
+                turn_counts=[2] * sessions,
+                turn_index=np.tile(np.array([0, 1], dtype=np.int32), sessions),
+                roles=[SEEKER, WIZARD] * sessions,
+                speakers=["question", "answer"] * sessions,
+                texts=self.texts,
+                labels=_text_column(self.labels),
+                raws=_text_column(self.raws),
+            ),
+            counts=self.counts,
+            ids=pa.array([str(index) for count in self.counts for index in range(count)], pa.string()),
+            passage=pa.array(np.arange(first_passage, first_passage + rows, dtype=np.int32)),
+            origin=pa.array(self.origins, pa.string()),
+            selected=pa.array(self.selected, pa.bool_()),
+            passages=PassageTable(
+                pa.array(self.evidence_texts, pa.string()),
+                pa.array(self.titles, pa.string()),
+                _text_column(self.evidence_metas),
+            ),
+        )
+
+
+def _text_column(texts: list[bytes]) -> pa.Array:
+    """JSON texts (UTF-8 by construction: msgspec refuses lone surrogates) as a string column."""
+    return pa.array(texts, pa.binary()).view(pa.string())
+
+
+def _typed_reference(
+    item: _TypedReference, index: int, count: int, cited_by: list[int]
+) -> tuple[str, str | None, str, dict[str, Any]]:
+    """:func:`_reference` for a typed reference: its text, title, origin and ``meta`` (the same keys
+    in the same order)."""
     search, link = item.search, item.link
     meta: dict[str, Any] = {"index": index}
     if search is not UNSET and link is UNSET:
@@ -471,7 +506,7 @@ def _typed_reference(item: _TypedReference, index: int, count: int, cited_by: li
         meta["content"] = NO_PAGE
         meta["page_missing"] = True
     meta["cited_by"] = cited_by
-    return Evidence(id=str(index), text=text, title=title, origin=origin, selected=bool(cited_by), meta=meta)
+    return text, title, origin, meta
 
 
 # -- reading a parsed session back ---------------------------------------------------------------
