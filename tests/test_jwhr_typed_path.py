@@ -57,6 +57,7 @@ def _same_as_parse(path: Path) -> None:
     typed = _cache.build_in_memory(jwhr.parse_columns(path, split="answered"))
     assert typed.dialogues.equals(by_parse.dialogues) and typed.turns.equals(by_parse.turns)
     assert _stored_evidence(typed) == _stored_evidence(by_parse)
+    assert typed.raw.column().equals(by_parse.raw.column())
 
 
 def test_the_loader_builds_with_the_typed_path() -> None:
