@@ -556,9 +556,38 @@ def _faithdial_fast_path_agrees(payload: bytes) -> None:
         OUTCOMES[("faithdial fast path", "agreed")] += 1
 
 
-#: The JSON-list datasets whose loader builds the cache through a columnar fast path: each one's check
-#: that the fast path gives parse's dialogues, and refuses or declines exactly the files parse refuses.
-FAST_PATH_AGREES = {"wow": _wow_fast_path_agrees, "faithdial": _faithdial_fast_path_agrees}
+def _jwhr_fast_path_agrees(payload: bytes) -> None:
+    """JWHR's typed path (what the loader builds the cache with) refuses what parse refuses, with the
+    same message, and otherwise stores exactly the dialogues parse gives."""
+    from utils import _cache
+    from utils.datasets.jwhr import parser as jwhr
+
+    with tempfile.TemporaryDirectory(prefix="atlas-fuzz-") as scratch:
+        path = Path(scratch) / "answered.jsonl"
+        path.write_bytes(payload)
+        with hard_timeout(HARD_TIMEOUT):
+            try:
+                expected: list | str = list(jwhr.parse(path, split="answered"))
+            except DataError as exc:
+                expected = str(exc)
+            try:
+                tables = _cache.build_in_memory(jwhr.parse_columns(path, split="answered"))
+            except DataError as exc:
+                assert str(exc) == expected
+                OUTCOMES[("jwhr fast path", "refused alike")] += 1
+                return
+        assert not isinstance(expected, str), "the fast path accepted a file parse refuses"
+        assert _cache.rebuild_dialogues(tables, 0, tables.dialogues.num_rows) == expected
+        OUTCOMES[("jwhr fast path", "agreed")] += 1
+
+
+#: The datasets whose loader builds the cache through a fast path: each one's check that the fast path
+#: gives parse's dialogues, and refuses or declines exactly the files parse refuses.
+FAST_PATH_AGREES = {
+    "wow": _wow_fast_path_agrees,
+    "faithdial": _faithdial_fast_path_agrees,
+    "jwhr": _jwhr_fast_path_agrees,
+}
 
 
 @FUZZ
@@ -566,7 +595,7 @@ FAST_PATH_AGREES = {"wow": _wow_fast_path_agrees, "faithdial": _faithdial_fast_p
 @given(data=st.data())
 def test_fast_path_agrees_with_parse(dataset: str, data: st.DataObject) -> None:
     relative, _ = data.draw(seeds(TARGETS[dataset]))
-    payload = data.draw(mutated_json_file(relative, "json-list"))
+    payload = data.draw(mutated_json_file(relative, TARGETS[dataset].kind))
     if data.draw(st.booleans()):
         payload = data.draw(byte_damage(payload))
     FAST_PATH_AGREES[dataset](payload)

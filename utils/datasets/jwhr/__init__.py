@@ -49,6 +49,7 @@ JWHR = DatasetSource(
     citation_key="oda2023jwhr",
     folder=Path(__file__).parent,
     parse=parser.parse,
+    parse_columns=parser.parse_columns,
     parser_version=parser.PARSER_VERSION,
     render=render.render,
     search_text=render.search_text,
