@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .config import data_dir
 from .errors import AtlasError, DataError, DataUnavailableError, DownloadError, UnknownNameError
-from .loading import CacheWarning, DemoDataWarning, LoadedSplit, Provenance, data_status, load
+from .loading import CacheWarning, DemoDataWarning, LoadedSplit, Provenance, check_ids, data_status, load
 from .records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from .reported import reported
 from .sources import dataset_names, get_source, registry, split_names
@@ -40,6 +40,7 @@ __all__ = [
     "Provenance",
     "Turn",
     "UnknownNameError",
+    "check_ids",
     "data_dir",
     "data_status",
     "dataset_names",

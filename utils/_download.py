@@ -71,8 +71,8 @@ from filelock import FileLock, Timeout
 
 from . import config
 from ._cache import describe_os_error
+from .declaration import SourceFile
 from .errors import DataUnavailableError, DownloadError
-from .sources import SourceFile
 
 #: Seconds without any data after which a download is abandoned (``$ATLAS_DOWNLOAD_TIMEOUT``).
 TIMEOUT_ENV = "ATLAS_DOWNLOAD_TIMEOUT"

@@ -414,7 +414,7 @@ def _turn_renderables(dataset: str, turn: Turn, evidence_limit: int | None) -> l
     header.append(f" · {shown_text(turn.speaker)}", style="dim")
     parts: list[Any] = [header, Padding(Text(shown_text(turn.text or "(empty)")), (0, 0, 0, 4), expand=False)]
     for key, values in turn.labels.items():
-        shown = shown_text(", ".join(str(v) for v in _label_values(dataset, key, values)))
+        shown = shown_text(", ".join(str(v) for v in _label_values(get_source(dataset), key, values)))
         parts.append(
             Padding(Text.assemble(("label ", "dim"), (clean(key), "bold"), f": {shown}"), (0, 0, 0, 4), expand=False)
         )

@@ -9,10 +9,15 @@ Every original field that the common fields do not cover stays reachable in ``ra
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+
+if TYPE_CHECKING:
+    from .loading import LoadedSplit
 
 #: The person asking, learning or searching: WoW apprentice, FaithDial seeker, WISE user, JWHR
 #: question.
@@ -126,3 +131,57 @@ RECORD_SCHEMA = pa.schema(
         ),
     ]
 )
+
+
+def export_records(split: LoadedSplit, *, parquet: bool = False) -> Iterator[dict[str, Any]]:
+    """The split's dialogues as records of :data:`~utils.records.RECORD_SCHEMA`; with
+    ``parquet``, ``meta`` fields as JSON text and labels as a list of ``{name, values}``."""
+    provenance = split.provenance
+    source = {
+        "kind": provenance.kind,
+        "checksum": provenance.checksum,
+        "source": str(provenance.path),
+        "size_bytes": provenance.size_bytes,
+        "dialogues": provenance.dialogues,
+        "turns": provenance.turns,
+    }
+
+    def meta(value: dict[str, Any]) -> Any:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True) if parquet else value
+
+    def labels(value: dict[str, list[str]]) -> Any:
+        if parquet:
+            return [{"name": key, "values": list(values)} for key, values in value.items()]
+        return {key: list(values) for key, values in value.items()}
+
+    for index, dialogue in enumerate(split):
+        yield {
+            "dataset": split.dataset,
+            "split": split.split,
+            "index": index,
+            "id": str(dialogue.id),
+            "topic": dialogue.topic,
+            "meta": meta(dialogue.meta),
+            "turns": [
+                {
+                    "index": turn.index,
+                    "role": turn.role,
+                    "speaker": turn.speaker,
+                    "text": turn.text,
+                    "labels": labels(turn.labels),
+                    "evidence": [
+                        {
+                            "id": item.id,
+                            "title": item.title,
+                            "origin": item.origin,
+                            "text": item.text,
+                            "selected": item.selected,
+                            "meta": meta(item.meta),
+                        }
+                        for item in turn.evidence
+                    ],
+                }
+                for turn in dialogue.turns
+            ],
+            "provenance": source,
+        }

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .errors import UnknownNameError
-from .sources import registry
 
 
 @dataclass(frozen=True)
@@ -61,6 +60,9 @@ def number(
 
 def all_reported() -> tuple[Reported, ...]:
     """Every reported number of every declared dataset (each dataset's ``reported.py``)."""
+    # Asked of the registry when called: each dataset folder's ``reported.py`` imports this module.
+    from .sources import registry
+
     return tuple(item for source in registry().values() for item in source.reported)
 
 
@@ -103,6 +105,8 @@ QUANTITY_LABELS = {"turns_per_dialogue": "turns per dialogue"}
 
 def quantity_label(name: str) -> str:
     """``name`` as the tables show it (``turns_per_dialogue`` reads "turns per dialogue")."""
+    from .sources import registry  # see all_reported
+
     for source in registry().values():
         if name in source.quantity_labels:
             return source.quantity_labels[name]

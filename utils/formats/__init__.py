@@ -25,9 +25,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..records import Dialogue
-from ..sources import get_source
 
 
 def parse_file(dataset: str, path: str | Path, split: str) -> Iterator[Dialogue]:
     """Parse one original file of ``dataset`` directly, without the loader or the cache."""
+    from ..sources import get_source  # the registry imports the parsers, which import this package
+
     return get_source(dataset).parse(Path(path), split=split)

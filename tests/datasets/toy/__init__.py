@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from utils.sources import DatasetProfile, DatasetSource, SourceFile
+from utils.declaration import DatasetProfile, DatasetSource, SourceFile
 
 from . import parser, render
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...sources import DatasetProfile, DatasetSource, SourceFile
+from ...declaration import DatasetProfile, DatasetSource, SourceFile
 from . import card, explorer, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 

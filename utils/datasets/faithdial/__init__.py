@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ...sources import DatasetProfile, DatasetSource, SourceFile, hub_file
+from ...declaration import DatasetProfile, DatasetSource, SourceFile, hub_file
 from . import audit_parser, card, explorer, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 

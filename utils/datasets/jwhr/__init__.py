@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...sources import DatasetProfile, DatasetSource, RecordIds, hub_file
+from ...declaration import DatasetProfile, DatasetSource, RecordIds, hub_file
 from . import card, explorer, parser, render, viewer
 from .reported import REPORTED
 

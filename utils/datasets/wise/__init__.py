@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...sources import DatasetProfile, DatasetSource, RecordIds, SourceFile
+from ...declaration import DatasetProfile, DatasetSource, RecordIds, SourceFile
 from . import card, explorer, parser, render, viewer
 from .reported import REPORTED
 

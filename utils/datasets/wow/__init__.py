@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...sources import Archive, DatasetProfile, DatasetSource, RecordIds, SourceFile
+from ...declaration import Archive, DatasetProfile, DatasetSource, RecordIds, SourceFile
 from . import card, explorer, kilt_parser, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
