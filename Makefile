@@ -101,6 +101,7 @@ lab: env
 
 lint: env
 	$(BIN)/ruff check utils benchmarks tests notebooks grounded_dialogue_atlas.py
+	$(BIN)/mypy
 
 ## Long property-based fuzzing profile (thousands of cases per format).
 fuzz: env

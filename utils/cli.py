@@ -195,7 +195,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     if problem:
         console.print(_text(f"{problem[0].upper()}{problem[1:]}.", "bold red"))
     rows = []
-    for row in frame.itertuples(index=False):
+    status_rows: Iterable[Any] = frame.itertuples(index=False)  # data_status's columns
+    for row in status_rows:
         path = Path(row.path)
         with contextlib.suppress(ValueError):
             path = path.relative_to(data_directory)

@@ -10,6 +10,17 @@ nothing else in the package names a dataset. This module imports nothing of the 
 records' own layer (errors, text): the registry imports it, never the other way round.
 
 The data directory layout (the ``path`` of each file) is documented in ``book/data.md``.
+
+What a folder declares, and with what:
+
+- :class:`DatasetSource` (the dataset), with :class:`SourceFile` per official file (:func:`hub_file`
+  for a file of a Hugging Face Hub repository at one commit, :data:`HUB`; an :class:`Archive` for
+  files shipped in one archive), :class:`RecordIds` (which field is a record's id) and
+  :class:`DatasetProfile` (its column in the cross-dataset chapter);
+- :class:`CardFormat` and :class:`CardField`: each original format's typed fields and label
+  vocabularies (the Croissant card's record sets), with the field types :data:`TEXT`,
+  :data:`INTEGER`, :data:`FLOAT`, :data:`BOOLEAN` and the encodings :data:`CSV`, :data:`TSV`,
+  :data:`JSON`, :data:`JSON_LINES`, :data:`TAR`.
 """
 
 from __future__ import annotations
@@ -24,6 +35,27 @@ from .text import LANGUAGE_CODES
 if TYPE_CHECKING:
     from .records import Dialogue
     from .reported import Reported
+
+__all__ = [
+    "BOOLEAN",
+    "CSV",
+    "FLOAT",
+    "HUB",
+    "INTEGER",
+    "JSON",
+    "JSON_LINES",
+    "TAR",
+    "TEXT",
+    "TSV",
+    "Archive",
+    "CardField",
+    "CardFormat",
+    "DatasetProfile",
+    "DatasetSource",
+    "RecordIds",
+    "SourceFile",
+    "hub_file",
+]
 
 HUB = "https://huggingface.co/datasets"
 

@@ -35,6 +35,8 @@ class Evidence:
     (for example ``"Science fiction#0"`` for WoW or ``"3251-8"`` for a WISE passage). ``origin``
     names the channel it arrived through (``"topic"``, ``"retrieved:seeker"``, ``"knowledge"``,
     ``"passage"``, ``"quote"``, ...). ``selected`` marks the piece the speaker chose or cited.
+
+    A parser builds one as ``Evidence(id, text, title=None, origin="", selected=False, meta={})``.
     """
 
     id: str
@@ -47,7 +49,12 @@ class Evidence:
 
 @dataclass(slots=True)
 class Turn:
-    """One utterance, with the evidence shown to its speaker and its labels."""
+    """One utterance, with the evidence shown to its speaker and its labels.
+
+    A parser builds one as ``Turn(index, role, speaker, text, evidence=[], labels={}, raw={})``:
+    ``role`` is :data:`SEEKER` or :data:`WIZARD`, ``speaker`` the original speaker string,
+    ``labels`` maps a label scheme to its values, ``raw`` keeps the original fields not mapped.
+    """
 
     index: int
     role: str
@@ -65,7 +72,10 @@ class Turn:
 
 @dataclass(slots=True)
 class Dialogue:
-    """A conversation or session: ordered turns plus dialogue-level metadata."""
+    """A conversation or session: ordered turns plus dialogue-level metadata.
+
+    A parser builds one as ``Dialogue(id, dataset, split, turns, topic=None, meta={})``.
+    """
 
     id: str
     dataset: str

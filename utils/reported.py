@@ -158,7 +158,8 @@ def _decimals(value: float) -> int:
 
 
 def compare(
-    dataset: str | Sequence[str], computed: Mapping[tuple[str, str], Reproduced] | None = None
+    dataset: str | Sequence[str],
+    computed: Mapping[tuple[str, str], Reproduced] | Mapping[tuple[str, str, str], Reproduced] | None = None,
 ) -> pd.DataFrame:
     """Every number reported for ``dataset`` beside the value computed from data, in one schema.
 
@@ -182,18 +183,19 @@ def compare(
     for name in datasets:
         if name not in known:
             raise UnknownNameError("dataset with reported numbers", name, sorted(known))
-    computed = dict(computed or {})
+    values: dict[tuple[str, ...], Reproduced] = {}
+    values.update((computed or {}).items())
 
     def key(item: Reported) -> tuple[str, ...]:
         return (item.name, item.split) if isinstance(dataset, str) else (item.dataset, item.name, item.split)
 
     items = [item for item in all_reported() if item.dataset in datasets]
-    unmatched = set(computed) - {key(item) for item in items}
+    unmatched = set(values) - {key(item) for item in items}
     if unmatched:
         raise KeyError(f"computed values with no reported number: {sorted(unmatched)}")
     rows = []
     for item in items:
-        value = computed.get(key(item))
+        value = values.get(key(item))
         rows.append(
             {
                 "dataset": item.dataset,

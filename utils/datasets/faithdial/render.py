@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ...records import WIZARD, Dialogue, Turn
-from ...render._html import (
+from ...render.html import (
     SafeHTML,
     badge,
     bullet_list,

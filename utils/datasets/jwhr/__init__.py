@@ -7,6 +7,7 @@ The chapter is ``notebooks/jwhr.ipynb``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ...declaration import DatasetProfile, DatasetSource, RecordIds, hub_file
 from . import card, explorer, parser, render, viewer
@@ -25,7 +26,7 @@ ORDER = 40
 REVISION = "02e85c83a64f345aee62fba3a35af99c075a331f"
 _REPOSITORY = "baobab-trees/wikipedia-human-retrieval-ja"
 
-def _reference_label_counts(split: object) -> list[dict[str, object]]:
+def _reference_label_counts(split: Any) -> list[dict[str, object]]:
     # Imported when asked: the statistics module draws figures, which the registry does not need.
     from .stats import reference_label_counts
 

@@ -38,9 +38,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..._cache import EvidenceBatch, PassageTable
 from ...errors import DataError
-from ...formats._io import MAX_JSON_DEPTH, all_of_type, deeper_than, iter_json_list, require, require_items
+from ...formats import (
+    MAX_JSON_DEPTH,
+    EvidenceBatch,
+    PassageTable,
+    all_of_type,
+    deeper_than,
+    iter_json_list,
+    require,
+    require_items,
+)
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 
 PARSER_VERSION = 2
@@ -256,8 +264,8 @@ def _read_dialogue(
                 record=where,
                 field=f"{field}.speaker",
             )
-        passages = _passages(turn.get("retrieved_passages", []), path, where, f"{field}.retrieved_passages")
-        checked.append((turn, role, speaker, text, passages))
+        retrieved = _passages(turn.get("retrieved_passages", []), path, where, f"{field}.retrieved_passages")
+        checked.append((turn, role, speaker, text, retrieved))
     # Walking every record to judge its depth cost a tenth of a full train's first load; the checked
     # fields cannot nest deeper than the layout above, so only a record with other fields is walked.
     unchecked = not _CHECKED_DIALOGUE_KEYS.issuperset(record) or any(
@@ -433,15 +441,15 @@ class _KnowledgeColumns:
             (_ORIGINS.index(passage.origin) for passage in shown), dtype=np.int32, count=len(shown)
         )
         origin = pa.DictionaryArray.from_arrays(pa.array(origin_codes[group], pa.int32()), pa.array(_ORIGINS))
-        selected = np.zeros(row, dtype=np.bool_)
-        selected[selected_rows] = True
+        selected_mask = np.zeros(row, dtype=np.bool_)
+        selected_mask[selected_rows] = True
         return EvidenceBatch(
             dialogues=dialogues,
             counts=counts,
             ids=ids,
             passage=pa.array((starts[group] + sentence).astype(np.int32), pa.int32()),
             origin=origin,
-            selected=pa.array(selected, pa.bool_()),
+            selected=pa.array(selected_mask, pa.bool_()),
             passages=new,
         )
 
