@@ -13,7 +13,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
 #: What `make test` runs (CI's pass without data runs the chapters and the site tests only).
-TESTS ?= tests notebooks
+TESTS ?= tests utils/datasets notebooks
 NPM ?= npm
 #: pyproject.toml's requires-python (tests/test_environment.py keeps the two in step).
 MIN_PYTHON := 3.11

@@ -6,9 +6,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import require_real_file
 
 import utils
+from conftest import require_real_file
 from utils.datasets.faithdial import audit_parser as audit
 from utils.datasets.faithdial.audit_parser import begin_class, normalise_labels
 from utils.errors import DataError

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import require_real_file
 from sklearn.metrics import roc_auc_score
 
 import utils
+from conftest import require_real_file
 from utils.datasets.begin import BEGIN, REVISION, baselines, parser, render, stats
 from utils.datasets.begin.exercises import check_feature_auc
 from utils.errors import DataError
