@@ -13,7 +13,9 @@ The data directory layout (the ``path`` of each file) is documented in ``book/da
 
 What a folder declares, and with what:
 
-- :class:`DatasetSource` (the dataset), with :class:`SourceFile` per official file (:func:`hub_file`
+- :class:`DatasetSource` (the dataset), by concern: its :class:`Loader` (files, parser, label
+  vocabularies) and its :class:`ChapterFacts` (reported numbers, chapter splits); :class:`SourceFile`
+  per official file (:func:`hub_file`
   for a file of a Hugging Face Hub repository at one commit, :data:`HUB`; an :class:`Archive` for
   files shipped in one archive), :class:`RecordIds` (which field is a record's id) and
   :class:`DatasetProfile` (its column in the cross-dataset chapter);
@@ -25,6 +27,8 @@ What a folder declares, and with what:
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,8 +54,10 @@ __all__ = [
     "Archive",
     "CardField",
     "CardFormat",
+    "ChapterFacts",
     "DatasetProfile",
     "DatasetSource",
+    "Loader",
     "RecordIds",
     "SourceFile",
     "hub_file",
@@ -165,13 +171,98 @@ class CardFormat:
 
 
 @dataclass(frozen=True)
-class DatasetSource:
-    """A dataset, declared once in its folder: its official files per split, its parser and renderer,
-    its language, licence, citation, documentation and reported numbers.
+class Loader:
+    """What the loader needs of a dataset: its files, how to parse them, and what its records and
+    labels are (the loader part of a :class:`DatasetSource`, as the Hub's ``Features`` is of a dataset)."""
 
-    Everything else that depends on which datasets exist (the loader, the data status, the explorer,
-    the CLI, the cross-dataset chapter, the benchmark) reads it from :func:`registry`; see "Adding a
-    dataset" in ``book/contributing.md``.
+    #: split name -> official files, tried in order; a ``partial`` file is used only when no
+    #: complete file is present.
+    splits: dict[str, tuple[SourceFile, ...]]
+    #: ``parse(path, *, split) -> Iterator[Dialogue]``: streams one original file, raising
+    #: :class:`~utils.errors.DataError` for a malformed record (see :mod:`utils.formats`)
+    parse: Callable[..., Iterator[Dialogue]]
+    #: bumped whenever the parser's output changes, so cached splits are rebuilt
+    parser_version: int
+    #: the parser's fast path, ``parse_columns(path, *, split)``: Arrow columns instead of one object
+    #: per evidence row; it must give the same dialogues as :attr:`parse` (see :mod:`utils.formats`)
+    parse_columns: Callable[..., Iterator[Any]] | None = None
+    #: ``companion_files(path) -> list[Path]``: other files the parser reads beside ``path`` (present
+    #: or not), so that the cache is rebuilt when they change
+    companion_files: Callable[[Path], list[Path]] | None = None
+    #: extra files that are not splits (for example WISE's document collection).
+    extra_files: dict[str, SourceFile] = field(default_factory=dict)
+    #: split name -> the name the publisher uses, when it differs from ours.
+    original_split_names: dict[str, str] = field(default_factory=dict)
+    #: which field of a record is its id and whether the publisher makes it unique (``None``: the
+    #: files give records no id of their own; the atlas numbers them by position)
+    record_ids: RecordIds | None = None
+    #: what one record of a split is called (a :class:`~utils.records.Dialogue` in the atlas).
+    record_unit: str = "dialogues"
+    #: ``record_kinds(split) -> {kind: count}`` for files whose records are not all alike (rows left
+    #: blank, rows nobody labelled): the first kind is what the status panel counts as the split's
+    #: size (``"labelled responses"``), the others are named beside it; ``None``: every record counts
+    record_kinds: Callable[[Any], Mapping[str, int]] | None = None
+    #: turn labels that are categories (counted by ``atlas stats``); free-text labels such as WoW's
+    #: checked sentence or JWHR's citation lists are left out: each value would be its own row
+    label_keys: tuple[str, ...] = ()
+    #: labels stored as a list of the parts of one name (WISE's ``["Answer", "open-text"]`` is the
+    #: action ``Answer-open-text``); every other label list holds separate labels
+    joined_labels: tuple[str, ...] = ()
+    #: the original formats (:class:`CardFormat`): the splits written in each and their typed fields,
+    #: with the label vocabularies (a field's ``labels``, as ``ClassLabel`` names a Hub feature's)
+    card_formats: tuple[CardFormat, ...] = ()
+    #: ``extra_label_counts(split) -> rows``: label counts that are not turn labels (JWHR's
+    #: reference kinds), added to ``atlas stats``
+    extra_label_counts: Callable[[Any], list[dict[str, Any]]] | None = None
+
+    def label_vocabulary(self, key: str) -> tuple[str, ...]:
+        """The labels a field named ``key`` may hold, from the card formats (``()`` when none is declared)."""
+        for card in self.card_formats:
+            for card_field in card.fields:
+                if key in (card_field.name, card_field.column) and card_field.labels:
+                    return card_field.labels
+        return ()
+
+
+@dataclass(frozen=True)
+class ChapterFacts:
+    """What the book says of a dataset beyond its data: the authors' numbers, the chapter's splits,
+    its column in the cross-dataset chapter (the chapter part of a :class:`DatasetSource`)."""
+
+    #: the numbers the dataset's authors reported, each with its source (:mod:`utils.reported`)
+    reported: tuple[Reported, ...] = ()
+    #: how tables name the dataset's reported quantities (``"ir_baseline_r@1"`` reads "IR baseline: R@1")
+    quantity_labels: Mapping[str, str] = field(default_factory=dict)
+    #: the splits the dataset's own chapter computes on, the largest first (the benchmark times
+    #: that one and loads the others before timing the chapter's work); empty for companions
+    chapter_splits: tuple[str, ...] = ()
+    #: the dataset's column in the cross-dataset chapter (``None``: not compared there)
+    profile: DatasetProfile | None = None
+    #: the benchmark's writer of full-size synthetic files in this format, ``"module:function"``
+    #: (outside this package, imported only by the benchmark); ``None``: it measures real files
+    synthetic: str | None = None
+    #: what a reader should know of where the files come from (shown on the data page)
+    notes: str = ""
+
+
+#: The attributes a :class:`DatasetSource` reads from its parts, by part.
+_PARTS = {
+    "loader": tuple(name for name in Loader.__dataclass_fields__),
+    "chapter": tuple(name for name in ChapterFacts.__dataclass_fields__),
+}
+
+
+@dataclass(frozen=True)
+class DatasetSource:
+    """A dataset, declared once in its folder, by concern: who and what it is (name, title, language,
+    licence, citation), its :class:`Loader` (files, parser, label vocabularies) and its
+    :class:`ChapterFacts` (reported numbers, chapter splits). Its renderer is found by file convention:
+    ``render`` of the folder's ``render.py``.
+
+    The parts' attributes read as the dataset's own (``source.parse`` is ``source.loader.parse``), and
+    :meth:`replace` changes any of them. Everything else that depends on which datasets exist (the
+    loader, the data status, the explorer, the CLI, the cross-dataset chapter, the benchmark) reads it
+    from :func:`utils.sources.registry`; see "Adding a dataset" in ``book/contributing.md``.
     """
 
     name: str
@@ -181,61 +272,16 @@ class DatasetSource:
     homepage: str
     license: str
     citation_key: str
-    #: split name -> official files, tried in order; a ``partial`` file is used only when no
-    #: complete file is present.
-    splits: dict[str, tuple[SourceFile, ...]]
     #: the dataset's folder: its demo samples are under ``demo/`` (laid out like the data directory),
-    #: the atlas's English glosses of its text in ``glosses_en.json``
+    #: the atlas's English glosses of its text in ``glosses_en.json``, its renderer in ``render.py``
     folder: Path
-    #: ``parse(path, *, split) -> Iterator[Dialogue]``: streams one original file, raising
-    #: :class:`~utils.errors.DataError` for a malformed record (see :mod:`utils.formats`)
-    parse: Callable[..., Iterator[Dialogue]]
-    #: bumped whenever the parser's output changes, so cached splits are rebuilt
-    parser_version: int
-    #: ``render(dialogue, **options) -> SafeHTML``: one dialogue with its evidence (see :mod:`utils.render`)
-    render: Callable[..., Any]
-    #: split name -> the name the publisher uses, when it differs from ours.
-    original_split_names: dict[str, str] = field(default_factory=dict)
-    #: extra files that are not splits (for example WISE's document collection).
-    extra_files: dict[str, SourceFile] = field(default_factory=dict)
-    notes: str = ""
+    loader: Loader
+    chapter: ChapterFacts = field(default_factory=ChapterFacts)
     #: whether the published book may carry the dataset's rows (the data viewer's files), and why:
     #: decided from the licence; a local build always has them
     redistributable: bool = False
     redistribution: str = "no licence granting redistribution is recorded"
-    #: what one record of a split is called (a :class:`~utils.records.Dialogue` in the atlas).
-    record_unit: str = "dialogues"
-    #: ``record_kinds(split) -> {kind: count}`` for files whose records are not all alike (rows left
-    #: blank, rows nobody labelled): the first kind is what the status panel counts as the split's
-    #: size (``"labelled responses"``), the others are named beside it; ``None``: every record counts
-    record_kinds: Callable[[Any], Mapping[str, int]] | None = None
-    #: the splits the dataset's own chapter computes on, the largest first (the benchmark times
-    #: that one and loads the others before timing the chapter's work); empty for companions
-    chapter_splits: tuple[str, ...] = ()
-    #: the dataset's column in the cross-dataset chapter (``None``: not compared there)
-    profile: DatasetProfile | None = None
-    #: the benchmark's writer of full-size synthetic files in this format, ``"module:function"``
-    #: (outside this package, imported only by the benchmark); ``None``: it measures real files
-    synthetic: str | None = None
-    #: which field of a record is its id and whether the publisher makes it unique (``None``: the
-    #: files give records no id of their own; the atlas numbers them by position)
-    record_ids: RecordIds | None = None
-    #: turn labels that are categories (counted by ``atlas stats``); free-text labels such as WoW's
-    #: checked sentence or JWHR's citation lists are left out: each value would be its own row
-    label_keys: tuple[str, ...] = ()
-    #: labels stored as a list of the parts of one name (WISE's ``["Answer", "open-text"]`` is the
-    #: action ``Answer-open-text``); every other label list holds separate labels
-    joined_labels: tuple[str, ...] = ()
-    #: the numbers the dataset's authors reported, each with its source (:mod:`utils.reported`)
-    reported: tuple[Reported, ...] = ()
-    #: how tables name the dataset's reported quantities (``"ir_baseline_r@1"`` reads "IR baseline: R@1")
-    quantity_labels: Mapping[str, str] = field(default_factory=dict)
-    #: the parser's fast path, ``parse_columns(path, *, split)``: Arrow columns instead of one object
-    #: per evidence row; it must give the same dialogues as :attr:`parse` (see :mod:`utils.formats`)
-    parse_columns: Callable[..., Iterator[Any]] | None = None
-    #: ``companion_files(path) -> list[Path]``: other files the parser reads beside ``path`` (present
-    #: or not), so that the cache is rebuilt when they change
-    companion_files: Callable[[Path], list[Path]] | None = None
+    # -- the explorer's and the data viewer's hooks (their own rework moves them to a file convention)
     #: ``search_text(dialogue) -> str``: what a search matches (default: topic and turn texts)
     search_text: Callable[[Dialogue], str] | None = None
     #: the static explorer's fields: ``facets(dialogue)`` (label values by facet name),
@@ -251,12 +297,33 @@ class DatasetSource:
     #: SQL as ``(title, sql, ("table.column", ...))``, offered where the columns they read exist
     viewer_rows: Callable[[Any, Any], Any] | None = None
     viewer_queries: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
-    #: the original formats for the dataset's Croissant card (:class:`utils.croissant.CardFormat`): the
-    #: splits written in each and their typed fields, with the label vocabularies
-    card_formats: tuple[CardFormat, ...] = ()
-    #: ``extra_label_counts(split) -> rows``: label counts that are not turn labels (JWHR's
-    #: reference kinds), added to ``atlas stats``
-    extra_label_counts: Callable[[Any], list[dict[str, Any]]] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for a name the dataclass does not hold: a part's attribute.
+        for part, names in _PARTS.items():
+            if name in names:
+                return getattr(object.__getattribute__(self, part), name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def replace(self, **changes: Any) -> DatasetSource:
+        """A copy with ``changes`` made, each to the part that holds it (``parse=`` to the loader)."""
+        by_part: dict[str, dict[str, Any]] = {part: {} for part in _PARTS}
+        own = {}
+        for key, value in changes.items():
+            part = next((part for part, names in _PARTS.items() if key in names), None)
+            if part is None:
+                own[key] = value
+            else:
+                by_part[part][key] = value
+        for part, part_changes in by_part.items():
+            if part_changes:
+                own[part] = dataclasses.replace(getattr(self, part), **part_changes)
+        return dataclasses.replace(self, **own)
+
+    @property
+    def render(self) -> Callable[..., Any]:
+        """``render(dialogue, **options) -> SafeHTML``: ``render`` of the folder's ``render.py``."""
+        return _folder_module(self.folder, "render").render
 
     @property
     def demo_dir(self) -> Path:
@@ -274,6 +341,12 @@ class DatasetSource:
         if self.language not in LANGUAGE_CODES:
             raise ValueError(f"{self.name}: no tokeniser for language {self.language!r}")
         return LANGUAGE_CODES[self.language]
+
+
+def _folder_module(folder: Path, module: str) -> Any:
+    """``module`` of the dataset folder ``folder`` (a package of ``utils.datasets``), imported on first use."""
+    # Imported when asked, not when declared: the folder's package is still being imported then.
+    return importlib.import_module(f"{__package__}.datasets.{folder.name}.{module}")
 
 
 def hub_file(
