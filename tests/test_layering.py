@@ -1,11 +1,12 @@
 """The package's layering runs one way: no import circle among the modules of ``utils``.
 
-Read from the source with :mod:`ast`, without importing anything. An edge A -> B is a top-level
-import in A of B (or of a name B defines), counting imports inside a module-level ``if``/``try`` but
-not those under ``if TYPE_CHECKING:`` (annotations only); importing ``a.b.c`` also runs ``a`` and
-``a.b``, so those count too. The registry's discovery imports every dataset folder by name at run
-time (``importlib``), so the module that discovers (the one that calls ``pkgutil.iter_modules``)
-gets an edge to each folder.
+Read from the source with :mod:`ast`, without importing anything. An edge A -> B is an import in A
+of B (or of a name B defines): at the top of the module, inside a module-level ``if``/``try`` or, for
+the circle test, inside a function too (an import deferred to a call is still an import); never one
+under ``if TYPE_CHECKING:`` (annotations only). Importing ``a.b.c`` also runs ``a`` and ``a.b``, so
+those count too. For the layering of the registry and the folders, the registry's discovery, which
+imports every dataset folder by name at run time (``importlib``), is an edge from the module that
+calls ``pkgutil.iter_modules`` to each folder.
 """
 
 from __future__ import annotations
@@ -44,13 +45,20 @@ def _is_type_checking(test: ast.expr) -> bool:
                for node in ast.walk(test))
 
 
-def _top_level_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+#: Statements whose body a deferred import may sit in.
+_BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.For, ast.While)
+
+
+def _imports(tree: ast.Module, *, deferred: bool) -> list[ast.Import | ast.ImportFrom]:
+    """The module's imports outside ``TYPE_CHECKING``; with ``deferred``, those in functions too."""
     found: list[ast.Import | ast.ImportFrom] = []
 
     def visit(statements: list[ast.stmt]) -> None:
         for node in statements:
             if isinstance(node, ast.Import | ast.ImportFrom):
                 found.append(node)
+            elif deferred and isinstance(node, _BLOCKS):
+                visit(node.body)
             elif isinstance(node, ast.If):
                 if not _is_type_checking(node.test):
                     visit(node.body)
@@ -66,15 +74,16 @@ def _top_level_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
     return found
 
 
-def import_graph(root: Path, package: str) -> dict[str, set[str]]:
-    """Module -> the modules of ``package`` it imports at its top level (see the module's docstring)."""
+def import_graph(root: Path, package: str, *, deferred: bool = False, discovery: bool = True) -> dict[str, set[str]]:
+    """Module -> the modules of ``package`` it imports (see the module's docstring): at its top level,
+    or anywhere with ``deferred``; with ``discovery``, the registry's imports of the folders too."""
     modules = module_files(root, package)
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         is_package = path.name == "__init__.py"
         tree = ast.parse(path.read_text(encoding="utf-8"))
         targets: set[str] = set()
-        for node in _top_level_imports(tree):
+        for node in _imports(tree, deferred=deferred):
             if isinstance(node, ast.Import):
                 targets.update(alias.name for alias in node.names)
                 continue
@@ -86,7 +95,7 @@ def import_graph(root: Path, package: str) -> dict[str, set[str]]:
                 target = node.module or ""
             for alias in node.names:
                 targets.add(f"{target}.{alias.name}" if f"{target}.{alias.name}" in modules else target)
-        if "iter_modules" in ast.unparse(tree):  # discovery: imports each folder it finds at run time
+        if discovery and "iter_modules" in ast.unparse(tree):  # discovery: imports each folder it finds
             targets.update(
                 other
                 for other, file in modules.items()
@@ -139,12 +148,23 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_circle_among_the_package_modules() -> None:
+    """Every import counts, deferred ones too: ``loading`` importing ``summary`` in a method while
+    ``summary`` imported ``loading`` was a circle."""
+    found = cycles(import_graph(ROOT, PACKAGE, deferred=True, discovery=False))
+    assert not found, "import circles among utils modules (each line one circle):\n" + "\n".join(map(str, found))
+
+
+def test_the_registry_imports_the_folders_and_no_folder_imports_the_registry() -> None:
+    """The registry (``utils.sources``) imports every folder when it discovers them; a folder's
+    modules import the schema (``utils.declaration``) and the helpers below it, never the registry."""
     graph = import_graph(ROOT, PACKAGE)
+    folders = [name for name in graph if name.startswith(f"{PACKAGE}.{DISCOVERED}.")]
+    assert folders and not [name for name in folders if f"{PACKAGE}.sources" in graph[name]]
     for module, imported in PENDING_VIEWER_EDGES:
         assert imported in graph.get(module, set()), f"{module} no longer imports {imported}: drop it from the list"
         graph[module].discard(imported)
     found = cycles(graph)
-    assert not found, "import circles among utils modules (each line one circle):\n" + "\n".join(map(str, found))
+    assert not found, "circles through the registry's discovery (each line one):\n" + "\n".join(map(str, found))
 
 
 def test_the_schema_imports_nothing_above_it() -> None:
@@ -158,7 +178,7 @@ def test_the_schema_imports_nothing_above_it() -> None:
     [
         ({"a.py": "from . import b\n", "b.py": "from .a import x\n"}, ["pkg.a", "pkg.b"]),
         ({"a.py": "from .b import y\n", "b.py": "if TYPE_CHECKING:\n    from .a import x\n"}, None),
-        ({"a.py": "def f():\n    from .b import y\n", "b.py": "from .a import x\n"}, None),
+        ({"a.py": "def f():\n    from .b import y\n", "b.py": "from .a import x\n"}, ["pkg.a", "pkg.b"]),
         (
             {"sub/__init__.py": "from ..a import x\n", "sub/c.py": "", "a.py": "from .sub.c import z\n"},
             ["pkg.a", "pkg.sub"],
@@ -175,5 +195,5 @@ def test_the_circle_finder_finds_circles_and_only_those(
     for name, text in files.items():
         (tmp_path / "pkg" / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "pkg" / name).write_text(text)
-    found = cycles(import_graph(tmp_path, "pkg"))
+    found = cycles(import_graph(tmp_path, "pkg", deferred=True))
     assert found == ([circle] if circle else [])
