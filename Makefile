@@ -13,7 +13,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
 #: What `make test` runs (CI's pass without data runs the chapters and the site tests only).
-TESTS ?= tests notebooks
+TESTS ?= tests utils/datasets notebooks
 NPM ?= npm
 #: pyproject.toml's requires-python (tests/test_environment.py keeps the two in step).
 MIN_PYTHON := 3.11
@@ -99,10 +99,11 @@ LAB_DIR ?= notebooks
 lab: env
 	$(BIN)/jupyter lab $(LAB_DIR)/ $(LAB_ARGS)
 
-## ruff, and the viewer's JSDoc types (tsc --checkJs from book/_vendor, when `make vendor` installed it;
+## ruff, mypy over utils, and the viewer's JSDoc types (tsc --checkJs from book/_vendor, when `make vendor` installed it;
 ## tests/test_viewer_js.py runs the same check and the viewer's node --test unit tests under `make test`).
 lint: env
 	$(BIN)/ruff check utils benchmarks tests notebooks grounded_dialogue_atlas.py
+	$(BIN)/mypy
 	@if [ -x book/_vendor/node_modules/.bin/tsc ]; then cd book/_vendor && node_modules/.bin/tsc -p tsconfig.json; \
 	else echo "tsc not installed (make vendor): the viewer's types are not checked"; fi
 

@@ -178,13 +178,10 @@ def make_read_only() -> Iterator[Callable[[Path], str]]:
 
 def with_parser(dataset: str, parse: Callable[..., Any], version: int = 1) -> Any:
     """``dataset``'s declaration with ``parse`` (at ``version``) as its parser and no fast path."""
-    import dataclasses
 
     from utils.sources import get_source
 
-    return dataclasses.replace(
-        get_source(dataset), parse=parse, parser_version=version, parse_columns=None, companion_files=None
-    )
+    return get_source(dataset).replace(parse=parse, parser_version=version, parse_columns=None, companion_files=None)
 
 
 def use_parser(dataset: str, parse: Callable[..., Any], version: int = 1) -> None:
@@ -221,7 +218,6 @@ def loaded_and_parsed(dataset: str, data_dir: Path, split: str = "train") -> tup
 def record_parse_calls(monkeypatch: pytest.MonkeyPatch, dataset: str) -> list[str]:
     """The splits the loader goes on to build with ``dataset``'s record-by-record parser (its fast
     path declined them), in order."""
-    import dataclasses
 
     from utils.sources import get_source, registry
 
@@ -232,5 +228,5 @@ def record_parse_calls(monkeypatch: pytest.MonkeyPatch, dataset: str) -> list[st
         calls.append(split)
         return real(path, split=split)
 
-    monkeypatch.setitem(registry(), dataset, dataclasses.replace(get_source(dataset), parse=spy))
+    monkeypatch.setitem(registry(), dataset, get_source(dataset).replace(parse=spy))
     return calls

@@ -54,12 +54,12 @@ RECORDS = [
 def toy(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The toy dataset's folder beside the atlas's own, and its file in the data directory."""
     monkeypatch.setattr(utils.datasets, "__path__", [*utils.datasets.__path__, str(TOY_FOLDERS)])
-    utils.datasets.discovered.cache_clear()
+    utils.sources.discovered.cache_clear()
     path = data_dir / "toy" / "train.jsonl"
     path.parent.mkdir(parents=True)
     path.write_text("".join(json.dumps(record) + "\n" for record in RECORDS), encoding="utf-8")
     yield path
-    utils.datasets.discovered.cache_clear()
+    utils.sources.discovered.cache_clear()
 
 
 def test_the_toy_dataset_is_seen_everywhere(toy: Path) -> None:

@@ -38,3 +38,16 @@ def test_a_myst_page_is_counted_without_its_front_matter(tmp_path: Path) -> None
     text = "---\nkernelspec:\n  name: python3\n---\n\n# Title\n\n```{code-cell} ipython3\nx = 1\n```\n"
     page.write_text(text, "utf-8")
     assert prose_words(page) == 2
+
+
+def test_every_chapter_finishes_with_one_call_and_none_copies_the_timing_cell() -> None:
+    import json
+
+    repo = Path(__file__).resolve().parents[1]
+    chapters = sorted((repo / "notebooks").glob("*.ipynb"))
+    assert len(chapters) >= 6
+    for chapter in chapters:
+        code = ["".join(cell["source"]) for cell in json.loads(chapter.read_text(encoding="utf-8"))["cells"]
+                if cell["cell_type"] == "code"]
+        assert not any("time_to_learn(" in source for source in code), f"{chapter.name} copies the timing cell"
+        assert sum(f'chapters.finish("{chapter.name}"' in source for source in code) == 1, chapter.name

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import REPO
 from rich.cells import cell_len
 
 import utils
+from conftest import REPO
 from utils import cli, sources
 from utils.records import RECORD_SCHEMA
 
@@ -476,7 +476,7 @@ def _point_jwhr_at(monkeypatch: pytest.MonkeyPatch, url: str, sha256: str, size:
     source = sources.get_source("jwhr")
     official = source.splits["answered"][0]
     moved = replace(official, url=url, sha256=sha256, size=size)
-    monkeypatch.setitem(sources.registry(), "jwhr", replace(source, splits={**source.splits, "answered": (moved,)}))
+    monkeypatch.setitem(sources.registry(), "jwhr", source.replace(splits={**source.splits, "answered": (moved,)}))
 
 
 def test_fetch_downloads_verifies_and_skips_what_is_present(
@@ -593,7 +593,7 @@ def _point_wise_valid_at(monkeypatch: pytest.MonkeyPatch, url: str, git_blob: st
     official = source.splits["valid"][0]
     assert official.git_blob and official.url and official.sha256 is None  # verified by blob id, not sha256
     moved = replace(official, url=url, git_blob=git_blob)
-    monkeypatch.setitem(sources.registry(), "wise", replace(source, splits={**source.splits, "valid": (moved,)}))
+    monkeypatch.setitem(sources.registry(), "wise", source.replace(splits={**source.splits, "valid": (moved,)}))
 
 
 @pytest.mark.parametrize("blob_matches", [True, False])

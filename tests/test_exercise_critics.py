@@ -287,7 +287,8 @@ def test_check_ranking_on_examples_made_by_hand():
 
 def test_on_synthetic_data_only_the_form_of_an_answer_is_checked(data_dir):
     """benchmarks.synthetic draws every label at random: no predictor can beat another there, so a
-    chapter run on synthetic files (tests/test_wise_without_documents.py) checks only the answer's form."""
+    chapter run on synthetic files (utils/datasets/wise/tests/test_wise_without_documents.py) checks
+    only the answer's form."""
     import pandas as pd
 
     from benchmarks.synthetic import write_all

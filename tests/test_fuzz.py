@@ -54,10 +54,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import demo_file
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from conftest import demo_file
 from utils.errors import DataError
 from utils.sources import dataset_names, get_source
 

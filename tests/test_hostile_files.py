@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from utils import load
+from utils import check_ids, load
 from utils.cli import main as atlas
 from utils.errors import DataError
 
@@ -167,8 +167,9 @@ def test_one_jwhr_id_in_both_splits_is_a_data_error_naming_both_files(
     data_dir: Path, demo_dir: Any, monkeypatch: pytest.MonkeyPatch, split: str
 ) -> None:
     _jwhr_copies(data_dir, demo_dir, monkeypatch, shared_id=True)
+    assert len(load("jwhr", split))  # a split loads alone: the check across files is its own call
     with pytest.raises(DataError) as caught:
-        load("jwhr", split)
+        check_ids("jwhr")
     message = str(caught.value)
     assert "answered.jsonl" in message and "not_answered.jsonl" in message
     assert "1 id value" in message and "field 'id'" in message
@@ -177,6 +178,7 @@ def test_one_jwhr_id_in_both_splits_is_a_data_error_naming_both_files(
 def test_jwhr_splits_with_distinct_ids_load(data_dir: Path, demo_dir: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     _jwhr_copies(data_dir, demo_dir, monkeypatch, shared_id=False)
     assert len(load("jwhr", "answered")) and len(load("jwhr", "not_answered"))
+    check_ids("jwhr")
 
 
 def test_the_real_jwhr_splits_share_no_id(real_data_dir: Path) -> None:

@@ -28,7 +28,7 @@ from .reported import reported
 from .sources import dataset_names, get_source, registry, split_names
 
 if TYPE_CHECKING:
-    from .loading import CacheWarning, DemoDataWarning, LoadedSplit, Provenance, data_status, load
+    from .loading import CacheWarning, DemoDataWarning, LoadedSplit, Provenance, check_ids, data_status, load
 
 #: Names whose module imports pandas and pyarrow: imported on first use (PEP 562), so that
 #: ``import utils`` and ``atlas --help`` stay quick.
@@ -37,6 +37,7 @@ _LAZY = {
     "DemoDataWarning": "loading",
     "LoadedSplit": "loading",
     "Provenance": "loading",
+    "check_ids": "loading",
     "data_status": "loading",
     "load": "loading",
 }
@@ -69,6 +70,7 @@ __all__ = [
     "Provenance",
     "Turn",
     "UnknownNameError",
+    "check_ids",
     "data_dir",
     "data_status",
     "dataset_names",

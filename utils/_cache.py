@@ -66,6 +66,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import msgspec
@@ -447,7 +448,7 @@ def describe_os_error(exc: OSError) -> str:
 def _caller_level() -> int:
     """The warning's stack level: the first frame outside the atlas's own package."""
     package = str(Path(__file__).resolve().parent)
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     level = 1
     while frame is not None and frame.f_code.co_filename.startswith(package):
         frame = frame.f_back
@@ -556,7 +557,8 @@ def _open(directory: Path, rebuilt: bool = False) -> tuple[CachedTables | None, 
         return None, "its manifest does not list the sizes and checksums of the tables"
     except OSError as exc:
         return None, describe_os_error(exc)
-    return CachedTables(*(tables[name] for name in _FILES), directory, rebuilt, tuple(mappings)), None
+    dialogues, turns, evidence, passages, raw = (tables[name] for name in _FILES)
+    return CachedTables(dialogues, turns, evidence, passages, raw, directory, rebuilt, tuple(mappings)), None
 
 
 def _mapped(path: Path, mappings: list[mmap.mmap]) -> pa.BufferReader:
@@ -696,7 +698,8 @@ def build_in_memory(dialogues: Iterable[Dialogue | PassageTable | EvidenceBatch]
     _, raw_batches = _write_tables(sinks, dialogues)
     tables = {name: pa.ipc.open_file(sinks[name].getvalue()).read_all() for name in _TABLES}
     raw = RawTexts(sinks["raw"].getvalue(), raw_batches)
-    return CachedTables(*(tables[name] for name in _TABLES), raw, None, True)
+    dialogues, turns, evidence, passages = (tables[name] for name in _TABLES)
+    return CachedTables(dialogues, turns, evidence, passages, raw, None, True)
 
 
 class _Writers:

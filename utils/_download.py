@@ -71,8 +71,8 @@ from filelock import FileLock, Timeout
 
 from . import config
 from ._cache import describe_os_error
+from .declaration import SourceFile
 from .errors import DataUnavailableError, DownloadError
-from .sources import SourceFile
 
 #: Seconds without any data after which a download is abandoned (``$ATLAS_DOWNLOAD_TIMEOUT``).
 TIMEOUT_ENV = "ATLAS_DOWNLOAD_TIMEOUT"
@@ -276,7 +276,8 @@ def _record_fetched(data_directory: Path, records: dict[str, dict[str, Any]]) ->
     manifest_path = _manifest_path(data_directory)
     with _locked(manifest_path):
         manifest = _read_json(manifest_path)
-        files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
+        listed = manifest.get("files")
+        files: dict[str, Any] = listed if isinstance(listed, dict) else {}
         files.update(records)
         manifest["files"] = files
         _write_json_atomic(manifest_path, manifest)
@@ -539,7 +540,8 @@ def looks_like_html(head: bytes) -> bool:
         text = head.decode("latin-1")  # only ASCII markup is looked for: any byte is a character
     if _HTML_START.match(text.lstrip()):  # a doctype naming HTML or a comment, before skipping them
         return True
-    return _HTML_START.match(text, _HTML_PREAMBLE.match(text).end()) is not None
+    preamble = _HTML_PREAMBLE.match(text)  # matches any text (every part of it is optional)
+    return _HTML_START.match(text, preamble.end() if preamble else 0) is not None
 
 
 def _stream(
@@ -609,7 +611,7 @@ def _stream(
                 progress = _progress(announced or size, destination.name)
                 # The first bytes are held back until there are enough to tell a web page from data:
                 # a page may arrive one byte at a time, or after a prolog, a comment or a BOM.
-                head = b""
+                head: bytes | None = b""
                 try:
                     with open(destination, "wb") as handle:
                         while block := _read_block(response, head, refuse):

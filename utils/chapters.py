@@ -4,6 +4,11 @@ A chapter's **Time to learn** is the time to read its prose at a stated reading 
 (:data:`WORDS_PER_MINUTE`) plus the time its code took to run, measured by the chapter itself when
 it ran (so in the book: when the book was built, on the data it was built on). Code, outputs and
 markup are not counted as words; the exercises' text is, since students read it.
+
+A chapter finishes with one call, :func:`finish`: its Time to learn, and what its text states of the
+official files (each dataset's ``claims`` module, a list of :class:`Claim`) checked on the files it
+ran on. A copy that differs (a page renamed, a smaller file) builds, and the chapter says in a
+sentence what differs (:func:`differences`) instead of stopping on an ``AssertionError``.
 """
 
 from __future__ import annotations
@@ -11,6 +16,9 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 #: Reading speed for technical prose, in words a minute: an assumption the chapters state, not a
@@ -82,3 +90,62 @@ def glue(name: str, value: object, display: bool = True) -> None:
             show(value)
         return
     book_glue(name, value, display=display)
+
+
+# -- what a chapter states of the official files, checked on the files it ran on --------------------
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One thing a chapter's text states of the official files, checked on the files it ran on.
+
+    ``statement`` says it as the chapter does ("the longest trail has 5 steps in both files"),
+    ``holds`` whether the loaded files bear it out, and ``found`` what they hold instead (shown only
+    when it does not hold)."""
+
+    statement: str
+    holds: bool
+    found: str = ""
+
+
+def differences(claims: Sequence[Claim]) -> str:
+    """One sentence naming the claims that do not hold ("This copy differs from the official files in
+    2 of the 9 facts the chapter states: ..."), or ``""`` when all hold."""
+    failed = [claim for claim in claims if not claim.holds]
+    if not failed:
+        return ""
+    listed = "; ".join(f"{claim.statement} (here: {claim.found})" if claim.found else claim.statement
+                       for claim in failed)
+    return (
+        f"This copy differs from the official files in {len(failed)} of the {len(claims)} facts the chapter "
+        f"states of them, so the text says more than these files show: {listed}."
+    )
+
+
+def finish(
+    notebook: str | Path,
+    *,
+    started: float,
+    claims: Sequence[Claim] = (),
+) -> str:
+    """What a chapter's last cell does, in one call: its Time to learn (glued as ``time_to_learn``,
+    measured from ``started``, the :func:`time.perf_counter` of its first cell) and, where the files
+    it ran on differ from what its text states of the official ones (``claims``), a note saying so
+    in a sentence (:func:`differences`) instead of stopping the build. Returns the note (``""``)."""
+    path = Path(notebook)
+    if path.is_file():  # a copy run elsewhere (Colab) is not on disk under its name
+        measured = time_to_learn(path, time.perf_counter() - started)
+        try:
+            import myst_nb  # noqa: F401  (the book's tools: the value goes to the page)
+        except ImportError:  # a plain Jupyter session without the book's tools
+            print(f"Time to learn: {measured}")
+        else:
+            glue("time_to_learn", measured, display=False)
+    note = differences(claims)
+    if note:
+        from IPython.display import display
+
+        from .render.html import SafeHTML, esc
+
+        display(SafeHTML(f'<div class="admonition note" role="note"><p>{esc(note)}</p></div>'))
+    return note

@@ -195,7 +195,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     if problem:
         console.print(_text(f"{problem[0].upper()}{problem[1:]}.", "bold red"))
     rows = []
-    for row in frame.itertuples(index=False):
+    status_rows: Iterable[Any] = frame.itertuples(index=False)  # data_status's columns
+    for row in status_rows:
         path = Path(row.path)
         with contextlib.suppress(ValueError):
             path = path.relative_to(data_directory)
@@ -414,7 +415,7 @@ def _turn_renderables(dataset: str, turn: Turn, evidence_limit: int | None) -> l
     header.append(f" · {shown_text(turn.speaker)}", style="dim")
     parts: list[Any] = [header, Padding(Text(shown_text(turn.text or "(empty)")), (0, 0, 0, 4), expand=False)]
     for key, values in turn.labels.items():
-        shown = shown_text(", ".join(str(v) for v in _label_values(dataset, key, values)))
+        shown = shown_text(", ".join(str(v) for v in _label_values(get_source(dataset), key, values)))
         parts.append(
             Padding(Text.assemble(("label ", "dim"), (clean(key), "bold"), f": {shown}"), (0, 0, 0, 4), expand=False)
         )

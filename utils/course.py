@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from nbformat.corpus.words import generate_corpus_id
 
 from .learner import (
     ANSWER_TAG,
@@ -268,11 +269,11 @@ def assignment_notebook(notebook: nbformat.NotebookNode, name: str) -> tuple[nbf
     points: dict[str, list[int]] = {}
     for cell in section:
         if GRADE_TAG in _tags(cell):
-            label, value = _points(cell, name)
-            points.setdefault(label, [0, 0])[0] += value
+            grade_label, value = _points(cell, name)
+            points.setdefault(grade_label, [0, 0])[0] += value
         elif WRITTEN_TAG in _tags(cell):
-            label, value = _points(cell, name)
-            points.setdefault(label, [0, 0])[1] += value
+            grade_label, value = _points(cell, name)
+            points.setdefault(grade_label, [0, 0])[1] += value
 
     # A cell tagged "answer" computes answers for the teachers' guide, and the other cells the book
     # hides (glue for the prose) serve the book alone: neither is part of an assignment.
@@ -347,7 +348,9 @@ def assignment_notebook(notebook: nbformat.NotebookNode, name: str) -> tuple[nbf
             continue
         if cell.cell_type == "markdown" and _EXERCISE.search(source):
             number += 1
-            label, text = _exercise_markdown(source, number, tuple(points.get(_label_of(source), [0, 0])))
+            found = _label_of(source)
+            graded = points.get(found, [0, 0]) if found is not None else [0, 0]
+            label, text = _exercise_markdown(source, number, (graded[0], graded[1]))
             if label not in points or not points[label][0]:
                 raise CourseError(f"{name}: exercise {label} has no autograded test (a cell tagged {GRADE_TAG!r})")
             report.exercises.append(label)
@@ -404,7 +407,7 @@ def assignment_notebook(notebook: nbformat.NotebookNode, name: str) -> tuple[nbf
     }
     assignment.cells = out
     for cell in assignment.cells:
-        cell.setdefault("id", nbformat.corpus.words.generate_corpus_id())
+        cell.setdefault("id", generate_corpus_id())
     return assignment, report
 
 

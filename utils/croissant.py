@@ -26,13 +26,25 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# The card types are part of the declaration (utils.declaration); named here too, where they were first.
+from .declaration import BOOLEAN as BOOLEAN
+from .declaration import CSV as CSV
+from .declaration import FLOAT as FLOAT
+from .declaration import INTEGER as INTEGER
+from .declaration import JSON as JSON
+from .declaration import JSON_LINES as JSON_LINES
+from .declaration import TAR as TAR
+from .declaration import TEXT as TEXT
+from .declaration import TSV as TSV
+from .declaration import CardField as CardField
+from .declaration import CardFormat as CardFormat
+from .declaration import DatasetSource, SourceFile
 from .errors import AtlasError
 from .reported import Reported, quantity_label
-from .sources import DatasetSource, SourceFile, get_source
+from .sources import get_source
 
 #: The Croissant version the cards conform to.
 CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
@@ -75,47 +87,6 @@ CONTEXT: dict[str, Any] = {
     "subField": "cr:subField",
     "transform": "cr:transform",
 }
-
-#: Field types (schema.org names, as Croissant uses them).
-TEXT, INTEGER, FLOAT, BOOLEAN = "sc:Text", "sc:Integer", "sc:Float", "sc:Boolean"
-#: Encoding formats (MIME types) of the original files.
-CSV, TSV, JSON, JSON_LINES, TAR = (
-    "text/csv",
-    "text/tab-separated-values",
-    "application/json",
-    "application/jsonlines",
-    "application/x-tar",  # Croissant's type of an archive; ParlAI's .tgz is a gzipped tar
-)
-
-
-@dataclass(frozen=True)
-class CardField:
-    """One field of a format's records: its name, type and where a record holds it.
-
-    ``column`` is a CSV/TSV column or a JSON Lines key; ``json_path`` a JSONPath into a whole JSON
-    file (``$[*].chosen_topic``). ``labels`` is the field's vocabulary, where it is a label;
-    ``one_label`` says that a cell holds exactly one of them (else a list, or free spellings).
-    """
-
-    name: str
-    data_type: str
-    description: str
-    column: str = ""
-    json_path: str = ""
-    labels: tuple[str, ...] = ()
-    one_label: bool = False
-
-
-@dataclass(frozen=True)
-class CardFormat:
-    """One original format of a dataset: the splits whose files are written in it, and its fields."""
-
-    name: str
-    description: str
-    encoding: str
-    splits: tuple[str, ...]
-    fields: tuple[CardField, ...]
-
 
 class CardError(AtlasError):
     """A dataset's declaration cannot be written as a card (a format names an unknown split)."""

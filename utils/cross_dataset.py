@@ -16,7 +16,7 @@ import math
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -352,7 +352,8 @@ def overlap_frame(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
         wizard, evidence = _wizard_evidence(split)
         selected = evidence[evidence["selected"]]
         used = selected.groupby(["dialogue_index", "turn_index"])["text"].agg(_join_texts)
-        for row in wizard.itertuples(index=False):
+        wizard_rows: Iterable[Any] = wizard.itertuples(index=False)  # _wizard_evidence's columns
+        for row in wizard_rows:
             knowledge = used.get((row.dialogue_index, row.turn_index))
             if not knowledge or not row.text:
                 continue
@@ -520,7 +521,7 @@ def overlap_reading(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit]) -> s
         title = _title(name)
         if title not in measures.index:
             continue
-        row = measures.loc[title]
+        row: Any = measures.loc[title]  # one row: the measures of one dataset
         unit = str(row["counted in"])
         phrases[name] = (
             f"the median response takes {100 * row['median coverage']:.0f}% of its {unit} and "

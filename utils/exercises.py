@@ -390,7 +390,8 @@ class _TurnFacts:
             counts = self._column("evidence_count")
         roles = pd.Categorical(self.roles)
         # evidence rows lie in turn order: each turn's role repeated over its pieces, as a category
-        frame.insert(0, "role", pd.Categorical.from_codes(np.repeat(roles.codes, counts), roles.categories))
+        role_column: Any = pd.Categorical.from_codes(np.repeat(roles.codes, counts), roles.categories)
+        frame.insert(0, "role", role_column)
         return frame
 
 
@@ -495,7 +496,7 @@ def check_mean_evidence(
 # -- labels and origins --------------------------------------------------------------------------
 
 
-def _label_counts(data: Iterable[Dialogue], scheme: str, role: str | None = WIZARD) -> Counter[str]:
+def _label_counts(data: Iterable[Dialogue] | _TurnFacts, scheme: str, role: str | None = WIZARD) -> Counter[str]:
     """How many turns (of ``role``) carry each label of ``scheme`` (a turn counts once per label)."""
     facts = data if isinstance(data, _TurnFacts) else _TurnFacts(_dialogues(data, "label counts"))
     return Counter(label for labels in facts.labels(role) for label in dict.fromkeys(labels.get(scheme, [])))
@@ -651,10 +652,10 @@ def _selected_share(facts: _TurnFacts) -> float | None:
 def _counts(values: pd.Series) -> dict[str, int]:
     """How often each value occurs (a category that never does left out), as plain ints."""
     counted = values.value_counts(sort=False, dropna=False)
-    return {key: int(count) for key, count in counted.items() if count}
+    return {str(key): int(count) for key, count in counted.items() if count}
 
 
-def _mean_overlap(dialogues: list[Dialogue]) -> float | None:
+def _mean_overlap(dialogues: Sequence[Dialogue]) -> float | None:
     scores = [
         score
         for dialogue in dialogues

@@ -13,8 +13,6 @@ import json
 from collections.abc import Mapping
 from functools import cache
 
-from .sources import get_source
-
 
 def gloss_key(text: str) -> str:
     """The key of ``text`` in :func:`glosses`: a hash, so that no dataset text is stored with them,
@@ -25,6 +23,10 @@ def gloss_key(text: str) -> str:
 @cache
 def glosses(dataset: str) -> Mapping[str, str]:
     """The atlas's English translations for ``dataset``'s text, by :func:`gloss_key` (empty when it has none)."""
+    # Asked of the registry when called: the renderers that import this module are part of the
+    # folders the registry imports.
+    from .sources import get_source
+
     path = get_source(dataset).glosses_path
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 

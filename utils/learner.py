@@ -50,6 +50,7 @@ from pathlib import Path
 
 import nbformat
 from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
+from nbformat.corpus.words import generate_corpus_id
 
 SOLUTION_TAG = "solution"
 #: The course's autograded test of an exercise (:mod:`utils.course`): removed from learner copies.
@@ -189,7 +190,7 @@ def learner_notebook(
     if copy.nbformat_minor < 5:  # the placeholders carry cell ids, which need nbformat 4.5
         copy.nbformat_minor = 5
     for cell in copy.cells:
-        cell.setdefault("id", nbformat.corpus.words.generate_corpus_id())
+        cell.setdefault("id", generate_corpus_id())
     return copy, report
 
 

@@ -31,7 +31,7 @@ from . import _cache, _download, config
 from ._cache import CacheWarning as CacheWarning  # re-exported: utils.CacheWarning
 from .errors import DataError, DataUnavailableError, DownloadError, UnknownNameError
 from .formats._io import lines_of_ids, refuse_a_cut_last_line
-from .records import RECORD_SCHEMA, Dialogue
+from .records import RECORD_SCHEMA, Dialogue, export_records
 from .sources import DatasetSource, SourceFile, get_source, origin, registry
 from .text import counted
 
@@ -298,49 +298,68 @@ def _check_record_ids(source: DatasetSource, split: str, path: Path, tables: _ca
     )
 
 
-#: Datasets whose other splits are being loaded for :func:`_check_ids_across_splits` (no recursion).
-_CHECKING_ACROSS: set[str] = set()
+#: The id checks across splits already passed: (dataset, data directory, every split's file and its
+#: size and modification time). A changed or replaced file makes a new key, so it is checked again.
+_IDS_CHECKED: set[tuple[object, ...]] = set()
 
 
-def _check_ids_across_splits(
-    source: DatasetSource, split: str, path: Path, demo: bool, tables: _cache.CachedTables, data_directory: Path
-) -> None:
-    """A :class:`DataError` naming both files when an id of this split occurs in another split of a
-    dataset whose ``record_ids`` says ids are unique across its splits. Splits from different places
-    (one from the data directory, one a demo sample) are not compared."""
-    dataset, rule = source.name, source.record_ids
-    if rule is None or not rule.unique_across_splits or dataset in _CHECKING_ACROSS:
+def _file_stamps(source: DatasetSource, data_directory: Path) -> list[tuple[str, int, int]]:
+    """Path, size and modification time of every file a split of ``source`` may be read from."""
+    stamps = []
+    for files in source.splits.values():
+        for item in files:
+            for path in (data_directory / item.path, source.demo_dir / item.path):
+                with contextlib.suppress(OSError):
+                    status = path.stat()
+                    stamps.append((str(path), status.st_size, status.st_mtime_ns))
+    return stamps
+
+
+def check_ids(dataset: str, *, data_dir: str | Path | None = None) -> None:
+    """Check that no record id of ``dataset`` occurs in two of its splits, where its declaration
+    (``record_ids.unique_across_splits``) says each record is in one split only.
+
+    :func:`load` reads one split and never another, so the check across files is this explicit
+    call, for whatever needs it (the dataset's claims, ``atlas status``). It loads the splits present
+    without downloading, compares the splits that come from the same place (two files of the data
+    directory, or two demo samples), and raises :class:`~utils.errors.DataError` naming both files
+    when an id is shared. A pass is remembered until a file changes.
+    """
+    source = get_source(dataset)
+    rule = source.record_ids
+    if rule is None or not rule.unique_across_splits:
         return
-    ids = set(tables.dialogues.column("id").to_pylist())
-    _CHECKING_ACROSS.add(dataset)
-    try:
-        for other in source.splits:
-            if other == split:
+    data_directory = config.data_dir(data_dir)
+    key = (dataset, str(data_directory), *_file_stamps(source, data_directory))
+    if key in _IDS_CHECKED:
+        return
+    loaded: list[LoadedSplit] = []
+    for split in source.splits:
+        # a split that cannot be loaded says why when it is loaded itself; here it is only left out
+        with warnings.catch_warnings(), contextlib.suppress(DataError, DataUnavailableError):
+            warnings.simplefilter("ignore")
+            loaded.append(load(dataset, split, data_dir=data_directory, download=False))
+    for position, first in enumerate(loaded):
+        ids = set(first._tables.dialogues.column("id").to_pylist())
+        for other in loaded[position + 1 :]:
+            if other.provenance.is_demo != first.provenance.is_demo:
                 continue
-            loaded: LoadedSplit | None = None
-            # the other split's own warnings and errors belong to its own load
-            with warnings.catch_warnings(), contextlib.suppress(DataError, DataUnavailableError):
-                warnings.simplefilter("ignore")
-                loaded = load(dataset, other, data_dir=data_directory, download=False)
-            if loaded is None or loaded.provenance.path.resolve() == path.resolve():
+            if other.provenance.path.resolve() == first.provenance.path.resolve():
                 continue
-            if loaded.provenance.is_demo != demo:
-                continue
-            shared = sorted(ids & set(loaded._tables.dialogues.column("id").to_pylist()))
+            shared = sorted(ids & set(other._tables.dialogues.column("id").to_pylist()))
             if shared:
                 more = f" and {len(shared) - 10:,} more" if len(shared) > 10 else ""
                 listing = ", ".join(map(repr, shared[:10])) + more
                 raise DataError(
                     f"{len(shared):,} {rule.field} value{'s' if len(shared) > 1 else ''} ({listing}) also in "
-                    f"{other}, {loaded.provenance.path}: each of {dataset}'s {source.record_unit} "
-                    f"is in one split only, so these are not faithful copies of {dataset}/{split} and "
-                    f"{dataset}/{other}. Replace them with the official files (book/data.md says where to get "
-                    "them).",
-                    path=path,
+                    f"{other.split}, {other.provenance.path}: each of {dataset}'s {source.record_unit} "
+                    f"is in one split only, so these are not faithful copies of {dataset}/{first.split} and "
+                    f"{dataset}/{other.split}. Replace them with the official files (book/data.md says where to "
+                    "get them).",
+                    path=first.provenance.path,
                     field=rule.field,
                 )
-    finally:
-        _CHECKING_ACROSS.discard(dataset)
+    _IDS_CHECKED.add(key)
 
 
 def _how_to_get(dataset: str, split: str, item: SourceFile, data_directory: Path, failure: str) -> str:
@@ -399,7 +418,6 @@ def load(
     if kind in (USER_COPY, PARTIAL):  # after the parser, whose errors say more where it finds one
         refuse_a_cut_last_line(path)
     _check_record_ids(source, split, path, tables)
-    _check_ids_across_splits(source, split, path, kind == DEMO, tables, data_directory)
     provenance = Provenance(
         dataset=dataset,
         split=split,
@@ -411,7 +429,7 @@ def load(
         turns=tables.turns.num_rows,
         detail=detail,
     )
-    return LoadedSplit(dataset, split, provenance, tables)
+    return LoadedSplit(dataset, split, provenance, tables, source=source)
 
 
 #: Dialogues rebuilt at a time when iterating over a split.
@@ -438,10 +456,20 @@ class LoadedSplit(Sequence[Dialogue]):
     split never has to sit in memory as Python objects.
     """
 
-    def __init__(self, dataset: str, split: str, provenance: Provenance, tables: _cache.CachedTables) -> None:
+    def __init__(
+        self,
+        dataset: str,
+        split: str,
+        provenance: Provenance,
+        tables: _cache.CachedTables,
+        *,
+        source: DatasetSource | None = None,
+    ) -> None:
         self.dataset = dataset
         self.split = split
         self.provenance = provenance
+        #: the dataset's declaration, carried so that what reads the split need not look it up by name
+        self.source = get_source(dataset) if source is None else source
         self._tables = tables
 
     def __len__(self) -> int:
@@ -555,8 +583,6 @@ class LoadedSplit(Sequence[Dialogue]):
         import datasets
 
         if table == "records":
-            from .summary import export_records
-
             rows = export_records(self, parquet=True)
             batches = []
             while batch := list(itertools.islice(rows, _RECORD_BATCH)):

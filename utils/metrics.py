@@ -7,7 +7,7 @@ ParlAI's definitions so that numbers are comparable with the published ones.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 from .text import word_tokens
@@ -22,7 +22,7 @@ class PRF:
     f1: float
 
 
-def token_prf(predicted: Sequence[str], gold: Sequence[str]) -> PRF:
+def token_prf(predicted: Sequence[Hashable], gold: Sequence[Hashable]) -> PRF:
     """Multiset token overlap, as ParlAI's ``_prec_recall_f1_score`` (zero when nothing overlaps)."""
     common = Counter(predicted) & Counter(gold)
     overlap = sum(common.values())
@@ -46,11 +46,12 @@ def ngram_prf(predicted: Sequence[str], reference: Sequence[str], n: int = 1, *,
     counts each distinct n-gram once, so precision is the *containment* of ``predicted`` in
     ``reference``. Zero when nothing overlaps or ``predicted`` has no n-gram.
     """
-    if n > 1:
-        predicted, reference = ngrams(predicted, n), ngrams(reference, n)
+    units: tuple[Sequence[Hashable], Sequence[Hashable]] = (
+        (ngrams(predicted, n), ngrams(reference, n)) if n > 1 else (predicted, reference)
+    )
     if not distinct:
-        return token_prf(predicted, reference)
-    wanted, found = set(predicted), set(reference)
+        return token_prf(*units)
+    wanted, found = set(units[0]), set(units[1])
     hits = len(wanted & found)
     if not hits:
         return PRF(0.0, 0.0, 0.0)

@@ -18,10 +18,13 @@ import warnings
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import matplotlib
 from matplotlib import font_manager
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 #: Preferred families, best first. Each is used only if it really covers :data:`PROBE_TEXT`.
 CJK_FONT_FAMILIES = (
@@ -62,7 +65,7 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 #: Text drawn from data is text: ``$x$`` in a page title or a keyphrase is neither mathtext (which
 #: stops the drawing on an unknown command such as ``$\\notacommand$``) nor LaTeX.
-TEXT_AS_TYPED = {"text.parse_math": False, "text.usetex": False}
+TEXT_AS_TYPED: dict[RcKeyType, Any] = {"text.parse_math": False, "text.usetex": False}
 
 
 def text_as_typed(plot: Callable[_P, _R]) -> Callable[_P, _R]:

@@ -9,12 +9,17 @@ Every original field that the common fields do not cover stays reachable in ``ra
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+if TYPE_CHECKING:
+    from .loading import LoadedSplit
 
 #: The person asking, learning or searching: WoW apprentice, FaithDial seeker, WISE user, JWHR
 #: question.
@@ -32,6 +37,8 @@ class Evidence:
     (for example ``"Science fiction#0"`` for WoW or ``"3251-8"`` for a WISE passage). ``origin``
     names the channel it arrived through (``"topic"``, ``"retrieved:seeker"``, ``"knowledge"``,
     ``"passage"``, ``"quote"``, ...). ``selected`` marks the piece the speaker chose or cited.
+
+    A parser builds one as ``Evidence(id, text, title=None, origin="", selected=False, meta={})``.
     """
 
     id: str
@@ -44,7 +51,12 @@ class Evidence:
 
 @dataclass(slots=True)
 class Turn:
-    """One utterance, with the evidence shown to its speaker and its labels."""
+    """One utterance, with the evidence shown to its speaker and its labels.
+
+    A parser builds one as ``Turn(index, role, speaker, text, evidence=[], labels={}, raw={})``:
+    ``role`` is :data:`SEEKER` or :data:`WIZARD`, ``speaker`` the original speaker string,
+    ``labels`` maps a label scheme to its values, ``raw`` keeps the original fields not mapped.
+    """
 
     index: int
     role: str
@@ -62,7 +74,10 @@ class Turn:
 
 @dataclass(slots=True)
 class Dialogue:
-    """A conversation or session: ordered turns plus dialogue-level metadata."""
+    """A conversation or session: ordered turns plus dialogue-level metadata.
+
+    A parser builds one as ``Dialogue(id, dataset, split, turns, topic=None, meta={})``.
+    """
 
     id: str
     dataset: str
@@ -145,3 +160,57 @@ if TYPE_CHECKING:
     #: The Arrow schema of one exported record: ``atlas export --to parquet`` and
     #: ``LoadedSplit.to_hf_dataset("records")`` (fields documented in :mod:`utils.cli`).
     RECORD_SCHEMA: pa.Schema
+
+
+def export_records(split: LoadedSplit, *, parquet: bool = False) -> Iterator[dict[str, Any]]:
+    """The split's dialogues as records of :data:`~utils.records.RECORD_SCHEMA`; with
+    ``parquet``, ``meta`` fields as JSON text and labels as a list of ``{name, values}``."""
+    provenance = split.provenance
+    source = {
+        "kind": provenance.kind,
+        "checksum": provenance.checksum,
+        "source": str(provenance.path),
+        "size_bytes": provenance.size_bytes,
+        "dialogues": provenance.dialogues,
+        "turns": provenance.turns,
+    }
+
+    def meta(value: dict[str, Any]) -> Any:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True) if parquet else value
+
+    def labels(value: dict[str, list[str]]) -> Any:
+        if parquet:
+            return [{"name": key, "values": list(values)} for key, values in value.items()]
+        return {key: list(values) for key, values in value.items()}
+
+    for index, dialogue in enumerate(split):
+        yield {
+            "dataset": split.dataset,
+            "split": split.split,
+            "index": index,
+            "id": str(dialogue.id),
+            "topic": dialogue.topic,
+            "meta": meta(dialogue.meta),
+            "turns": [
+                {
+                    "index": turn.index,
+                    "role": turn.role,
+                    "speaker": turn.speaker,
+                    "text": turn.text,
+                    "labels": labels(turn.labels),
+                    "evidence": [
+                        {
+                            "id": item.id,
+                            "title": item.title,
+                            "origin": item.origin,
+                            "text": item.text,
+                            "selected": item.selected,
+                            "meta": meta(item.meta),
+                        }
+                        for item in turn.evidence
+                    ],
+                }
+                for turn in dialogue.turns
+            ],
+            "provenance": source,
+        }

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .errors import UnknownNameError
-from .sources import registry
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,6 +62,9 @@ def number(
 
 def all_reported() -> tuple[Reported, ...]:
     """Every reported number of every declared dataset (each dataset's ``reported.py``)."""
+    # Asked of the registry when called: each dataset folder's ``reported.py`` imports this module.
+    from .sources import registry
+
     return tuple(item for source in registry().values() for item in source.reported)
 
 
@@ -107,6 +109,8 @@ QUANTITY_LABELS = {"turns_per_dialogue": "turns per dialogue"}
 
 def quantity_label(name: str) -> str:
     """``name`` as the tables show it (``turns_per_dialogue`` reads "turns per dialogue")."""
+    from .sources import registry  # see all_reported
+
     for source in registry().values():
         if name in source.quantity_labels:
             return source.quantity_labels[name]
@@ -158,7 +162,8 @@ def _decimals(value: float) -> int:
 
 
 def compare(
-    dataset: str | Sequence[str], computed: Mapping[tuple[str, str], Reproduced] | None = None
+    dataset: str | Sequence[str],
+    computed: Mapping[tuple[str, str], Reproduced] | Mapping[tuple[str, str, str], Reproduced] | None = None,
 ) -> pd.DataFrame:
     """Every number reported for ``dataset`` beside the value computed from data, in one schema.
 
@@ -182,18 +187,19 @@ def compare(
     for name in datasets:
         if name not in known:
             raise UnknownNameError("dataset with reported numbers", name, sorted(known))
-    computed = dict(computed or {})
+    values: dict[tuple[str, ...], Reproduced] = {}
+    values.update((computed or {}).items())
 
     def key(item: Reported) -> tuple[str, ...]:
         return (item.name, item.split) if isinstance(dataset, str) else (item.dataset, item.name, item.split)
 
     items = [item for item in all_reported() if item.dataset in datasets]
-    unmatched = set(computed) - {key(item) for item in items}
+    unmatched = set(values) - {key(item) for item in items}
     if unmatched:
         raise KeyError(f"computed values with no reported number: {sorted(unmatched)}")
     rows = []
     for item in items:
-        value = computed.get(key(item))
+        value = values.get(key(item))
         rows.append(
             {
                 "dataset": item.dataset,

@@ -15,9 +15,10 @@ panel counts only the first kind (the labelled responses), naming the rest.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -110,7 +111,8 @@ def build_status_frame(data_dir: str | Path | None = None) -> pd.DataFrame:
     ``reported`` (the same as text).
     """
     rows = []
-    for row in data_status(data_dir).itertuples(index=False):
+    status_rows: Iterable[Any] = data_status(data_dir).itertuples(index=False)  # data_status's own columns
+    for row in status_rows:
         source = get_source(row.dataset)
         item = reported_item(row.dataset, row.split)
         size = turns = compared = None
@@ -165,7 +167,7 @@ STATUS_COLUMNS = (
 PARLAI_COUNT = "(ParlAI's count)"
 
 
-def chip_size(row: Mapping[str, object], *, unit: bool = True, counter: bool = True) -> str:
+def chip_size(row: Mapping[Hashable, Any], *, unit: bool = True, counter: bool = True) -> str:
     """A split's size against the reported one, as its chip says it: ``3 of 18,430 dialogues``,
     ``205 labelled responses``, ``3 dialogues; 17 of 36,809 turns``, ``2 of 981 dialogues (ParlAI's
     count)`` where the reported size is a ParlAI teacher's recorded count. ``unit=False`` leaves out the
@@ -175,14 +177,14 @@ def chip_size(row: Mapping[str, object], *, unit: bool = True, counter: bool = T
     size, compared, value = row["size"], row["compared"], row["reported value"]
     if pd.isna(size):
         return "not loaded"
-    own = counted(int(size), str(row["unit"])) if unit else f"{int(size):,}"  # type: ignore[arg-type]
+    own = counted(int(size), str(row["unit"])) if unit else f"{int(size):,}"
     if value is None or pd.isna(value):
         return own
     approx = "about " if row["reported approx"] else ""
     reported_unit = str(row["reported unit"])
     if reported_unit in _TURN_NAMES:
-        return f"{own}; {int(compared):,} of {approx}{int(value):,} {reported_unit}"  # type: ignore[arg-type]
-    shown = f"{int(compared):,} of {approx}{int(value):,}"  # type: ignore[arg-type]
+        return f"{own}; {int(compared):,} of {approx}{int(value):,} {reported_unit}"
+    shown = f"{int(compared):,} of {approx}{int(value):,}"
     shown = f"{shown} {reported_unit}" if unit else shown
     # A ParlAI teacher's recorded count is ParlAI's number, not the dataset authors': say whose it is.
     return f"{shown} {PARLAI_COUNT}" if counter and row.get("reported teacher") else shown

@@ -11,11 +11,13 @@ repr. :func:`comparison` shows the one reported-versus-reproduced table
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import numbers
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import pandas as pd
 from pandas.io.formats.style import Styler
@@ -41,7 +43,7 @@ class Table:
 
     @property
     def data(self) -> pd.DataFrame:
-        return self.styler.data
+        return self.styler.data  # type: ignore[attr-defined]  # set by Styler, absent from its stubs
 
     def to_html(self) -> str:
         # the caption and notes stay in place while a wide table scrolls sideways on a phone
@@ -123,14 +125,22 @@ def _text(value: object) -> str:
     return html.escape(str(value))
 
 
+def _percent_cell(value: object, places: int) -> str:
+    return percent(value, places)
+
+
+def _decimal_cell(value: object, places: int) -> str:
+    return decimal(value, places)
+
+
 def table(
     frame: pd.DataFrame | pd.Series,
     *,
     labels: Mapping[str, str] | None = None,
-    integers: Iterable[str] = (),
-    percents: Mapping[str, int] | Iterable[str] = (),
-    decimals: Mapping[str, int] | None = None,
-    row_labels: Mapping[object, str] | None = None,
+    integers: Iterable[Hashable] = (),
+    percents: Mapping[Any, int] | Iterable[Hashable] = (),
+    decimals: Mapping[Any, int] | None = None,
+    row_labels: Mapping[Any, str] | None = None,
     index: bool | str = False,
     caption: str = "",
     notes: Sequence[str] = (),
@@ -164,21 +174,22 @@ def table(
     percent_places = dict(percents) if isinstance(percents, Mapping) else dict.fromkeys(percents, 1)
     decimal_places = dict(decimals or {})
     integer_columns = set(integers)
-    formatters: dict[str, Callable[[object], str]] = {}
+    formatters: dict[Any, Callable[[object], str] | str | None] = {}
     for column in data.columns:
         if column in url_columns:
             formatters[column] = _link_cell
         elif column in integer_columns:
             formatters[column] = integer
         elif column in percent_places:
-            formatters[column] = lambda value, places=percent_places[column]: percent(value, places)
+            formatters[column] = functools.partial(_percent_cell, places=percent_places[column])
         elif column in decimal_places:
-            formatters[column] = lambda value, places=decimal_places[column]: decimal(value, places)
+            formatters[column] = functools.partial(_decimal_cell, places=decimal_places[column])
         else:
             formatters[column] = _text
-    headers = {}
+    headers: dict[Any, str] = {}
+    label_of: Mapping[Any, str] = labels or {}
     for column in data.columns:
-        header = (labels or {}).get(column, str(column).replace("_", " "))
+        header = label_of.get(column, str(column).replace("_", " "))
         if column in percent_places and "%" not in header:
             header = f"{header} (%)"
         headers[column] = header
@@ -188,7 +199,7 @@ def table(
     styler = styler.set_table_attributes('class="atlas-pub-table"')
     numeric = [c for c in data.columns if c in integer_columns or c in percent_places or c in decimal_places]
     if numeric:
-        styler = styler.set_properties(subset=numeric, **{"text-align": "right"})
+        styler = styler.set_properties(subset=list[Hashable](numeric), **{"text-align": "right"})
     all_notes = [html.escape(note) for note in notes]
     if has_empty and empty_note:
         all_notes.append(html.escape(empty_note))
@@ -227,7 +238,7 @@ def declared_table(
     ``columns`` declares); ``options`` are the other arguments of :func:`table` (``index``,
     ``caption``, ``notes``, ...).
     """
-    present = list(frame.columns) if isinstance(frame, pd.DataFrame) else [frame.name]
+    present = [str(name) for name in (frame.columns if isinstance(frame, pd.DataFrame) else [frame.name])]
     chosen = [name for name in present if name in columns] if names is None else list(names)
     shown = {name: columns[name] for name in chosen}
     return table(
@@ -243,7 +254,7 @@ def declared_table(
 def _link_cell(pair: object) -> str:
     from .render._html import link
 
-    text, url = pair  # type: ignore[misc]
+    text, url = cast("tuple[object, str]", pair)
     return link(str(text), url)
 
 
@@ -307,7 +318,9 @@ def comparison(
         numbers.setdefault(pair, len(numbers) + 1)
     computed_on = compared["computed_on"] if "computed_on" in compared else pd.Series("", index=compared.index)
     rows = []
-    for row, rests_on in zip(compared.itertuples(index=False), computed_on, strict=True):
+    # the cells are those compare() wrote, typed there; pandas' stubs know a row only as a union
+    compared_rows: Iterable[Any] = compared.itertuples(index=False)
+    for row, rests_on in zip(compared_rows, computed_on, strict=True):
         places = int(row.decimals)
         unit = f" {row.unit}" if row.unit and row.unit != "approx." else ""
         approx = "≈ " if row.unit == "approx." else ""
@@ -347,7 +360,7 @@ def comparison(
         data = data.rename(columns={NOT_THE_DATASET: _not_the_dataset_header(kinds_elsewhere)})
     else:
         data = data.drop(columns=NOT_THE_DATASET)
-    formatters: dict[str, Callable[[object], str]] = {
+    formatters: dict[Any, Callable[[object], str] | str | None] = {
         column: (lambda value: html.escape(str(value))) for column in data.columns
     }
     formatters["Source"] = lambda pair: _source_link(f"[{pair[0]}]", pair[1])  # type: ignore[index]
@@ -361,7 +374,7 @@ def comparison(
     styler = styler.set_td_classes(cell_classes)
     numeric = [column for column in data.columns if column in ("Reported", "Reproduced", "Tolerance")
                or column.startswith("On the ")]
-    styler = styler.set_properties(subset=numeric, **{"text-align": "right"})
+    styler = styler.set_properties(subset=list[Hashable](numeric), **{"text-align": "right"})
     # on a narrow screen the Status column may scroll out of view: the count stays under the table
     counts = compared["status"].str.split(":").str[0].value_counts()
     notes = ["Rows by status: " + ", ".join(f"{count} {status}" for status, count in counts.items())]

@@ -593,13 +593,13 @@ def split_rows(
         evidence["text (English)"] = _mapped(evidence["text"], english)
     evidence[DIALOGUE] = evidence.pop("dialogue_index")
     for name in facet_names:
-        values = dialogue_frame[name]
+        facet = dialogue_frame[name]
         if name not in turns.columns:
-            turns[name] = _carried(values, turns[DIALOGUE].to_numpy())
+            turns[name] = _carried(facet, turns[DIALOGUE].to_numpy())
         # evidence rows are millions in a full-size split: only a facet of one label per row is
         # carried there, as a category (a code per row), not as a list per row
         if name in single and name not in evidence.columns:
-            evidence[name] = _carried(values, evidence[DIALOGUE].to_numpy())
+            evidence[name] = _carried(facet, evidence[DIALOGUE].to_numpy())
     return SplitRows(
         frames={"dialogues": dialogue_frame, "turns": turns, "evidence": evidence},
         id_columns={"dialogues": "id", "turns": "dialogue id", "evidence": "dialogue id"},

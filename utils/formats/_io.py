@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from ..errors import DataError
 
@@ -375,6 +375,28 @@ def iter_csv_rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
 _ABSENT = object()
 
 
+@overload
+def require(
+    mapping: Any,
+    key: str,
+    kind: type[T],
+    *,
+    path: Path,
+    record: str | int,
+    optional: bool = False,
+    default: Any = None,
+) -> T: ...
+@overload
+def require(
+    mapping: Any,
+    key: str,
+    kind: tuple[type, ...],
+    *,
+    path: Path,
+    record: str | int,
+    optional: bool = False,
+    default: Any = None,
+) -> Any: ...
 def require(
     mapping: Any,
     key: str,
@@ -384,7 +406,7 @@ def require(
     record: str | int,
     optional: bool = False,
     default: Any = None,
-) -> T:
+) -> Any:
     """``mapping[key]`` checked to be of ``kind``; a missing key or wrong type is a DataError.
 
     ``optional`` fields may be absent (``default`` is returned) but, when present, must have the

@@ -10,12 +10,13 @@ cross-dataset chapter's notes, the figures); ``_html`` holds the renderers' own 
 from __future__ import annotations
 
 from ..records import Dialogue
-from ..sources import get_source
 from ._html import SafeHTML, esc, stylesheet
 
 
 def render_dialogue(dialogue: Dialogue, **options: object) -> SafeHTML:
     """Render one dialogue as safe HTML with the renderer of its dataset."""
+    from ..sources import get_source  # the registry imports the renderers, which import this package
+
     return get_source(dialogue.dataset).render(dialogue, **options)
 
 

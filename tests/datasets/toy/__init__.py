@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from utils.sources import DatasetProfile, DatasetSource, SourceFile
+from utils.declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, SourceFile
 
-from . import parser, render
+from . import parser  # its renderer is found by convention: render.py
 
 TOY = DatasetSource(
     name="toy",
@@ -26,16 +26,19 @@ TOY = DatasetSource(
     license="CC0",
     citation_key="toy2024",
     folder=Path(__file__).parent,
-    parse=parser.parse,
-    parser_version=parser.PARSER_VERSION,
-    render=render.render,
-    splits={"train": (SourceFile(path="toy/train.jsonl", url="https://example.org/toy/train.jsonl"),)},
-    chapter_splits=("train",),
-    profile=DatasetProfile(
-        ("train",),
-        "dialogue (an asker and an expert)",
-        "one sentence per expert turn",
-        "the expert's sentence is given",
+    loader=Loader(
+        parse=parser.parse,
+        parser_version=parser.PARSER_VERSION,
+        splits={"train": (SourceFile(path="toy/train.jsonl", url="https://example.org/toy/train.jsonl"),)},
+    ),
+    chapter=ChapterFacts(
+        chapter_splits=("train",),
+        profile=DatasetProfile(
+            ("train",),
+            "dialogue (an asker and an expert)",
+            "one sentence per expert turn",
+            "the expert's sentence is given",
+        ),
     ),
 )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from utils.formats._io import iter_json_lines, require
+from utils.formats import iter_json_lines, require
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 
 PARSER_VERSION = 1

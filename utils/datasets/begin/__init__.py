@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...sources import DatasetProfile, DatasetSource, SourceFile
+from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, SourceFile
 from . import card, explorer, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
@@ -56,10 +56,7 @@ _FILES: dict[str, tuple[str, str, str | None, int | None]] = {
 }
 
 BEGIN = DatasetSource(
-    card_formats=card.FORMATS,
     name="begin",
-    label_keys=("BEGIN",),
-    record_unit="labelled responses",
     title="BEGIN (Benchmark for Evaluation of Grounded INteraction)",
     language="English",
     format="TSV (one labelled model response per row; unquoted tab-separated fields)",
@@ -69,31 +66,37 @@ BEGIN = DatasetSource(
     redistribution="CC BY 4.0 and CDLA-Sharing 1.0 allow copies with attribution (CDLA-Sharing: under its own terms)",
     citation_key="dziri2022begin",
     folder=Path(__file__).parent,
-    parse=parser.parse,
-    parser_version=parser.PARSER_VERSION,
-    render=render.render,
     search_text=render.search_text,
     facets=explorer.facets,
     viewer_queries=viewer.QUERIES,
     columns=explorer.columns,
-    reported=REPORTED,
-    quantity_labels=QUANTITY_LABELS,
-    # Empty, although the chapter computes on every split: the benchmark (benchmarks/bench.py) times
-    # the chapter_splits of a dataset against bare JSON readers (json.load, pandas.read_json, the
-    # datasets JSON loader), which cannot read a TSV file. BEGIN joins it once its naive steps know TSV.
-    chapter_splits=(),
-    profile=DatasetProfile(
-        ("wow_dev", "wow_test"),
-        "labelled response (a model's reply to one message)",
-        "one knowledge snippet per response (a Wikipedia sentence, a film's plot, facts about a topic)",
-        "the snippet is given; people judged whether the response is attributable to it",
+    loader=Loader(
+        card_formats=card.FORMATS,
+        label_keys=("BEGIN",),
+        record_unit="labelled responses",
+        parse=parser.parse,
+        parser_version=parser.PARSER_VERSION,
+        splits={
+            split: (SourceFile(path=f"begin/{path}", url=f"{_RAW}/{path}", git_blob=blob, sha256=sha256, size=size),)
+            for split, (path, blob, sha256, size) in _FILES.items()
+        },
+        original_split_names={split: path.rsplit("/", 1)[1].removesuffix(".tsv") for split, (path, *_) in _FILES.items()},
     ),
-    splits={
-        split: (SourceFile(path=f"begin/{path}", url=f"{_RAW}/{path}", git_blob=blob, sha256=sha256, size=size),)
-        for split, (path, blob, sha256, size) in _FILES.items()
-    },
-    original_split_names={split: path.rsplit("/", 1)[1].removesuffix(".tsv") for split, (path, *_) in _FILES.items()},
-    notes=f"Downloaded from commit {REVISION[:7]} of google/BEGIN-dataset and verified by git blob id.",
+    chapter=ChapterFacts(
+        reported=REPORTED,
+        quantity_labels=QUANTITY_LABELS,
+        # Empty, although the chapter computes on every split: the benchmark (benchmarks/bench.py) times
+        # the chapter_splits of a dataset against bare JSON readers (json.load, pandas.read_json, the
+        # datasets JSON loader), which cannot read a TSV file. BEGIN joins it once its naive steps know TSV.
+        chapter_splits=(),
+        profile=DatasetProfile(
+            ("wow_dev", "wow_test"),
+            "labelled response (a model's reply to one message)",
+            "one knowledge snippet per response (a Wikipedia sentence, a film's plot, facts about a topic)",
+            "the snippet is given; people judged whether the response is attributable to it",
+        ),
+        notes=f"Downloaded from commit {REVISION[:7]} of google/BEGIN-dataset and verified by git blob id.",
+    ),
 )
 
 DATASETS = (BEGIN,)

@@ -305,7 +305,7 @@ def evaluation_frame(
     ``flag-all F1`` (the trivial rules: always the more common class; flag everything).
     """
     groups: list[tuple[tuple[str, ...], pd.DataFrame]] = [
-        ((key,) if isinstance(key, str) else tuple(key), frame)
+        ((key,) if isinstance(key, str) else tuple(map(str, key)), frame)
         for key, frame in test.groupby(list(by), sort=False)
     ]
     if len(groups) > 1:  # every group together, keeping what they share (the split, when grouped by model)
@@ -413,7 +413,7 @@ def evaluate_on_test(
         frame = evaluation_frame(critics, examples[examples["split"] == test], by=by)
         frame.insert(0, "fitted on", dev)
         frame["threshold"] = [
-            critics[name].threshold for name in frame["critic"]  # type: ignore[union-attr]
+            critics[name].threshold for name in frame["critic"]
         ]
         frames.append(frame)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...croissant import TEXT, TSV, CardField, CardFormat
+from ...declaration import TEXT, TSV, CardField, CardFormat
 from .parser import LABELS
 
 #: The models and sources the authors' README names for ``model_name`` and ``data_source``.

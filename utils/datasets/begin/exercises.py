@@ -14,18 +14,19 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import cohen_kappa_score, roc_auc_score
 
-from ...exercises import (
+from ...checking import (
     CheckOptionError,
     ExerciseCheckError,
-    _as_mapping,
-    _compare_number,
-    _dialogues,
-    _fail,
-    _Mistake,
+    Mistake,
+    as_mapping,
+    check_keys,
+    compare_number,
+    dialogues_of,
+    fail,
     practice_check,
 )
 from ...records import Dialogue
-from ...render._html import SafeHTML, esc, stylesheet
+from ...render.html import SafeHTML, esc, stylesheet
 from ..faithdial.baselines import LexicalCritic
 from ..faithdial.exercises import Ignored, check_ranking, is_synthetic
 from . import baselines, stats
@@ -34,7 +35,7 @@ from .render import render
 
 
 def _examples(data: Iterable[Dialogue], what: str) -> Any:
-    dialogues = _dialogues(data, what)
+    dialogues = dialogues_of(data, what)
     split = dialogues[0].split if dialogues else "split"
     examples = baselines.critic_examples(stats.response_frame({split: dialogues}))
     if examples["hallucinated"].nunique() < 2:
@@ -53,17 +54,17 @@ def check_feature_auc(answer: Any, data: Iterable[Dialogue], feature: str) -> No
     examples = _examples(data, what)
     values = baselines.feature_frame(examples)[feature]
     expected = baselines.auc_of_score(examples.assign(score=1 - values), "score")
-    mistakes = [_Mistake(1 - expected, f"you ranked by {feature} itself; a high precision means attributable, "
+    mistakes = [Mistake(1 - expected, f"you ranked by {feature} itself; a high precision means attributable, "
                                        "so the score of 'not fully attributable' is one minus it.")]
-    rows = stats.response_frame({"data": _dialogues(data, what)})
+    rows = stats.response_frame({"data": dialogues_of(data, what)})
     generic_as_positive = rows.assign(hallucinated=(rows["label"] != "Fully attributable").astype(int))
     if generic_as_positive["hallucinated"].nunique() == 2 and len(generic_as_positive) != len(examples):
         frame = baselines.feature_frame(generic_as_positive)
-        mistakes.append(_Mistake(
+        mistakes.append(Mistake(
             baselines.auc_of_score(generic_as_positive.assign(score=1 - frame[feature]), "score"),
             "leave the Generic responses out: the task compares Fully with Not fully attributable ones.",
         ))
-    _compare_number(answer, expected, what=what, mistakes=mistakes)
+    compare_number(answer, expected, what=what, mistakes=mistakes)
 
 
 @practice_check
@@ -85,10 +86,10 @@ def check_ablation_auc(
     full_auc = baselines.bootstrap_intervals(baselines.feature_scored(full, test_examples), resamples=1)["ROC AUC"][0]
     dev_auc = baselines.bootstrap_intervals(baselines.feature_scored(critic, dev_examples), resamples=1)["ROC AUC"][0]
     mistakes = [
-        _Mistake(full_auc, "this is the AUC with every feature: leave the features named out of the fit."),
-        _Mistake(dev_auc, "this is the AUC on the dev split the critic was fitted on; score it on the test split."),
+        Mistake(full_auc, "this is the AUC with every feature: leave the features named out of the fit."),
+        Mistake(dev_auc, "this is the AUC on the dev split the critic was fitted on; score it on the test split."),
     ]
-    _compare_number(answer, expected, what=what, share=True, mistakes=mistakes, rel_tol=1e-4)
+    compare_number(answer, expected, what=what, share=True, mistakes=mistakes, rel_tol=1e-4)
 
 
 # -- a critic that travels to other benchmarks -------------------------------------------------------
@@ -103,7 +104,7 @@ def scored_responses(*data: Iterable[Dialogue]) -> pd.DataFrame:
     :func:`baselines.critic_examples` rows with an ``id`` column: the dialogue id, ``tc_dev-17``."""
     frames = []
     for split in data:
-        dialogues = _dialogues(split, "responses to score")
+        dialogues = dialogues_of(split, "responses to score")
         name = dialogues[0].split if len(dialogues) else "split"
         rows = stats.response_frame({name: dialogues})
         rows.insert(0, "id", [dialogue.id for dialogue in dialogues])
@@ -128,7 +129,7 @@ def check_transfer_scores(
     if not tests:
         raise ExerciseCheckError(f"{what}: pass the test splits after the split the critic was fitted on.")
     examples = scored_responses(*tests)
-    every_id = {dialogue.id for split in tests for dialogue in _dialogues(split, what)}
+    every_id = {dialogue.id for split in tests for dialogue in dialogues_of(split, what)}
     labels = examples["hallucinated"].to_numpy()
 
     def bar() -> float:
@@ -145,7 +146,7 @@ def check_transfer_scores(
                   "feature critic": "the chapter's feature critic's, fitted on the same dev file"}[beat],
         left_out=Ignored(set(every_id) - set(examples["id"]), "Generic responses: leave them out, the critic "
                                                                "tells Fully from Not fully attributable ones"),
-        fitted_on=Ignored({dialogue.id for dialogue in _dialogues(fit_on, what)}, "responses of the file you fit on: "
+        fitted_on=Ignored({dialogue.id for dialogue in dialogues_of(fit_on, what)}, "responses of the file you fit on: "
                                                                                   "score only the test files' ones"),
         id_example="tc_dev-0",
         hint="Find what the lexical critic misses on these benchmarks (their knowledge snippets are long), and "
@@ -164,7 +165,7 @@ ANNOTATION_SEED = 0
 def annotation_sample(split: Iterable[Dialogue], size: int = ANNOTATION_SIZE, seed: int = ANNOTATION_SEED) -> list[str]:
     """The ids of the responses to annotate: the first ``size`` of ``split`` shuffled with ``seed``
     (numpy's ``default_rng(seed).permutation``), or every response when the split holds fewer."""
-    dialogues = _dialogues(split, "responses to annotate")
+    dialogues = dialogues_of(split, "responses to annotate")
     order = np.random.default_rng(seed).permutation(len(dialogues))[:size]
     return [dialogues[int(index)].id for index in order]
 
@@ -175,7 +176,7 @@ def show_annotation_sample(
     """The responses of :func:`annotation_sample` without their labels (message, response and
     knowledge, every string escaped), then a dict to copy and fill in, one line per id."""
     ids = annotation_sample(split, size, seed)
-    by_id = {dialogue.id: dialogue for dialogue in _dialogues(split, "responses to annotate")}
+    by_id = {dialogue.id: dialogue for dialogue in dialogues_of(split, "responses to annotate")}
     provenance = getattr(split, "provenance", None)
     kind = f"{provenance.kind} · " if provenance is not None else ""
     parts = [render(by_id[key], note=f"{kind}{key}", highlight=False, show_label=False) for key in ids]
@@ -187,27 +188,26 @@ def show_annotation_sample(
 
 
 def _annotation_labels(answer: Any, ids: Sequence[str], what: str) -> list[str]:
-    given = _as_mapping(answer, what)
-    missing = [key for key in ids if key not in given]
-    extra = [key for key in given if key not in set(ids)]
-    if missing or extra:
-        parts = []
-        if missing:
-            parts.append(f"{len(missing)} of the {len(ids)} responses shown have no label, for example {missing[0]!r}")
-        if extra:
-            parts.append(f"{len(extra)} id(s) are not among the responses shown, for example {extra[0]!r}")
-        _fail(what, "; ".join(parts) + ". Label exactly the responses show_annotation_sample shows (seed 0).")
+    given = as_mapping(answer, what)
+    check_keys(
+        given,
+        ids,
+        what,
+        missing="{count} of the {total} responses shown have no label, for example {example!r}",
+        extra="{count} id(s) are not among the responses shown, for example {example!r}",
+        together=". Label exactly the responses show_annotation_sample shows (seed 0).",
+    )
     labels = []
     folded = {name.casefold(): name for name in LABELS}
     for key in ids:
         value = given[key]
         if not isinstance(value, str) or not value.strip():
-            _fail(what, f"the label of {key!r} is empty or not text: give every response one of {', '.join(LABELS)}.")
+            fail(what, f"the label of {key!r} is empty or not text: give every response one of {', '.join(LABELS)}.")
         if value not in LABELS:
             if value.strip().casefold() in folded:
-                _fail(what, f"the label of {key!r} differs from BEGIN's name in case or spaces: write it exactly "
+                fail(what, f"the label of {key!r} differs from BEGIN's name in case or spaces: write it exactly "
                             f"as {folded[value.strip().casefold()]!r}.")
-            _fail(what, f"{value!r} (for {key!r}) is not one of BEGIN's three labels: {', '.join(LABELS)}.")
+            fail(what, f"{value!r} (for {key!r}) is not one of BEGIN's three labels: {', '.join(LABELS)}.")
         labels.append(value)
     return labels
 
@@ -218,7 +218,7 @@ def check_annotation_kappa(answer: Any, labels: Any, split: Sequence[Dialogue]) 
     own reading), and ``answer`` is Cohen's kappa between them and the gold labels
     (``sklearn.metrics.cohen_kappa_score``), to three decimals."""
     what = "Cohen's kappa between your labels and the gold labels"
-    dialogues = _dialogues(split, what)
+    dialogues = dialogues_of(split, what)
     ids = annotation_sample(dialogues)
     yours = _annotation_labels(labels, ids, "your labels")
     by_id = {dialogue.id: dialogue for dialogue in dialogues}
@@ -231,8 +231,8 @@ def check_annotation_kappa(answer: Any, labels: Any, split: Sequence[Dialogue]) 
         raise ExerciseCheckError(f"{what}: kappa is undefined on these labels (chance agreement is 1).")
     agreement = sum(g == y for g, y in zip(gold, yours, strict=True)) / len(ids)
     mistakes = [
-        _Mistake(agreement, "this is the share of responses on which you agree (raw agreement); kappa "
+        Mistake(agreement, "this is the share of responses on which you agree (raw agreement); kappa "
                             "corrects it for the agreement expected by chance."),
-        _Mistake(1.0, "this is the kappa of the gold labels with themselves: compare YOUR labels with them."),
+        Mistake(1.0, "this is the kappa of the gold labels with themselves: compare YOUR labels with them."),
     ]
-    _compare_number(answer, expected, what=what, mistakes=mistakes)
+    compare_number(answer, expected, what=what, mistakes=mistakes)

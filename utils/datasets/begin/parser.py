@@ -45,7 +45,7 @@ LABELS = (FULLY, NOT_FULLY, GENERIC)
 #: Columns that must hold text in every row (knowledge, message and response may be empty).
 _REQUIRED = ("model_name", "data_source", "begin_label")
 #: The TSV dialect of the published files: tabs, no quoting, no escapes.
-DIALECT = {"delimiter": "\t", "quoting": csv.QUOTE_NONE, "strict": True}
+DIALECT: dict[str, Any] = {"delimiter": "\t", "quoting": csv.QUOTE_NONE, "strict": True}
 
 
 def _lines(path: Path) -> Iterator[str]:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from ...records import SEEKER, Dialogue
-from ...render._html import (
+from ...render.html import (
     SafeHTML,
     badge,
     bullet_list,

@@ -7,6 +7,7 @@ them; nothing here is a reported number (those are in :mod:`utils.datasets.begin
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -139,13 +140,13 @@ def reported_vs_reproduced(splits: Mapping[str, object]) -> pd.DataFrame:
     and others demo samples, no value is computed and the status says how many are demo samples."""
     from ...reported import Reproduced, compare
 
-    loaded = dict(splits)
-    kinds = tuple(split.provenance.kind for split in loaded.values())  # type: ignore[attr-defined]
-    total = sum(len(split) for split in loaded.values())  # type: ignore[arg-type]
-    dev = sum(len(split) for name, split in loaded.items() if name.endswith("_dev"))  # type: ignore[arg-type]
+    loaded: dict[str, Any] = dict(splits)  # loaded splits: a provenance each, and a length
+    kinds = tuple(split.provenance.kind for split in loaded.values())
+    total = sum(len(split) for split in loaded.values())
+    dev = sum(len(split) for name, split in loaded.items() if name.endswith("_dev"))
     # A count over official files and demo samples together describes neither: it is left out.
     mixed = len(set(kinds)) > 1
-    demo = sum(1 for split in loaded.values() if split.provenance.is_demo)  # type: ignore[attr-defined]
+    demo = sum(1 for split in loaded.values() if split.provenance.is_demo)
     why = f"{demo} of the {len(loaded)} files are demo samples" if mixed and demo else "split not loaded"
     computed = {
         ("responses", ""): Reproduced(None if mixed else float(total), kinds, tolerance=500, not_computed=why),
@@ -160,7 +161,7 @@ def reported_vs_reproduced(splits: Mapping[str, object]) -> pd.DataFrame:
 def plot_precision_by_label(rows: pd.DataFrame, precision: pd.Series) -> plt.Figure:
     """Histograms of knowledge precision per BEGIN label (share of each label's responses per bin)."""
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    bins = np.linspace(0, 1, 21)
+    bins = list(np.linspace(0, 1, 21))
     for name in LABELS:
         values = precision[rows["label"] == name]
         if len(values):

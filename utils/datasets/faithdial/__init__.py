@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ...sources import DatasetProfile, DatasetSource, SourceFile, hub_file
+from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, SourceFile, hub_file
 from . import audit_parser, card, explorer, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
@@ -56,9 +56,7 @@ def _audit_record_kinds(split: Any) -> dict[str, int]:
 
 
 FAITHDIAL = DatasetSource(
-    card_formats=card.FAITHDIAL_FORMATS,
     name="faithdial",
-    label_keys=("BEGIN", "VRM"),
     title="FaithDial",
     language="English",
     format="JSON (a list of dialogues, each a list of wizard utterances with history)",
@@ -68,63 +66,62 @@ FAITHDIAL = DatasetSource(
     redistribution="MIT: copies may be redistributed with the licence notice",
     citation_key="dziri2022faithdial",
     folder=Path(__file__).parent,
-    parse=parser.parse,
-    parser_version=parser.PARSER_VERSION,
-    parse_columns=parser.parse_columns,
-    render=render.render,
     search_text=render.search_text,
     facets=explorer.facets,
     facet_notes=explorer.FACET_NOTES,
     viewer_queries=viewer.QUERIES,
     columns=explorer.columns,
-    reported=tuple(item for item in REPORTED if item.dataset == "faithdial"),
-    quantity_labels=QUANTITY_LABELS,
-    synthetic="benchmarks.synthetic:write_faithdial",
-    chapter_splits=("train", "valid", "test"),
-    profile=DatasetProfile(
-        ("valid", "train"),
-        "dialogue (WoW conversations with edited wizard responses)",
-        "one Wikipedia sentence per wizard turn (the knowledge the response must follow)",
-        "the one knowledge sentence is given; BEGIN and VRM labels describe the original response",
-    ),
-    splits={
-        split: (
-            hub_file(
-                "McGill-NLP/FaithDial",
-                f"data/{split_file}.json",
-                f"faithdial/{split_file}.json",
-                revision=REVISION,
-            ),
-        )
-        for split, split_file in {
-            "train": "train",
-            "valid": "valid",
+    loader=Loader(
+        card_formats=card.FAITHDIAL_FORMATS,
+        label_keys=("BEGIN", "VRM"),
+        parse=parser.parse,
+        parser_version=parser.PARSER_VERSION,
+        parse_columns=parser.parse_columns,
+        splits={
+            split: (
+                hub_file(
+                    "McGill-NLP/FaithDial",
+                    f"data/{split_file}.json",
+                    f"faithdial/{split_file}.json",
+                    revision=REVISION,
+                ),
+            )
+            for split, split_file in {
+                "train": "train",
+                "valid": "valid",
+                "valid_seen": "valid_random_split",
+                "valid_unseen": "valid_topic_split",
+                "test": "test",
+                "test_seen": "test_random_split",
+                "test_unseen": "test_topic_split",
+            }.items()
+        },
+        original_split_names={
             "valid_seen": "valid_random_split",
             "valid_unseen": "valid_topic_split",
-            "test": "test",
             "test_seen": "test_random_split",
             "test_unseen": "test_topic_split",
-        }.items()
-    },
-    original_split_names={
-        "valid_seen": "valid_random_split",
-        "valid_unseen": "valid_topic_split",
-        "test_seen": "test_random_split",
-        "test_unseen": "test_topic_split",
-    },
-    notes="The hub repository's loading script does not run on current `datasets`; "
-    f"the atlas downloads the JSON files from commit {REVISION[:7]} (not from `main`) "
-    "and parses them itself.",
+        },
+    ),
+    chapter=ChapterFacts(
+        reported=tuple(item for item in REPORTED if item.dataset == "faithdial"),
+        quantity_labels=QUANTITY_LABELS,
+        synthetic="benchmarks.synthetic:write_faithdial",
+        chapter_splits=("train", "valid", "test"),
+        profile=DatasetProfile(
+            ("valid", "train"),
+            "dialogue (WoW conversations with edited wizard responses)",
+            "one Wikipedia sentence per wizard turn (the knowledge the response must follow)",
+            "the one knowledge sentence is given; BEGIN and VRM labels describe the original response",
+        ),
+        notes="The hub repository's loading script does not run on current `datasets`; "
+        f"the atlas downloads the JSON files from commit {REVISION[:7]} (not from `main`) "
+        "and parses them itself.",
+    ),
 )
 
 FAITHDIAL_AUDIT = DatasetSource(
-    card_formats=card.AUDIT_FORMATS,
     name="faithdial_audit",
-    label_keys=("BEGIN", "VRM"),
-    # a CSV row is a record, but not every row is a labelled response (blank rows, rows without a
-    # BEGIN label): the status panel counts the labelled ones (record_kinds)
-    record_unit="rows",
-    record_kinds=_audit_record_kinds,
     title="FaithDial hallucination audit (BEGIN/VRM labels on WoW, CMU-DoG, TopicalChat)",
     language="English",
     format="CSV (one labelled response per row; column names differ between files)",
@@ -134,22 +131,31 @@ FAITHDIAL_AUDIT = DatasetSource(
     redistribution="MIT: copies may be redistributed with the licence notice",
     citation_key="dziri2022origin",
     folder=Path(__file__).parent,
-    parse=audit_parser.parse,
-    parser_version=audit_parser.PARSER_VERSION,
-    render=render.render,
     search_text=render.search_text,
     facets=explorer.audit_facets,
     facet_notes=explorer.FACET_NOTES,
     viewer_queries=viewer.QUERIES,
     columns=explorer.audit_columns,
-    reported=tuple(item for item in REPORTED if item.dataset == "faithdial_audit"),
-    quantity_labels=QUANTITY_LABELS,
-    splits={
-        name: (
-            SourceFile(path=f"faithdial-audit/{rel}", url=f"{_AUDIT_GITHUB}/{rel}", sha256=sha, size=size),
-        )
-        for name, (rel, sha, size) in _AUDIT_FILES.items()
-    },
+    loader=Loader(
+        card_formats=card.AUDIT_FORMATS,
+        label_keys=("BEGIN", "VRM"),
+        # a CSV row is a record, but not every row is a labelled response (blank rows, rows without a
+        # BEGIN label): the status panel counts the labelled ones (record_kinds)
+        record_unit="rows",
+        record_kinds=_audit_record_kinds,
+        parse=audit_parser.parse,
+        parser_version=audit_parser.PARSER_VERSION,
+        splits={
+            name: (
+                SourceFile(path=f"faithdial-audit/{rel}", url=f"{_AUDIT_GITHUB}/{rel}", sha256=sha, size=size),
+            )
+            for name, (rel, sha, size) in _AUDIT_FILES.items()
+        },
+    ),
+    chapter=ChapterFacts(
+        reported=tuple(item for item in REPORTED if item.dataset == "faithdial_audit"),
+        quantity_labels=QUANTITY_LABELS,
+    ),
 )
 
 DATASETS = (FAITHDIAL, FAITHDIAL_AUDIT)

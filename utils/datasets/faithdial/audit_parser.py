@@ -40,7 +40,7 @@ from typing import Any
 import pandas as pd
 
 from ...errors import DataError
-from ...formats._io import iter_csv_rows
+from ...formats import iter_csv_rows
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 
 PARSER_VERSION = 2

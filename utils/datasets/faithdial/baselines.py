@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
@@ -28,7 +28,7 @@ from ...figures import caption
 from ...loading import Dialogues
 from ...metrics import corpus_bleu, rouge_l, unigram_f1
 from ...plotting import text_as_typed
-from ...render._html import esc
+from ...render.html import esc
 from ...tables import Table, declared_table, table
 from .stats import COLUMNS, HALLUCINATED, audit_file_label, knowledge_overlap
 
@@ -199,7 +199,7 @@ class LexicalCritic:
         return f"<p>Lexical critic: a response is {esc(str(self))}.</p>"
 
     @staticmethod
-    def scores(responses: Sequence[str], knowledge: Sequence[str]) -> np.ndarray:
+    def scores(responses: Iterable[str], knowledge: Iterable[str]) -> np.ndarray:
         """Hallucination scores: one minus knowledge precision (higher = less supported)."""
         return np.array([1.0 - knowledge_precision(r, k) for r, k in zip(responses, knowledge, strict=True)])
 
@@ -213,7 +213,7 @@ class LexicalCritic:
         precision = 1.0 - cls.scores(examples["response"], examples["knowledge"])
         return cls(threshold=best_threshold(precision, examples["hallucinated"].to_numpy(), flag_below=True))
 
-    def predict(self, responses: Sequence[str], knowledge: Sequence[str]) -> np.ndarray:
+    def predict(self, responses: Iterable[str], knowledge: Iterable[str]) -> np.ndarray:
         """1 for hallucinated (knowledge precision below the threshold), else 0."""
         return ((1.0 - self.scores(responses, knowledge)) < self.threshold).astype(int)
 

@@ -4,7 +4,7 @@ differ between the gold files and each model's files."""
 
 from __future__ import annotations
 
-from ...croissant import CSV, JSON, TEXT, CardField, CardFormat
+from ...declaration import CSV, JSON, TEXT, CardField, CardFormat
 from .audit_parser import BEGIN_CLASSES, VRM_CLASSES
 
 _LABEL_CELL = (

@@ -6,7 +6,7 @@ the demo sample and on the real files alike, and says what is off without printi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,29 +14,31 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import roc_auc_score
 
-from ... import exercises as checks
-from ...exercises import (
+from ...checking import (
     CheckOptionError,
     ExerciseCheckError,
-    _as_mapping,
-    _as_number,
-    _dialogues,
-    _fail,
-    _Mistake,
-    _passed,
-    _turns,
+    Mistake,
+    as_mapping,
+    as_number,
+    check_keys,
+    compare_number,
+    dialogues_of,
+    fail,
+    keys_missing_and_extra,
+    passed,
     practice_check,
+    turns_of,
 )
 from ...loading import SYNTHETIC
 from ...records import Dialogue
 from . import baselines
 from .stats import edited_share, lengths, utterances
 
-# The comparison goes through the shared module (``checks._compare_number``), so that a test watching
-# every checker's expected value (tests/test_learner.py) sees these too.
+# compare_number calls the shared module's comparison when called, so that a test watching every
+# checker's expected value (tests/test_learner.py) sees these too.
 
 
-def _responses(dialogues: list[Dialogue]) -> pd.DataFrame:
+def _responses(dialogues: Sequence[Dialogue]) -> pd.DataFrame:
     """The utterance records, as the chapter computes them (:func:`.stats.utterances`)."""
     return utterances(dialogues)
 
@@ -45,18 +47,18 @@ def _responses(dialogues: list[Dialogue]) -> pd.DataFrame:
 def check_edited_share(answer: Any, data: Iterable[Dialogue]) -> None:
     """``answer`` is the share of responses (utterance records) whose ``original_response`` was edited."""
     what = "share of responses edited for faithfulness"
-    dialogues = _dialogues(data, what)
+    dialogues = dialogues_of(data, what)
     frame = _responses(dialogues)
     if frame.empty:
         raise ExerciseCheckError(f"{what}: the data hold no wizard responses.")
     expected = edited_share(frame)
     edited = int(frame["edited"].sum())
     mistakes = [
-        _Mistake(1 - expected, "you computed the share of responses kept unedited."),
-        _Mistake(edited / len(_turns(dialogues)), "divide by the wizard responses, not by all turns."),
-        _Mistake(float(edited), "this is the number of edited responses; divide it by the number of responses."),
+        Mistake(1 - expected, "you computed the share of responses kept unedited."),
+        Mistake(edited / len(turns_of(dialogues)), "divide by the wizard responses, not by all turns."),
+        Mistake(float(edited), "this is the number of edited responses; divide it by the number of responses."),
     ]
-    checks._compare_number(answer, expected, what=what, share=True, mistakes=mistakes)
+    compare_number(answer, expected, what=what, share=True, mistakes=mistakes)
 
 
 @practice_check
@@ -67,7 +69,7 @@ def check_length_change(answer: Any, data: Iterable[Dialogue]) -> None:
     :func:`.stats.lengths`), so a negative answer means the edits made responses shorter.
     """
     what = "mean change in length (edited − original, in words)"
-    frame = _responses(_dialogues(data, what))
+    frame = _responses(dialogues_of(data, what))
     table = lengths(frame)
     if table.empty:
         raise ExerciseCheckError(f"{what}: no response in these data was edited.")
@@ -79,17 +81,17 @@ def check_length_change(answer: Any, data: Iterable[Dialogue]) -> None:
     ]
     everything = lengths(frame.assign(edited=True))  # kept responses then count with an original of 0 words
     mistakes = [
-        _Mistake(-expected, "the sign is flipped: subtract the original length from the edited length."),
-        _Mistake(
+        Mistake(-expected, "the sign is flipped: subtract the original length from the edited length."),
+        Mistake(
             sum(by_split) / len(by_split),
             "count words with utils.text.word_tokens (ParlAI normalisation), not str.split().",
         ),
-        _Mistake(
+        Mistake(
             float((everything["edited"] - everything["original"]).mean()),
             "average over the edited responses only (a kept response has no original to compare with).",
         ),
     ]
-    checks._compare_number(answer, expected, what=what, mistakes=mistakes)
+    compare_number(answer, expected, what=what, mistakes=mistakes)
 
 
 # -- a critic of one's own, against the chapter's lexical critic -----------------------------------------
@@ -136,53 +138,55 @@ def check_ranking(
     :class:`ExerciseCheckError` naming the slip."""
     if examples["hallucinated"].nunique() < 2:
         raise ExerciseCheckError(f"{what}: the test data hold only one of the two classes; an AUC needs both.")
-    given = _as_mapping(answer, what)
+    given = as_mapping(answer, what)
     wanted = list(examples["id"])
-    wanted_set = set(wanted)
-    extra = [key for key in given if key not in wanted_set]
+    _, extra = keys_missing_and_extra(given, wanted)
     for ignored in (fitted_on or Ignored(set(), ""), left_out):
         among = [key for key in extra if key in ignored.ids]
         if among:
-            _fail(what, f"{len(among)} id(s) are {ignored.reason}, for example {among[0]!r}.")
-    if extra:
-        _fail(what, f"{len(extra)} key(s) are not ids of the responses to score, for example {extra[0]!r}: use "
-                    f"the ids of the `id` column (such as {id_example!r}).")
-    missing = [key for key in wanted if key not in given]
-    if missing:
-        _fail(what, f"{len(missing)} of the {len(wanted)} responses to score have no score, for example "
-                    f"{missing[0]!r}: score every one of them.")
-    scores = np.array([_as_number(given[key], f"{what} [{key!r}]") for key in wanted])
+            fail(what, f"{len(among)} id(s) are {ignored.reason}, for example {among[0]!r}.")
+    check_keys(
+        given,
+        wanted,
+        what,
+        extra="{count} key(s) are not ids of the responses to score, for example {example!r}: use the ids of the "
+        "`id` column (such as {id_example!r}).",
+        missing="{count} of the {total} responses to score have no score, for example {example!r}: score every one "
+        "of them.",
+        id_example=id_example,
+    )
+    scores = np.array([as_number(given[key], f"{what} [{key!r}]") for key in wanted])
     if np.ptp(scores) == 0:
-        _fail(what, "every response has the same score, which ranks nothing: give higher scores to the "
+        fail(what, "every response has the same score, which ranks nothing: give higher scores to the "
                     "responses your critic finds less supported by their knowledge.")
     labels = examples["hallucinated"].to_numpy().astype(int)
     if random_labels:
-        _passed(what, f"{len(labels)} valid scores; these synthetic data have random labels, so no AUC is compared")
+        passed(what, f"{len(labels)} valid scores; these synthetic data have random labels, so no AUC is compared")
         return
     auc = float(roc_auc_score(labels, scores))
     if auc == 1.0 and np.bincount(labels, minlength=2).min() >= PERFECT_IS_SUSPECT:
-        _fail(what, "your scores separate every test response perfectly, which no critic fitted on other "
+        fail(what, "your scores separate every test response perfectly, which no critic fitted on other "
                     "data does: were they made with the test labels? Fit on the training data only.")
     if auc <= 0.5:
-        _fail(what, "your scores rank the test responses no better than chance. Is a high score given to the "
+        fail(what, "your scores rank the test responses no better than chance. Is a high score given to the "
                     "LESS supported responses (for example one minus a precision)?")
     target = bar()
     if target == 1.0 and auc == 1.0:
-        _passed(what, f"ROC AUC 1 on {len(labels)} responses: {bar_name} ranks these few perfectly too, so "
+        passed(what, f"ROC AUC 1 on {len(labels)} responses: {bar_name} ranks these few perfectly too, so "
                       "matching it is all one can do")
         return
     if auc <= target:
         # The student's own AUC only: the bar is for them to compute and beat, not to be told.
-        _fail(what, f"your scores rank the {len(labels)} test responses with a ROC AUC of {auc:.3f}, not above "
+        fail(what, f"your scores rank the {len(labels)} test responses with a ROC AUC of {auc:.3f}, not above "
                     f"{bar_name} on the same responses. {hint}")
-    _passed(what, f"ROC AUC {auc:.3f} on {len(labels)} responses, above {bar_name}")
+    passed(what, f"ROC AUC {auc:.3f} on {len(labels)} responses, above {bar_name}")
 
 
 def scored_responses(data: Iterable[Dialogue], *, with_rewrites: bool = False) -> pd.DataFrame:
     """The chapter's critic examples of a FaithDial split (:func:`baselines.critic_examples`: each
     labelled text, with its class in ``hallucinated``) with an ``id`` column, ``<dialogue id>/<turn
     index>`` (a faithful rewrite added by ``with_rewrites`` gets ``.../rewrite``)."""
-    frame = utterances(_dialogues(data, "responses to score"))
+    frame = utterances(dialogues_of(data, "responses to score"))
     keys = frame["dialogue_id"].astype(str) + "/" + frame["turn_index"].astype(str)
     labelled = frame[frame["BEGIN"].map(baselines.critic_label).notna()]
     examples = baselines.critic_examples(frame, with_rewrites=with_rewrites)
@@ -206,7 +210,7 @@ def check_critic_scores(answer: Any, test: Iterable[Dialogue], beat: str = "lexi
     if beat not in BARS:
         raise CheckOptionError(f"beat must be one of {', '.join(BARS)}, not {beat!r}")
     what = "hallucination scores of your critic on the test responses"
-    test_dialogues = _dialogues(test, what)
+    test_dialogues = dialogues_of(test, what)
     examples = scored_responses(test_dialogues)
     every = utterances(test_dialogues)
     every_id = set(every["dialogue_id"].astype(str) + "/" + every["turn_index"].astype(str))

@@ -63,15 +63,25 @@ from itertools import chain, compress, islice, repeat
 from json.encoder import encode_basestring
 from operator import is_, itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..._cache import EvidenceBatch, FastPathDeclined, PassageTable, TurnColumns
 from ...errors import DataError
-from ...formats._io import MAX_JSON_DEPTH, all_of_type, deeper_than, iter_json_list, require, require_items
+from ...formats import (
+    MAX_JSON_DEPTH,
+    EvidenceBatch,
+    FastPathDeclined,
+    PassageTable,
+    TurnColumns,
+    all_of_type,
+    deeper_than,
+    iter_json_list,
+    require,
+    require_items,
+)
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from .audit_parser import begin_class as _begin_class
 
@@ -408,9 +418,10 @@ class _Columns:
                     if cleaned != list(key):
                         changed.add(key)
                 texts[number] = text
-        return texts, set(compress(range(len(keys)), map(changed.__contains__, keys))) if changed else set()
+        cleaned_texts = cast("list[str]", texts)  # every None filled in above
+        return cleaned_texts, set(compress(range(len(keys)), map(changed.__contains__, keys))) if changed else set()
 
-    def _passage_rows(self, knowledge: list[str]) -> tuple[pa.Array, PassageTable | None]:
+    def _passage_rows(self, knowledge: Sequence[str]) -> tuple[pa.Array, PassageTable | None]:
         """The passages row of each knowledge sentence, and the table of those not stored before."""
         memo = self._knowledge
         if len(memo) > _REMEMBERED_KNOWLEDGE:
@@ -438,11 +449,12 @@ def _plain_raws(positions: np.ndarray, originals: Sequence[str | None], historie
         originals = list(originals)
         for number in absent:
             originals[number] = ""  # quoted as null below; its labels describe the response, as for ""
-    quoted = list(map(encode_basestring, originals))
+    texts = cast("list[str]", originals)  # no None left
+    quoted = list(map(encode_basestring, texts))
     for number in absent:
         quoted[number] = "null"
     # labels_describe: the original when it holds more than white space
-    describes = np.fromiter(map(bool, map(str.strip, originals)), dtype=np.bool_, count=len(originals))
+    describes = np.fromiter(map(bool, map(str.strip, texts)), dtype=np.bool_, count=len(texts))
     lengths = np.fromiter(map(len, histories), dtype=np.int64, count=len(histories))
     return pc.binary_join_element_wise(
         '{"utterance":',
@@ -458,7 +470,7 @@ def _plain_raws(positions: np.ndarray, originals: Sequence[str | None], historie
     )
 
 
-def _starts(counts: Sequence[int]) -> np.ndarray:
+def _starts(counts: Sequence[int] | np.ndarray) -> np.ndarray:
     """Where each of consecutive runs of ``counts`` items starts."""
     ends = np.cumsum(counts, dtype=np.int64)
     return ends - np.asarray(counts, dtype=np.int64)

@@ -21,7 +21,7 @@ import json
 import re
 
 from ...records import WIZARD, Dialogue, Turn
-from ...render._html import (
+from ...render.html import (
     SafeHTML,
     badge,
     bullet_list,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -143,8 +144,9 @@ def reported_vs_reproduced(splits: Mapping[str, Dialogues]) -> pd.DataFrame:
     sample, partial copy) otherwise. The whole-dataset numbers cover train + valid + test (valid and
     test each hold their seen and unseen halves).
     """
-    computed = {}
-    for item in reported("faithdial").itertuples():
+    computed: dict[tuple[str, str], Reproduced] = {}
+    reported_rows: Iterable[Any] = reported("faithdial").itertuples()  # compare()'s columns
+    for item in reported_rows:
         covered = [item.split] if item.split else ["train", "valid", "test"]
         if any(name not in splits for name in covered):
             computed[(item.name, item.split)] = Reproduced(None, ())
@@ -185,7 +187,7 @@ def label_distribution(frame: pd.DataFrame, scheme: str = "BEGIN") -> pd.DataFra
     """
     if scheme == "BEGIN":
         counts = Counter(label for label in frame["begin_class"] if pd.notna(label))
-        known = BEGIN_CLASSES
+        known: Sequence[str] = BEGIN_CLASSES
     else:
         counts = Counter(label for labels in frame[scheme] for label in dict.fromkeys(labels))
         known = VRM_CLASSES
@@ -274,7 +276,8 @@ def overlap_before_after(frame: pd.DataFrame) -> pd.DataFrame:
     """Knowledge precision and recall of the original and the edited response (edited rows)."""
     edited = frame[frame["edited"]]
     rows = []
-    for row in edited.itertuples():
+    edited_rows: Iterable[Any] = edited.itertuples()  # utterances()'s columns
+    for row in edited_rows:
         before = knowledge_overlap(row.original_response, row.knowledge)
         after = knowledge_overlap(row.response, row.knowledge)
         rows.append(
@@ -549,7 +552,8 @@ def one_row_per_class(dialogues: Iterable[Dialogue], classes: Sequence[str] = BE
     found: dict[str, Dialogue] = {}
     for dialogue in dialogues:
         label = dialogue.meta.get("begin_class")
-        if dialogue.meta.get("status") == STATUS_LABELLED and label in classes and label not in found:
+        if dialogue.meta.get("status") == STATUS_LABELLED and isinstance(label, str) and label in classes \
+                and label not in found:
             found[label] = dialogue
     return [found[label] for label in classes if label in found]
 
@@ -630,7 +634,7 @@ def hallucination_share(rows: pd.DataFrame, file: str) -> tuple[int, int, float]
 def audit_begin_alt(table: pd.DataFrame) -> str:
     """Alt text for :func:`plot_audit_begin`, from the numbers it draws."""
     shares = table["hallucinated"]
-    low, high = shares.idxmin(), shares.idxmax()
+    low, high = str(shares.idxmin()), str(shares.idxmax())  # audit file names
     gold = f" Gold WoW: {shares['gold_wow']:.0%}." if "gold_wow" in shares else ""
     bound = reported_value("faithdial_audit", "hallucination_share_lower_bound", "gold_wow").value
     return (
@@ -657,8 +661,9 @@ def audit_reported_vs_reproduced(
     gold WoW file is above 60%; it runs only when that file is the full official one.
     """
     rows = audit_rows(files) if rows is None else rows
-    computed = {}
-    for item in reported("faithdial_audit").itertuples():
+    computed: dict[tuple[str, str], Reproduced] = {}
+    reported_rows: Iterable[Any] = reported("faithdial_audit").itertuples()  # compare()'s columns
+    for item in reported_rows:
         if item.split not in files:
             computed[(item.name, item.split)] = Reproduced(None, ())
             continue
@@ -802,8 +807,8 @@ def amplification_frame(shares: pd.DataFrame) -> pd.DataFrame:
                     "gold": float(hallucinated[gold]),
                     "model share": float(hallucinated[name]),
                     "difference": float(hallucinated[name] - hallucinated[gold]),
-                    "gold n": int(shares.loc[gold, "n"]),
-                    "model n": int(shares.loc[name, "n"]),
+                    "gold n": int(shares["n"][gold]),
+                    "model n": int(shares["n"][name]),
                 }
             )
     return pd.DataFrame(rows, columns=["benchmark", "model", "gold", "model share", "difference", "gold n", "model n"])

@@ -7,8 +7,9 @@ The chapter is ``notebooks/jwhr.ipynb``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from ...sources import DatasetProfile, DatasetSource, RecordIds, hub_file
+from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, RecordIds, hub_file
 from . import card, explorer, parser, render, viewer
 from .reported import REPORTED
 
@@ -25,7 +26,7 @@ ORDER = 40
 REVISION = "02e85c83a64f345aee62fba3a35af99c075a331f"
 _REPOSITORY = "baobab-trees/wikipedia-human-retrieval-ja"
 
-def _reference_label_counts(split: object) -> list[dict[str, object]]:
+def _reference_label_counts(split: Any) -> list[dict[str, object]]:
     # Imported when asked: the statistics module draws figures, which the registry does not need.
     from .stats import reference_label_counts
 
@@ -33,12 +34,7 @@ def _reference_label_counts(split: object) -> list[dict[str, object]]:
 
 
 JWHR = DatasetSource(
-    card_formats=card.FORMATS,
     name="jwhr",
-    # The dataset card calls ``id`` the "Entry ID" of a session; in the real files the 838 answered
-    # and 433 not-answered ids are all distinct, and the two files share none.
-    record_ids=RecordIds(field="id", unique=True, unique_across_splits=True),
-    record_unit="sessions",
     title="Japanese Wikipedia Human Retrieval",
     language="Japanese",
     format="JSON Lines (one QA session per line)",
@@ -48,48 +44,56 @@ JWHR = DatasetSource(
     redistribution="Apache-2.0: copies may be redistributed with the licence and notices",
     citation_key="oda2023jwhr",
     folder=Path(__file__).parent,
-    parse=parser.parse,
-    parse_columns=parser.parse_columns,
-    parser_version=parser.PARSER_VERSION,
-    render=render.render,
     search_text=render.search_text,
     facets=explorer.facets,
     viewer_queries=viewer.QUERIES,
     columns=explorer.columns,
     search_words=explorer.search_words,
-    extra_label_counts=_reference_label_counts,
-    reported=REPORTED,
-    chapter_splits=("answered", "not_answered"),
-    profile=DatasetProfile(
-        ("answered",),
-        "QA session (a question and the answer a worker wrote after searching)",
-        "quotes or summaries of the Wikipedia pages on the worker's search trail",
-        "each answer sentence cites references of the trail",
+    loader=Loader(
+        card_formats=card.FORMATS,
+        # The dataset card calls ``id`` the "Entry ID" of a session; in the real files the 838 answered
+        # and 433 not-answered ids are all distinct, and the two files share none.
+        record_ids=RecordIds(field="id", unique=True, unique_across_splits=True),
+        record_unit="sessions",
+        parse=parser.parse,
+        parse_columns=parser.parse_columns,
+        parser_version=parser.PARSER_VERSION,
+        extra_label_counts=_reference_label_counts,
+        splits={
+            "answered": (
+                hub_file(
+                    _REPOSITORY,
+                    "data/answered.jsonl",
+                    "jwhr/answered.jsonl",
+                    "3934eb171ebb26be7f2d798655f79172b416fb3b3c5ec2882c3f452ea18c15ca",
+                    2397505,
+                    revision=REVISION,
+                ),
+            ),
+            "not_answered": (
+                hub_file(
+                    _REPOSITORY,
+                    "data/not_answered.jsonl",
+                    "jwhr/not_answered.jsonl",
+                    "3c42639197a192f57deee70ca229bae2f6cbcdf69c393fe2f93aacda4e671e7e",
+                    336992,
+                    revision=REVISION,
+                ),
+            ),
+        },
     ),
-    splits={
-        "answered": (
-            hub_file(
-                _REPOSITORY,
-                "data/answered.jsonl",
-                "jwhr/answered.jsonl",
-                "3934eb171ebb26be7f2d798655f79172b416fb3b3c5ec2882c3f452ea18c15ca",
-                2397505,
-                revision=REVISION,
-            ),
+    chapter=ChapterFacts(
+        reported=REPORTED,
+        chapter_splits=("answered", "not_answered"),
+        profile=DatasetProfile(
+            ("answered",),
+            "QA session (a question and the answer a worker wrote after searching)",
+            "quotes or summaries of the Wikipedia pages on the worker's search trail",
+            "each answer sentence cites references of the trail",
         ),
-        "not_answered": (
-            hub_file(
-                _REPOSITORY,
-                "data/not_answered.jsonl",
-                "jwhr/not_answered.jsonl",
-                "3c42639197a192f57deee70ca229bae2f6cbcdf69c393fe2f93aacda4e671e7e",
-                336992,
-                revision=REVISION,
-            ),
-        ),
-    },
-    notes=f"Downloaded from commit {REVISION[:7]} of the hub repository, not from `main`: "
-    "the authors replaced answered.jsonl in March 2024, and `main` may change again.",
+        notes=f"Downloaded from commit {REVISION[:7]} of the hub repository, not from `main`: "
+        "the authors replaced answered.jsonl in March 2024, and `main` may change again.",
+    ),
 )
 
 DATASETS = (JWHR,)

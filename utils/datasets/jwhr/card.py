@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...croissant import INTEGER, JSON_LINES, TEXT, CardField, CardFormat
+from ...declaration import INTEGER, JSON_LINES, TEXT, CardField, CardFormat
 
 FORMATS = (
     CardFormat(

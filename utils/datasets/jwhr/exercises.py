@@ -19,14 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from ...exercises import (
+from ...checking import (
     ExerciseCheckError,
-    _as_mapping,
-    _compare_number,
-    _dialogues,
-    _fail,
-    _Mistake,
-    _passed,
+    Mistake,
+    as_mapping,
+    compare_number,
+    dialogues_of,
+    fail,
+    passed,
     practice_check,
 )
 from ...records import Dialogue
@@ -52,7 +52,7 @@ def split_sessions(
     return answered[0::2] + not_answered[0::2], answered[1::2] + not_answered[1::2]
 
 
-def balanced_accuracy(truth: Sequence[bool], predicted: Sequence[bool]) -> float:
+def balanced_accuracy(truth: Sequence[bool] | np.ndarray, predicted: Sequence[bool] | np.ndarray) -> float:
     """The mean, over the two classes present in ``truth``, of the share of its sessions predicted right."""
     truth_array, predicted_array = np.asarray(truth, dtype=bool), np.asarray(predicted, dtype=bool)
     recalls = [float(np.mean(predicted_array[truth_array == label] == label)) for label in (True, False)
@@ -87,19 +87,19 @@ def _label(value: Any, key: str, what: str) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, str):
-        _fail(what, f"the prediction for session {key} is the text {value!r}; give True for answered and False "
+        fail(what, f"the prediction for session {key} is the text {value!r}; give True for answered and False "
                     "for not answered.")
     if isinstance(value, (Real, np.number)) and float(value) in (0.0, 1.0):
         return bool(value)
     if isinstance(value, (Real, np.number)) and 0 < float(value) < 1:
-        _fail(what, f"the prediction for session {key} is {float(value):g}, a probability: turn each into a "
+        fail(what, f"the prediction for session {key} is {float(value):g}, a probability: turn each into a "
                     "decision (True for answered) before scoring.")
-    _fail(what, f"the prediction for session {key} is {value!r}; give True for answered and False for not answered.")
+    fail(what, f"the prediction for session {key} is {value!r}; give True for answered and False for not answered.")
 
 
 def _predictions(answer: Any, fit: Sequence[Dialogue], held_out: Sequence[Dialogue], what: str) -> dict[str, bool]:
     """The student's predictions, checked to cover exactly the held-out sessions."""
-    given = _as_mapping(answer, what)
+    given = as_mapping(answer, what)
     keyed = {str(int(key)) if isinstance(key, (int, np.integer)) else str(key): value for key, value in given.items()}
     expected = [session.id for session in held_out]
     fitted = {session.id for session in fit}
@@ -107,15 +107,15 @@ def _predictions(answer: Any, fit: Sequence[Dialogue], held_out: Sequence[Dialog
     missing = [key for key in expected if key not in keyed]
     if extra and all(key in fitted for key in extra):
         if missing:
-            _fail(what, f"{len(extra)} of your sessions are ones you fit on (even positions), for example {extra[0]}: "
+            fail(what, f"{len(extra)} of your sessions are ones you fit on (even positions), for example {extra[0]}: "
                         "predict the held-out sessions, those at odd positions of each chunk.")
-        _fail(what, f"you predicted every session, the {len(extra)} you fit on included: keep only the held-out "
+        fail(what, f"you predicted every session, the {len(extra)} you fit on included: keep only the held-out "
                     "ones (odd positions of each chunk), or the score measures how well the model remembers.")
     if extra:
-        _fail(what, f"{len(extra)} key(s) are not session ids of these chunks, for example {extra[0]!r}: key each "
+        fail(what, f"{len(extra)} key(s) are not session ids of these chunks, for example {extra[0]!r}: key each "
                     "prediction by the session's id (`session.id`).")
     if missing:
-        _fail(what, f"{len(missing)} of the {len(expected)} held-out sessions have no prediction, for example "
+        fail(what, f"{len(missing)} of the {len(expected)} held-out sessions have no prediction, for example "
                     f"{missing[0]}: predict every session at an odd position of each chunk.")
     return {key: _label(keyed[key], key, what) for key in expected}
 
@@ -128,7 +128,7 @@ def check_answerability(
     False, ``reported`` is their balanced accuracy, and it reaches the majority class and the
     steps-threshold baseline on the same sessions (when there are enough of them to compare)."""
     what = "answerability from the trail"
-    fit, held_out = split_sessions(_dialogues(answered, what), _dialogues(not_answered, what))
+    fit, held_out = split_sessions(dialogues_of(answered, what), dialogues_of(not_answered, what))
     truth = [is_answered(session) for session in held_out]
     if all(truth) or not any(truth):
         raise ExerciseCheckError(f"{what}: the held-out sessions are all of one kind; pass the answered chunk, "
@@ -138,30 +138,30 @@ def check_answerability(
     expected = balanced_accuracy(truth, predicted)
     right = int(np.sum(np.asarray(truth) == np.asarray(predicted)))
     mistakes = [
-        _Mistake(right / len(truth), "this is the plain accuracy; balanced accuracy averages the share right "
+        Mistake(right / len(truth), "this is the plain accuracy; balanced accuracy averages the share right "
                                      "among answered sessions and among not-answered ones."),
-        _Mistake(1 - expected, "your score counts the classes the other way round: True means answered."),
-        _Mistake(float(right), "this is the number of right predictions, not a score between 0 and 1."),
+        Mistake(1 - expected, "your score counts the classes the other way round: True means answered."),
+        Mistake(float(right), "this is the number of right predictions, not a score between 0 and 1."),
     ]
     with contextlib.redirect_stdout(io.StringIO()):  # one verdict for the whole exercise, printed below
-        _compare_number(reported, expected, what=f"{what}: your balanced accuracy, recomputed from your predictions",
+        compare_number(reported, expected, what=f"{what}: your balanced accuracy, recomputed from your predictions",
                         share=True, mistakes=mistakes)
     smallest = min(sum(truth), len(truth) - sum(truth))
     if smallest < MIN_HELD_OUT:
-        _passed(what, f"{len(held_out)} held-out sessions; too few to compare with the baselines, so that part "
+        passed(what, f"{len(held_out)} held-out sessions; too few to compare with the baselines, so that part "
                       "was skipped: it is checked on the full files")
         return
     if expected > OUTCOME_LEAK:
-        _fail(what, "predictions this good mean your features include the outcome (quotes, summaries, pages that "
+        fail(what, "predictions this good mean your features include the outcome (quotes, summaries, pages that "
                     "yielded nothing, searches that found nothing, or the answer): use only how the worker moved.")
     if expected < MAJORITY_BALANCED_ACCURACY:
-        _fail(what, "your predictions and your score agree, but they do worse than predicting the majority class "
+        fail(what, "your predictions and your score agree, but they do worse than predicting the majority class "
                     "for every session: check which label means answered.")
     if expected < steps_threshold_accuracy(fit, held_out):
-        _fail(what, "your predictions and your score agree, but they do not yet reach the one-feature baseline "
+        fail(what, "your predictions and your score agree, but they do not yet reach the one-feature baseline "
                     "(a threshold on the number of steps). Balanced accuracy weighs the rarer not-answered sessions "
                     "as much as the answered ones: does your model?")
-    _passed(what, f"{len(held_out)} held-out sessions; at least the majority class and the steps threshold")
+    passed(what, f"{len(held_out)} held-out sessions; at least the majority class and the steps threshold")
 
 
 __all__ = [

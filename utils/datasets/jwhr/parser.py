@@ -50,9 +50,8 @@ import numpy as np
 import pyarrow as pa
 from msgspec import UNSET, UnsetType
 
-from ..._cache import EvidenceBatch, PassageTable, TurnColumns
 from ...errors import DataError
-from ...formats._io import iter_json_lines, require, require_items
+from ...formats import EvidenceBatch, PassageTable, TurnColumns, iter_json_lines, require, require_items
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 
 PARSER_VERSION = 2

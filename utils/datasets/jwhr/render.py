@@ -20,7 +20,7 @@ from ...glosses import english as gloss_english
 from ...glosses import gloss_key  # noqa: F401  (part of this module's API: the key of a gloss)
 from ...glosses import glosses as dataset_glosses
 from ...records import SEEKER, WIZARD, Dialogue
-from ...render._html import SafeHTML, badge, details, dialogue_frame, esc, link, sr_only, turn_block
+from ...render.html import SafeHTML, badge, details, dialogue_frame, esc, link, sr_only, turn_block
 from .parser import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY, Step, answered, question, sentences, trail
 
 #: What the search box of :func:`utils.widgets.browse` matches, per session status.

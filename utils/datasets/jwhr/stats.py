@@ -13,7 +13,7 @@ natural unit for Japanese.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
@@ -22,11 +22,13 @@ from ...figures import data_caveat
 from ...loading import Dialogues
 from ...plotting import text_as_typed
 from ...records import WIZARD, Dialogue
-from ...render._html import esc
+from ...render.html import esc
 from ...reported import Reproduced, compare
 from .parser import NOT_FOUND, NOTHING, QUOTE, SUMMARY, Step, answered, question, sentences, trail
 
 if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
     from ...loading import Provenance
 
 #: Content kinds in display order (``"no page"`` is a link step recorded without its page).
@@ -544,7 +546,7 @@ def flagged_table(flagged: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> 
 #: vermillion, told apart by readers with any common colour-vision deficiency.
 SESSION_COLOURS = {"answered": "#0072B2", "not answered": "#D55E00"}
 #: Text sizes in points: nothing under 9 pt at the figure's printed width.
-FIGURE_FONTS = {
+FIGURE_FONTS: dict[RcKeyType, Any] = {
     "font.size": 9,
     "axes.titlesize": 10,
     "axes.labelsize": 9,
@@ -610,13 +612,14 @@ def plot_answers(dialogues: Dialogues, not_answered: Dialogues = ()) -> Any:
 def plot_top_pages(dialogues: Dialogues, k: int = 15) -> Any:
     """The pages cited in the most answers, as a horizontal bar chart (Japanese titles)."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     top = top_pages(dialogues, k, cited_only=True)
     with plt.rc_context(FIGURE_FONTS):
         fig, ax = plt.subplots(figsize=(6.5, 0.3 * max(len(top), 3) + 1.0))
         ax.barh(list(top.index)[::-1], list(top.to_numpy())[::-1], color=SESSION_COLOURS["answered"])
         ax.set_xlabel("answers citing the page")
-        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         fig.tight_layout()
     return fig
 
@@ -643,7 +646,7 @@ def answers_alt(summary: pd.DataFrame, answered: str = "answered") -> str:
     """Alt text for :func:`plot_answers`, with the means of :func:`summary_frame` it depicts."""
     column = summary[answered]
     questions = ", ".join(
-        f"{summary.loc['question length, chars (mean)', name]:.0f} characters for {name} sessions"
+        f"{float(cast(float, summary.at['question length, chars (mean)', name])):.0f} characters for {name} sessions"
         for name in summary.columns
     )
     return (

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...sources import DatasetProfile, DatasetSource, RecordIds, SourceFile
+from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, RecordIds, SourceFile
 from . import card, explorer, parser, render, viewer
 from .reported import REPORTED
 
@@ -46,14 +46,7 @@ def _github(filename: str) -> SourceFile:
 
 
 WISE = DatasetSource(
-    card_formats=card.FORMATS,
     name="wise",
-    label_keys=("intent", "action"),
-    joined_labels=("intent", "action"),
-    # The authors' README: "conversation_id is the unique id of a conversation". (The test file is
-    # test_seen plus test_unseen, so ids repeat across those files, never within one.)
-    record_ids=RecordIds(field="conversation_id", unique=True),
-    record_unit="conversations",
     title="WISE (Wizard of Search Engine)",
     language="Chinese",
     format="JSON Lines (one conversation per line) plus a JSON Lines document collection",
@@ -64,37 +57,47 @@ WISE = DatasetSource(
     redistribution="no licence is stated, so none grants redistribution",
     citation_key="ren2021wizard",
     folder=Path(__file__).parent,
-    parse=parser.parse,
-    parser_version=parser.PARSER_VERSION,
-    parse_columns=parser.parse_columns,
-    companion_files=parser.companion_files,
-    render=render.render,
     search_text=render.search_text,
     facets=explorer.facets,
     viewer_queries=viewer.QUERIES,
     columns=explorer.columns,
     search_words=explorer.search_words,
-    reported=REPORTED,
-    synthetic="benchmarks.synthetic:write_wise",
-    chapter_splits=("train", "valid", "test", "test_seen", "test_unseen"),
-    profile=DatasetProfile(
-        ("valid", "test"),
-        "conversation (user and system in a conversational search session)",
-        "passages of retrieved web documents (candidates per system turn)",
-        "the system selects passages (and queries and documents) per turn",
+    loader=Loader(
+        card_formats=card.FORMATS,
+        label_keys=("intent", "action"),
+        joined_labels=("intent", "action"),
+        # The authors' README: "conversation_id is the unique id of a conversation". (The test file is
+        # test_seen plus test_unseen, so ids repeat across those files, never within one.)
+        record_ids=RecordIds(field="conversation_id", unique=True),
+        record_unit="conversations",
+        parse=parser.parse,
+        parser_version=parser.PARSER_VERSION,
+        parse_columns=parser.parse_columns,
+        companion_files=parser.companion_files,
+        splits={
+            "train": (_github("conversation_train_line.json"),),
+            "valid": (_github("conversation_valid_line.json"),),
+            "test": (_github("conversation_test_line.json"),),
+            "test_seen": (_github("conversation_testseen_line.json"),),
+            "test_unseen": (_github("conversation_testunseen_line.json"),),
+        },
+        original_split_names={"test_seen": "testseen", "test_unseen": "testunseen"},
+        extra_files={"documents": _drive("document_line.json")},
     ),
-    splits={
-        "train": (_github("conversation_train_line.json"),),
-        "valid": (_github("conversation_valid_line.json"),),
-        "test": (_github("conversation_test_line.json"),),
-        "test_seen": (_github("conversation_testseen_line.json"),),
-        "test_unseen": (_github("conversation_testunseen_line.json"),),
-    },
-    original_split_names={"test_seen": "testseen", "test_unseen": "testunseen"},
-    extra_files={"documents": _drive("document_line.json")},
-    notes="Conversations from the authors' GitHub repository at a pinned commit, verified by git blob "
-    "id; the document collection only in a Google Drive folder (and on Baidu Pan): place it in the "
-    "data directory by hand if the download is refused.",
+    chapter=ChapterFacts(
+        reported=REPORTED,
+        synthetic="benchmarks.synthetic:write_wise",
+        chapter_splits=("train", "valid", "test", "test_seen", "test_unseen"),
+        profile=DatasetProfile(
+            ("valid", "test"),
+            "conversation (user and system in a conversational search session)",
+            "passages of retrieved web documents (candidates per system turn)",
+            "the system selects passages (and queries and documents) per turn",
+        ),
+        notes="Conversations from the authors' GitHub repository at a pinned commit, verified by git blob "
+        "id; the document collection only in a Google Drive folder (and on Baidu Pan): place it in the "
+        "data directory by hand if the download is refused.",
+    ),
 )
 
 DATASETS = (WISE,)

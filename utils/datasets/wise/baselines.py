@@ -36,6 +36,7 @@ T2, T4, T5 and T6. Where the authors' code would crash (an empty average, ``max`
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import operator
@@ -46,7 +47,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
 from statistics import median
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -188,13 +189,14 @@ def _examples_from_tables(split: LoadedSplit) -> list[SystemTurnExample]:
     e_texts = split.evidence_texts()
     rows = zip(*(turns.column(name).to_pylist() for name in columns), strict=True)
     examples: list[SystemTurnExample] = []
-    current, context, user_text, intent = None, [], "", ""
+    current, user_text, intent = None, "", ""
+    context: list[str] = []
     for d_index, d_id, t_index, role, text, labels_json, start, count in rows:
         if d_index != current:
             current, context, user_text, intent = d_index, [], "", ""
         labels = json.loads(labels_json)
         if role == WIZARD:
-            ids = e_ids[start : start + count]
+            ids = cast("list[str]", e_ids[start : start + count])  # an evidence id is never null
             texts = {pid: item for pid, item in zip(ids, e_texts[start : start + count], strict=True) if item}
             examples.append(_example(d_id, t_index, context, user_text, intent, labels, ids, texts, text))
         elif role == SEEKER:
@@ -536,6 +538,14 @@ def _merge_identical_columns(matrix: sparse.spmatrix) -> sparse.csr_matrix:
     )
 
 
+def _constant_predictions(constant: str, examples: Sequence[SystemTurnExample]) -> list[str]:
+    return [constant] * len(examples)
+
+
+def _classifier_predictions(model: CharTfidfClassifier, examples: Sequence[SystemTurnExample]) -> list[str]:
+    return model.predict([example.user_text for example in examples])
+
+
 def classification_scores(
     train: Sequence[SystemTurnExample], tests: Mapping[str, Sequence[SystemTurnExample]]
 ) -> pd.DataFrame:
@@ -548,12 +558,10 @@ def classification_scores(
         train_labels = [getattr(example, target) for example in train]
         models: dict[str, Callable[[Sequence[SystemTurnExample]], list[str]]] = {}
         constant = majority_label(train_labels)
-        models["majority class"] = lambda examples, constant=constant: [constant] * len(examples)
+        models["majority class"] = functools.partial(_constant_predictions, constant)
         classifier = CharTfidfClassifier().fit(train_texts, train_labels, features=features)
         features = classifier.features or features
-        models["char TF-IDF + logistic regression"] = lambda examples, model=classifier: model.predict(
-            [example.user_text for example in examples]
-        )
+        models["char TF-IDF + logistic regression"] = functools.partial(_classifier_predictions, classifier)
         for split, examples in tests.items():
             gold = [getattr(example, target) for example in examples]
             for model_name, predict in models.items():
@@ -578,11 +586,12 @@ def _row(task: str, model: str, split: str, examples: int, scores: Mapping[str, 
 def _table(rows: list[dict[tuple[str, str], object]]) -> pd.DataFrame:
     # One row per task, model and split; the averagings side by side under their names.
     frame = pd.DataFrame(rows)
-    frame.columns = pd.MultiIndex.from_tuples(frame.columns, names=["averaging", "metric"])
+    headers = cast("list[tuple[str, str]]", list(frame.columns))  # the rows' keys: (averaging, metric)
+    frame.columns = pd.MultiIndex.from_tuples(headers, names=["averaging", "metric"])
     index = [column for column in frame.columns if column[0] == ""]
     frame = frame.set_index(index)
     frame.index.names = [name for _, name in index]
-    frame.columns = frame.columns.remove_unused_levels()
+    frame.columns = cast(pd.MultiIndex, frame.columns).remove_unused_levels()
     return frame
 
 
@@ -607,19 +616,22 @@ def scores_table(scores: pd.DataFrame, *, caption: str = "", data: Iterable[Prov
     frame = scores.reset_index(col_level=1)  # index names land under the metric level
     frame[("", "split")] = frame[("", "split")].str.replace("_", " ")
     # narrow metric headers under one spanning averaging header keep ten columns within the page
+    # (averaging, metric), as classification_scores made them
+    headers = cast("list[tuple[str, str]]", list(frame.columns))
     frame.columns = pd.MultiIndex.from_tuples(
         [(_AVERAGING_WORDS.get(averaging, averaging), _METRIC_WORDS.get(metric, _KEY_WORDS.get(metric, metric)))
-         for averaging, metric in frame.columns]
+         for averaging, metric in headers]
     )
     keys = {("", word) for word in _KEY_WORDS.values()}
-    averagings = dict.fromkeys(averaging for averaging, _ in scores.columns)  # in column order
+    scored = cast("list[tuple[str, str]]", list(scores.columns))
+    averagings = dict.fromkeys(averaging for averaging, _ in scored)  # in column order
     return tables.table(
         frame,
         integers=[("", "Turns")],
         decimals={column: 3 for column in frame.columns if column not in keys},
         caption=f"{data_caveat(data)} {caption}".strip(),
         notes=["Turns: the system turns scored"] + [_AVERAGING_NOTES[averaging] for averaging in averagings]
-        + (["P precision, R recall"] if any(metric == "precision" for _, metric in scores.columns) else []),
+        + (["P precision, R recall"] if any(metric == "precision" for _, metric in scored) else []),
     )
 
 

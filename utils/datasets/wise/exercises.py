@@ -16,7 +16,16 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ... import config
-from ...exercises import CheckOptionError, ExerciseCheckError, _as_mapping, _dialogues, _fail, _passed, practice_check
+from ...checking import (
+    CheckOptionError,
+    ExerciseCheckError,
+    as_mapping,
+    check_keys,
+    dialogues_of,
+    fail,
+    passed,
+    practice_check,
+)
 from ...loading import SYNTHETIC
 from ...records import Dialogue
 from .baselines import CharTfidfClassifier, SystemTurnExample, majority_label, standard_macro_prf, system_turn_examples
@@ -63,25 +72,26 @@ def _baseline(train: Sequence[SystemTurnExample], test: Sequence[SystemTurnExamp
 
 def _predictions(answer: Any, test: Sequence[SystemTurnExample], what: str) -> list[str]:
     """The answer's action per test turn, in order, or a failure naming the first slip."""
-    given = _as_mapping(answer, what)
+    given = as_mapping(answer, what)
     keys = [turn_key(example) for example in test]
-    wanted = set(keys)
-    extra = [key for key in given if key not in wanted]
-    if extra:
-        _fail(what, f"{len(extra)} key(s) are not system turns of the test split, for example {extra[0]!r}: use "
-                    f"'<dialogue id>/<turn index>' of each system turn (such as {keys[0]!r}).")
-    missing = [key for key in keys if key not in given]
-    if missing:
-        _fail(what, f"{len(missing)} of the {len(keys)} system turns have no prediction, for example "
-                    f"{missing[0]!r}: predict an action for every one.")
+    check_keys(
+        given,
+        keys,
+        what,
+        extra="{count} key(s) are not system turns of the test split, for example {example!r}: use "
+        "'<dialogue id>/<turn index>' of each system turn (such as {first!r}).",
+        missing="{count} of the {total} system turns have no prediction, for example {example!r}: predict an "
+        "action for every one.",
+        first=keys[0] if keys else "",
+    )
     predictions = []
     for key in keys:
         value = given[key]
         if isinstance(value, (list, tuple)):
-            _fail(what, f"the prediction for {key!r} is a list: join its parts with '-' as the published names "
+            fail(what, f"the prediction for {key!r} is a list: join its parts with '-' as the published names "
                         "are written (parser.published_label), such as 'Answer-open-text'.")
         if not isinstance(value, str) or not value:
-            _fail(what, f"the prediction for {key!r} is not an action name: give a string such as 'Clarify-Choice'.")
+            fail(what, f"the prediction for {key!r} is not an action name: give a string such as 'Clarify-Choice'.")
         predictions.append(value)
     return predictions
 
@@ -101,8 +111,8 @@ def check_action_predictions(
     if beat not in BARS:
         raise CheckOptionError(f"beat must be one of {', '.join(BARS)}, not {beat!r}")
     what = "your action predictions on the test split"
-    test_turns = system_turn_examples(_dialogues(test, what))
-    train_turns = system_turn_examples(_dialogues(train, what))
+    test_turns = system_turn_examples(dialogues_of(test, what))
+    train_turns = system_turn_examples(dialogues_of(train, what))
     if not test_turns or not train_turns:
         raise ExerciseCheckError(f"{what}: the splits passed hold no system turn.")
     predicted = _predictions(answer, test_turns, what)
@@ -110,24 +120,24 @@ def check_action_predictions(
     known = {action.casefold(): action for action in gold + [example.action for example in train_turns]}
     unknown = [value for value in predicted if value not in known.values()]
     if unknown and all(value in INTENTS for value in unknown):
-        _fail(what, f"{unknown[0]!r} is a user intent, not a system action: predict what the system does.")
+        fail(what, f"{unknown[0]!r} is a user intent, not a system action: predict what the system does.")
     if unknown and unknown[0].casefold() in known:
-        _fail(what, f"{unknown[0]!r} differs from a published action name in case: write it as "
+        fail(what, f"{unknown[0]!r} differs from a published action name in case: write it as "
                     f"{known[unknown[0].casefold()]!r}.")
     if any(getattr(getattr(split, "provenance", None), "kind", "") == SYNTHETIC for split in (train, test)):
-        _passed(what, f"{len(gold)} valid predictions; synthetic data have random labels, so no score is compared")
+        passed(what, f"{len(gold)} valid predictions; synthetic data have random labels, so no score is compared")
         return
     score = standard_macro_prf(gold, predicted).f1
     bar = standard_macro_prf(gold, _baseline(train_turns, test_turns, beat)).f1
     name = {"majority class": "always predicting the most frequent training action",
             "classifier": "the chapter's classifier (char TF-IDF + logistic regression on the user's utterance)"}[beat]
     if bar == 1.0 and score == 1.0:
-        _passed(what, f"macro F1 1 on {len(gold)} turns: {name} is perfect on these few turns too, so matching "
+        passed(what, f"macro F1 1 on {len(gold)} turns: {name} is perfect on these few turns too, so matching "
                       "it is all one can do")
         return
     if score <= bar:
         # The student's own score only: the bar is for them to compute and beat, not to be told.
-        _fail(what, f"your predictions reach a plain macro F1 of {score:.3f} on the {len(gold)} system turns, not "
+        fail(what, f"your predictions reach a plain macro F1 of {score:.3f} on the {len(gold)} system turns, not "
                     f"above {name} on the same turns. Use more of the conversation than the latest utterance, and "
                     "choose your model on valid, not by trying it here.")
-    _passed(what, f"plain macro F1 {score:.3f} on {len(gold)} system turns, above {name}")
+    passed(what, f"plain macro F1 {score:.3f} on {len(gold)} system turns, above {name}")

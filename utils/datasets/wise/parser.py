@@ -33,9 +33,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
-from ..._cache import EvidenceBatch, FastPathDeclined, PassageTable
 from ...errors import DataError
-from ...formats._io import iter_json_lines, require, require_items
+from ...formats import EvidenceBatch, FastPathDeclined, PassageTable, iter_json_lines, require, require_items
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 
 PARSER_VERSION = 1
@@ -487,9 +486,9 @@ class _CandidateColumns:
             selected.append(value)
         start = len(self._ids)
         if not selected:
-            ordered = dict.fromkeys(candidates)  # in order, each once
-            self._ids += ordered
-            self._counts.append(len(ordered))
+            once = dict.fromkeys(candidates)  # in order, each once
+            self._ids += once
+            self._counts.append(len(once))
             return selected, unresolved
         ordered = list(dict.fromkeys(candidates))
         shown = set(ordered)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ...glosses import english as gloss_english
 from ...glosses import glosses as dataset_glosses
 from ...records import SEEKER, Dialogue, Evidence, Turn
-from ...render._html import SafeHTML, badge, details, dialogue_frame, esc, turn_block
+from ...render.html import SafeHTML, badge, details, dialogue_frame, esc, turn_block
 from .parser import ACTIONS, INTENTS, published_label
 
 if TYPE_CHECKING:

@@ -334,7 +334,7 @@ def _most_frequent(table: pd.DataFrame) -> str:
     if not len(table) or table["count"].max() == 0:
         return "none occurs"
     top = table["count"].idxmax()
-    return f"the most frequent is {top} ({int(table.loc[top, 'count']):,})"
+    return f"the most frequent is {top} ({int(table['count'].max()):,})"
 
 
 def labels_alt(split: LoadedSplit) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...sources import Archive, DatasetProfile, DatasetSource, RecordIds, SourceFile
-from . import card, explorer, kilt_parser, parser, render, viewer
+from ...declaration import Archive, ChapterFacts, DatasetProfile, DatasetSource, Loader, RecordIds, SourceFile
+from . import card, explorer, kilt_parser, parser, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -40,9 +40,7 @@ def _raw(member: str) -> SourceFile:
 
 
 WOW = DatasetSource(
-    card_formats=card.RAW_FORMATS,
     name="wow",
-    label_keys=("checked_source", "knowledge"),
     title="Wizard of Wikipedia",
     language="English",
     format="ParlAI raw JSON (one list of dialogues per file)",
@@ -53,61 +51,57 @@ WOW = DatasetSource(
     "with the notice",
     citation_key="dinan2019wizard",
     folder=Path(__file__).parent,
-    parse=parser.parse,
-    parse_columns=parser.parse_columns,
-    parser_version=parser.PARSER_VERSION,
-    render=render.render,
     facets=explorer.facets,
     viewer_queries=viewer.QUERIES,
     columns=explorer.columns,
-    reported=tuple(item for item in REPORTED if item.dataset == "wow"),
-    quantity_labels=QUANTITY_LABELS,
-    synthetic="benchmarks.synthetic:write_wow",
-    chapter_splits=("train", "valid_seen", "valid_unseen", "test_seen", "test_unseen"),
-    profile=DatasetProfile(
-        ("valid_seen", "train"),
-        "dialogue (wizard and apprentice chat about a topic)",
-        "Wikipedia sentences: the topic's lead passage and passages retrieved for each turn",
-        "the wizard checks one sentence per turn (or 'no passage used')",
-    ),
-    splits={
-        "train": (
-            _raw("train.json"),
-            SourceFile(
-                path="wow/raw/train_sample.json",
-                partial=True,
-                description="5 dialogues of train.json in the raw format, published with "
-                "the DialogStudio collection",
+    loader=Loader(
+        card_formats=card.RAW_FORMATS,
+        label_keys=("checked_source", "knowledge"),
+        parse=parser.parse,
+        parse_columns=parser.parse_columns,
+        parser_version=parser.PARSER_VERSION,
+        splits={
+            "train": (
+                _raw("train.json"),
+                SourceFile(
+                    path="wow/raw/train_sample.json",
+                    partial=True,
+                    description="5 dialogues of train.json in the raw format, published with "
+                    "the DialogStudio collection",
+                ),
             ),
+            "valid_seen": (_raw("valid_random_split.json"),),
+            "valid_unseen": (_raw("valid_topic_split.json"),),
+            "test_seen": (_raw("test_random_split.json"),),
+            "test_unseen": (_raw("test_topic_split.json"),),
+        },
+        original_split_names={
+            "valid_seen": "valid_random_split",
+            "valid_unseen": "valid_topic_split",
+            "test_seen": "test_random_split",
+            "test_unseen": "test_topic_split",
+        },
+        extra_files={
+            "data": _raw("data.json"),
+            "topic_splits": _raw("topic_splits.json"),
+        },
+    ),
+    chapter=ChapterFacts(
+        reported=tuple(item for item in REPORTED if item.dataset == "wow"),
+        quantity_labels=QUANTITY_LABELS,
+        synthetic="benchmarks.synthetic:write_wow",
+        chapter_splits=("train", "valid_seen", "valid_unseen", "test_seen", "test_unseen"),
+        profile=DatasetProfile(
+            ("valid_seen", "train"),
+            "dialogue (wizard and apprentice chat about a topic)",
+            "Wikipedia sentences: the topic's lead passage and passages retrieved for each turn",
+            "the wizard checks one sentence per turn (or 'no passage used')",
         ),
-        "valid_seen": (_raw("valid_random_split.json"),),
-        "valid_unseen": (_raw("valid_topic_split.json"),),
-        "test_seen": (_raw("test_random_split.json"),),
-        "test_unseen": (_raw("test_topic_split.json"),),
-    },
-    original_split_names={
-        "valid_seen": "valid_random_split",
-        "valid_unseen": "valid_topic_split",
-        "test_seen": "test_random_split",
-        "test_unseen": "test_topic_split",
-    },
-    extra_files={
-        "data": _raw("data.json"),
-        "topic_splits": _raw("topic_splits.json"),
-    },
+    ),
 )
 
 WOW_KILT = DatasetSource(
-    card_formats=card.KILT_FORMATS,
     name="wow_kilt",
-    label_keys=("target",),
-    # KILT's format means ids to be unique, but its WoW files are known to repeat examples
-    # (facebookresearch/KILT issue #41 counts 94,577 train examples for 83,160 wizard turns of the
-    # original, and 3,058 dev examples). The dev file here has 3,054 examples with distinct ids; no
-    # train copy was at hand to check, so a repeat is kept with a warning rather than making an
-    # official file unloadable.
-    record_ids=RecordIds(field="id", unique=False),
-    record_unit="examples",
     title="Wizard of Wikipedia (KILT version)",
     language="English",
     format="KILT JSON Lines (one example per line: input, output answers with provenance)",
@@ -117,32 +111,44 @@ WOW_KILT = DatasetSource(
     redistribution="MIT: copies may be redistributed with the licence notice",
     citation_key="petroni2021kilt",
     folder=Path(__file__).parent,
-    parse=kilt_parser.parse,
-    parser_version=kilt_parser.PARSER_VERSION,
-    render=render.render,
     facets=explorer.facets,
     viewer_rows=viewer.kilt_rows,
     viewer_queries=viewer.QUERIES,
     columns=explorer.kilt_columns,
-    reported=tuple(item for item in REPORTED if item.dataset == "wow_kilt"),
-    splits={
-        "train": (SourceFile(path="wow/kilt/wow-train-kilt.jsonl", url=f"{_KILT}/wow-train-kilt.jsonl"),),
-        "dev": (
-            SourceFile(
-                path="wow/kilt/wow-dev-kilt.jsonl",
-                url=f"{_KILT}/wow-dev-kilt.jsonl",
-                sha256="bbf98ea3841f3454e189e69829d6c03149c2e7482b3feda0ea73acf547654c7b",
-                size=2418285,
+    loader=Loader(
+        card_formats=card.KILT_FORMATS,
+        label_keys=("target",),
+        # KILT's format means ids to be unique, but its WoW files are known to repeat examples
+        # (facebookresearch/KILT issue #41 counts 94,577 train examples for 83,160 wizard turns of the
+        # original, and 3,058 dev examples). The dev file here has 3,054 examples with distinct ids; no
+        # train copy was at hand to check, so a repeat is kept with a warning rather than making an
+        # official file unloadable.
+        record_ids=RecordIds(field="id", unique=False),
+        record_unit="examples",
+        parse=kilt_parser.parse,
+        parser_version=kilt_parser.PARSER_VERSION,
+        splits={
+            "train": (SourceFile(path="wow/kilt/wow-train-kilt.jsonl", url=f"{_KILT}/wow-train-kilt.jsonl"),),
+            "dev": (
+                SourceFile(
+                    path="wow/kilt/wow-dev-kilt.jsonl",
+                    url=f"{_KILT}/wow-dev-kilt.jsonl",
+                    sha256="bbf98ea3841f3454e189e69829d6c03149c2e7482b3feda0ea73acf547654c7b",
+                    size=2418285,
+                ),
             ),
-        ),
-        "test": (
-            SourceFile(
-                path="wow/kilt/wow-test_without_answers-kilt.jsonl",
-                url=f"{_KILT}/wow-test_without_answers-kilt.jsonl",
+            "test": (
+                SourceFile(
+                    path="wow/kilt/wow-test_without_answers-kilt.jsonl",
+                    url=f"{_KILT}/wow-test_without_answers-kilt.jsonl",
+                ),
             ),
-        ),
-    },
-    original_split_names={"test": "test_without_answers"},
+        },
+        original_split_names={"test": "test_without_answers"},
+    ),
+    chapter=ChapterFacts(
+        reported=tuple(item for item in REPORTED if item.dataset == "wow_kilt"),
+    ),
 )
 
 DATASETS = (WOW, WOW_KILT)

@@ -24,6 +24,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -325,7 +326,7 @@ def run_all(splits: Mapping[str, LoadedSplit], train: LoadedSplit) -> pd.DataFra
     provenance kind.
     """
     frequencies = word_frequencies(train.arrow("turns", ["text"]).column("text").to_pylist())
-    rows = {}
+    rows: dict[str, dict[str, object]] = {}
     for name, split in splits.items():
         knowledge, examples = knowledge_selection(split)
         retrieval, _ = response_retrieval(split, frequencies)
@@ -417,7 +418,7 @@ def reported_vs_reproduced(results: pd.DataFrame, splits: Mapping[str, LoadedSpl
             continue
         column, tolerance = _REPRODUCIBLE[item.name]
         if item.split in results.columns:
-            value = float(results.loc[column, item.split])
+            value = float(cast(float, results.at[column, item.split]))
             computed[(item.name, item.split)] = Reproduced(value, (splits[item.split].provenance.kind,), tolerance)
         else:
             computed[(item.name, item.split)] = Reproduced(None, (), tolerance)

@@ -3,7 +3,7 @@ JSON (a list of dialogues per file) and KILT's JSON Lines (one example per wizar
 
 from __future__ import annotations
 
-from ...croissant import INTEGER, JSON, JSON_LINES, TEXT, CardField, CardFormat
+from ...declaration import INTEGER, JSON, JSON_LINES, TEXT, CardField, CardFormat
 
 RAW_FORMATS = (
     CardFormat(

@@ -18,7 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from ...exercises import ExerciseCheckError, _as_mapping, _compare_number, _fail, _Mistake, _passed, practice_check
+from ...checking import (
+    ExerciseCheckError,
+    Mistake,
+    as_mapping,
+    compare_number,
+    fail,
+    passed,
+    practice_check,
+)
 from ...loading import LoadedSplit
 from . import baselines, stats
 from .parser import NO_PASSAGES_USED
@@ -84,12 +92,12 @@ def _key(key: Any) -> _Key | None:
 
 def _choices(answer: Any, split: LoadedSplit, turns: Mapping[_Key, SelectionTurn], what: str) -> dict[_Key, str]:
     """The student's choices, checked to cover exactly ParlAI's examples with candidates shown there."""
-    given = _as_mapping(answer, what)
+    given = as_mapping(answer, what)
     choices: dict[_Key, Any] = {}
     for key, value in given.items():
         pair = _key(key)
         if pair is None:
-            _fail(
+            fail(
                 what,
                 f"the keys should be (dialogue id, turn index) pairs such as {next(iter(turns))!r}, "
                 f"but one is {key!r}.",
@@ -103,29 +111,29 @@ def _choices(answer: Any, split: LoadedSplit, turns: Mapping[_Key, SelectionTurn
         split_name = split.provenance.split
         elsewhere = [key for key in extra if not key[0].startswith(f"{split_name}/")]
         if elsewhere:
-            _fail(what, f"{len(elsewhere)} key(s) name dialogues of another split, for example {elsewhere[0]!r}: "
+            fail(what, f"{len(elsewhere)} key(s) name dialogues of another split, for example {elsewhere[0]!r}: "
                         f"choose for the turns of the split passed to the check ({split_name}).")
         if left_out:
-            _fail(
+            fail(
                 what,
                 f"{len(left_out)} key(s) are wizard turns that ParlAI makes no example of, for example "
                 f"{left_out[0]!r}: the last wizard turn of a dialogue the wizard opened. Leave them out, as "
                 "the chapter's baseline does (the `parlai_example` column of stats.wizard_turns).",
             )
-        _fail(what, f"{len(extra)} key(s) are not wizard turns of this split, for example {extra[0]!r}: "
+        fail(what, f"{len(extra)} key(s) are not wizard turns of this split, for example {extra[0]!r}: "
                     "choose only at the wizard's turns.")
     missing = [key for key in turns if key not in choices]
     if missing:
-        _fail(what, f"{len(missing)} of {len(turns)} wizard examples have no choice, for example {missing[0]!r}: "
+        fail(what, f"{len(missing)} of {len(turns)} wizard examples have no choice, for example {missing[0]!r}: "
                     "choose one candidate at every one of ParlAI's wizard examples.")
     not_text = [key for key, value in choices.items() if not isinstance(value, str)]
     if not_text:
         key = not_text[0]
-        _fail(what, f"the choice for {key!r} is a {type(choices[key]).__name__}; store the chosen sentence's text "
+        fail(what, f"the choice for {key!r} is a {type(choices[key]).__name__}; store the chosen sentence's text "
                     f"(or {NO_PASSAGE_CHOICE!r}).")
     unknown = [key for key, value in choices.items() if value not in turns[key].choices]
     if unknown:
-        _fail(
+        fail(
             what,
             f"{len(unknown)} choice(s) are not among the candidates shown at their turn, for example at "
             f"{unknown[0]!r}. Store a sentence shown (its `text`, exactly as written) or {NO_PASSAGE_CHOICE!r}; "
@@ -167,27 +175,27 @@ def check_knowledge_selection(choices: Any, accuracy: Any, split: LoadedSplit) -
     right = [chosen[key] in turn.checked for key, turn in turns.items()]
     possible = [bool(turn.checked) for turn in turns.values()]
     if len(turns) >= _ORACLE_MIN_TURNS and right == possible:
-        _fail(what, "your choices are the checked sentence at every turn where it was shown: a selector may not "
+        fail(what, "your choices are the checked sentence at every turn where it was shown: a selector may not "
                     "read the `selected` flag, the turn's labels or the wizard's reply.")
     expected = float(np.mean(right))
     answerable = [hit for hit, can in zip(right, possible, strict=True) if can]
     used = [hit for hit, turn in zip(right, turns.values(), strict=True) if "" not in turn.checked]
     mistakes = [
-        _Mistake(float(np.mean(answerable)) if answerable else np.nan,
+        Mistake(float(np.mean(answerable)) if answerable else np.nan,
                  "you left out the turns whose checked sentence is not among those shown; count them as misses, "
                  "as the chapter does."),
-        _Mistake(float(np.mean(used)) if used else np.nan,
+        Mistake(float(np.mean(used)) if used else np.nan,
                  "you left out the turns where the wizard used no passage; every wizard example counts."),
-        _Mistake(float(sum(right)), "this is the number of right choices; divide by the number of examples."),
+        Mistake(float(sum(right)), "this is the number of right choices; divide by the number of examples."),
     ]
     with contextlib.redirect_stdout(io.StringIO()):  # one verdict for the whole exercise, printed below
-        _compare_number(accuracy, expected, what=f"{what}: your accuracy, recomputed from your choices",
+        compare_number(accuracy, expected, what=f"{what}: your accuracy, recomputed from your choices",
                         share=True, mistakes=[m for m in mistakes if not np.isnan(m.value)])
     baseline = _accuracy(tfidf_choices(split), turns)
     if expected < baseline:
-        _fail(what, "your choices and your accuracy agree, but your selector does not yet reach the accuracy of the "
+        fail(what, "your choices and your accuracy agree, but your selector does not yet reach the accuracy of the "
                     "chapter's TF-IDF ranker on this split. Improve the selector (see the hints).")
-    _passed(what, f"{len(turns)} wizard examples; at least the TF-IDF ranker's accuracy on them")
+    passed(what, f"{len(turns)} wizard examples; at least the TF-IDF ranker's accuracy on them")
 
 
 __all__ = ["NO_PASSAGE_CHOICE", "SelectionTurn", "check_knowledge_selection", "selection_turns", "tfidf_choices"]

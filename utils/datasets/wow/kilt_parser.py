@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError
-from ...formats._io import iter_json_lines, require
+from ...formats import iter_json_lines, require
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 
 PARSER_VERSION = 2

@@ -41,9 +41,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from msgspec import UNSET, UnsetType
 
-from ..._cache import EvidenceBatch, PassageTable
 from ...errors import DataError
-from ...formats._io import MAX_JSON_DEPTH, all_of_type, deeper_than, iter_json_list, require, require_items
+from ...formats import (
+    MAX_JSON_DEPTH,
+    EvidenceBatch,
+    PassageTable,
+    all_of_type,
+    deeper_than,
+    iter_json_list,
+    require,
+    require_items,
+)
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 
 PARSER_VERSION = 2
@@ -260,8 +268,8 @@ def _read_dialogue(
                 record=where,
                 field=f"{field}.speaker",
             )
-        passages = _passages(turn.get("retrieved_passages", []), path, where, f"{field}.retrieved_passages")
-        checked.append((turn, role, speaker, text, passages))
+        retrieved = _passages(turn.get("retrieved_passages", []), path, where, f"{field}.retrieved_passages")
+        checked.append((turn, role, speaker, text, retrieved))
     # Walking every record to judge its depth cost a tenth of a full train's first load; the checked
     # fields cannot nest deeper than the layout above, so only a record with other fields is walked.
     unchecked = not _CHECKED_DIALOGUE_KEYS.issuperset(record) or any(

@@ -12,7 +12,7 @@ from functools import cache, lru_cache
 from itertools import groupby
 
 from ...records import WIZARD, Dialogue, Evidence, Turn
-from ...render._html import (
+from ...render.html import (
     SafeHTML,
     badge,
     bullet_list,

@@ -14,6 +14,7 @@ import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from textwrap import shorten
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -290,7 +291,7 @@ SUMMARY_LABELS = {
 
 def summary_frame(splits: Mapping[str, LoadedSplit]) -> pd.DataFrame:
     """One column per split (raw WoW or KILT), one row per statistic, with the data's provenance."""
-    columns = {}
+    columns: dict[str, dict[str, object]] = {}
     for name, split in splits.items():
         values = kilt_summary(split) if split.dataset == "wow_kilt" else summary(split)
         columns[name] = {SUMMARY_LABELS[key]: value for key, value in values.items()}
@@ -675,7 +676,7 @@ def teachers_of(item: Reported) -> list[str]:
     return [name.strip() for name in item.teacher.split(",") if name.strip()]
 
 
-def _reproduce(item: Reported, splits: Mapping[str, LoadedSplit], cache: dict[str, dict[str, float]]) -> float:
+def _reproduce(item: Reported, splits: Mapping[str, LoadedSplit], cache: dict[str, Any]) -> float:
     check = _CHECKS[(item.dataset, item.name, item.split)]
 
     def stat(split_name: str, key: str) -> float:
@@ -785,7 +786,7 @@ def topics_alt(train: LoadedSplit, others: Mapping[str, LoadedSplit], n: int = 1
     counts = top_topics(train, n)
     overlap = topic_overlap(train, others)
     shared = "; ".join(
-        f"{split_label(name)} {row.shared_with_train} of {row.topics}" for name, row in overlap.iterrows()
+        f"{split_label(str(name))} {row.shared_with_train} of {row.topics}" for name, row in overlap.iterrows()
     )
     lead = f", led by {counts.index[0]} ({counted(int(counts.iloc[0]), 'dialogues')})" if len(counts) else ""
     return (
@@ -822,7 +823,7 @@ def plot_candidates(splits: Mapping[str, LoadedSplit]):
     fig, ax = plt.subplots(figsize=(6.5, 3.6))
     for name, split in splits.items():
         candidates = wizard_turns(split)["candidates"]
-        ax.hist(candidates, bins=np.arange(0.5, 121.5, 4), histtype="step", density=True, label=split_label(name))
+        ax.hist(candidates, bins=list(np.arange(0.5, 121.5, 4)), histtype="step", density=True, label=split_label(name))
     ax.set(title="Knowledge candidates per wizard turn", xlabel="candidates (sentences + no passage)", ylabel="share")
     ax.legend(fontsize=_LEGEND_POINTS)
     fig.tight_layout()

@@ -22,7 +22,7 @@ import utils
 from benchmarks.synthetic import write_all
 from utils.datasets.wise.stats import WITHOUT_DOCUMENTS_NOTE
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[4]  # utils/datasets/wise/tests/ is four levels down
 
 
 @pytest.mark.filterwarnings("ignore")

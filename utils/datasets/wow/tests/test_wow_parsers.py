@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import require_real_file
 
 import utils
+from conftest import require_real_file
 from utils.datasets.wow.parser import (
     decode_checked_passage_key,
     decode_checked_sentence_key,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import require_real_file
 
 import utils
+from conftest import require_real_file
 from utils.datasets.wow import stats
 from utils.errors import UnknownNameError
 from utils.reported import COMPARISON_COLUMNS, FAILED, HELD, assert_held, failures

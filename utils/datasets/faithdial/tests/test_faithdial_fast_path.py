@@ -13,12 +13,13 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import loaded_and_parsed, record_parse_calls
-from test_faithdial_parser import _utterance
 
+from conftest import loaded_and_parsed, record_parse_calls
 from utils import _cache
 from utils.datasets.faithdial import parser as faithdial
 from utils.sources import get_source, get_split_files
+
+from .test_faithdial_parser import _utterance
 
 #: Every case the parser's mapping has (see the module docstring of the parser), spread over dialogues
 #: so that a small batch size puts them in different batches.

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import require_real_file
 
 import utils
+from conftest import require_real_file
 from utils.datasets.faithdial import audit_parser as audit
 from utils.datasets.faithdial.audit_parser import begin_class, normalise_labels
 from utils.errors import DataError

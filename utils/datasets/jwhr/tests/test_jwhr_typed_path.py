@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import demo_file
 
+from conftest import demo_file
 from utils import _cache
 from utils.datasets.jwhr import JWHR
 from utils.datasets.jwhr import parser as jwhr

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import require_real_file
 
 import utils
+from conftest import require_real_file
 from utils.datasets.jwhr.parser import NOT_FOUND, NOTHING, QUOTE, SUMMARY
 from utils.errors import DataError
 from utils.formats import parse_file

@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import require_real_file
 
 import utils
+from conftest import require_real_file
 from utils import tables
 from utils.datasets.faithdial import baselines, stats
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import demo_file
 
+from conftest import demo_file
 from utils import _cache
 from utils.datasets.wow import parser as wow
 from utils.errors import DataError

@@ -9,9 +9,9 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from conftest import require_real_file
 
 import utils
+from conftest import require_real_file
 from utils.datasets.jwhr import baselines, stats
 from utils.formats import parse_file
 
@@ -348,7 +348,6 @@ def test_data_page_gives_the_registry_s_links_and_the_bibliography_s_entry() -> 
     import re
 
     from conftest import REPO
-
     from utils.sources import get_source, get_split_files
 
     page = (REPO / "book" / "data.md").read_text(encoding="utf-8")

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import loaded_and_parsed, record_parse_calls
 
 import utils
+from conftest import loaded_and_parsed, record_parse_calls
 from utils import _cache
 from utils.datasets.wise import parser as wise
 from utils.errors import DataError

@@ -7,9 +7,9 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import require_real_file
 
 import utils
+from conftest import require_real_file
 from utils.datasets.wise.documents import load_documents
 from utils.datasets.wise.parser import (
     DOCUMENTS_FILENAME,

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import require_real_file
 from sklearn.metrics import roc_auc_score
 
 import utils
+from conftest import REPO, require_real_file
 from utils.datasets.begin import BEGIN, REVISION, baselines, parser, render, stats
 from utils.datasets.begin.exercises import check_feature_auc
 from utils.errors import DataError
@@ -265,7 +265,7 @@ def test_the_begin_chapter_formats_its_tables_in_the_package_one_call_per_cell()
     formatting lives in utils/datasets/begin/, and no code cell builds a table or its caption itself."""
     import json
 
-    notebook = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "begin.ipynb").read_text("utf-8"))
+    notebook = json.loads((REPO / "notebooks" / "begin.ipynb").read_text("utf-8"))
     formatting = [
         "".join(cell["source"])
         for cell in notebook["cells"]

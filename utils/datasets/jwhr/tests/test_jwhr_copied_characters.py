@@ -8,9 +8,9 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 import pytest
-from conftest import require_real_file
 
 import utils
+from conftest import require_real_file
 from utils.datasets.jwhr import baselines
 from utils.datasets.jwhr.parser import QUOTE, answered, sentences, trail
 

@@ -1,0 +1,136 @@
+"""What a dataset's folder uses of the package is public: no private module (``_io``, ``_html``,
+``_cache``, ...) and no private name of a shared module is imported from ``utils/datasets/**`` or the
+toy datasets the tests add. Read from the source with :mod:`ast`."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = [ROOT / "utils" / "datasets", ROOT / "tests" / "datasets", ROOT / "tests" / "second_dataset"]
+
+
+def _module_of(path: Path) -> list[str]:
+    return list(path.relative_to(ROOT).with_suffix("").parts)
+
+
+def private_imports(path: Path) -> list[str]:
+    """``module: name`` of every import in ``path`` that reaches a private module of the package, or a
+    private name of a module outside the file's own dataset folder."""
+    package = _module_of(path)[:-1]
+    folder = package[: package.index("datasets") + 2] if "datasets" in package else package
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - (node.level - 1)] if node.level else []
+            target = base + (node.module.split(".") if node.module else [])
+            if target[:1] != ["utils"] and not node.level:
+                continue
+            if any(part.startswith("_") for part in target):
+                found.append(f"{'.'.join(target)}: {', '.join(alias.name for alias in node.names)}")
+                continue
+            inside_folder = target[: len(folder)] == folder
+            for alias in node.names:
+                if alias.name.startswith("_") and not inside_folder:
+                    found.append(f"{'.'.join(target)}: {alias.name}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("utils") and any(part.startswith("_") for part in alias.name.split(".")):
+                    found.append(alias.name)
+    return found
+
+
+FILES = sorted(
+    path for folder in FOLDERS for path in folder.rglob("*.py") if "tests" not in path.relative_to(folder).parts
+)
+
+
+def test_there_are_dataset_files_to_read() -> None:
+    assert len(FILES) > 20
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda path: str(path.relative_to(ROOT)))
+def test_a_dataset_folder_imports_only_the_public_api(path: Path) -> None:
+    assert private_imports(path) == []
+
+
+def test_the_scan_finds_a_private_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "utils" / "datasets" / "toy"
+    folder.mkdir(parents=True)
+    (folder / "parser.py").write_text(
+        "from ...formats._io import require\nfrom ...exercises import _fail, check_turn_count\n"
+        "from .render import _own_helper\nfrom ...formats import iter_json_lines\n"
+    )
+    monkeypatch.setattr(__import__(__name__), "ROOT", tmp_path)
+    assert private_imports(folder / "parser.py") == ["utils.formats._io: require", "utils.exercises: _fail"]
+
+
+@pytest.mark.parametrize("module", ["utils.formats", "utils.render.html", "utils.checking", "utils.declaration"])
+def test_the_plugin_modules_document_every_public_name(module: str) -> None:
+    imported = importlib.import_module(module)
+    names = getattr(imported, "__all__", [name for name in vars(imported) if not name.startswith("_")])
+    for name in names:
+        value = getattr(imported, name)
+        if inspect.isfunction(value) or inspect.isclass(value):
+            assert inspect.getdoc(value), f"{module}.{name} has no docstring"
+        assert f"{name}" in (imported.__doc__ or "") or inspect.getdoc(value), f"{module}.{name} is not documented"
+
+
+def test_the_guide_gives_each_record_constructor_its_parameters_in_order() -> None:
+    import re
+
+    from utils import records
+
+    guide = (ROOT / "book" / "contributing.md").read_text(encoding="utf-8")
+    for record in (records.Evidence, records.Turn, records.Dialogue):
+        documented = re.search(rf"^{record.__name__}\((.*?)\)$", guide, re.MULTILINE | re.DOTALL)
+        assert documented, f"book/contributing.md gives no signature of {record.__name__}"
+        names = re.findall(r"(?:^|,\s*)(\w+):", documented.group(1))
+        assert names == list(inspect.signature(record).parameters), record.__name__
+        assert record.__doc__ and f"{record.__name__}(" in record.__doc__
+
+
+#: The explorer's and the data viewer's hooks, still fields of the declaration until their own rework
+#: moves them to a file convention (``viewer.py``).
+VIEWER_FIELDS = {"search_text", "facets", "columns", "search_words", "facet_notes", "viewer_rows", "viewer_queries"}
+
+
+def test_the_declaration_is_split_by_concern() -> None:
+    import dataclasses
+
+    from utils.declaration import ChapterFacts, DatasetSource, Loader
+
+    own = {field.name for field in dataclasses.fields(DatasetSource)}
+    assert len(own - VIEWER_FIELDS) <= 15 and len(own) <= 15 + len(VIEWER_FIELDS), sorted(own)
+    assert {"loader", "chapter"} <= own and "render" not in own and "parse" not in own
+    loader = {field.name for field in dataclasses.fields(Loader)}
+    assert {"splits", "parse", "parser_version", "label_keys", "card_formats"} <= loader
+    assert {"reported", "chapter_splits", "profile"} <= {field.name for field in dataclasses.fields(ChapterFacts)}
+
+
+def test_a_declaration_reads_its_parts_and_is_replaced_part_by_part() -> None:
+    from utils.sources import registry
+
+    for source in registry().values():
+        assert source.parse is source.loader.parse and source.reported == source.chapter.reported
+        assert callable(source.render)  # render.py of its folder
+    source = next(iter(registry().values()))
+    changed = source.replace(parser_version=source.parser_version + 1, title="Another")
+    assert changed.loader.parser_version == source.parser_version + 1 and changed.title == "Another"
+    assert changed.loader.splits is source.loader.splits and source.title != "Another"
+
+
+def test_label_vocabularies_are_declared() -> None:
+    from utils.sources import registry
+
+    declared = {
+        (name, key): source.loader.label_vocabulary(key)
+        for name, source in registry().items()
+        for key in source.label_keys
+    }
+    assert any(declared.values()), "no label vocabulary is declared in any card format"
