@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import test_site
+
 from conftest import CHROMIUM, local_only
 
 pytestmark = pytest.mark.browser

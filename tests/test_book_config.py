@@ -7,6 +7,7 @@ import json
 import re
 
 import yaml
+
 from conftest import REPO
 
 CONFIG = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))

@@ -24,9 +24,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import require_real_file, use_parser, with_parser
 
 import utils
+from conftest import require_real_file, use_parser, with_parser
 from utils import _cache, loading
 from utils.errors import DataError
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn

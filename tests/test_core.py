@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import REPO
 
 import utils
+from conftest import REPO
 from utils import metrics, text
 from utils.errors import DataError, UnknownNameError
 from utils.render._html import esc, highlight_words

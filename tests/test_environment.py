@@ -6,6 +6,7 @@ import re
 import tomllib
 
 import yaml
+
 from conftest import REPO
 
 #: What environment.yml holds beyond pyproject.toml: Node.js, whose npm fetches the SQL console's files.

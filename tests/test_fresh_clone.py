@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
 from conftest import REPO
 
 needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="make is missing")

@@ -26,10 +26,10 @@ from typing import Any
 
 import nbformat
 import pytest
-from conftest import CHROMIUM, CHROMIUM_ARGS, REPO, local_only
 from lab_server import QUIET_OPTIONS, LabServer, free_port, jupyter_env, new_token, start
 
 import utils
+from conftest import CHROMIUM, CHROMIUM_ARGS, REPO, local_only
 from utils.learner import learner_notebook
 from utils.records import Dialogue
 

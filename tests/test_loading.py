@@ -18,9 +18,9 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import demo_file
 
 import utils
+from conftest import demo_file
 from utils import _download, config, loading
 from utils.datasets.wise.documents import load_documents
 from utils.errors import DataError, DataUnavailableError, DownloadError, UnknownNameError

@@ -11,8 +11,8 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import REPO
 
+from conftest import REPO
 from utils import config
 
 needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="make is missing")

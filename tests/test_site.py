@@ -26,8 +26,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import CHROMIUM, CHROMIUM_ARGS, local_only
 
+from conftest import CHROMIUM, CHROMIUM_ARGS, local_only
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from utils.sources import registry
 

@@ -35,9 +35,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import REPO
 from lab_server import jupyter_env
 
+from conftest import REPO
 from utils.learner import CHECK_TAG, PLACEHOLDER_TAG, SOLUTION_TAG
 
 pytestmark = pytest.mark.slow

@@ -17,9 +17,9 @@ from typing import Any
 
 import nbformat
 import pytest
-from conftest import require_real_file
 
 import utils
+from conftest import require_real_file
 from utils.datasets.jwhr import baselines as jwhr_baselines
 from utils.datasets.jwhr.exercises import (
     MIN_HELD_OUT,
