@@ -166,3 +166,10 @@ def test_a_median_of_counts_reads_as_a_count_or_a_half_never_with_a_zero_decimal
     from utils.tables import EMPTY, median_count
 
     assert [median_count(v) for v in (2.0, 3, 2.5, 1234.0, float("nan"))] == ["2", "3", "2.5", "1,234", EMPTY]
+
+
+def test_a_table_of_many_columns_is_set_smaller_and_a_narrow_one_is_not() -> None:
+    wide = tables.table(pd.DataFrame([dict.fromkeys("abcdefghi", 1)]))
+    narrow = tables.table(pd.DataFrame([dict.fromkeys("abc", 1)]))
+    assert 'class="atlas-pub-table atlas-many-columns"' in wide._repr_html_()
+    assert 'class="atlas-pub-table"' in narrow._repr_html_()

@@ -133,6 +133,10 @@ def _decimal_cell(value: object, places: int) -> str:
     return decimal(value, places)
 
 
+#: From this many columns on, a table is set in a smaller type (CSS class ``atlas-many-columns``).
+MANY_COLUMNS = 9
+
+
 def table(
     frame: pd.DataFrame | pd.Series,
     *,
@@ -196,7 +200,9 @@ def table(
     has_empty = bool(data.map(_empty).to_numpy().any()) if len(data.columns) else False
     styler = data.style.format(formatters).hide(axis="index")
     styler = styler.format_index(lambda name: html.escape(headers.get(name, str(name))), axis="columns")
-    styler = styler.set_table_attributes('class="atlas-pub-table"')
+    # A table of many columns is set smaller, so that it fits a page's column instead of scrolling.
+    classes = "atlas-pub-table atlas-many-columns" if len(data.columns) >= MANY_COLUMNS else "atlas-pub-table"
+    styler = styler.set_table_attributes(f'class="{classes}"')
     numeric = [c for c in data.columns if c in integer_columns or c in percent_places or c in decimal_places]
     if numeric:
         styler = styler.set_properties(subset=list[Hashable](numeric), **{"text-align": "right"})

@@ -337,8 +337,14 @@ def with_interval(frame: pd.DataFrame, metric: str, places: int = 2, *, percent:
             return "–"
         return f"{100 * value:.{places}f}" if percent else f"{value:.{places}f}"
 
+    def cell(value: float, low: float, high: float) -> str:
+        # no value (a class missing from a tiny split) or no interval: a dash, not "– (–––)"
+        if math.isnan(value) or math.isnan(low) or math.isnan(high):
+            return show(value)
+        return f"{show(value)} ({show(low)}–{show(high)})"
+
     return pd.Series(
-        [f"{show(v)} ({show(lo)}–{show(hi)})" for v, lo, hi in
+        [cell(v, lo, hi) for v, lo, hi in
          zip(frame[metric], frame[f"{metric} low"], frame[f"{metric} high"], strict=True)],
         index=frame.index,
     )

@@ -273,3 +273,10 @@ def test_the_begin_chapter_formats_its_tables_in_the_package_one_call_per_cell()
         and ("tables.table(" in "".join(cell["source"]) or "caption=figures.caption(" in "".join(cell["source"]))
     ]
     assert not formatting, formatting
+
+
+def test_a_metric_without_a_value_or_an_interval_shows_a_dash_not_empty_brackets() -> None:
+    frame = pd.DataFrame(
+        {"F1": [0.5, float("nan"), 0.25], "F1 low": [0.25, float("nan"), float("nan")], "F1 high": [0.75, 0.5, 0.5]}
+    )
+    assert baselines.with_interval(frame, "F1").tolist() == ["0.50 (0.25–0.75)", "–", "0.25"]
