@@ -295,12 +295,7 @@ def _read_dialogue(
         knowledge.append(shown_here)
         chosen.append(selected)
 
-    for position, (_, _, _, _, retrieved) in enumerate(checked):
-        unshown = [{title: sentences} for k, (title, sentences) in enumerate(retrieved) if (position, k) not in shown]
-        if unshown:
-            turns[position].raw["retrieved_passages_not_shown"] = unshown
-        if retrieved:
-            turns[position].raw["retrieved_passage_count"] = len(retrieved)
+    _keep_unshown_retrieved(turns, checked, shown)
 
     meta = {key: value for key, value in record.items() if key not in _HANDLED_DIALOGUE_KEYS}
     dialogue = Dialogue(id=f"{split}/{index}", dataset="wow", split=split, turns=turns, topic=topic, meta=meta)
@@ -586,12 +581,7 @@ def _read_typed_dialogue(record: _TypedDialogue, index: int, split: str) -> _Rea
         knowledge.append(shown_here)
         chosen.append(selected)
 
-    for position, (_, _, _, _, retrieved) in enumerate(checked):
-        unshown = [{title: sentences} for k, (title, sentences) in enumerate(retrieved) if (position, k) not in shown]
-        if unshown:
-            turns[position].raw["retrieved_passages_not_shown"] = unshown
-        if retrieved:
-            turns[position].raw["retrieved_passage_count"] = len(retrieved)
+    _keep_unshown_retrieved(turns, checked, shown)
 
     meta: dict[str, Any] = {"chosen_topic": topic}
     if record.persona is not UNSET:
@@ -690,3 +680,14 @@ class _KnowledgeColumns:
             pa.array(["{}"], pa.string()).take(pa.array(np.zeros(len(texts), dtype=np.int64))),
         )
         return starts, new
+
+
+def _keep_unshown_retrieved(turns: list[Turn], checked: list[_CheckedTurn], shown: set[tuple[int, int]]) -> None:
+    """Keep in each turn's ``raw`` the retrieved passages the wizard was not shown, and how many
+    were retrieved (both parsing paths share it, so their records stay identical)."""
+    for position, (_, _, _, _, retrieved) in enumerate(checked):
+        unshown = [{title: sentences} for k, (title, sentences) in enumerate(retrieved) if (position, k) not in shown]
+        if unshown:
+            turns[position].raw["retrieved_passages_not_shown"] = unshown
+        if retrieved:
+            turns[position].raw["retrieved_passage_count"] = len(retrieved)
