@@ -4,7 +4,7 @@ A dataset is declared once, in its own folder ``utils/datasets/<folder>/``: the 
 ``__init__.py`` lists its :class:`DatasetSource` objects in ``DATASETS``. A declaration says where
 each official file lives and what it is (in the spirit of a pooch registry: location, place in the
 data directory, checksum and size where known), and carries every per-dataset hook the shared
-machinery calls: the parser, the renderer, the explorer's fields, the authors' reported numbers.
+machinery calls: the parser, the renderer, the data viewer's fields, the authors' reported numbers.
 :func:`registry` is built from the folders; nothing else in the package names a dataset.
 
 The data directory layout (the ``path`` of each file) is documented in ``book/data.md``.
@@ -171,8 +171,6 @@ class DatasetSource:
     facets: Callable[[Dialogue], dict[str, list[str]]] | None = None
     columns: Callable[[Dialogue], dict[str, float | None]] | None = None
     search_words: Callable[[Dialogue, Mapping[str, str]], list[str]] | None = None
-    #: what a facet counts, by facet name, shown under it where two facets could be read as one count
-    facet_notes: Mapping[str, str] = field(default_factory=dict)
     #: the book's data viewer (:mod:`utils.viewer`): ``viewer_rows(dialogues, rows) -> rows`` groups or
     #: reshapes a split's rows (KILT's examples into their dialogues); ``viewer_queries`` are example
     #: SQL as ``(title, sql, ("table.column", ...))``, offered where the columns they read exist

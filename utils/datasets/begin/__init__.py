@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...sources import DatasetProfile, DatasetSource, SourceFile
-from . import card, explorer, parser, render, viewer
+from . import card, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order): after the other datasets,
@@ -73,9 +73,9 @@ BEGIN = DatasetSource(
     parser_version=parser.PARSER_VERSION,
     render=render.render,
     search_text=render.search_text,
-    facets=explorer.facets,
+    facets=viewer.facets,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.columns,
+    columns=viewer.columns,
     reported=REPORTED,
     quantity_labels=QUANTITY_LABELS,
     # Empty, although the chapter computes on every split: the benchmark (benchmarks/bench.py) times

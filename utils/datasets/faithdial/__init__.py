@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...sources import DatasetProfile, DatasetSource, SourceFile, hub_file
-from . import audit_parser, card, explorer, parser, render, viewer
+from . import audit_parser, card, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -73,10 +73,9 @@ FAITHDIAL = DatasetSource(
     parse_columns=parser.parse_columns,
     render=render.render,
     search_text=render.search_text,
-    facets=explorer.facets,
-    facet_notes=explorer.FACET_NOTES,
+    facets=viewer.facets,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.columns,
+    columns=viewer.columns,
     reported=tuple(item for item in REPORTED if item.dataset == "faithdial"),
     quantity_labels=QUANTITY_LABELS,
     synthetic="benchmarks.synthetic:write_faithdial",
@@ -138,10 +137,9 @@ FAITHDIAL_AUDIT = DatasetSource(
     parser_version=audit_parser.PARSER_VERSION,
     render=render.render,
     search_text=render.search_text,
-    facets=explorer.audit_facets,
-    facet_notes=explorer.FACET_NOTES,
+    facets=viewer.audit_facets,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.audit_columns,
+    columns=viewer.audit_columns,
     reported=tuple(item for item in REPORTED if item.dataset == "faithdial_audit"),
     quantity_labels=QUANTITY_LABELS,
     splits={

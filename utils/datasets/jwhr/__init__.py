@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...sources import DatasetProfile, DatasetSource, RecordIds, hub_file
-from . import card, explorer, parser, render, viewer
+from . import card, parser, render, viewer
 from .reported import REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -52,10 +52,10 @@ JWHR = DatasetSource(
     parser_version=parser.PARSER_VERSION,
     render=render.render,
     search_text=render.search_text,
-    facets=explorer.facets,
+    facets=viewer.facets,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.columns,
-    search_words=explorer.search_words,
+    columns=viewer.columns,
+    search_words=viewer.search_words,
     extra_label_counts=_reference_label_counts,
     reported=REPORTED,
     chapter_splits=("answered", "not_answered"),

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...sources import DatasetProfile, DatasetSource, RecordIds, SourceFile
-from . import card, explorer, parser, render, viewer
+from . import card, parser, render, viewer
 from .reported import REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -70,10 +70,10 @@ WISE = DatasetSource(
     companion_files=parser.companion_files,
     render=render.render,
     search_text=render.search_text,
-    facets=explorer.facets,
+    facets=viewer.facets,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.columns,
-    search_words=explorer.search_words,
+    columns=viewer.columns,
+    search_words=viewer.search_words,
     reported=REPORTED,
     synthetic="benchmarks.synthetic:write_wise",
     chapter_splits=("train", "valid", "test", "test_seen", "test_unseen"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...sources import Archive, DatasetProfile, DatasetSource, RecordIds, SourceFile
-from . import card, explorer, kilt_parser, parser, render, viewer
+from . import card, kilt_parser, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -57,9 +57,9 @@ WOW = DatasetSource(
     parse_columns=parser.parse_columns,
     parser_version=parser.PARSER_VERSION,
     render=render.render,
-    facets=explorer.facets,
+    facets=viewer.facets,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.columns,
+    columns=viewer.columns,
     reported=tuple(item for item in REPORTED if item.dataset == "wow"),
     quantity_labels=QUANTITY_LABELS,
     synthetic="benchmarks.synthetic:write_wow",
@@ -120,10 +120,10 @@ WOW_KILT = DatasetSource(
     parse=kilt_parser.parse,
     parser_version=kilt_parser.PARSER_VERSION,
     render=render.render,
-    facets=explorer.facets,
+    facets=viewer.facets,
     viewer_rows=viewer.kilt_rows,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.kilt_columns,
+    columns=viewer.kilt_columns,
     reported=tuple(item for item in REPORTED if item.dataset == "wow_kilt"),
     splits={
         "train": (SourceFile(path="wow/kilt/wow-train-kilt.jsonl", url=f"{_KILT}/wow-train-kilt.jsonl"),),
