@@ -390,7 +390,7 @@ def _step_chapter(task: dict[str, Any]) -> str:
 def _step_viewer_files(task: dict[str, Any]) -> str:
     """Write the split's viewer files as the book's build does (the rows of its three levels, the
     renderings of its dialogues) into the scratch directory, and say their size and count."""
-    from utils.render.explorer import viewer_rows
+    from utils.render.chapter_view import viewer_rows
     from utils.sources import get_source
     from utils.viewer import write_split
 

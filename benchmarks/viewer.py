@@ -3,7 +3,7 @@
 Writes the synthetic ``train.json`` (:mod:`benchmarks.synthetic`: 18,430 dialogues, 166,787 turns and
 about 5.4 million evidence rows of random pseudo-words, nothing of the dataset), loads it with the
 atlas, writes the viewer's data files for its three levels as the book's build does
-(:func:`utils.render.explorer.viewer_rows`, :func:`utils.viewer.write_split`; the renderings of the
+(:func:`utils.render.chapter_view.viewer_rows`, :func:`utils.viewer.write_split`; the renderings of the
 dialogues are left short, since only the grid is measured), serves a page holding only the viewer
 over a local ``http.server`` and measures in Chromium, once for the turns and once for the evidence
 (every request kept on 127.0.0.1):
@@ -61,7 +61,7 @@ def write_site(data: Path, site: Path, *, scale: float = 1.0) -> dict[str, Any]:
         write_wow(data, scale=scale, files=("train.json",))
     import utils
     from utils.render._html import esc
-    from utils.render.explorer import viewer_rows
+    from utils.render.chapter_view import viewer_rows
     from utils.render.viewer_fields import example_queries
     from utils.viewer import write_split
 
@@ -88,7 +88,7 @@ def write_site(data: Path, site: Path, *, scale: float = 1.0) -> dict[str, Any]:
 
 
 def write_page(site: Path, splits: Sequence[dict[str, str]]) -> Path:
-    """A page holding only the viewer of ``splits`` (as the book's explorer lists them), with its script."""
+    """A page holding only the viewer of ``splits`` (as a chapter's view lists them), with its script."""
     static = site / "_static"
     static.mkdir(parents=True, exist_ok=True)
     for name in ("viewer.js", "viewer.css"):
@@ -99,7 +99,7 @@ def write_page(site: Path, splits: Sequence[dict[str, str]]) -> Path:
     page.write_text(
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>viewer benchmark</title>"
         "<link rel='stylesheet' href='_static/viewer.css'></head><body><section>"
-        f"<script type='application/json' class='atlas-explorer-data'>{json.dumps({'viewer': list(splits)})}</script>"
+        f"<script type='application/json' class='atlas-viewer-data'>{json.dumps({'viewer': list(splits)})}</script>"
         "<div class='atlas-viewer' hidden></div></section><script src='_static/viewer.js'></script></body></html>",
         encoding="utf-8",
     )

@@ -1,7 +1,7 @@
 """A new dataset is one new folder: tests/datasets/toy/ (declaration, parser, renderer) and nothing else.
 
 Put beside the atlas's own folders, the toy dataset is seen by the loader, the data status, the
-renderer, the static explorer, the cross-dataset comparison, every ``atlas`` command and the
+renderer, a chapter's view and the data viewer, the cross-dataset comparison, every ``atlas`` command and the
 benchmark. A second test keeps it that way: outside ``utils/datasets/``, no module of the package
 names a dataset.
 """
@@ -9,7 +9,6 @@ names a dataset.
 from __future__ import annotations
 
 import ast
-import html as html_module
 import json
 import re
 from collections.abc import Iterator
@@ -22,8 +21,9 @@ import utils.datasets
 from utils import cross_dataset as xd
 from utils.cli import main as atlas
 from utils.render import render_dialogue
-from utils.render.explorer import decode_items, static_explorer
+from utils.render.chapter_view import chapter_view
 from utils.sources import registry
+from utils.viewer import VIEWER_DIR_VARIABLE, read_rendering
 
 REPO = Path(__file__).resolve().parents[1]
 TOY_FOLDERS = REPO / "tests" / "datasets"
@@ -62,7 +62,7 @@ def toy(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     utils.sources.discovered.cache_clear()
 
 
-def test_the_toy_dataset_is_seen_everywhere(toy: Path) -> None:
+def test_the_toy_dataset_is_seen_everywhere(toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert utils.dataset_names()[-1] == "toy"
     status = utils.data_status().set_index(["dataset", "split"])
     assert status.loc[("toy", "train"), "status"] == "official file present"
@@ -74,10 +74,12 @@ def test_the_toy_dataset_is_seen_everywhere(toy: Path) -> None:
     html = str(render_dialogue(split[1]))
     assert 'class="toy-dialogue"' in html and "And &lt;b&gt;black&lt;/b&gt; tea?" in html
 
-    explorer = str(static_explorer(split, max_items=2))
-    data = re.search(r'<script type="application/json" class="atlas-explorer-data">(.*?)</script>', explorer, re.S)
-    embedded = json.dumps(decode_items(html_module.unescape(data.group(1))))
-    assert "toy-dialogue" in embedded and "black tea" in embedded
+    view = str(chapter_view(split, pinned={"train": [1]}))
+    assert 'class="toy-dialogue"' in view and "And &lt;b&gt;black&lt;/b&gt; tea?" in view
+    assert "../book/viewer/toy.html#viewer=toy/train&amp;level=dialogues&amp;row=" in view
+    monkeypatch.setenv(VIEWER_DIR_VARIABLE, str(tmp_path / "viewer"))  # as during a book build
+    assert '"path":"_viewer/toy/train/"' in str(chapter_view(split))
+    assert "And &lt;b&gt;black&lt;/b&gt; tea?" in read_rendering(tmp_path / "viewer" / "toy" / "train", 1)
 
     assert xd.DATASETS[-1] == "toy" and xd.language_of("toy") == "en"
     compared = xd.load_common()

@@ -18,7 +18,7 @@ import utils.sources
 from utils.cli import main as atlas
 from utils.errors import DataError
 from utils.render import render_dialogue
-from utils.render.explorer import static_explorer
+from utils.render.chapter_view import chapter_view
 from utils.summary import label_counts
 
 REPO = Path(__file__).resolve().parents[1]
@@ -75,7 +75,9 @@ def test_the_second_dataset_is_loaded_rendered_and_counted(toy_qa: Path) -> None
 
     html = str(render_dialogue(split[1]))  # the renderer found by convention, in render.py
     assert "And &lt;b&gt;black&lt;/b&gt; tea?" in html and "cited" in html
-    assert 'data-count="2"' in str(static_explorer(split, max_items=2))
+    view = str(chapter_view(split, pinned={"test": [1]}))  # a chapter's view: the pinned dialogue, linked
+    assert "And &lt;b&gt;black&lt;/b&gt; tea?" in view
+    assert "../book/viewer/toy_qa.html#viewer=toy_qa/test&amp;level=dialogues&amp;row=" in view
 
 
 def test_its_text_stays_inert_in_html(toy_qa: Path) -> None:

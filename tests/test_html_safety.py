@@ -4,11 +4,12 @@ Every demo dialogue of every dataset is copied with an injection string put into
 holds (turn text, speaker, topic, ids, evidence text and titles, label values, every string in
 ``raw`` and ``meta``, plus an extra key named by the payload), once appended to the original value
 and once replacing it. The copy goes through each renderer in :mod:`utils.render` (with its boolean
-options both ways), the widgets (:func:`utils.widgets.browse` and the dataset viewers), the static
-explorer and the provenance banner. The output is parsed with :mod:`html.parser` and must hold:
+options both ways), the widgets (:func:`utils.widgets.browse` and the dataset viewers), a chapter's
+view (its pinned dialogues, and the renderings it writes for the data viewer) and the provenance
+banner. The output is parsed with :mod:`html.parser` and must hold:
 
 * no element outside the renderers' own vocabulary (no ``script``, ``img``, ``svg``, ``iframe`` ...;
-  the only ``script`` allowed is the explorer's ``type="application/json"`` data block);
+  the only ``script`` allowed is a chapter view's ``type="application/json"`` data block);
 * no event-handler attribute, and every ``href``/``src`` is an in-page anchor or plain http(s);
 * properly nested tags (an injected ``</div>`` would close the renderer's element early);
 * no comment or declaration, and the payload itself readable as text in the page.
@@ -16,7 +17,6 @@ explorer and the provenance banner. The output is parsed with :mod:`html.parser`
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import importlib
 import inspect
@@ -33,7 +33,6 @@ from utils.formats import parse_file
 from utils.loading import DEMO, OFFICIAL, PARTIAL, USER_COPY, Provenance
 from utils.records import Dialogue
 from utils.render import stylesheet
-from utils.render.explorer import decode_items
 from utils.sources import dataset_names, get_source, split_names
 
 #: The injection strings (each must come out as text). ``PWN`` marks them in failure messages.
@@ -62,18 +61,19 @@ INJECTIONS = [
     "<details open ontoggle=alert('PWN22')>",
 ]
 
-#: Every element a renderer, widget or explorer of the atlas may produce.
+#: Every element a renderer, widget or chapter view of the atlas may produce.
 ALLOWED_TAGS = {
-    "a", "blockquote", "br", "button", "code", "del", "details", "div", "em", "h3", "h4", "input", "ins",
+    "a", "blockquote", "br", "button", "code", "del", "details", "div", "em", "figcaption", "figure", "h3", "h4",
+    "input", "ins",
     "label", "li", "mark", "ol", "option", "p", "section", "select", "small", "span", "strong", "style",
     "summary", "sup", "table", "tbody", "td", "th", "thead", "tr", "ul", "script",
 }  # fmt: skip
 #: Every attribute they may set (anything else, such as ``onerror`` or a name made of a broken-out
 #: quote, came from the data).
 ALLOWED_ATTRIBUTES = {
-    "aria-keyshortcuts", "aria-label", "aria-live", "autocomplete", "class", "colspan", "data-atlas-explorer",
-    "data-count", "hidden", "href", "id", "lang", "open", "placeholder", "readonly", "rel", "role", "rowspan", "start",
-    "tabindex", "target", "title", "type",
+    "aria-keyshortcuts", "aria-label", "aria-live", "autocomplete", "class", "colspan", "data-index", "data-split",
+    "data-viewer-page", "hidden", "href", "id", "lang", "open", "placeholder", "readonly", "rel", "role", "rowspan",
+    "start", "tabindex", "target", "title", "type",
 }  # fmt: skip
 VOID = {"br", "input", "img", "hr", "meta", "link", "wbr", "col", "source", "area", "base", "embed", "param"}
 URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "srcset", "poster", "background"}
@@ -148,12 +148,16 @@ class _Audit(HTMLParser):
 
 
 def _safe_url(value: str) -> bool:
+    """An in-page anchor, plain http(s), or a link up the book's own tree (a chapter view's link to its
+    viewer page, ``../book/viewer/<dataset>.html#...``): no scheme such as ``javascript:``."""
     compact = "".join(ch for ch in value if ch > " ").lower()
-    return compact.startswith(("#", "http://", "https://"))
+    return compact.startswith(("#", "http://", "https://")) or (
+        compact.startswith("../book/") and ":" not in compact.split("#", 1)[0]
+    )
 
 
 def audit(html: str, where: str) -> _Audit:
-    """Parse ``html`` and fail with every problem found; recurse into the explorer's JSON data."""
+    """Parse ``html`` and fail with every problem found, its JSON data block included."""
     parser = _Audit()
     parser.feed(html)
     parser.close()
@@ -164,13 +168,9 @@ def audit(html: str, where: str) -> _Audit:
         assert f"<style>{block}</style>" == stylesheet(), f"{where}: a style element not from the atlas"
     for block in parser.scripts:
         assert "</script" not in block.lower(), f"{where}: the JSON data block could be closed early"
-        for item in decode_items(json.loads(block)):
-            audit(item["html"], f"{where}, explorer item {item.get('key')!r}")
-            # Everything else is shown by explorer.js with textContent only: it must be plain data.
-            texts = [item["key"], item["label"], item["search"], item["split"]]
-            texts += [name for name in item["facets"]] + [v for values in item["facets"].values() for v in values]
-            assert all(isinstance(text, str) for text in texts), f"{where}: a non-string explorer field"
-            assert all(isinstance(value, int | float) for value in item["columns"].values())
+        # the splits a compact view shows: plain data, shown by the viewer with textContent only
+        splits = json.loads(block)["viewer"]
+        assert all(isinstance(value, str) for split in splits for value in split.values()), where
     return parser
 
 
@@ -338,51 +338,43 @@ class _GlossEverything(Mapping[str, str]):
         return 1
 
 
-#: Datasets whose renderers take English glosses (the explorer searches them too): those whose folder
+#: Datasets whose renderers take English glosses (the viewer searches them too): those whose folder
 #: holds a glosses file.
 GLOSSED = {dataset for dataset in DATASETS if get_source(dataset).glosses_path.is_file()}
 
 
-def _relabelled(dialogue: Dialogue) -> Dialogue:
-    """``dialogue`` with every label value changed, and nothing else."""
-    changed = copy.deepcopy(dialogue)
-    for turn in changed.turns:
-        turn.labels = {key: [f"{value} (changed)" for value in values] for key, values in turn.labels.items()}
-    return changed
-
-
-def _facets_read_labels(dataset: str, dialogues: list[Dialogue]) -> bool:
-    """Whether the dataset's declared facets are drawn from its turns' labels (they change when the
-    labels do), rather than from the atlas's own words or from nothing a record labels."""
-    facets = get_source(dataset).facets
-    return facets is not None and any(facets(d) != facets(_relabelled(d)) for d in dialogues)
-
-
 @pytest.mark.parametrize("dataset", DATASETS)
-def test_static_explorer_keeps_injected_text_inert(dataset: str) -> None:
+def test_a_chapter_view_keeps_injected_text_inert(
+    dataset: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Injections in every field, in the labels the facets come from and in the glosses, through the
-    dataset's renderer: every item's HTML is inert, every other field is plain data holding the payload."""
-    from utils.render import explorer
+    dataset's renderer: the pinned renderings and every rendering written for the data viewer are
+    inert, the data block is plain data, and the poisoned labels reach the viewer's rows as values."""
+    from utils.render.chapter_view import chapter_view, viewer_rows
+    from utils.viewer import VIEWER_DIR_VARIABLE, read_rendering
 
+    monkeypatch.setenv(VIEWER_DIR_VARIABLE, str(tmp_path))  # as during a book build
     dialogues = _demo_dialogues(dataset)[:3]
     assert dialogues, f"no demo sample for {dataset}"
     for payload in INJECTIONS:
         poisoned = [hostile(d, payload, "append") for d in dialogues]
         glosses = {"glosses": _GlossEverything(payload)} if dataset in GLOSSED else {}
-        html = explorer.static_explorer(
-            poisoned, title=payload, note=payload, noun=payload, render=_renderer(dataset), **glosses
+        split = poisoned[0].split
+        html = chapter_view(
+            {split: poisoned}, title=payload, note=payload, pinned={split: [0, 1, 2]}, render=_renderer(dataset),
+            split_labels={split: payload}, **glosses,
         )
-        parser = audit(str(html), f"explorer {dataset} {payload!r}")
+        parser = audit(str(html), f"chapter view {dataset} {payload!r}")
         assert len(parser.scripts) == 1
         assert payload in text_of(parser)  # the title, as text
-        items = decode_items(json.loads(parser.scripts[0]))
-        assert all(" ".join(payload.lower().split()) in item["search"] for item in items)  # whitespace folded
-        if dataset in GLOSSED:  # the hostile translation is shown (as text) and searched
-            assert all(payload in text_of(audit(item["html"], "gloss")) for item in items)
-        labelled = [v for item in items for values in item["facets"].values() for v in values if payload in v]
-        # facets in the atlas's own words (or none from what a record labels) hold no label text
-        if _facets_read_labels(dataset, dialogues):
-            assert labelled, f"{dataset}: the poisoned labels do not reach the facets"
+        assert json.loads(parser.scripts[0])["viewer"][0]["label"] == payload
+        for index in range(len(poisoned)):
+            shown = audit(read_rendering(tmp_path / dataset / split, index), f"{dataset} viewer rendering {index}")
+            if dataset in GLOSSED:  # the hostile translation is shown (as text)
+                assert payload in text_of(shown)
+        frame = viewer_rows(poisoned, **glosses).frames["dialogues"]
+        labelled = [name for name in frame.columns if frame[name].astype(str).str.contains(payload, regex=False).any()]
+        assert labelled, f"{dataset}: the poisoned text does not reach the viewer's rows"
 
 
 @pytest.mark.parametrize("kind", [OFFICIAL, USER_COPY, PARTIAL, DEMO])

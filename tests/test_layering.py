@@ -20,12 +20,12 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "utils"
 #: The package whose sub-packages (the dataset folders) the registry's discovery imports.
 DISCOVERED = "datasets"
-#: Imports from a dataset folder up into the explorer and viewer modules, which the viewer's own
-#: rework (hooks found by file convention, imported when the viewer asks) takes out; until then
+#: Imports from a dataset folder up into the viewer modules, which a later rework of the viewer
+#: (hooks found by file convention, imported when the viewer asks) takes out; until then
 #: they are the only circle left, and each must still exist (so that the list only shrinks).
 PENDING_VIEWER_EDGES = {
     *{(f"utils.datasets.{name}.viewer", "utils.viewer") for name in ("begin", "faithdial", "jwhr", "wise", "wow")},
-    ("utils.render.explorer_fields", "utils.sources"),
+    ("utils.render.viewer_fields", "utils.sources"),
 }
 
 

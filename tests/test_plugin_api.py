@@ -95,9 +95,8 @@ def test_the_guide_gives_each_record_constructor_its_parameters_in_order() -> No
         assert record.__doc__ and f"{record.__name__}(" in record.__doc__
 
 
-#: The explorer's and the data viewer's hooks, still fields of the declaration until their own rework
-#: moves them to a file convention (``viewer.py``).
-VIEWER_FIELDS = {"search_text", "facets", "columns", "search_words", "facet_notes", "viewer_rows", "viewer_queries"}
+#: The data viewer's hooks (from the folder's ``viewer.py``), still fields of the declaration.
+VIEWER_FIELDS = {"search_text", "facets", "columns", "search_words", "viewer_rows", "viewer_queries"}
 
 
 def test_the_declaration_is_split_by_concern() -> None:

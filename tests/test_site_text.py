@@ -85,8 +85,6 @@ def test_no_raw_latex(page: Path) -> None:
 
 # -- what the words around the numbers say (issue 34) ----------------------------------------------
 
-import base64  # noqa: E402 (the tests above need none of these)
-import gzip  # noqa: E402
 import json  # noqa: E402
 
 _CODE = re.compile(r"(?s)<(script|style|pre|table)\b[^>]*>.*?</\1>")
@@ -122,15 +120,35 @@ def _table_rows(page: Path) -> list[tuple[list[str], list[str]]]:
     return found
 
 
-def _explorer_items(page: Path) -> list[dict]:
-    """The items of every static explorer of ``page``, unpacked from the page's bytes."""
-    items = []
+#: Dialogues of each split whose rendering in the viewer's files is read back (the first ones: cheap).
+_VIEWER_SAMPLE = 200
+
+
+def _view_splits(page: Path) -> list[dict]:
+    """The splits the chapter's view of ``page`` lists for its compact view (the viewer's files)."""
     source = page.read_text(encoding="utf-8")
-    for data in re.findall(r'(?s)<script type="application/json" class="atlas-explorer-data">(.*?)</script>', source):
-        meta = json.loads(data)
-        assert meta["encoding"] == "gzip+base64"
-        items += json.loads(gzip.decompress(base64.b64decode(meta["items"])))
-    return items
+    data = re.findall(r'(?s)<script type="application/json" class="atlas-viewer-data">(.*?)</script>', source)
+    return [split for block in data for split in json.loads(block)["viewer"]]
+
+
+def _renderings(page: Path) -> list[tuple[str, str]]:
+    """``(where, html)`` of every rendering a reader of ``page`` meets: its pinned dialogues, and the
+    first dialogues of each split its view opens in the data viewer (read back from the viewer's files)."""
+    from utils.viewer import read_rendering
+
+    source = page.read_text(encoding="utf-8")
+    found = [(f"pinned {number}", figure) for number, figure in
+             enumerate(re.findall(r'(?s)<figure class="atlas-chapter-pinned".*?</figure>', source))]
+    for split in _view_splits(page):
+        directory = SITE / split["path"]
+        rows = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))["html"]
+        count = min(_VIEWER_SAMPLE, rows["per_shard"] * len(rows["shards"]))
+        for index in range(count):
+            try:
+                found.append((f"{split['path']} #{index}", read_rendering(directory, index)))
+            except IndexError:
+                break  # the split has fewer dialogues
+    return found
 
 
 @pytest.mark.parametrize("page", CONTENT, ids=_ids(CONTENT))
@@ -147,13 +165,12 @@ def test_no_count_like_number_is_printed_with_a_zero_decimal(page: Path) -> None
 
 
 @pytest.mark.parametrize("page", CONTENT, ids=_ids(CONTENT))
-def test_no_explorer_rendering_shows_raw_json_or_a_raw_list(page: Path) -> None:
+def test_no_rendering_a_chapter_shows_or_opens_shows_raw_json_or_a_raw_list(page: Path) -> None:
     raw = []
-    for item in _explorer_items(page):
-        shown = item.get("html", "") + " " + html.escape(item.get("label", ""))  # its rendering and its index label
+    for where, shown in _renderings(page):
         text = " ".join(html.unescape(_TAG.sub(" ", shown)).split())
         if re.search(r"[\"']fun_facts[\"']\s*:|\"\w+\"\s*:\s*[\[{]| \[\] |^\[\] ", f" {text} "):
-            raw.append(item.get("key"))
+            raw.append(where)
     assert not raw, raw[:5]
 
 
@@ -197,12 +214,25 @@ def test_the_begin_pages_say_which_release_is_which() -> None:
     assert "first full release of the BEGIN benchmark (June 2021)" in faithdial
 
 
-def test_the_jwhr_example_link_opens_a_session_the_page_embeds() -> None:
+def test_the_jwhr_example_link_opens_a_session_the_page_shows_and_the_viewer_holds() -> None:
+    """The prose's example link names the session by its id; the chapter shows that session with the
+    same link to the viewer page, and the viewer's files hold a session with that id."""
+    from utils.viewer import read_level
+
     page = _page("notebooks/jwhr.html")
-    links = re.findall(r"#(jwhr/[a-z_]+/[^\s),]+)", _prose(page))
+    prose = _prose(page)
+    links = re.findall(r"\.\./book/viewer/jwhr\.html#viewer=jwhr/([a-z_]+)&level=dialogues&row=([^\s),]+)", prose)
     assert links, "the chapter gives no example link"
-    keys = {item["key"] for item in _explorer_items(page)}
-    assert all(link.rstrip(".") in keys for link in links), (links, sorted(keys)[:5])
+    hrefs = re.findall(r'<a href="(\.\./book/viewer/jwhr\.html#[^"]+)"', page.read_text(encoding="utf-8"))
+    shown = html.unescape(" ".join(hrefs))
+    for split, row in links:
+        row = row.rstrip(".")
+        assert f"../book/viewer/jwhr.html#viewer=jwhr/{split}&level=dialogues&row={row}" in shown, (split, row)
+        # the sentence that explains the link's id
+        assert re.search(rf"\(session {re.escape(row)} ?, not its position \d+ ?\)", prose)
+        assert (SITE / "book" / "viewer" / "jwhr.html").is_file()
+        ids = read_level(SITE / "_viewer" / "jwhr" / split, "dialogues")["id"].astype(str)
+        assert (ids == row).sum() == 1, f"the viewer's {split} split has no single session {row}"
 
 
 def test_the_teaching_page_reports_no_demo_number_as_a_finding() -> None:

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import utils
-from utils.render.explorer import static_explorer
+from utils.render.chapter_view import chapter_view
 from utils.viewer import (
     DIALOGUE,
     SEARCH,
@@ -126,7 +126,7 @@ def test_a_walk_that_skips_dialogues_writes_nothing(tmp_path: Path) -> None:
 def test_kilt_examples_are_grouped_into_their_dialogues(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     kilt = utils.load("wow_kilt", "dev")
     monkeypatch.setenv("ATLAS_VIEWER_DIR", str(tmp_path))
-    static_explorer({"dev": kilt})
+    chapter_view({"dev": kilt})
     dialogues = read_level(tmp_path / "wow_kilt" / "dev", "dialogues")
     groups = {d.meta["wow_dialogue_id"] for d in kilt}
     assert len(dialogues) == len(groups) < len(kilt)
@@ -149,7 +149,7 @@ def test_the_search_text_holds_ids_and_english_glosses(tmp_path: Path, monkeypat
     split = utils.load("wise", "train")
     glosses = wise_render.demo_glosses()
     monkeypatch.setenv("ATLAS_VIEWER_DIR", str(tmp_path))
-    static_explorer({"train": split}, glosses=glosses)
+    chapter_view({"train": split}, glosses=glosses)
     dialogues = read_level(tmp_path / "wise" / "train", "dialogues")
     turns = read_level(tmp_path / "wise" / "train", "turns")
     first = split[0]
@@ -308,10 +308,10 @@ def test_boolean_columns_encode_as_their_words_do(flags: list[bool]) -> None:
 def test_outside_a_book_build_no_viewer_is_offered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     split = utils.load("wow", "valid_seen")
     monkeypatch.delenv("ATLAS_VIEWER_DIR", raising=False)
-    markup = str(static_explorer({"valid_seen": split}))
-    assert 'class="atlas-viewer' not in markup and '"viewer":[]' in markup
+    markup = str(chapter_view({"valid_seen": split}))
+    assert 'class="atlas-viewer' not in markup and "<script" not in markup
     monkeypatch.setenv("ATLAS_VIEWER_DIR", str(tmp_path))
-    markup = str(static_explorer({"valid_seen": split}))
+    markup = str(chapter_view({"valid_seen": split}))
     # the chapter's compact view, opening the dataset's viewer page
     assert 'class="atlas-viewer atlas-viewer-compact" data-viewer-page="book/viewer/wow.html"' in markup
     assert '"path":"_viewer/wow/valid_seen/"' in markup

@@ -1,4 +1,4 @@
-"""The data viewer and the explorer against crafted links and data (no book build needed).
+"""The data viewer against crafted links and data (no book build needed).
 
 A small split written by :func:`utils.viewer.write_split`, whose label values are the names of
 ``Object.prototype``'s members (``__proto__``, ``constructor``, ``toString``...) and whose text starts
@@ -7,7 +7,7 @@ another loopback address (127.0.0.2) stands for any other host: links whose SQL 
 to it, attaches it, globs it or installs an extension must wait for the reader's click and then reach
 nothing, neither that listener nor the extension server, and the SQL console must not read the site's
 own files. Crafted ``level``, ``sort``, ``f`` and ``r`` values and label values must not stall or
-corrupt the viewer or the explorer; a search is capped; a downloaded CSV neutralises formulas.
+corrupt the viewer; a search is capped; a downloaded CSV neutralises formulas.
 """
 
 from __future__ import annotations
@@ -25,10 +25,8 @@ from urllib.parse import quote, urlsplit
 import pandas as pd
 import pytest
 import test_site
-from test_site import STATIC, _fixture_page, embedded, wait_ready
 from test_viewer_site import _serve, _wait
 
-from utils.records import SEEKER, WIZARD, Dialogue, Turn
 from utils.viewer import DIALOGUE, SplitRows, write_split
 
 pytestmark = pytest.mark.browser
@@ -39,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 PROTO_NAMES = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "plain"]
 #: Text cells a spreadsheet would read as formulas (OWASP's list), and a plain one.
 FORMULAS = ["=1+1", "+SUM(A1)", "-2+3", "@cmd", "\tTAB", "\rCR", "plain"]
-#: The search box's cap, as the viewer and the explorer say on screen.
+#: The search box's cap, as the viewer says on screen.
 SEARCH_CAP = 200
 ROWS = 60
 
@@ -405,75 +403,3 @@ def test_a_downloaded_csv_neutralises_formulas(crafted_site: Any, browser: Any) 
         context.close()
         server.shutdown()
         server.server_close()
-
-
-# -- the explorer (book/_static/explorer.js) with the same label values -------------------------------
-
-
-def _proto_dialogues() -> list[Dialogue]:
-    """WoW dialogues whose wizard checked a "source" named like an object member (a facet value)."""
-    dialogues = []
-    for i in range(24):
-        source = PROTO_NAMES[i % len(PROTO_NAMES)]
-        turns = [Turn(0, SEEKER, "seeker", f"hello {i}"),
-                 Turn(1, WIZARD, "wizard", f"answer {i}", labels={"checked_source": [source]})]
-        dialogues.append(Dialogue(id=f"p{i}", dataset="wow", split="test", turns=turns, topic=f"topic {i}"))
-    return dialogues
-
-
-def _explorer_page(browser: Any, fragment: str = "") -> tuple[Any, Any, Any, list[str]]:
-    from utils.datasets.wow.render import render
-    from utils.render.explorer import static_explorer
-
-    explorer_html = static_explorer(_proto_dialogues(), budget=None, render=render, title="proto", noun="dialogues")
-    document = ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>proto fixture</title></head><body>"
-                f"{explorer_html}<script src='/explorer.js'></script></body></html>")
-    files = {"/fixture.html": ("text/html", document),
-             "/explorer.js": ("text/javascript", (STATIC / "explorer.js").read_text(encoding="utf-8"))}
-    context, page, errors = _fixture_page(browser, files)
-    page.goto("http://atlas.fixture/fixture.html" + fragment, wait_until="load")
-    explorer = page.locator("[data-atlas-explorer]")
-    wait_ready(page, explorer, "proto fixture")
-    return context, page, explorer, errors
-
-
-def test_explorer_facet_values_named_like_object_members(browser: Any) -> None:
-    context, page, explorer, errors = _explorer_page(browser)
-    try:
-        _, items = embedded(explorer)
-        facet = "checked source"
-        counts = pd.Series([v for item in items for v in item["facets"].get(facet, [])]).value_counts().to_dict()
-        assert set(counts) >= {"__proto__", "constructor", "toString"}
-        chips = explorer.locator(f".atlas-explorer-facet[data-facet='{facet}'] label[data-value]")
-        shown = {chip.get_attribute("data-value"): int(chip.get_attribute("data-count")) for chip in chips.all()}
-        assert shown == counts
-        for value in ("__proto__", "toString"):
-            explorer.locator(f".atlas-explorer-facet[data-facet='{facet}'] label[data-value='{value}'] input").check()
-        assert int(explorer.get_attribute("data-matches")) == counts["__proto__"] + counts["toString"]
-        explorer.locator(".atlas-explorer-stats > summary").click()
-        rows = explorer.locator(f".atlas-chart-frequencies[data-facet='{facet}'] .atlas-chart-row")
-        charted = {row.get_attribute("data-value"): int(row.get_attribute("data-count")) for row in rows.all()}
-        assert charted == {"__proto__": counts["__proto__"], "toString": counts["toString"]}
-        # a permalink-shaped hash naming an object member opens nothing and breaks nothing
-        for fragment in ("wow/test/__proto__", "__proto__/constructor/toString", "wow/test/p3"):
-            page.evaluate("hash => { window.location.hash = hash; }", fragment)
-        page.wait_for_function("el => el.getAttribute('data-key') === 'wow/test/p3'", arg=explorer.element_handle())
-        assert errors == [], errors
-    finally:
-        context.close()
-
-
-def test_explorer_search_is_capped(browser: Any) -> None:
-    context, page, explorer, errors = _explorer_page(browser)
-    try:
-        huge = " ".join(f"w{i}" for i in range(100_000))
-        started = time.monotonic()
-        page.evaluate("([el, text]) => { const input = el.querySelector('.atlas-explorer-search'); input.value = text; "
-                      "input.dispatchEvent(new Event('input')); }", [explorer.element_handle(), huge])
-        assert time.monotonic() - started < 5
-        assert len(explorer.locator(".atlas-explorer-search").input_value()) <= SEARCH_CAP
-        assert f"{SEARCH_CAP} characters" in explorer.text_content()
-        assert explorer.locator(".atlas-explorer-search").get_attribute("maxlength") == str(SEARCH_CAP)
-        assert errors == [], errors
-    finally:
-        context.close()

@@ -11,7 +11,6 @@ pandas. Skipped when the book is not built or Chromium is missing.
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import re
@@ -277,7 +276,7 @@ def _check_statistics(holder: Any, library_rows: pd.DataFrame) -> None:
     assert shown == speakers.to_dict()
 
 
-def test_from_disk_the_explorer_stays_and_the_page_says_how_to_serve_it(browser: Any) -> None:
+def test_from_disk_the_pinned_dialogues_stay_and_the_page_says_how_to_serve_it(browser: Any) -> None:
     page_file = _site() / "notebooks" / "jwhr.html"
     if not page_file.is_file():
         pytest.skip("the book is not built")
@@ -292,132 +291,53 @@ def test_from_disk_the_explorer_stays_and_the_page_says_how_to_serve_it(browser:
         note = page.locator(".atlas-viewer-file")
         note.wait_for()
         assert "python -m http.server" in note.text_content() and "_build/html" in note.text_content()
-        page.wait_for_selector("[data-atlas-explorer][data-atlas-ready]")
+        pinned = page.locator(".atlas-chapter-view .atlas-chapter-pinned")
+        assert pinned.count() >= 1 and pinned.first.locator(".atlas-turn").first.is_visible()
         assert own_errors(errors) == []
     finally:
         page.context.close()
 
 
-# -- the explorer's defects (issue: a sampler, not a viewer), each checked on the built chapter ------
+# -- what the chapters' explorer was used for, now on the viewer pages ---------------------------------
 
 
-def _explorer(page: Any) -> Any:
-    explorer = page.locator("[data-atlas-explorer]").first
-    page.wait_for_selector("[data-atlas-explorer][data-atlas-ready]")
-    return explorer
-
-
-def _meta(explorer: Any) -> dict[str, Any]:
-    return json.loads(explorer.locator("script.atlas-explorer-data").text_content())
-
-
-def test_explorer_finds_phrases_and_the_glosses_on_screen(site_url: str, browser: Any) -> None:
-    """WISE: English glosses of passages are searched ("jazz" found "0" while the item read "Jazz
-    dance originated..."), and a quoted phrase finds the phrase, not nothing."""
+def test_the_wise_viewer_finds_the_english_glosses(site_url: str, browser: Any) -> None:
+    """WISE: the English glosses of the turns and passages are searched ("jazz" on the demo sample and
+    on the real files alike)."""
     page, errors = new_page(browser)
     try:
-        open_page(page, f"{site_url}/notebooks/wise.html")
-        explorer = _explorer(page)
-        search = explorer.locator(".atlas-explorer-search")
-        shown = lambda: int(explorer.get_attribute("data-matches"))  # noqa: E731
-        texts = [t.lower() for t in explorer.locator(".atlas-explorer-view").all_text_contents()]
-        for word in ("jazz", "modern", "beijing"):
-            search.fill(word)
-            assert shown() >= 1, f"{word!r} finds nothing"
-        # a phrase of the English gloss that shows "jazz" on screen, then its words in reverse order
-        shown_text = " ".join(html.unescape(re.sub(r"<[^>]*>", " ", item["html"])) for item in _items(explorer))
-        words = re.search(r"(?i)\bjazz\s+\w+\s+\w+", shown_text).group(0).lower().split()
-        search.fill('"' + " ".join(words) + '"')
-        assert shown() >= 1
-        search.fill('"' + " ".join(reversed(words)) + '"')
-        assert shown() == 0
-        assert texts
+        open_page(page, f"{site_url}/book/viewer/wise.html")
+        holder = page.locator(".atlas-viewer[data-datasets]").first
+        _wait(holder)
+        holder.locator(".atlas-viewer-search").fill("jazz")
+        page.wait_for_function("el => el.getAttribute('data-search') === 'jazz' && "
+                               "el.getAttribute('data-viewer-state') === 'ready'", arg=holder.element_handle())
+        assert _matches(holder) >= 1, "the English gloss 'jazz' finds nothing"
         assert own_errors(errors) == []
     finally:
         page.context.close()
 
 
-def test_explorer_links_by_id_follow_paging_and_open_at_the_sessions_shown(site_url: str, browser: Any) -> None:
-    """JWHR: opens at the session the chapter shows above (not session 1); ``#jwhr/answered/<id>``
-    shows that session; the address bar follows paging."""
+def test_the_jwhr_chapter_opens_the_viewer_at_the_session_it_shows(site_url: str, browser: Any) -> None:
+    """JWHR: the session the chapter discusses (not session 1) opens, by its id, in the viewer page."""
     page, errors = new_page(browser)
     try:
         open_page(page, f"{site_url}/notebooks/jwhr.html")
-        explorer = _explorer(page)
-        meta = _meta(explorer)
-        assert explorer.get_attribute("data-key") == meta["start"]
-        start_id = meta["start"].rsplit("/", 1)[1]
-        assert start_id != "1"
-        explorer.locator(".atlas-explorer-next").click()
-        key = explorer.get_attribute("data-key")
-        assert page.url.endswith("#" + key), "the address bar does not follow paging"
-        # a session embedded but not yet shown (session 51 of the real files once; any will do, demo ones too)
-        target = next(item["key"] for item in _items(explorer) if item["key"] not in (meta["start"], key))
-        page.evaluate("key => { window.location.hash = key; }", target)
-        page.wait_for_function("key => document.querySelector('[data-atlas-explorer]').dataset.key === key", arg=target)
-        assert target.rsplit("/", 1)[1] in explorer.locator(".atlas-explorer-view").text_content()
-        assert own_errors(errors) == []
-    finally:
-        page.context.close()
-
-
-def test_explorer_statistics_show_every_value_and_facets_say_what_they_count(site_url: str, browser: Any) -> None:
-    """FaithDial: the BEGIN chart lists every value (no "and 2 more values"), and the two BEGIN
-    facets say that one counts labels as written and the other one class per row."""
-    page, errors = new_page(browser)
-    try:
-        open_page(page, f"{site_url}/notebooks/faithdial.html")
-        explorer = _explorer(page)
-        notes = explorer.locator(".atlas-explorer-facet-note").all_text_contents()
-        assert any("counts once under each of its labels" in note for note in notes)
-        assert any("a row counts once" in note for note in notes)
-        explorer.locator(".atlas-explorer-stats > summary").click()
-        assert "more value" not in explorer.locator(".atlas-explorer-charts").text_content()
-        items = _items(explorer)
-        for facet in _meta(explorer)["facets"]:
-            values = {v for item in items for v in item["facets"].get(facet, [])}
-            chart = explorer.locator(f".atlas-chart-frequencies[data-facet='{facet}'] .atlas-chart-row")
-            assert chart.count() == len(values), facet
-        assert own_errors(errors) == []
-    finally:
-        page.context.close()
-
-
-def test_a_link_to_a_record_not_embedded_opens_it_in_the_viewer(site_url: str, browser: Any) -> None:
-    """KILT dev: an example that is not in the page's sample is one click away in the data viewer."""
-    manifest = _manifest("wow_kilt", "dev")
-    frame = read_level(SITE / "_viewer" / "wow_kilt" / "dev", "dialogues")
-    page, errors = new_page(browser)
-    try:
-        open_page(page, f"{site_url}/notebooks/wow.html")
-        explorer = _explorer(page)
-        embedded_keys = {item["key"] for item in _items(explorer)}
-        not_embedded = [
-            (row, example)
-            for row, examples in enumerate(frame["KILT example ids"])
-            for example in examples
-            if f"wow_kilt/dev/{example}" not in embedded_keys
-        ]
-        if not not_embedded:
-            assert manifest["kind"] == DEMO, "the real KILT dev has more examples than the page embeds"
-            pytest.skip("every example of the demo sample is embedded: none is only in the viewer")
-        row, example = not_embedded[0]
-        page.evaluate("key => { window.location.hash = key; }", f"wow_kilt/dev/{example}")
-        explorer.locator(".atlas-explorer-to-viewer").click()
-        holder = page.locator(".atlas-viewer:visible").first
+        link = page.locator(".atlas-chapter-view .atlas-chapter-pinned figcaption a").first
+        href = link.get_attribute("href")
+        assert href.startswith("../book/viewer/jwhr.html#viewer=jwhr/answered&level=dialogues&row=")
+        row = href.rsplit("row=", 1)[1]
+        assert row != "1"
+        link.click()
+        holder = page.locator(".atlas-viewer[data-datasets]").first
         _wait(holder)
-        holder.locator(".atlas-viewer-detail[data-id]").wait_for()
-        assert holder.locator(".atlas-viewer-detail").get_attribute("data-id") == frame["id"].iloc[row]
-        assert manifest["levels"]["dialogues"]["rows"] == len(frame)
+        detail = holder.locator(".atlas-viewer-detail[data-id]")
+        detail.wait_for()
+        assert detail.get_attribute("data-id") == row
+        assert row in detail.text_content()
         assert own_errors(errors) == []
     finally:
         page.context.close()
-
-
-def _items(explorer: Any) -> list[dict[str, Any]]:
-    from test_site import embedded
-
-    return embedded(explorer)[1]
 
 
 # -- the viewer on a page of its own (no book build needed): the benchmark's page, on a tiny split -----

@@ -68,7 +68,7 @@ def _outside(requests: list[str]) -> list[str]:
 
 
 def test_jwhr_steps_a_histogram_bar_two_splits_in_sql_and_a_failed_query(site_url: str, browser: Any) -> None:
-    from utils.datasets.jwhr.explorer import columns
+    from utils.datasets.jwhr.viewer import columns
 
     answered = utils.load("jwhr", "answered")
     not_answered = utils.load("jwhr", "not_answered")

@@ -383,9 +383,9 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 def _search_text_for(dataset: str) -> Callable[[Dialogue], str]:
     """What ``--search`` matches: the same text as the dataset's viewer in Jupyter searches."""
-    from .render.explorer import explorer_search_text
+    from .render.chapter_view import default_search_text
 
-    return get_source(dataset).search_text or explorer_search_text
+    return get_source(dataset).search_text or default_search_text
 
 
 #: The most characters ``show`` prints of one field: a terminal (and rich's line wrapping) would

@@ -4,7 +4,7 @@ A dataset is declared once, in its own folder ``utils/datasets/<folder>/``: the 
 ``__init__.py`` lists its :class:`DatasetSource` objects in ``DATASETS``. A declaration says where
 each official file lives and what it is (in the spirit of a pooch registry: location, place in the
 data directory, checksum and size where known), and carries every per-dataset hook the shared
-machinery calls: the parser, the renderer, the explorer's fields, the authors' reported numbers.
+machinery calls: the parser, the renderer, the data viewer's fields, the authors' reported numbers.
 The registry of every declared dataset (:func:`utils.sources.registry`) is built from the folders;
 nothing else in the package names a dataset. This module imports nothing of the atlas above the
 records' own layer (errors, text): the registry imports it, never the other way round.
@@ -261,7 +261,7 @@ class DatasetSource:
 
     The parts' attributes read as the dataset's own (``source.parse`` is ``source.loader.parse``), and
     :meth:`replace` changes any of them. Everything else that depends on which datasets exist (the
-    loader, the data status, the explorer, the CLI, the cross-dataset chapter, the benchmark) reads it
+    loader, the data status, the data viewer, the CLI, the cross-dataset chapter, the benchmark) reads it
     from :func:`utils.sources.registry`; see "Adding a dataset" in ``book/contributing.md``.
     """
 
@@ -281,17 +281,16 @@ class DatasetSource:
     #: decided from the licence; a local build always has them
     redistributable: bool = False
     redistribution: str = "no licence granting redistribution is recorded"
-    # -- the explorer's and the data viewer's hooks (their own rework moves them to a file convention)
+    # -- the data viewer's hooks (from the folder's viewer.py)
     #: ``search_text(dialogue) -> str``: what a search matches (default: topic and turn texts)
     search_text: Callable[[Dialogue], str] | None = None
-    #: the static explorer's fields: ``facets(dialogue)`` (label values by facet name),
-    #: ``columns(dialogue)`` (numbers whose distributions it draws) and ``search_words(dialogue,
-    #: glosses)`` (what it searches besides the text); see :mod:`utils.render.explorer_fields`
+    #: the data viewer's fields (in the folder's ``viewer.py``): ``facets(dialogue)`` (label values
+    #: by facet name), ``columns(dialogue)`` (numbers whose distributions it draws) and
+    #: ``search_words(dialogue, glosses)`` (what it searches besides the text); see
+    #: :mod:`utils.render.viewer_fields`
     facets: Callable[[Dialogue], dict[str, list[str]]] | None = None
     columns: Callable[[Dialogue], dict[str, float | None]] | None = None
     search_words: Callable[[Dialogue, Mapping[str, str]], list[str]] | None = None
-    #: what a facet counts, by facet name, shown under it where two facets could be read as one count
-    facet_notes: Mapping[str, str] = field(default_factory=dict)
     #: the book's data viewer (:mod:`utils.viewer`): ``viewer_rows(dialogues, rows) -> rows`` groups or
     #: reshapes a split's rows (KILT's examples into their dialogues); ``viewer_queries`` are example
     #: SQL as ``(title, sql, ("table.column", ...))``, offered where the columns they read exist

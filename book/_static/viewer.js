@@ -5,7 +5,7 @@
  * state, the grid and the open row: app.js), over the files utils/viewer.py writes. This classic
  * script finds the site's root from its own address and imports them. Opened from disk (file://),
  * browsers block the modules, the fetches and the worker the viewer needs: a note then says how to
- * serve the page (the chapter's own explorer keeps working).
+ * serve the page (the chapter's pinned dialogues, rendered on the server, still show).
  */
 (function () {
   "use strict";

@@ -3,7 +3,7 @@
 A folder holds everything about its dataset, in the manner of TensorFlow Datasets and ParlAI's
 ``tasks/<name>/``: its declaration (``__init__.py``: ``DATASETS``, the
 :class:`~utils.declaration.DatasetSource` objects it declares, and ``ORDER``, its place in the
-book's lists), its parser(s), renderer, explorer fields, statistics, baselines, reported numbers,
+book's lists), its parser(s), renderer, viewer fields, statistics, baselines, reported numbers,
 demo samples (``demo/``, laid out like the data directory), English glosses (``glosses_en.json``)
 and its tests (``tests/``).
 

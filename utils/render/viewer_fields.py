@@ -8,6 +8,15 @@ that name a row, shown first), ``SINGLE_LABELS`` (label columns holding one labe
 and queried as a value, not a list) and ``row_texts(dialogue)`` (texts that identify a dialogue
 row: a question, a message and its response; by default the first turn).
 
+Every dataset's rows also carry the labels its annotators gave as facets (:func:`facets`), a few
+numeric columns (:func:`columns`) and search words besides the text: label names, their English
+glosses and the atlas's English translations of the text (:func:`search_words`); each dataset
+declares its own ``facets``, ``columns`` and ``search_words`` (in its folder's ``viewer.py``, named
+by its :class:`~utils.sources.DatasetSource`), with the helpers below to share. All values are
+read from the common records (``Turn.labels``, ``Turn.raw``, ``Dialogue.meta``), so a parser that
+changes which turn carries a label changes the facets with it. Facet values and search words are
+dataset strings: the viewer only ever shows them as text.
+
 Example queries read the tables ``dialogues``, ``turns`` and ``evidence`` the SQL console holds;
 label columns holding lists are unnested. A query is offered only when the columns it reads are
 present in the split.
@@ -16,15 +25,17 @@ present in the split.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from ..records import Dialogue
 from ..sources import get_source
-from ..viewer import Query, SplitRows
+
+if TYPE_CHECKING:
+    from ..viewer import Query, SplitRows
 
 #: Queries every split gets.
 COMMON_QUERIES: tuple[Query, ...] = (
@@ -40,6 +51,59 @@ COMMON_QUERIES: tuple[Query, ...] = (
         ("dialogues.id", "dialogues.turns"),
     ),
 )
+
+
+#: Facet values are lists of strings; columns are numbers (``None`` when a dialogue has none).
+Facets = dict[str, list[str]]
+Columns = dict[str, float | None]
+
+# -- helpers for the datasets' own facets and columns ---------------------------------------------
+
+
+def unique_values(values: Iterable[str]) -> list[str]:
+    """``values`` without repeats or empty strings, in first-seen order."""
+    return [value for value in dict.fromkeys(values) if value]
+
+
+def word_count(text: str) -> int:
+    """English length: the chapters count whitespace-separated words."""
+    return len(text.split())
+
+
+def character_count(text: str) -> int:
+    """Chinese or Japanese length: characters, spaces left out (these languages put none between words)."""
+    return sum(1 for char in text if not char.isspace())
+
+
+def rounded_mean(values: list[int]) -> float | None:
+    """The mean to one decimal, ``None`` for no values."""
+    return round(sum(values) / len(values), 1) if values else None
+
+
+# -- what the viewer asks ----------------------------------------------------------------------------
+
+
+def facets(dialogue: Dialogue) -> Facets:
+    """The dialogue's labels as facet values, by facet name (a dialogue matches a value when one of
+    its turns carries it); an empty dict for datasets that declare no facets."""
+    found = get_source(dialogue.dataset).facets
+    return found(dialogue) if found else {}
+
+
+def columns(dialogue: Dialogue) -> Columns:
+    """A few numbers per dialogue (turns, lengths) whose distributions the viewer draws."""
+    function = get_source(dialogue.dataset).columns
+    found = function(dialogue) if function else {"turns": len(dialogue.turns)}
+    return {name: value for name, value in found.items() if value is not None}
+
+
+def search_words(dialogue: Dialogue, glosses: Mapping[str, str] | None = None) -> list[str]:
+    """Words the viewer's search matches besides the text: facet values (the labels), the English
+    glosses of label names and, with ``glosses``, the English translations of the dialogue's text."""
+    labels = [value for values in facets(dialogue).values() for value in values]
+    function = get_source(dialogue.dataset).search_words
+    extra = function(dialogue, glosses or {}) if function else []
+    return [word for word in (*labels, *extra) if word]
 
 
 # -- dispatch ---------------------------------------------------------------------------------------
@@ -105,11 +169,18 @@ def _columns(frame: pd.DataFrame) -> list[str]:
 
 __all__ = [
     "COMMON_QUERIES",
+    "character_count",
+    "columns",
     "dataset_rows",
     "example_queries",
+    "facets",
     "first_turn",
     "identifying",
+    "rounded_mean",
     "row_texts",
+    "search_words",
     "single_labels",
+    "unique_values",
     "viewer_hooks",
+    "word_count",
 ]

@@ -19,7 +19,7 @@ from ..render import render_dialogue, stylesheet
 
 _STATIC_NOTE = (
     "Interactive viewer: run this notebook in Jupyter to page through the dialogues. "
-    "In the published book, use the static explorer on this page."
+    "In the published book, use the data viewer: this page shows a few rows and opens its full page."
 )
 
 

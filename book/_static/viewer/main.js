@@ -1,5 +1,5 @@
 /* The viewers of a page: one per holder (.atlas-viewer) whose section's data block
- * (<script type="application/json" class="atlas-explorer-data">, "viewer") lists splits. Loaded by
+ * (<script type="application/json" class="atlas-viewer-data">, "viewer") lists splits. Loaded by
  * _static/viewer.js, which keeps pages opened from disk to a note. */
 
 import { Viewer } from "./app.js";
@@ -76,7 +76,7 @@ function setupPages(siteRoot) {
  * @returns {Promise<void>}
  */
 export function setup(siteRoot) {
-  const blocks = document.querySelectorAll("script.atlas-explorer-data");
+  const blocks = document.querySelectorAll("script.atlas-viewer-data");
   for (let i = 0; i < blocks.length; i += 1) {
     const section = blocks[i].parentNode;
     const holder = section ? /** @type {Element} */ (section).querySelector(".atlas-viewer") : null;

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, SourceFile
-from . import card, explorer, parser, render, viewer
+from . import card, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order): after the other datasets,
@@ -67,9 +67,9 @@ BEGIN = DatasetSource(
     citation_key="dziri2022begin",
     folder=Path(__file__).parent,
     search_text=render.search_text,
-    facets=explorer.facets,
+    facets=viewer.facets,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.columns,
+    columns=viewer.columns,
     loader=Loader(
         card_formats=card.FORMATS,
         label_keys=("BEGIN",),

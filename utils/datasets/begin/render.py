@@ -72,7 +72,7 @@ def render(dialogue: Dialogue, *, note: str = "", highlight: bool = True, show_l
 
 
 def search_text(dialogue: Dialogue) -> str:
-    """The text the explorer's search box matches: message, response, knowledge, label, model, source."""
+    """The text the data viewer's search box matches: message, response, knowledge, label, model, source."""
     response = response_turn(dialogue)
     return " ".join(
         [*(t.text for t in dialogue.turns), knowledge(dialogue), label(dialogue), response.speaker,

@@ -1,12 +1,14 @@
-"""What BEGIN adds to the book's data viewer (:mod:`utils.viewer`): the message and the response that
-name a row, its labels as single values, and example SQL. (Hooks found by name: see
-:mod:`utils.render.viewer_fields`.)"""
+"""What BEGIN adds to the book's data viewer (:mod:`utils.viewer`): its rows' facets, columns and
+search words, the message and the response that name a row, its labels as single values, and example
+SQL. (Hooks found by name: see :mod:`utils.render.viewer_fields`.)"""
 
 from __future__ import annotations
 
 from ...records import Dialogue
+from ...render.viewer_fields import Columns, Facets, word_count
 from ...viewer import Query
-from .parser import message, response_turn
+from .parser import knowledge, label, message, response_turn
+from .render import MODELS, SOURCES
 
 #: A row is known by the message and the response, then the model and its label.
 IDENTIFYING = {
@@ -36,3 +38,25 @@ QUERIES: tuple[Query, ...] = (
         ("turns.BEGIN", "turns.text"),
     ),
 )
+
+
+# -- the facets, columns and search words of its rows (its declaration names them) ---------------
+
+def facets(dialogue: Dialogue) -> Facets:
+    """The row's BEGIN label, model and benchmark (as the README names them)."""
+    model, source = str(dialogue.meta.get("model", "")), str(dialogue.meta.get("source", ""))
+    return {
+        "attribution label (BEGIN)": [label(dialogue)],
+        "model": [MODELS.get(model, model)],
+        "benchmark": [SOURCES.get(source, source)],
+    }
+
+
+def columns(dialogue: Dialogue) -> Columns:
+    """Response, message and knowledge lengths, in words."""
+    previous = message(dialogue)
+    return {
+        "response length (words)": word_count(response_turn(dialogue).text),
+        "message length (words)": word_count(previous) if previous else None,
+        "knowledge length (words)": word_count(knowledge(dialogue)),
+    }

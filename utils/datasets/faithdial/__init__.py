@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, SourceFile, hub_file
-from . import audit_parser, card, explorer, parser, render, viewer
+from . import audit_parser, card, parser, render, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -67,10 +67,9 @@ FAITHDIAL = DatasetSource(
     citation_key="dziri2022faithdial",
     folder=Path(__file__).parent,
     search_text=render.search_text,
-    facets=explorer.facets,
-    facet_notes=explorer.FACET_NOTES,
+    facets=viewer.facets,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.columns,
+    columns=viewer.columns,
     loader=Loader(
         card_formats=card.FAITHDIAL_FORMATS,
         label_keys=("BEGIN", "VRM"),
@@ -132,10 +131,9 @@ FAITHDIAL_AUDIT = DatasetSource(
     citation_key="dziri2022origin",
     folder=Path(__file__).parent,
     search_text=render.search_text,
-    facets=explorer.audit_facets,
-    facet_notes=explorer.FACET_NOTES,
+    facets=viewer.audit_facets,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.audit_columns,
+    columns=viewer.audit_columns,
     loader=Loader(
         card_formats=card.AUDIT_FORMATS,
         label_keys=("BEGIN", "VRM"),

@@ -226,7 +226,7 @@ def _render_audit(dialogue: Dialogue, *, note: str, highlight: bool) -> SafeHTML
 
 
 def search_text(dialogue: Dialogue) -> str:
-    """What the static explorer's search box matches for a FaithDial dialogue: every turn's text and
+    """What the data viewer's search box matches for a FaithDial dialogue: every turn's text and
     every labelled original WoW response, so a search finds the text the labels describe too."""
     originals = [_original(turn) for turn in dialogue.turns if turn.role == WIZARD]
     return " ".join(text for text in [*(turn.text for turn in dialogue.turns), *originals] if text)

@@ -1,7 +1,10 @@
-"""What FaithDial and the hallucination audit adds to the book's data viewer (:mod:`utils.viewer`): example SQL."""
+"""What FaithDial and the hallucination audit add to the book's data viewer (:mod:`utils.viewer`):
+their rows' facets, columns and search words, and example SQL."""
 
 from __future__ import annotations
 
+from ...records import WIZARD, Dialogue
+from ...render.viewer_fields import Columns, Facets, rounded_mean, unique_values, word_count
 from ...viewer import Query
 
 #: The audit's class of a row is one label. (Hooks found by name: see :mod:`utils.render.viewer_fields`.)
@@ -22,3 +25,47 @@ QUERIES: tuple[Query, ...] = (
 )
 
 
+# -- the facets, columns and search words of its rows (its declaration names them) ---------------
+
+def _label_facets(dialogue: Dialogue) -> Facets:
+    # Read from every turn's labels: whichever turn the parser gives them to, the facet follows.
+    # Named for what they count: a dialogue can carry several labels (one per turn, or two on one
+    # turn), so their chip counts differ from those of the one class of an audit row.
+    return {
+        f"{name} labels": unique_values(label for turn in dialogue.turns for label in turn.labels.get(name, []))
+        for name in ("BEGIN", "VRM")
+    }
+
+
+def facets(dialogue: Dialogue) -> Facets:
+    """A FaithDial dialogue's BEGIN and VRM labels, and whether its responses were edited."""
+    found = _label_facets(dialogue)
+    responses = [turn for turn in dialogue.turns_by(WIZARD) if not turn.raw.get("from_history")]
+    found["edited"] = unique_values(
+        "edited" if (turn.raw.get("original_response") or "").strip() else "not edited" for turn in responses
+    )
+    return {name: values for name, values in found.items() if values}
+
+
+def audit_facets(dialogue: Dialogue) -> Facets:
+    """An audit row's BEGIN and VRM labels as written, and the one BEGIN class the chapter counts."""
+    found = _label_facets(dialogue)
+    # The model files write Partial Hallucination as the two labels Entailment and Hallucination,
+    # which the labels facet shows as written.
+    found["BEGIN class of the audit row"] = [str(dialogue.meta.get("begin_class") or "no BEGIN label")]
+    return {name: values for name, values in found.items() if values}
+
+
+def audit_columns(dialogue: Dialogue) -> Columns:
+    """Response and knowledge lengths, in words."""
+    wizard = [turn for turn in dialogue.turns_by(WIZARD) if turn.text.strip()]
+    knowledge = [word_count(" ".join(item.text for item in turn.evidence)) for turn in wizard if turn.evidence]
+    return {
+        "response length (words)": rounded_mean([word_count(turn.text) for turn in wizard]),
+        "knowledge length (words)": rounded_mean(knowledge),
+    }
+
+
+def columns(dialogue: Dialogue) -> Columns:
+    """Turns, and response and knowledge lengths in words."""
+    return {"turns": len(dialogue.turns), **audit_columns(dialogue)}

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, RecordIds, hub_file
-from . import card, explorer, parser, render, viewer
+from . import card, parser, render, viewer
 from .reported import REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -45,10 +45,10 @@ JWHR = DatasetSource(
     citation_key="oda2023jwhr",
     folder=Path(__file__).parent,
     search_text=render.search_text,
-    facets=explorer.facets,
+    facets=viewer.facets,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.columns,
-    search_words=explorer.search_words,
+    columns=viewer.columns,
+    search_words=viewer.search_words,
     loader=Loader(
         card_formats=card.FORMATS,
         # The dataset card calls ``id`` the "Entry ID" of a session; in the real files the 838 answered

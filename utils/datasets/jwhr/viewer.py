@@ -1,12 +1,16 @@
-"""What Japanese Wikipedia Human Retrieval adds to the book's data viewer (:mod:`utils.viewer`): the
-question and the answer that name a session, and example SQL. (Hooks found by name: see
-:mod:`utils.render.viewer_fields`.)"""
+"""What Japanese Wikipedia Human Retrieval adds to the book's data viewer (:mod:`utils.viewer`): its
+rows' facets, columns and search words, the question and the answer that name a session, and example
+SQL. (Hooks found by name: see :mod:`utils.render.viewer_fields`.)"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from ...glosses import gloss_key
 from ...records import WIZARD, Dialogue
+from ...render.viewer_fields import Columns, Facets, character_count, unique_values
 from ...viewer import Query
-from .parser import answered, question
+from .parser import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY, answered, question, sentences, trail
 
 #: A session is known by its question, then whether it was answered.
 IDENTIFYING = {"dialogues": ("question", "answered", "answer"), "turns": ("role", "text")}
@@ -34,3 +38,36 @@ QUERIES: tuple[Query, ...] = (
 )
 
 
+# -- the facets, columns and search words of its rows (its declaration names them) ---------------
+
+_JWHR_CONTENT = {QUOTE: "quote", SUMMARY: "summary", NOTHING: "nothing", NOT_FOUND: "not found", NO_PAGE: "no page"}
+
+
+def facets(dialogue: Dialogue) -> Facets:
+    """Answered or not, how each trail step was reached, what each reference holds."""
+    steps = trail(dialogue)
+    return {
+        "answered": ["answered" if answered(dialogue) else "not answered"],
+        "search / link": unique_values(step.origin for step in steps),
+        "quote / summary": unique_values(_JWHR_CONTENT.get(step.content, step.content) for step in steps),
+    }
+
+
+def columns(dialogue: Dialogue) -> Columns:
+    """Trail steps, question and answer lengths in characters."""
+    answer = dialogue.turns_by(WIZARD)[0].text if answered(dialogue) else ""
+    return {
+        "steps": len(trail(dialogue)),
+        "question length (characters)": character_count(question(dialogue)),
+        "answer length (characters)": character_count(answer) if answer else None,
+    }
+
+
+def search_words(dialogue: Dialogue, glosses: Mapping[str, str]) -> list[str]:
+    """The atlas's English glosses of the question, the answer and the trail."""
+    if not glosses:
+        return []
+    texts = [question(dialogue), *(sentence.text for sentence in sentences(dialogue))]
+    for step in trail(dialogue):
+        texts.extend([step.title or "", step.text, step.summary_method or "", *step.keywords])
+    return [glosses.get(gloss_key(text), "") for text in texts if text]

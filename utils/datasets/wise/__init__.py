@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, RecordIds, SourceFile
-from . import card, explorer, parser, render, viewer
+from . import card, parser, render, viewer
 from .reported import REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -58,10 +58,10 @@ WISE = DatasetSource(
     citation_key="ren2021wizard",
     folder=Path(__file__).parent,
     search_text=render.search_text,
-    facets=explorer.facets,
+    facets=viewer.facets,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.columns,
-    search_words=explorer.search_words,
+    columns=viewer.columns,
+    search_words=viewer.search_words,
     loader=Loader(
         card_formats=card.FORMATS,
         label_keys=("intent", "action"),

@@ -1,8 +1,15 @@
-"""What WISE adds to the book's data viewer (:mod:`utils.viewer`): example SQL."""
+"""What WISE adds to the book's data viewer (:mod:`utils.viewer`): its rows' facets, columns and
+search words, and example SQL."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from ...glosses import english as gloss_english
+from ...records import SEEKER, WIZARD, Dialogue
+from ...render.viewer_fields import Columns, Facets, character_count, rounded_mean, unique_values
 from ...viewer import Query
+from .parser import ACTIONS, INTENTS, published_label
 
 QUERIES: tuple[Query, ...] = (
     (
@@ -19,3 +26,30 @@ QUERIES: tuple[Query, ...] = (
 )
 
 
+# -- the facets, columns and search words of its rows (its declaration names them) ---------------
+
+def facets(dialogue: Dialogue) -> Facets:
+    """The user's intents and the system's actions, as the authors name them."""
+    intents = (published_label(turn.labels.get("intent", [])) for turn in dialogue.turns_by(SEEKER))
+    actions = (published_label(turn.labels.get("action", [])) for turn in dialogue.turns_by(WIZARD))
+    return {"user intent": unique_values(intents), "system action": unique_values(actions)}
+
+
+def columns(dialogue: Dialogue) -> Columns:
+    """Utterances, the system's reply length in characters, passages selected."""
+    system = dialogue.turns_by(WIZARD)
+    return {
+        "utterances": len(dialogue.turns),
+        "reply length (characters)": rounded_mean([character_count(turn.text) for turn in system]),
+        "passages selected": sum(len(turn.selected_evidence) for turn in system),
+    }
+
+
+def search_words(dialogue: Dialogue, glosses: Mapping[str, str]) -> list[str]:
+    """The English of the labels and the atlas's English glosses of the text."""
+    labels = [value for values in facets(dialogue).values() for value in values]
+    english = [INTENTS.get(label) or ACTIONS.get(label) or "" for label in labels]
+    texts = [str(dialogue.meta.get("search_intent") or ""), *(turn.text for turn in dialogue.turns)]
+    texts += [item.text for turn in dialogue.turns for item in turn.evidence if item.text]
+    # glosses are keyed by a hash of the text they translate (utils.glosses), never by the text itself
+    return [*english, *(gloss_english(text, glosses) or "" for text in texts)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...declaration import Archive, ChapterFacts, DatasetProfile, DatasetSource, Loader, RecordIds, SourceFile
-from . import card, explorer, kilt_parser, parser, viewer
+from . import card, kilt_parser, parser, viewer
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -51,9 +51,9 @@ WOW = DatasetSource(
     "with the notice",
     citation_key="dinan2019wizard",
     folder=Path(__file__).parent,
-    facets=explorer.facets,
+    facets=viewer.facets,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.columns,
+    columns=viewer.columns,
     loader=Loader(
         card_formats=card.RAW_FORMATS,
         label_keys=("checked_source", "knowledge"),
@@ -111,10 +111,10 @@ WOW_KILT = DatasetSource(
     redistribution="MIT: copies may be redistributed with the licence notice",
     citation_key="petroni2021kilt",
     folder=Path(__file__).parent,
-    facets=explorer.facets,
+    facets=viewer.facets,
     viewer_rows=viewer.kilt_rows,
     viewer_queries=viewer.QUERIES,
-    columns=explorer.kilt_columns,
+    columns=viewer.kilt_columns,
     loader=Loader(
         card_formats=card.KILT_FORMATS,
         label_keys=("target",),

@@ -1,12 +1,14 @@
-"""What Wizard of Wikipedia adds to the book's data viewer (:mod:`utils.viewer`): KILT's examples
-grouped into their dialogues, and example SQL."""
+"""What Wizard of Wikipedia adds to the book's data viewer (:mod:`utils.viewer`): its rows' facets,
+columns and search words, KILT's examples grouped into their dialogues, and example SQL."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...records import Dialogue
+from ...records import WIZARD, Dialogue
+from ...render.viewer_fields import Columns, Facets, rounded_mean, unique_values, word_count
 from ...viewer import DIALOGUE, SEARCH, Query, SplitRows
+from .parser import NO_PASSAGES_USED
 
 #: A dialogue is known by its topic and its first turn. (Hooks found by name: see
 #: :mod:`utils.render.viewer_fields`.)
@@ -93,3 +95,48 @@ QUERIES: tuple[Query, ...] = (
 )
 
 
+# -- the facets, columns and search words of its rows (its declaration names them) ---------------
+
+#: ``checked_source`` as the file writes it, and as the viewer's facet names it.
+WOW_SOURCES = {
+    "chosen": "topic passage (chosen)",
+    "partner": "apprentice's turn (partner)",
+    "self": "wizard's turn (self)",
+    NO_PASSAGES_USED: "no passage used",
+}
+
+
+def facets(dialogue: Dialogue) -> Facets:
+    """Which source the wizard checked on its turns, and whether it ever used no passage."""
+    wizard = dialogue.turns_by(WIZARD)
+    sources = [source for turn in wizard for source in turn.labels.get("checked_source", [])]
+    if not sources:  # KILT examples carry a provenance, not the wizard's tick
+        return {}
+    return {
+        "checked source": unique_values(WOW_SOURCES.get(source, source) for source in sources),
+        "no passage used": ["on some turn" if NO_PASSAGES_USED in sources else "never"],
+    }
+
+
+def columns(dialogue: Dialogue) -> Columns:
+    """Turns, the wizard's reply length in words and the knowledge shown per reply."""
+    wizard = dialogue.turns_by(WIZARD)
+    shown = [len(turn.evidence) for turn in wizard if any(item.origin != "provenance" for item in turn.evidence)]
+    return {
+        "turns": len(dialogue.turns),
+        "reply length (words)": rounded_mean([word_count(turn.text) for turn in wizard]),
+        "knowledge shown (sentences per reply)": rounded_mean(shown),
+    }
+
+
+def kilt_columns(dialogue: Dialogue) -> Columns:
+    """A KILT example is one wizard turn with the dialogue before it, not a dialogue: its length is the
+    context it carries, counted apart from whole dialogues' turns."""
+    # The parser puts the answer, when the file has one (the test file has none), last, marked with
+    # the index of the output it comes from.
+    answered = bool(dialogue.turns) and "output_index" in dialogue.turns[-1].raw
+    context = dialogue.turns[:-1] if answered else dialogue.turns
+    return {
+        "KILT example: turns of context": len(context),
+        "reply length (words)": word_count(dialogue.turns[-1].text) if answered else None,
+    }

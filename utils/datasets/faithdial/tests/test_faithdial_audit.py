@@ -242,13 +242,13 @@ def test_on_the_real_audit_gpt2_and_doha_hallucinate_more_than_gold_everywhere_c
 
 def test_a_history_written_as_an_empty_list_gives_no_seeker_turn(tmp_path: Path) -> None:
     """25 rows of the CMU-DoG and TopicalChat files write "no earlier turn" as ``[]``: no turn of the row
-    (and so no explorer label, no rendering) shows the list; the cell is kept in the row's meta."""
+    (and so no viewer row, no rendering) shows the list; the cell is kept in the row's meta."""
     from utils.datasets.faithdial.render import render
-    from utils.render.explorer import explorer_label
+    from utils.render.viewer_fields import first_turn
 
     path = _write(tmp_path, "evidence,history,response,BEGIN,VRM\r\nK1,[],I love cats.,Hallucination,disclosure\r\n")
     (row,) = audit.parse(path, split="gold_topical")
     assert [turn.role for turn in row.turns] == ["wizard"]
     assert row.meta["history_as_written"] == "[]"
-    assert explorer_label(row) == "I love cats."
+    assert "[]" not in str(first_turn(row))
     assert "No earlier turn" in str(render(row)) and "[]" not in str(render(row))
