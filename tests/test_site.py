@@ -515,3 +515,21 @@ def test_the_begin_critics_tables_fit_the_page_at_1280_pixels(site_url: str, bro
         assert [row for row in overflowing if row[1] > row[2] + 1] == []
     finally:
         page.context.close()
+
+
+def test_the_status_panel_fits_a_phone(site_url: str, browser: Any) -> None:
+    """The status panel's chips (``train DEMO 3; 17 of 36,809 turns``) once ran 34 px past a 390 px
+    phone's column: on a phone they wrap."""
+    page, _ = new_page(browser, width=390)
+    try:
+        page.goto(f"{site_url}/book/intro.html")
+        widths = page.evaluate(
+            """() => [...document.querySelectorAll('.atlas-status-table')].map(table => {
+                const holder = table.closest('.atlas-table-scroll') || table.parentElement;
+                return [table.scrollWidth, holder.clientWidth];
+            })"""
+        )
+        assert widths, "no status panel on the introduction"
+        assert [pair for pair in widths if pair[0] > pair[1] + 1] == []
+    finally:
+        page.context.close()
