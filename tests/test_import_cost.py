@@ -30,6 +30,11 @@ def test_import_utils_loads_no_heavy_library() -> None:
     assert _loaded_after("import utils") == []
 
 
+def test_the_registry_loads_no_heavy_library() -> None:
+    """Listing the datasets imports each folder's declaration, not its parser, renderer or viewer hooks."""
+    assert _loaded_after("import utils\nutils.sources.registry()") == []
+
+
 LAZY_NAMES = ["load", "LoadedSplit", "Provenance", "data_status", "CacheWarning", "DemoDataWarning"]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,8 +96,8 @@ def test_the_guide_gives_each_record_constructor_its_parameters_in_order() -> No
         assert record.__doc__ and f"{record.__name__}(" in record.__doc__
 
 
-#: The data viewer's hooks (from the folder's ``viewer.py``), still fields of the declaration.
-VIEWER_FIELDS = {"search_text", "facets", "columns", "search_words", "viewer_rows", "viewer_queries"}
+#: The data viewer's hooks, found in the folder's ``viewer.py`` (``search_text`` in its ``render.py``), not fields.
+VIEWER_HOOKS = {"search_text", "facets", "columns", "search_words", "viewer_rows", "viewer_queries"}
 
 
 def test_the_declaration_is_split_by_concern() -> None:
@@ -105,7 +106,8 @@ def test_the_declaration_is_split_by_concern() -> None:
     from utils.declaration import ChapterFacts, DatasetSource, Loader
 
     own = {field.name for field in dataclasses.fields(DatasetSource)}
-    assert len(own - VIEWER_FIELDS) <= 15 and len(own) <= 15 + len(VIEWER_FIELDS), sorted(own)
+    assert len(own) <= 15, sorted(own)
+    assert not own & VIEWER_HOOKS, "viewer hooks are found in the folder's viewer.py, not wired field by field"
     assert {"loader", "chapter"} <= own and "render" not in own and "parse" not in own
     loader = {field.name for field in dataclasses.fields(Loader)}
     assert {"splits", "parse", "parser_version", "label_keys", "card_formats"} <= loader
@@ -113,15 +115,100 @@ def test_the_declaration_is_split_by_concern() -> None:
 
 
 def test_a_declaration_reads_its_parts_and_is_replaced_part_by_part() -> None:
+    from utils.declaration import Deferred
     from utils.sources import registry
 
     for source in registry().values():
-        assert source.parse is source.loader.parse and source.reported == source.chapter.reported
+        declared = source.loader.parse
+        assert source.parse is (declared.resolve() if isinstance(declared, Deferred) else declared)
+        assert callable(source.parse) and isinstance(source.parser_version, int)
+        assert source.reported == source.chapter.reported
         assert callable(source.render)  # render.py of its folder
     source = next(iter(registry().values()))
     changed = source.replace(parser_version=source.parser_version + 1, title="Another")
     assert changed.loader.parser_version == source.parser_version + 1 and changed.title == "Another"
     assert changed.loader.splits is source.loader.splits and source.title != "Another"
+
+
+def test_a_reference_on_use_is_imported_when_first_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from utils.declaration import Deferred, on_use
+
+    (tmp_path / "folder_on_use").mkdir()
+    (tmp_path / "folder_on_use" / "__init__.py").write_text("", encoding="utf-8")
+    parser = "VERSION = 3\ndef parse(x):\n    return x * 2\n"
+    (tmp_path / "folder_on_use" / "parser.py").write_text(parser, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    reference = on_use("folder_on_use", "parser:parse")
+    assert reference == Deferred("folder_on_use.parser", "parse") and "folder_on_use.parser" not in sys.modules
+    assert reference(21) == 42 and on_use("folder_on_use", "parser:VERSION").resolve() == 3
+    with pytest.raises(ValueError, match="module:name"):
+        on_use("folder_on_use", "parse")
+
+
+def test_viewer_hooks_are_found_in_the_folders_viewer_module() -> None:
+    from utils.render import viewer_fields
+    from utils.sources import registry
+
+    found = 0
+    for source in registry().values():
+        module = viewer_fields.viewer_hooks(source.name)
+        if module is None:
+            continue
+        for hook, name in (("facets", "facets"), ("columns", "columns"), ("viewer_rows", "rows")):
+            own = [getattr(module, candidate) for candidate in source._hook_names(name) if hasattr(module, candidate)]
+            assert getattr(source, hook) is (own[0] if own else None), (source.name, hook)
+            found += bool(own)
+        assert source.viewer_queries == tuple(getattr(module, "QUERIES", ()))
+    assert found >= 10  # every folder of the atlas has a viewer.py with facets and columns
+
+
+def test_a_folder_of_two_datasets_gives_each_its_own_hooks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dataset named as its folder reads the plain names; the other, its own part in front first."""
+    import utils.datasets
+    from utils import sources
+    from utils.render import viewer_fields
+
+    folder = tmp_path / "pair"
+    folder.mkdir()
+    (folder / "__init__.py").write_text(
+        "from pathlib import Path\n"
+        "from utils.declaration import DatasetSource, Loader, on_use\n"
+        "def _source(name):\n"
+        "    return DatasetSource(name=name, title=name, language='English', format='', homepage='', license='',\n"
+        "        citation_key='', folder=Path(__file__).parent,\n"
+        "        loader=Loader(splits={}, parse=on_use(__name__, 'parser:parse'), parser_version=1))\n"
+        "DATASETS = (_source('pair'), _source('pair_audit'))\n",
+        encoding="utf-8",
+    )
+    (folder / "viewer.py").write_text(
+        "def facets(dialogue): return {'shared': []}\n"
+        "def columns(dialogue): return {'plain': 1.0}\n"
+        "def audit_columns(dialogue): return {'audit': 2.0}\n"
+        "def audit_rows(dialogues, rows): return rows\n"
+        "QUERIES = (('plain', 'SELECT 1', ()),)\n"
+        "AUDIT_QUERIES = (('audit', 'SELECT 2', ()),)\n"
+        "SINGLE_LABELS = ('plain',)\n"
+        "AUDIT_SINGLE_LABELS = ('audit',)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(utils.datasets, "__path__", [*utils.datasets.__path__, str(tmp_path)])
+    sources.discovered.cache_clear()
+    try:
+        pair, audit = sources.get_source("pair"), sources.get_source("pair_audit")
+        assert pair.facets is audit.facets  # shared: a plain name
+        assert pair.columns is not None and pair.columns(None) == {"plain": 1.0}  # type: ignore[arg-type]
+        assert audit.columns is not None and audit.columns(None) == {"audit": 2.0}  # type: ignore[arg-type]
+        assert pair.viewer_rows is None and audit.viewer_rows is not None
+        assert [title for title, _, _ in pair.viewer_queries] == ["plain"]
+        assert [title for title, _, _ in audit.viewer_queries] == ["audit"]
+        assert viewer_fields.single_labels("pair") == ("plain",)
+        assert viewer_fields.single_labels("pair_audit") == ("audit",)
+        assert pair.search_text is None and pair.search_words is None  # no render.py, no search_words
+        assert "utils.datasets.pair.parser" not in sys.modules  # declared, never imported
+    finally:
+        sources.discovered.cache_clear()
+        for name in [name for name in sys.modules if name.startswith("utils.datasets.pair")]:
+            del sys.modules[name]
 
 
 def test_label_vocabularies_are_declared() -> None:

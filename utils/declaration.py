@@ -3,8 +3,9 @@
 A dataset is declared once, in its own folder ``utils/datasets/<folder>/``: the folder's
 ``__init__.py`` lists its :class:`DatasetSource` objects in ``DATASETS``. A declaration says where
 each official file lives and what it is (in the spirit of a pooch registry: location, place in the
-data directory, checksum and size where known), and carries every per-dataset hook the shared
-machinery calls: the parser, the renderer, the data viewer's fields, the authors' reported numbers.
+data directory, checksum and size where known), its parser (imported on first use, :func:`on_use`)
+and the authors' reported numbers; its renderer and the data viewer's hooks are found by file
+convention in the folder, ``render.py`` and ``viewer.py`` (:meth:`DatasetSource.hook`).
 The registry of every declared dataset (:func:`utils.sources.registry`) is built from the folders;
 nothing else in the package names a dataset. This module imports nothing of the atlas above the
 records' own layer (errors, text): the registry imports it, never the other way round.
@@ -32,7 +33,8 @@ import importlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, cast
 
 from .text import LANGUAGE_CODES
 
@@ -57,10 +59,12 @@ __all__ = [
     "ChapterFacts",
     "DatasetProfile",
     "DatasetSource",
+    "Deferred",
     "Loader",
     "RecordIds",
     "SourceFile",
     "hub_file",
+    "on_use",
 ]
 
 HUB = "https://huggingface.co/datasets"
@@ -173,7 +177,11 @@ class CardFormat:
 @dataclass(frozen=True)
 class Loader:
     """What the loader needs of a dataset: its files, how to parse them, and what its records and
-    labels are (the loader part of a :class:`DatasetSource`, as the Hub's ``Features`` is of a dataset)."""
+    labels are (the loader part of a :class:`DatasetSource`, as the Hub's ``Features`` is of a dataset).
+
+    The parser's functions and version may be given as references imported on first use
+    (:func:`on_use`), so that the registry imports no parser; the dataset's attributes
+    (``source.parse``) are then the functions themselves."""
 
     #: split name -> official files, tried in order; a ``partial`` file is used only when no
     #: complete file is present.
@@ -256,13 +264,23 @@ _PARTS = {
 class DatasetSource:
     """A dataset, declared once in its folder, by concern: who and what it is (name, title, language,
     licence, citation), its :class:`Loader` (files, parser, label vocabularies) and its
-    :class:`ChapterFacts` (reported numbers, chapter splits). Its renderer is found by file convention:
-    ``render`` of the folder's ``render.py``.
+    :class:`ChapterFacts` (reported numbers, chapter splits).
 
-    The parts' attributes read as the dataset's own (``source.parse`` is ``source.loader.parse``), and
-    :meth:`replace` changes any of them. Everything else that depends on which datasets exist (the
-    loader, the data status, the data viewer, the CLI, the cross-dataset chapter, the benchmark) reads it
-    from :func:`utils.sources.registry`; see "Adding a dataset" in ``book/contributing.md``.
+    Its rendering and viewer hooks are no fields: they are found by file convention in its folder, on
+    first use (:meth:`hook`). The folder's ``render.py`` holds ``render`` (:attr:`render`) and, if the
+    dialogue browser's search should match more than the topic and turn texts, ``search_text``; its
+    ``viewer.py`` holds what the book's data viewer adds: ``facets``, ``columns``, ``search_words``,
+    ``rows`` and ``QUERIES`` (read as :attr:`facets`, :attr:`columns`, :attr:`search_words`,
+    :attr:`viewer_rows` and :attr:`viewer_queries`), and ``IDENTIFYING``, ``SINGLE_LABELS``,
+    ``row_texts`` (see :mod:`utils.render.viewer_fields`). Each is optional. In a folder that declares
+    two datasets, the one not named as the folder puts its own part in front of a hook it does not
+    share: ``news_audit`` in ``news/`` has ``audit_rows`` and ``audit_columns`` and shares ``facets``.
+
+    The parts' attributes read as the dataset's own (``source.parse`` is ``source.loader.parse``,
+    imported if the declaration gave it with :func:`on_use`), and :meth:`replace` changes any of
+    them. Everything else that depends on which datasets exist (the loader, the data status, the data
+    viewer, the CLI, the cross-dataset chapter, the benchmark) reads it from
+    :func:`utils.sources.registry`; see "Adding a dataset" in ``book/contributing.md``.
     """
 
     name: str
@@ -273,7 +291,8 @@ class DatasetSource:
     license: str
     citation_key: str
     #: the dataset's folder: its demo samples are under ``demo/`` (laid out like the data directory),
-    #: the atlas's English glosses of its text in ``glosses_en.json``, its renderer in ``render.py``
+    #: the atlas's English glosses of its text in ``glosses_en.json``, its renderer in ``render.py``,
+    #: its data viewer's hooks in ``viewer.py``
     folder: Path
     loader: Loader
     chapter: ChapterFacts = field(default_factory=ChapterFacts)
@@ -281,27 +300,13 @@ class DatasetSource:
     #: decided from the licence; a local build always has them
     redistributable: bool = False
     redistribution: str = "no licence granting redistribution is recorded"
-    # -- the data viewer's hooks (from the folder's viewer.py)
-    #: ``search_text(dialogue) -> str``: what a search matches (default: topic and turn texts)
-    search_text: Callable[[Dialogue], str] | None = None
-    #: the data viewer's fields (in the folder's ``viewer.py``): ``facets(dialogue)`` (label values
-    #: by facet name), ``columns(dialogue)`` (numbers whose distributions it draws) and
-    #: ``search_words(dialogue, glosses)`` (what it searches besides the text); see
-    #: :mod:`utils.render.viewer_fields`
-    facets: Callable[[Dialogue], dict[str, list[str]]] | None = None
-    columns: Callable[[Dialogue], dict[str, float | None]] | None = None
-    search_words: Callable[[Dialogue, Mapping[str, str]], list[str]] | None = None
-    #: the book's data viewer (:mod:`utils.viewer`): ``viewer_rows(dialogues, rows) -> rows`` groups or
-    #: reshapes a split's rows (KILT's examples into their dialogues); ``viewer_queries`` are example
-    #: SQL as ``(title, sql, ("table.column", ...))``, offered where the columns they read exist
-    viewer_rows: Callable[[Any, Any], Any] | None = None
-    viewer_queries: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
-
     def __getattr__(self, name: str) -> Any:
-        # Called only for a name the dataclass does not hold: a part's attribute.
+        # Called only for a name the dataclass does not hold: a part's attribute, a reference
+        # (:func:`on_use`) imported now that it is used.
         for part, names in _PARTS.items():
             if name in names:
-                return getattr(object.__getattribute__(self, part), name)
+                value = getattr(object.__getattribute__(self, part), name)
+                return value.resolve() if isinstance(value, Deferred) else value
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def replace(self, **changes: Any) -> DatasetSource:
@@ -319,10 +324,74 @@ class DatasetSource:
                 own[part] = dataclasses.replace(getattr(self, part), **part_changes)
         return dataclasses.replace(self, **own)
 
+    def hook(self, module: str, name: str, default: Any = None) -> Any:
+        """The hook ``name`` of the folder's ``<module>.py`` for this dataset, imported on first use
+        (``default`` when the folder has no such module or the module no such hook).
+
+        A folder's hooks are module-level names. In a folder that declares more than one dataset, a
+        dataset whose name is not the folder's (``news_audit`` in ``news/``) first looks for the name
+        with its own part of its name in front (``audit_columns``; ``AUDIT_QUERIES`` for a constant),
+        then for the plain name, which the folder's datasets share (``facets``).
+        """
+        found = _folder_module(self.folder, module)
+        if found is None:
+            return default
+        for candidate in self._hook_names(name):
+            if hasattr(found, candidate):
+                return getattr(found, candidate)
+        return default
+
+    def _hook_names(self, name: str) -> tuple[str, ...]:
+        """``name`` as this dataset's own hook (``audit_rows`` for ``news_audit`` in ``news/``), then the folder's."""
+        if self.name == self.folder.name:
+            return (name,)
+        own = self.name.removeprefix(f"{self.folder.name}_")
+        return (f"{own.upper() if name.isupper() else own}_{name}", name)
+
     @property
     def render(self) -> Callable[..., Any]:
         """``render(dialogue, **options) -> SafeHTML``: ``render`` of the folder's ``render.py``."""
-        return _folder_module(self.folder, "render").render
+        found = self.hook("render", "render")
+        if found is None:
+            # not an AttributeError: that would send the look-up to __getattr__, which loses this message
+            raise ImportError(f"{self.name}: its folder {self.folder.name}/ has no render.py with a render function")
+        return cast("Callable[..., Any]", found)
+
+    @property
+    def search_text(self) -> Callable[[Dialogue], str] | None:
+        """``search_text(dialogue) -> str``: what a search of the dialogues matches, from the folder's
+        ``render.py`` (``None``: topic and turn texts, :func:`utils.render.chapter_view.default_search_text`)."""
+        return cast("Callable[[Dialogue], str] | None", self.hook("render", "search_text"))
+
+    # -- the data viewer's hooks, from the folder's viewer.py (see utils.render.viewer_fields)
+
+    @property
+    def facets(self) -> Callable[[Dialogue], dict[str, list[str]]] | None:
+        """``facets(dialogue)``: label values by facet name (``viewer.py``'s ``facets``)."""
+        return cast("Callable[[Dialogue], dict[str, list[str]]] | None", self.hook("viewer", "facets"))
+
+    @property
+    def columns(self) -> Callable[[Dialogue], dict[str, float | None]] | None:
+        """``columns(dialogue)``: numbers whose distributions the viewer draws (``viewer.py``'s ``columns``)."""
+        return cast("Callable[[Dialogue], dict[str, float | None]] | None", self.hook("viewer", "columns"))
+
+    @property
+    def search_words(self) -> Callable[[Dialogue, Mapping[str, str]], list[str]] | None:
+        """``search_words(dialogue, glosses)``: what the viewer searches besides the text (``viewer.py``'s
+        ``search_words``)."""
+        return cast("Callable[[Dialogue, Mapping[str, str]], list[str]] | None", self.hook("viewer", "search_words"))
+
+    @property
+    def viewer_rows(self) -> Callable[[Any, Any], Any] | None:
+        """``rows(dialogues, rows) -> rows`` of ``viewer.py``: groups or reshapes a split's rows in the
+        book's data viewer (KILT's examples into their dialogues)."""
+        return cast("Callable[[Any, Any], Any] | None", self.hook("viewer", "rows"))
+
+    @property
+    def viewer_queries(self) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+        """``QUERIES`` of ``viewer.py``: example SQL as ``(title, sql, ("table.column", ...))``, offered
+        where the columns they read exist."""
+        return tuple(self.hook("viewer", "QUERIES", ()))
 
     @property
     def demo_dir(self) -> Path:
@@ -342,10 +411,50 @@ class DatasetSource:
         return LANGUAGE_CODES[self.language]
 
 
-def _folder_module(folder: Path, module: str) -> Any:
-    """``module`` of the dataset folder ``folder`` (a package of ``utils.datasets``), imported on first use."""
-    # Imported when asked, not when declared: the folder's package is still being imported then.
-    return importlib.import_module(f"{__package__}.datasets.{folder.name}.{module}")
+def _folder_module(folder: Path, module: str) -> ModuleType | None:
+    """``module`` of the dataset folder ``folder`` (a package of ``utils.datasets``), imported on first
+    use; ``None`` when the folder has no such module."""
+    # Imported when asked, not when declared: the folder's package is still being imported then, and
+    # the registry stays quick (a viewer or renderer module may import pandas).
+    qualified = f"{__package__}.datasets.{folder.name}.{module}"
+    try:
+        return importlib.import_module(qualified)
+    except ModuleNotFoundError as error:
+        if error.name != qualified:
+            raise  # the module exists but imports something missing: say so
+        return None
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """A name of a module, imported when first used (see :func:`on_use`)."""
+
+    #: the module's full name (``utils.datasets.<folder>.parser``)
+    module: str
+    #: the name in it (``parse``)
+    name: str
+
+    def resolve(self) -> Any:
+        """What the name holds, the module imported now if it was not yet."""
+        return getattr(importlib.import_module(self.module), self.name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+
+def on_use(package: str, reference: str) -> Any:
+    """``"module:name"`` of the folder ``package`` (give the folder's ``__name__``), imported when first used.
+
+    A declaration names its parser this way (``parse=on_use(__name__, "parser:parse")``,
+    ``parser_version=on_use(__name__, "parser:PARSER_VERSION")``): listing the datasets then imports
+    no parser, nor the pandas, pyarrow or NumPy a parser uses, so ``atlas --help`` and the registry stay
+    quick. ``source.parse`` (a :class:`DatasetSource`'s attribute) is the function itself, imported on
+    that first read; ``source.loader.parse`` is the reference, which can be called as the function.
+    """
+    module, _, name = reference.partition(":")
+    if not module or not name:
+        raise ValueError(f"{reference!r}: expected 'module:name', a module of the dataset's folder and a name in it")
+    return Deferred(f"{package}.{module}", name)
 
 
 def hub_file(

@@ -1,18 +1,21 @@
 """What a dataset adds to the book's data viewer (:mod:`utils.viewer`): row groupings and example SQL.
 
-Each dataset declares its own (``viewer_rows`` and ``viewer_queries`` of its
-:class:`~utils.sources.DatasetSource`, written in its folder's ``viewer.py``); this module applies
-them and adds the queries every split gets. Other hooks are found by convention in the folder's
-``viewer.py`` module, with no field of the declaration: ``IDENTIFYING`` (per level, the columns
-that name a row, shown first), ``SINGLE_LABELS`` (label columns holding one label per row, shown
-and queried as a value, not a list) and ``row_texts(dialogue)`` (texts that identify a dialogue
-row: a question, a message and its response; by default the first turn).
+Every hook is found by convention in the dataset folder's ``viewer.py``, with no field of the
+declaration (:meth:`~utils.declaration.DatasetSource.hook`; each is optional): ``rows(dialogues,
+rows)`` (a grouping of the split's rows, read as ``viewer_rows``), ``QUERIES`` (example SQL, read
+as ``viewer_queries``), ``IDENTIFYING`` (per level, the columns that name a row, shown first),
+``SINGLE_LABELS`` (label columns holding one label per row, shown and queried as a value, not a
+list) and ``row_texts(dialogue)`` (texts that identify a dialogue row: a question, a message and its
+response; by default the first turn). In a folder that declares two datasets, the one not named as
+the folder puts its own part of its name in front of a hook it does not share with the other
+(``audit_rows`` and ``AUDIT_QUERIES`` for ``news_audit`` in a folder ``news/``); a plain name is the folder's,
+shared by both. This module applies them and adds the queries every split gets.
 
 Every dataset's rows also carry the labels its annotators gave as facets (:func:`facets`), a few
 numeric columns (:func:`columns`) and search words besides the text: label names, their English
 glosses and the atlas's English translations of the text (:func:`search_words`); each dataset
-declares its own ``facets``, ``columns`` and ``search_words`` (in its folder's ``viewer.py``, named
-by its :class:`~utils.sources.DatasetSource`), with the helpers below to share. All values are
+declares its own ``facets``, ``columns`` and ``search_words`` (in its folder's ``viewer.py``, by the
+same convention), with the helpers below to share. All values are
 read from the common records (``Turn.labels``, ``Turn.raw``, ``Dialogue.meta``), so a parser that
 changes which turn carries a label changes the facets with it. Facet values and search words are
 dataset strings: the viewer only ever shows them as text.
@@ -121,7 +124,8 @@ def viewer_hooks(dataset: str) -> ModuleType | None:
 
 
 def _hook(dataset: str, name: str, default: Any) -> Any:
-    return getattr(viewer_hooks(dataset), name, default)
+    # the dataset's own hook first in a folder of two (its part of its name in front), then the folder's
+    return get_source(dataset).hook("viewer", name, default)
 
 
 def first_turn(dialogue: Dialogue) -> dict[str, str | None]:

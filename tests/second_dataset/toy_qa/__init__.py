@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from utils.declaration import DatasetSource, Loader, RecordIds, SourceFile
+from utils.declaration import DatasetSource, Loader, RecordIds, SourceFile, on_use
 
-from . import parser  # the renderer is found by convention: render.py
+# The parser is imported when a split is first parsed; the renderer is found by convention: render.py.
 
 TOY_QA = DatasetSource(
     name="toy_qa",
@@ -27,8 +27,8 @@ TOY_QA = DatasetSource(
     citation_key="toyqa2024",
     folder=Path(__file__).parent,
     loader=Loader(
-        parse=parser.parse,
-        parser_version=parser.PARSER_VERSION,
+        parse=on_use(__name__, "parser:parse"),
+        parser_version=on_use(__name__, "parser:PARSER_VERSION"),
         splits={"test": (SourceFile(path="toy_qa/test.jsonl", url="https://example.org/toy-qa/test.jsonl"),)},
         record_ids=RecordIds(field="qid", unique=True),
         record_unit="sessions",

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, SourceFile
-from . import card, parser, render, viewer
+from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, SourceFile, on_use
+from . import card  # the parser, render.py and viewer.py: imported on first use
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order): after the other datasets,
@@ -66,16 +66,12 @@ BEGIN = DatasetSource(
     redistribution="CC BY 4.0 and CDLA-Sharing 1.0 allow copies with attribution (CDLA-Sharing: under its own terms)",
     citation_key="dziri2022begin",
     folder=Path(__file__).parent,
-    search_text=render.search_text,
-    facets=viewer.facets,
-    viewer_queries=viewer.QUERIES,
-    columns=viewer.columns,
     loader=Loader(
         card_formats=card.FORMATS,
         label_keys=("BEGIN",),
         record_unit="labelled responses",
-        parse=parser.parse,
-        parser_version=parser.PARSER_VERSION,
+        parse=on_use(__name__, "parser:parse"),
+        parser_version=on_use(__name__, "parser:PARSER_VERSION"),
         splits={
             split: (SourceFile(path=f"begin/{path}", url=f"{_RAW}/{path}", git_blob=blob, sha256=sha256, size=size),)
             for split, (path, blob, sha256, size) in _FILES.items()

@@ -12,8 +12,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, SourceFile, hub_file
-from . import audit_parser, card, parser, render, viewer
+from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, SourceFile, hub_file, on_use
+from . import card  # the parsers, render.py and viewer.py: imported on first use
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -47,11 +47,13 @@ _AUDIT_FILES = {
 def _audit_record_kinds(split: Any) -> dict[str, int]:
     """An audit file's rows by what they are: only rows with a BEGIN label are labelled responses
     (``gold/topical.csv`` has 205 of them among 997 rows, 789 of the rest blank)."""
+    from .audit_parser import STATUS_BLANK, STATUS_LABELLED, STATUS_NO_BEGIN
+
     statuses = Counter(meta.get("status") for meta in split.dialogues_frame()["meta"])
     return {
-        "labelled responses": statuses[audit_parser.STATUS_LABELLED],
-        "blank rows": statuses[audit_parser.STATUS_BLANK],
-        "rows without a BEGIN label": statuses[audit_parser.STATUS_NO_BEGIN],
+        "labelled responses": statuses[STATUS_LABELLED],
+        "blank rows": statuses[STATUS_BLANK],
+        "rows without a BEGIN label": statuses[STATUS_NO_BEGIN],
     }
 
 
@@ -66,16 +68,12 @@ FAITHDIAL = DatasetSource(
     redistribution="MIT: copies may be redistributed with the licence notice",
     citation_key="dziri2022faithdial",
     folder=Path(__file__).parent,
-    search_text=render.search_text,
-    facets=viewer.facets,
-    viewer_queries=viewer.QUERIES,
-    columns=viewer.columns,
     loader=Loader(
         card_formats=card.FAITHDIAL_FORMATS,
         label_keys=("BEGIN", "VRM"),
-        parse=parser.parse,
-        parser_version=parser.PARSER_VERSION,
-        parse_columns=parser.parse_columns,
+        parse=on_use(__name__, "parser:parse"),
+        parser_version=on_use(__name__, "parser:PARSER_VERSION"),
+        parse_columns=on_use(__name__, "parser:parse_columns"),
         splits={
             split: (
                 hub_file(
@@ -130,10 +128,6 @@ FAITHDIAL_AUDIT = DatasetSource(
     redistribution="MIT: copies may be redistributed with the licence notice",
     citation_key="dziri2022origin",
     folder=Path(__file__).parent,
-    search_text=render.search_text,
-    facets=viewer.audit_facets,
-    viewer_queries=viewer.QUERIES,
-    columns=viewer.audit_columns,
     loader=Loader(
         card_formats=card.AUDIT_FORMATS,
         label_keys=("BEGIN", "VRM"),
@@ -141,8 +135,8 @@ FAITHDIAL_AUDIT = DatasetSource(
         # BEGIN label): the status panel counts the labelled ones (record_kinds)
         record_unit="rows",
         record_kinds=_audit_record_kinds,
-        parse=audit_parser.parse,
-        parser_version=audit_parser.PARSER_VERSION,
+        parse=on_use(__name__, "audit_parser:parse"),
+        parser_version=on_use(__name__, "audit_parser:PARSER_VERSION"),
         splits={
             name: (
                 SourceFile(path=f"faithdial-audit/{rel}", url=f"{_AUDIT_GITHUB}/{rel}", sha256=sha, size=size),

@@ -42,14 +42,14 @@ import pandas as pd
 from ...errors import DataError
 from ...formats import iter_csv_rows
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
+from .card import BEGIN_CLASSES as BEGIN_CLASSES  # the label vocabularies, declared with the formats
+from .card import VRM_CLASSES as VRM_CLASSES
 
 PARSER_VERSION = 2
 #: History cells that say "no earlier turn" as an empty list (25 rows of the CMU-DoG and TopicalChat
 #: files): the row gets no seeker turn, and ``meta["history_as_written"]`` keeps the cell.
 _EMPTY_LISTS = ("[]", "['']", '[""]')
 
-BEGIN_CLASSES = ("Hallucination", "Partial Hallucination", "Entailment", "Generic", "Uncooperative")
-VRM_CLASSES = ("Disclosure", "Edification", "Advisement", "Confirmation", "Question", "Acknowledgment")
 
 #: Spellings found in the audit files -> canonical label (keys are lower case, no final full stop).
 _BEGIN_SPELLINGS = {

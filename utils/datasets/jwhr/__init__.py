@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, RecordIds, hub_file
-from . import card, parser, render, viewer
+from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, RecordIds, hub_file, on_use
+from . import card  # the parser, render.py and viewer.py: imported on first use
 from .reported import REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -44,20 +44,15 @@ JWHR = DatasetSource(
     redistribution="Apache-2.0: copies may be redistributed with the licence and notices",
     citation_key="oda2023jwhr",
     folder=Path(__file__).parent,
-    search_text=render.search_text,
-    facets=viewer.facets,
-    viewer_queries=viewer.QUERIES,
-    columns=viewer.columns,
-    search_words=viewer.search_words,
     loader=Loader(
         card_formats=card.FORMATS,
         # The dataset card calls ``id`` the "Entry ID" of a session; in the real files the 838 answered
         # and 433 not-answered ids are all distinct, and the two files share none.
         record_ids=RecordIds(field="id", unique=True, unique_across_splits=True),
         record_unit="sessions",
-        parse=parser.parse,
-        parse_columns=parser.parse_columns,
-        parser_version=parser.PARSER_VERSION,
+        parse=on_use(__name__, "parser:parse"),
+        parse_columns=on_use(__name__, "parser:parse_columns"),
+        parser_version=on_use(__name__, "parser:PARSER_VERSION"),
         extra_label_counts=_reference_label_counts,
         splits={
             "answered": (

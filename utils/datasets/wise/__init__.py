@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, RecordIds, SourceFile
-from . import card, parser, render, viewer
+from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, RecordIds, SourceFile, on_use
+from . import card  # the parser, render.py and viewer.py: imported on first use
 from .reported import REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -57,11 +57,6 @@ WISE = DatasetSource(
     redistribution="no licence is stated, so none grants redistribution",
     citation_key="ren2021wizard",
     folder=Path(__file__).parent,
-    search_text=render.search_text,
-    facets=viewer.facets,
-    viewer_queries=viewer.QUERIES,
-    columns=viewer.columns,
-    search_words=viewer.search_words,
     loader=Loader(
         card_formats=card.FORMATS,
         label_keys=("intent", "action"),
@@ -70,10 +65,10 @@ WISE = DatasetSource(
         # test_seen plus test_unseen, so ids repeat across those files, never within one.)
         record_ids=RecordIds(field="conversation_id", unique=True),
         record_unit="conversations",
-        parse=parser.parse,
-        parser_version=parser.PARSER_VERSION,
-        parse_columns=parser.parse_columns,
-        companion_files=parser.companion_files,
+        parse=on_use(__name__, "parser:parse"),
+        parser_version=on_use(__name__, "parser:PARSER_VERSION"),
+        parse_columns=on_use(__name__, "parser:parse_columns"),
+        companion_files=on_use(__name__, "parser:companion_files"),
         splits={
             "train": (_github("conversation_train_line.json"),),
             "valid": (_github("conversation_valid_line.json"),),

@@ -8,8 +8,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...declaration import Archive, ChapterFacts, DatasetProfile, DatasetSource, Loader, RecordIds, SourceFile
-from . import card, kilt_parser, parser, viewer
+from ...declaration import (
+    Archive,
+    ChapterFacts,
+    DatasetProfile,
+    DatasetSource,
+    Loader,
+    RecordIds,
+    SourceFile,
+    on_use,
+)
+from . import card  # the parsers, render.py and viewer.py: imported on first use
 from .reported import QUANTITY_LABELS, REPORTED
 
 #: Where this dataset stands in the book's lists (the chapters' order).
@@ -51,15 +60,12 @@ WOW = DatasetSource(
     "with the notice",
     citation_key="dinan2019wizard",
     folder=Path(__file__).parent,
-    facets=viewer.facets,
-    viewer_queries=viewer.QUERIES,
-    columns=viewer.columns,
     loader=Loader(
         card_formats=card.RAW_FORMATS,
         label_keys=("checked_source", "knowledge"),
-        parse=parser.parse,
-        parse_columns=parser.parse_columns,
-        parser_version=parser.PARSER_VERSION,
+        parse=on_use(__name__, "parser:parse"),
+        parse_columns=on_use(__name__, "parser:parse_columns"),
+        parser_version=on_use(__name__, "parser:PARSER_VERSION"),
         splits={
             "train": (
                 _raw("train.json"),
@@ -111,10 +117,6 @@ WOW_KILT = DatasetSource(
     redistribution="MIT: copies may be redistributed with the licence notice",
     citation_key="petroni2021kilt",
     folder=Path(__file__).parent,
-    facets=viewer.facets,
-    viewer_rows=viewer.kilt_rows,
-    viewer_queries=viewer.QUERIES,
-    columns=viewer.kilt_columns,
     loader=Loader(
         card_formats=card.KILT_FORMATS,
         label_keys=("target",),
@@ -125,8 +127,8 @@ WOW_KILT = DatasetSource(
         # official file unloadable.
         record_ids=RecordIds(field="id", unique=False),
         record_unit="examples",
-        parse=kilt_parser.parse,
-        parser_version=kilt_parser.PARSER_VERSION,
+        parse=on_use(__name__, "kilt_parser:parse"),
+        parser_version=on_use(__name__, "kilt_parser:PARSER_VERSION"),
         splits={
             "train": (SourceFile(path="wow/kilt/wow-train-kilt.jsonl", url=f"{_KILT}/wow-train-kilt.jsonl"),),
             "dev": (
