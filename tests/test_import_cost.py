@@ -35,6 +35,16 @@ def test_the_registry_loads_no_heavy_library() -> None:
     assert _loaded_after("import utils\nutils.sources.registry()") == []
 
 
+def test_atlas_help_loads_no_heavy_library() -> None:
+    """``atlas --help`` (and a sub-command's) builds the parser, which lists the datasets, and nothing more."""
+    for argv in (["--help"], ["show", "--help"], ["export", "--help"]):
+        code = (
+            "import contextlib, io\nfrom utils.cli import main\n"
+            f"with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n    main({argv!r})"
+        )
+        assert _loaded_after(code) == [], argv
+
+
 LAZY_NAMES = ["load", "LoadedSplit", "Provenance", "data_status", "CacheWarning", "DemoDataWarning"]
 
 

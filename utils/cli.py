@@ -84,28 +84,48 @@ import textwrap
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
-from . import __version__, _download, config
-from ._cache import describe_os_error
+# Only what every command needs: the loader (pandas, pyarrow) and the download layer are imported by the
+# commands that use them, so that `atlas --help` and a wrong command line answer at once.
+from . import __version__, config
 from .errors import AtlasError, DataUnavailableError, DownloadError, UnknownNameError
-from .loading import DEMO, PARTIAL, SYNTHETIC, DemoDataWarning, LoadedSplit, data_status, load
-from .records import RECORD_SCHEMA, ROLES, Dialogue, Turn
+from .records import ROLES, Dialogue, Turn
 from .sources import SourceFile, dataset_names, get_source, get_split_files, registry
-from .summary import _label_values, evidence_counts, export_records, label_counts, role_counts
+
+if TYPE_CHECKING:
+    from .loading import LoadedSplit
 
 PROG = "atlas"
 #: Dialogues per Parquet row group (and per batch converted to Arrow) when exporting.
 _EXPORT_BATCH = 512
 
 
-_BANNERS = {
-    DEMO: "DEMO SAMPLE, not the dataset",
-    PARTIAL: "PARTIAL data",
-    SYNTHETIC: "SYNTHETIC benchmark data, not the dataset",
-}
+
+def _banner(kind: str) -> str | None:
+    """What a provenance line opens with for data that is not the whole official split."""
+    from .loading import DEMO, PARTIAL, SYNTHETIC
+
+    banners = {
+        DEMO: "DEMO SAMPLE, not the dataset",
+        PARTIAL: "PARTIAL data",
+        SYNTHETIC: "SYNTHETIC benchmark data, not the dataset",
+    }
+    return banners.get(kind)
+
+
+def load(dataset: str, split: str) -> LoadedSplit:
+    """:func:`utils.load`, imported when a command first loads a split."""
+    from .loading import load as load_split
+
+    return load_split(dataset, split)
+
+
+def export_records(split: LoadedSplit, *, parquet: bool = False) -> Iterator[dict[str, Any]]:
+    """:func:`utils.records.export_records`, imported when a command first exports."""
+    from .records import export_records as records_of
+
+    return records_of(split, parquet=parquet)
 # C0/C1 control characters (an escape sequence could rewrite the terminal) and the bidirectional
 # overrides (they reorder what is shown); newlines and tabs stay.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -150,6 +170,8 @@ def _text(value: object, style: str = "") -> Any:
 
 def _load(dataset: str, split: str) -> LoadedSplit:
     """:func:`utils.load` with names checked first and the demo-data warning said in one line."""
+    from .loading import DemoDataWarning
+
     get_split_files(dataset, split)  # an UnknownNameError (exit 2) before anything is touched
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -168,7 +190,7 @@ def _load(dataset: str, split: str) -> LoadedSplit:
 def _provenance_line(split: LoadedSplit) -> Any:
     from rich.text import Text
 
-    banner = _BANNERS.get(split.provenance.kind)
+    banner = _banner(split.provenance.kind)
     line = Text()
     if banner:
         line.append(f"{banner}: ", style="bold reverse")
@@ -180,6 +202,8 @@ def _provenance_line(split: LoadedSplit) -> Any:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from .loading import data_status
+
     if args.sizes:
         return _status_sizes()
     frame = data_status()
@@ -245,6 +269,8 @@ def _status_rows(console: Any, rows: list[tuple[str, str, str, str]]) -> None:
     from rich import box
     from rich.table import Table
 
+    from .loading import DEMO, PARTIAL
+
     styles = {"official file present": "green", PARTIAL: "yellow", DEMO: "red", "missing": "red"}
     headers = ("dataset", "split", "status", "file in the data directory")
     widths = [max(len(header), *(len(row[column]) for row in rows)) for column, header in enumerate(headers)]
@@ -294,6 +320,8 @@ def _fetch_targets(args: argparse.Namespace) -> list[tuple[str, SourceFile]]:
 
 def how_to_get(item: SourceFile, data_directory: Path) -> str:
     """How to place one official file by hand, from the registry (URL, archive member or Drive folder)."""
+    from . import _download
+
     target = data_directory / item.path
     if item.url:
         check = f" Its sha256 is {item.sha256}." if item.sha256 else ""
@@ -316,6 +344,8 @@ def how_to_get(item: SourceFile, data_directory: Path) -> str:
 def _by_hand(items: list[SourceFile], data_directory: Path) -> list[str]:
     """How to place the files of a failed ``atlas fetch`` by hand: one instruction per source (a
     Drive folder or an archive holds several files), in the order the files were listed."""
+    from . import _download
+
     groups: dict[str, list[SourceFile]] = {}
     for item in items:
         key = item.url or (item.archive.url if item.archive else None) or f"gdrive:{item.gdrive_folder}"
@@ -336,6 +366,8 @@ def _by_hand(items: list[SourceFile], data_directory: Path) -> list[str]:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
+    from . import _download
+
     targets = _fetch_targets(args)
     data_directory = config.data_dir()
     console = _console()
@@ -408,6 +440,8 @@ def shown_text(value: object, limit: int = SHOW_CHARACTERS) -> str:
 def _turn_renderables(dataset: str, turn: Turn, evidence_limit: int | None) -> list[Any]:
     from rich.padding import Padding
     from rich.text import Text
+
+    from .summary import _label_values
 
     header = Text()
     header.append(f"{turn.index:>3} ", style="dim")
@@ -534,6 +568,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    from .summary import evidence_counts, label_counts, role_counts
+
     split = _load(args.dataset, args.split)
     source = get_source(split.dataset)
     unit = "words" if source.language_code == "en" else "characters"
@@ -657,7 +693,10 @@ def _write_records(split: LoadedSplit, handle: Any, fmt: str) -> int:
             handle.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
             count += 1
         return count
+    import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from .records import RECORD_SCHEMA
 
     with pq.ParquetWriter(pa.PythonFile(handle, mode="w"), RECORD_SCHEMA, compression="zstd") as writer:
         for batch in _batches(export_records(split, parquet=True), _EXPORT_BATCH):
@@ -676,6 +715,8 @@ def write_export(split: LoadedSplit, out: Path, fmt: str) -> int:
     (``-``), devices and FIFOs are written to directly: replacing ``/dev/null`` would turn the device
     into a file.
     """
+    from ._cache import describe_os_error
+
     out = Path(out)
     check_output_path(out)
     if str(out) == STDOUT:
