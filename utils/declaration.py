@@ -333,13 +333,13 @@ class DatasetSource:
         with its own part of its name in front (``audit_columns``; ``AUDIT_QUERIES`` for a constant),
         then for the plain name, which the folder's datasets share (``facets``).
         """
-        found = _folder_module(self.folder, module)
-        if found is None:
-            return default
-        for candidate in self._hook_names(name):
-            if hasattr(found, candidate):
-                return getattr(found, candidate)
-        return default
+        # Looked up once per declaration: the data viewer asks for a hook per dialogue.
+        known: dict[tuple[str, str], list[Any]] = self.__dict__.setdefault("_hooks_found", {})
+        if (module, name) not in known:
+            found = _folder_module(self.folder, module)
+            names = self._hook_names(name)
+            known[module, name] = [getattr(found, candidate) for candidate in names if hasattr(found, candidate)][:1]
+        return known[module, name][0] if known[module, name] else default
 
     def _hook_names(self, name: str) -> tuple[str, ...]:
         """``name`` as this dataset's own hook (``audit_rows`` for ``news_audit`` in ``news/``), then the folder's."""
