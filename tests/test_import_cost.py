@@ -36,11 +36,13 @@ def test_the_registry_loads_no_heavy_library() -> None:
 
 
 def test_atlas_help_loads_no_heavy_library() -> None:
-    """``atlas --help`` (and a sub-command's) builds the parser, which lists the datasets, and nothing more."""
-    for argv in (["--help"], ["show", "--help"], ["export", "--help"]):
+    """``atlas --help`` (and a sub-command's) builds the parser, which lists the datasets, and nothing more;
+    a wrong dataset name is answered before anything is loaded."""
+    for argv in (["--help"], ["show", "--help"], ["export", "--help"], ["show", "no_such_dataset", "train", "0"]):
         code = (
             "import contextlib, io\nfrom utils.cli import main\n"
-            f"with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n    main({argv!r})"
+            "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), "
+            f"contextlib.suppress(SystemExit):\n    main({argv!r})"
         )
         assert _loaded_after(code) == [], argv
 

@@ -170,9 +170,8 @@ def _text(value: object, style: str = "") -> Any:
 
 def _load(dataset: str, split: str) -> LoadedSplit:
     """:func:`utils.load` with names checked first and the demo-data warning said in one line."""
-    from .loading import DemoDataWarning
-
     get_split_files(dataset, split)  # an UnknownNameError (exit 2) before anything is touched
+    from .loading import DemoDataWarning  # after the check: a wrong name is answered at once
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         loaded = load(dataset, split)
