@@ -5,9 +5,14 @@ with a citation) and needs no edit."""
 
 from __future__ import annotations
 
+import html
+import importlib
+import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from test_html_safety import INJECTIONS, audit, hostile
@@ -17,7 +22,8 @@ import utils.datasets
 import utils.sources
 from utils.cli import main as atlas
 from utils.errors import DataError
-from utils.render import render_dialogue
+from utils.folder_files import bibliography_files
+from utils.render import render_dialogue, stylesheet
 from utils.render.chapter_view import chapter_view
 from utils.summary import label_counts
 
@@ -105,3 +111,73 @@ def test_every_command_of_atlas_knows_it(toy_qa: Path, tmp_path: Path, capsys: p
     out = tmp_path / "toy_qa.jsonl"
     assert atlas(["export", "toy_qa", "test", "--to", "jsonl", "--out", str(out)]) == 0
     assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == ["q1", "q2"]
+
+
+def _atlas_book() -> ModuleType:
+    """The book's Sphinx extension (book/_ext/atlas_book.py), imported as the book imports it."""
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.syspath_prepend(str(REPO / "book" / "_ext"))
+    try:
+        return importlib.import_module("atlas_book")
+    finally:
+        monkeypatch.undo()
+
+
+def test_the_book_takes_its_citation_its_by_hand_section_and_its_css_from_the_folder(toy_qa: Path) -> None:
+    folder = TOY_FOLDERS / "toy_qa"
+    assert bibliography_files()[-1] == folder / "citation.bib"  # after the atlas's own, in the book's order
+    includes = _atlas_book().by_hand_includes(REPO / "book" / "data.md")
+    assert includes.endswith("```{include} ../tests/second_dataset/toy_qa/by_hand.md\n```")
+    css = stylesheet()
+    assert css.endswith((folder / "render.css").read_text(encoding="utf-8") + "</style>")
+    assert 'class="toy-qa-cited"' in str(render_dialogue(utils.load("toy_qa", "test")[0]))  # what the CSS styles
+
+
+BOOK_CONF = """\
+extensions = ["myst_parser", "sphinxcontrib.bibtex", "sphinx_external_toc", "atlas_book"]
+external_toc_path = "_toc.yml"
+bibtex_bibfiles = []  # the folders' citation.bib files are added by atlas_book
+bibtex_reference_style = "author_year"
+bibtex_default_style = "atlas"
+"""
+#: A book whose table of contents has the toy's chapter line, as a contributor adds it to _toc.yml.
+BOOK_PAGES = {
+    "_toc.yml": "format: jb-book\nroot: data\nchapters:\n  - file: toy_qa\n  - file: bibliography\n",
+    "data.md": "# Getting the data\n\n## Getting each dataset by hand\n\n```{atlas-by-hand}\n```\n",
+    "toy_qa.md": "# Toy question answering\n\nGetting its file: {ref}`data-toy_qa`; the dataset {cite:p}`toyqa2024`.\n",
+    "bibliography.md": "# Bibliography\n\n```{bibliography}\n```\n",
+}
+
+
+def test_a_book_with_its_toc_line_cites_it_and_shows_how_to_get_it_by_hand(
+    toy_qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small Sphinx build with the book's extension and the toy as the one dataset folder: its
+    citation resolves and its section is on the data page, with no setting naming the folder."""
+    from sphinx.application import Sphinx
+
+    monkeypatch.setattr(utils.datasets, "__path__", [str(TOY_FOLDERS)])  # the toy alone: a small book
+    utils.sources.discovered.cache_clear()
+    monkeypatch.setenv("ATLAS_VIEWER_DIR", str(tmp_path / "viewer"))  # the build sets it; put back after
+    source = tmp_path / "book"
+    source.mkdir()
+    (source / "conf.py").write_text(BOOK_CONF, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(REPO / "book" / "_ext"))  # as _config.yml's local_extensions
+    for name, text in BOOK_PAGES.items():
+        (source / name).write_text(text, encoding="utf-8")
+    warnings = io.StringIO()
+    app = Sphinx(str(source), str(source), str(tmp_path / "html"), str(tmp_path / "doctrees"), "html",
+                 status=None, warning=warnings, freshenv=True, warningiserror=True)
+    app.build()
+    assert not warnings.getvalue(), warnings.getvalue()
+
+    def text_of(page: str) -> str:
+        return html.unescape(re.sub(r"<[^>]+>", "", (tmp_path / "html" / page).read_text(encoding="utf-8")))
+
+    data = (tmp_path / "html" / "data.html").read_text(encoding="utf-8")
+    assert '<span id="data-toy-qa"></span><h3>Toy question answering' in data  # its label and heading
+    entry = (TOY_FOLDERS / "toy_qa" / "citation.bib").read_text(encoding="utf-8").strip()
+    assert entry in text_of("data.html")  # quoted from citation.bib, not copied into the page
+    chapter = (tmp_path / "html" / "toy_qa.html").read_text(encoding="utf-8")
+    assert 'href="data.html#data-toy-qa"' in chapter and "Atlas test suite, 2024" in text_of("toy_qa.html")
+    assert "Toy question answering: sessions over retrieved passages" in text_of("bibliography.html")

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from utils import cli
-from utils.croissant import BIBLIOGRAPHY, _bibtex_entry, _id
+from utils.croissant import CardError, _bibtex_entry, _id
 from utils.sources import registry
 
 mlcroissant = pytest.importorskip("mlcroissant")
@@ -88,7 +88,19 @@ def test_a_bibtex_entry_is_taken_whole_with_its_nested_braces(tmp_path: Path) ->
     bib = tmp_path / "refs.bib"
     bib.write_text("@misc{a,\n  title = {The {BEGIN} one},\n  year = {2022}\n}\n\n@misc{b,\n  year = {1}\n}\n")
     assert _bibtex_entry(bib, "a") == "@misc{a,\n  title = {The {BEGIN} one},\n  year = {2022}\n}"
-    assert BIBLIOGRAPHY.is_file()
+    with pytest.raises(CardError, match="no entry 'c'"):
+        _bibtex_entry(bib, "c")
+    with pytest.raises(CardError, match="no bibliography"):
+        _bibtex_entry(tmp_path / "missing.bib", "a")
+
+
+def test_a_card_cites_the_dataset_from_its_folder_s_citation_file() -> None:
+    from utils.croissant import croissant_card
+    from utils.sources import get_source
+
+    source = get_source("jwhr")
+    cited = croissant_card("jwhr")["citeAs"]
+    assert cited.startswith(f"@misc{{{source.citation_key},") and cited in (source.folder / "citation.bib").read_text()
 
 
 def test_an_unknown_dataset_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from utils.datasets.wow.stats import PARLAI_TEACHER_RULES, teachers_of
+from utils.folder_files import bibliography_files
 from utils.reported import all_reported, reported, reported_value
 from utils.sources import get_split_files
 
-_BIB = Path(__file__).resolve().parents[1] / "book" / "references.bib"
-
 
 def _bib_keys() -> list[str]:
-    return re.findall(r"^@\w+\s*\{\s*([^,\s]+)\s*,", _BIB.read_text(encoding="utf-8"), flags=re.MULTILINE)
+    """The keys of the book's bibliography: book/references.bib and every dataset folder's citation.bib."""
+    text = "\n".join(path.read_text(encoding="utf-8") for path in bibliography_files())
+    return re.findall(r"^@\w+\s*\{\s*([^,\s]+)\s*,", text, flags=re.MULTILINE)
 
 
 def test_every_citation_key_is_a_key_of_the_bibliography() -> None:
     keys = _bib_keys()
-    assert len(keys) == len(set(keys)), "duplicate keys in references.bib"
+    assert len(keys) == len(set(keys)), "a key of the bibliography is in two of its files, or twice in one"
     missing = sorted({item.citation_key for item in all_reported()} - set(keys))
-    assert not missing, f"citation keys missing from references.bib: {missing}"
+    assert not missing, f"citation keys missing from the bibliography: {missing}"
 
 
 def test_the_key_check_would_catch_a_near_miss() -> None:

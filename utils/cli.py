@@ -780,12 +780,12 @@ def _is_standard_output(out: Path) -> bool:
 
 
 def cmd_croissant(args: argparse.Namespace) -> int:
-    from .croissant import BIBLIOGRAPHY, write_card
+    from .croissant import write_card
 
     get_source(args.dataset)  # an unknown name lists the valid ones (exit status 2)
     out = Path(args.out)
     check_output_path(out)
-    card = write_card(args.dataset, out, Path(args.bib) if args.bib else BIBLIOGRAPHY)
+    card = write_card(args.dataset, out, Path(args.bib) if args.bib else None)
     records = [item for item in card["recordSet"] if item.get("dataType") != "sc:Enumeration"]
     print(
         f"{clean(out)}: Croissant card of {args.dataset}, {len(card['distribution'])} files, "
@@ -808,7 +808,9 @@ def _add_croissant(commands: Any) -> None:
     )
     croissant.add_argument("dataset", metavar="DATASET", help=f"one of: {', '.join(dataset_names())}")
     croissant.add_argument("--out", metavar="FILE", required=True, help="the JSON-LD file to write")
-    croissant.add_argument("--bib", metavar="FILE", help="the BibTeX file to cite from (default: the book's)")
+    croissant.add_argument(
+        "--bib", metavar="FILE", help="the BibTeX file to cite from (default: the dataset folder's citation.bib)"
+    )
     croissant.set_defaults(handler=cmd_croissant)
 
 

@@ -43,6 +43,7 @@ from .declaration import CardField as CardField
 from .declaration import CardFormat as CardFormat
 from .declaration import DatasetSource, SourceFile
 from .errors import AtlasError
+from .folder_files import CITATION, entry_text
 from .reported import Reported, quantity_label
 from .sources import get_source
 
@@ -94,16 +95,15 @@ class CardError(AtlasError):
 
 def _bibtex_entry(bibliography: Path, key: str) -> str:
     """The BibTeX entry of ``key`` in ``bibliography``, as written there."""
-    text = bibliography.read_text(encoding="utf-8")
-    start = re.search(r"@\w+\{" + re.escape(key) + r",", text)
-    if start is None:
+    if not bibliography.is_file():
+        raise CardError(f"{bibliography}: no bibliography to cite {key!r} from")
+    try:
+        entry = entry_text(bibliography.read_text(encoding="utf-8"), key)
+    except ValueError as error:
+        raise CardError(f"{bibliography}: {error}") from None
+    if entry is None:
         raise CardError(f"{bibliography}: no entry {key!r}")
-    depth = 0
-    for position in range(text.index("{", start.start()), len(text)):
-        depth += {"{": 1, "}": -1}.get(text[position], 0)
-        if depth == 0:
-            return text[start.start() : position + 1]
-    raise CardError(f"{bibliography}: the entry {key!r} is not closed")
+    return entry
 
 
 def _id(text: str) -> str:
@@ -233,10 +233,11 @@ def _record_set(source: DatasetSource, card: CardFormat, split: str, file: tuple
     return {"@type": "cr:RecordSet", "@id": record_id, "name": record_id, "description": description, "field": fields}
 
 
-def croissant_card(dataset: str, bibliography: Path) -> dict[str, Any]:
+def croissant_card(dataset: str, bibliography: Path | None = None) -> dict[str, Any]:
     """The Croissant 1.1 JSON-LD card of ``dataset`` (a dict, ready for :func:`json.dumps`).
 
-    ``bibliography`` is the book's ``references.bib``: the card cites the dataset with its entry.
+    The card cites the dataset with its entry in ``bibliography``, by default its folder's
+    ``citation.bib``.
     """
     source = get_source(dataset)
     for card in source.card_formats:
@@ -284,21 +285,15 @@ def croissant_card(dataset: str, bibliography: Path) -> dict[str, Any]:
         "url": source.homepage,
         "license": source.license,
         "inLanguage": source.language,
-        "citeAs": _bibtex_entry(bibliography, source.citation_key),
+        "citeAs": _bibtex_entry(bibliography or source.folder / CITATION, source.citation_key),
         "distribution": nodes,
         "recordSet": record_sets,
     }
 
 
-#: The book's bibliography in a checkout of the repository (the installed package does not carry it).
-BIBLIOGRAPHY = Path(__file__).resolve().parents[1] / "book" / "references.bib"
-
-
-def write_card(dataset: str, out: Path, bibliography: Path = BIBLIOGRAPHY) -> dict[str, Any]:
+def write_card(dataset: str, out: Path, bibliography: Path | None = None) -> dict[str, Any]:
     """Write :func:`croissant_card` of ``dataset`` to ``out`` (UTF-8, indented; written to a temporary
     name beside it and moved into place when complete); return the card."""
-    if not bibliography.is_file():
-        raise CardError(f"{bibliography}: no bibliography to cite {dataset} from (pass the book's references.bib)")
     card = croissant_card(dataset, bibliography)
     temporary = out.with_name(f".{out.name}.partial")
     temporary.write_text(json.dumps(card, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

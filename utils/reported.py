@@ -2,9 +2,10 @@
 
 Chapters set these beside the numbers they compute from data at run time; nothing here is ever
 shown as reproduced. ``source`` is a short human-readable citation that says where on the cited
-page the number stands, and ``citation_key`` a key of ``book/references.bib`` for that page. Only
-numbers a readable source states are listed: where a paper's table could not be read, its numbers
-are left out (the chapters say so) rather than filled in from memory.
+page the number stands, and ``citation_key`` a key of the book's bibliography for that page (the
+dataset folder's ``citation.bib``, or ``book/references.bib``). Only numbers a readable source
+states are listed: where a paper's table could not be read, its numbers are left out (the chapters
+say so) rather than filled in from memory.
 """
 
 from __future__ import annotations

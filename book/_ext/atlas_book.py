@@ -19,6 +19,11 @@ a Markdown page has no launch buttons (Binder and Colab open notebooks, not MyST
 
 The book cites author-year ("Dziri et al., 2022c"), so its bibliography is labelled the same way
 instead of [1]-[17]: the ``atlas`` bibliography style is pybtex's ``plain`` with author-year labels.
+
+What a dataset folder holds for the book (:mod:`utils.folder_files`) is found there, so adding a
+folder needs no edit to the book's settings or pages: its ``citation.bib`` joins ``bibtex_bibfiles``
+when the build starts, a page's ``{atlas-by-hand}`` block becomes every folder's ``by_hand.md`` (MyST
+includes, in the book's order), and ``{atlas-bibtex} KEY ...`` shows entries of those files to copy.
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.console import bold
+from sphinx.util.docutils import SphinxDirective
 
 logger = logging.getLogger(__name__)
 
@@ -376,6 +383,63 @@ def _launch_and_download_buttons(app: Any, pagename: str, templatename: str, con
                 button["url"] = url.split("/blob/", 1)[0] + f"/blob/{branch}/{name}"
 
 
+def _add_folder_bibliographies(app: Any, config: Any) -> None:
+    """Each registered dataset folder's ``citation.bib`` after the files ``_config.yml`` names
+    (sphinxcontrib-bibtex reads the list when the builder starts, after this)."""
+    from utils.folder_files import CITATION, folder_files
+
+    listed = list(config.bibtex_bibfiles)
+    known = {Path(app.srcdir, name).resolve() for name in listed}
+    for path in folder_files(CITATION):
+        if path.resolve() not in known:
+            # relative to the book's root, as the names in _config.yml are
+            listed.append(Path(os.path.relpath(path, app.srcdir)).as_posix())
+    config.bibtex_bibfiles = listed
+
+
+#: The block a page writes where every folder's "by hand" section goes.
+BY_HAND_BLOCK = "```{atlas-by-hand}\n```"
+
+
+def by_hand_includes(page: Path) -> str:
+    """MyST includes of every registered folder's ``by_hand.md``, in the book's order, relative to ``page``."""
+    from utils.folder_files import BY_HAND, folder_files
+
+    return "\n\n".join(
+        f"```{{include}} {Path(os.path.relpath(path, page.parent)).as_posix()}\n```" for path in folder_files(BY_HAND)
+    )
+
+
+def _include_by_hand_sections(app: Any, docname: str, source: list[str]) -> None:
+    if BY_HAND_BLOCK not in source[0]:
+        return
+    source[0] = source[0].replace(BY_HAND_BLOCK, by_hand_includes(Path(app.env.doc2path(docname))))
+
+
+class BibtexEntries(SphinxDirective):
+    """``{atlas-bibtex} KEY ...``: the BibTeX entries of the keys, from the book's bibliography files,
+    as a code block to copy (the files are the one copy: a page quotes them, never a copy of them)."""
+
+    required_arguments = 1
+    optional_arguments = 20
+
+    def run(self) -> list[Any]:
+        from utils.errors import UnknownNameError
+        from utils.folder_files import bibtex_entries
+
+        # the files the build cites from: _config.yml's and the folders'
+        files = [Path(self.env.srcdir, name) for name in self.config.bibtex_bibfiles]
+        for path in files:
+            self.env.note_dependency(str(path))
+        try:
+            text = bibtex_entries(self.arguments, files)
+        except UnknownNameError as error:
+            raise self.error(f"{{atlas-bibtex}}: {error}") from None
+        block = nodes.literal_block(text, text, language="bibtex")
+        self.set_source_info(block)
+        return [block]
+
+
 def _number_exercises_per_page(app: Any, env: Any) -> list[str]:
     for numbers_by_type in env.toc_fignumbers.values():
         numbers = numbers_by_type.get("exercise")
@@ -396,6 +460,9 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("build-finished", _finish_viewer)
     app.add_config_value("atlas_learner_branch", "learner-copies", "html")
     app.connect("source-read", _student_source)
+    app.connect("config-inited", _add_folder_bibliographies)
+    app.connect("source-read", _include_by_hand_sections)
+    app.add_directive("atlas-bibtex", BibtexEntries)
     app.connect("build-finished", _learner_copies)
     # after the theme's launch buttons (sphinx-book-theme connects them at priority 501)
     app.connect("html-page-context", _launch_and_download_buttons, priority=510)

@@ -100,9 +100,13 @@ def json_for_script(value: Any) -> str:
 
 
 def stylesheet() -> str:
-    """The atlas's CSS as a ``<style>`` element, for notebook outputs (the book links it too)."""
+    """The atlas's CSS as a ``<style>`` element: its own rules (``atlas.css``), then every registered
+    dataset folder's ``render.css``. Notebook outputs and the book's pages carry it with each rendering."""
+    # Deferred: the registry imports the dataset folders, whose renderers import this module.
+    from ..folder_files import dataset_css
+
     css = resources.files(__package__).joinpath("atlas.css").read_text(encoding="utf-8")
-    return f"<style>{css}</style>"
+    return f"<style>{css}{dataset_css()}</style>"
 
 
 def highlight_words(

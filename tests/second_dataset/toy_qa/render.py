@@ -12,7 +12,10 @@ def render(dialogue: Dialogue, **options: object) -> SafeHTML:
     blocks = []
     for turn in dialogue.turns:
         passages = [
-            f"{badge('cited') if item.selected else ''}<strong>{esc(item.title)}</strong>: {esc(item.text)}"
+            # a cited passage's title is styled by the folder's render.css
+            f"{badge('cited')}<strong class=\"toy-qa-cited\">{esc(item.title)}</strong>: {esc(item.text)}"
+            if item.selected
+            else f"<strong>{esc(item.title)}</strong>: {esc(item.text)}"
             for item in turn.evidence
         ]
         blocks.append(turn_block(turn.role, turn.speaker, esc(turn.text), bullet_list(passages) if passages else ""))

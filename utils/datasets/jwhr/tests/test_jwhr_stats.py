@@ -345,22 +345,21 @@ def test_demo_not_answered_sessions_have_the_real_shape() -> None:
 
 
 def test_data_page_gives_the_registry_s_links_and_the_bibliography_s_entry() -> None:
-    import re
-
-    from conftest import REPO
+    from utils.folder_files import BY_HAND, CITATION, bibtex_entries
     from utils.sources import get_source, get_split_files
 
-    page = (REPO / "book" / "data.md").read_text(encoding="utf-8")
-    section = page[page.index("### Japanese Wikipedia Human Retrieval") :]
-    section = section[: section.index("\n## ")]
-    assert get_source("jwhr").homepage in section
+    source = get_source("jwhr")
+    section = (source.folder / BY_HAND).read_text(encoding="utf-8")  # its part of the page "Getting the data"
+    assert section.startswith("(data-jwhr)=\n### ")
+    assert source.homepage in section
     for split in ("answered", "not_answered"):
         (item,) = get_split_files("jwhr", split)
         assert section.count(item.url) == 2, split  # the link and the curl command
         assert item.path in section
-    bib = (REPO / "book" / "references.bib").read_text(encoding="utf-8")
-    entry = re.search(r"(?s)@misc\{oda2023jwhr,.*?\n\}", bib).group(0)
-    assert f"```bibtex\n{entry}\n```" in section
+    # the entry to copy is quoted from the folder's citation.bib, with the year as published
+    assert f"```{{atlas-bibtex}} {source.citation_key}\n```" in section
+    entry = bibtex_entries([source.citation_key], [source.folder / CITATION])
+    assert entry.startswith(f"@misc{{{source.citation_key},") and "year         = {2023}" in entry
 
 
 @pytest.mark.realdata

@@ -1,0 +1,113 @@
+"""What a dataset folder gives the book besides its code: files found by their names.
+
+A folder of ``utils/datasets/`` may hold, beside its declaration, parser and renderer:
+
+- ``citation.bib``: the BibTeX entries of the dataset itself (its papers, repositories, project
+  pages, dataset cards). The book's bibliography is ``book/references.bib`` (the sources no one
+  dataset owns) plus every folder's ``citation.bib``; the book adds them to Sphinx's
+  ``bibtex_bibfiles`` when it starts, so ``_config.yml`` names none of them.
+- ``by_hand.md``: its section of the book's page "Getting the data", on getting the files by hand
+  (MyST Markdown: a label ``(data-<name>)=`` and a ``###`` heading, then the steps). The page
+  includes every folder's section where it says ``{atlas-by-hand}``.
+- ``render.css``: the CSS of the classes only its renderer uses; :func:`utils.render.stylesheet`
+  serves the atlas's own rules followed by every folder's.
+
+Each is looked for in every registered folder, in the registry's order (the book's order); a folder
+without one gives nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+from .errors import UnknownNameError
+from .sources import registry
+
+__all__ = [
+    "BY_HAND",
+    "CITATION",
+    "CSS",
+    "GENERAL_BIBLIOGRAPHY",
+    "bibliography_files",
+    "bibtex_entries",
+    "dataset_css",
+    "dataset_folders",
+    "entry_text",
+    "folder_files",
+]
+
+CITATION = "citation.bib"
+BY_HAND = "by_hand.md"
+CSS = "render.css"
+#: The bibliography's entries that belong to no one dataset (in a checkout of the repository; the
+#: installed package does not carry the book).
+GENERAL_BIBLIOGRAPHY = Path(__file__).resolve().parents[1] / "book" / "references.bib"
+
+
+def dataset_folders() -> list[Path]:
+    """Every registered dataset folder, once (a folder may declare several datasets), in the book's order."""
+    return list(dict.fromkeys(source.folder for source in registry().values()))
+
+
+def folder_files(name: str) -> list[Path]:
+    """The file ``name`` of every registered folder that has one, in the book's order."""
+    return [folder / name for folder in dataset_folders() if (folder / name).is_file()]
+
+
+def bibliography_files() -> list[Path]:
+    """The book's BibTeX files: the general one, then each folder's ``citation.bib``."""
+    general = [GENERAL_BIBLIOGRAPHY] if GENERAL_BIBLIOGRAPHY.is_file() else []
+    return general + folder_files(CITATION)
+
+
+#: ``year = {2019a}``: a letter that tells apart the bibliography's sources of one first author and year
+_YEAR_LETTER = re.compile(r"(\byear\s*=\s*[{\"]\d{4})[a-z]([}\"])")
+
+
+#: the key of each entry of a BibTeX file
+_KEY = re.compile(r"^@\w+\s*\{\s*([^,\s]+)\s*,", flags=re.MULTILINE)
+
+
+def entry_text(text: str, key: str) -> str | None:
+    """The BibTeX entry of ``key`` in ``text`` as written there (nested braces kept), or None."""
+    start = re.search(r"@\w+\s*\{\s*" + re.escape(key) + r"\s*,", text)
+    if start is None:
+        return None
+    depth = 0
+    for position in range(text.index("{", start.start()), len(text)):
+        depth += {"{": 1, "}": -1}.get(text[position], 0)
+        if depth == 0:
+            return text[start.start() : position + 1]
+    raise ValueError(f"the BibTeX entry {key!r} is not closed")
+
+
+def bibtex_entries(keys: Iterable[str], files: Iterable[Path] | None = None) -> str:
+    """The BibTeX entries of ``keys``, as written in ``files`` (by default :func:`bibliography_files`),
+    to copy: one copy of each entry, in the files, which a page quotes instead of repeating it.
+
+    The year letters of the bibliography (``2019a``, ``2019b``) only tell apart this book's sources
+    of one first author and year: an entry to copy carries the year as published.
+    """
+    texts = [(path, path.read_text(encoding="utf-8")) for path in (bibliography_files() if files is None else files)]
+    entries = []
+    for key in keys:
+        found = [entry for _, text in texts if (entry := entry_text(text, key)) is not None]
+        if not found:
+            known = [name for _, text in texts for name in _KEY.findall(text)]
+            raise UnknownNameError("bibliography key", key, known)
+        entries.append(_YEAR_LETTER.sub(r"\1\2", found[0]))
+    return "\n\n".join(entries) + "\n"
+
+
+def dataset_css() -> str:
+    """Every folder's ``render.css``, in the book's order, each headed by a comment naming its folder."""
+    return _css_of(tuple(folder_files(CSS)))
+
+
+@cache
+def _css_of(paths: tuple[Path, ...]) -> str:
+    # Read once per set of folders: the stylesheet goes with every rendering a notebook shows.
+    return "".join(f"\n/* {path.parent.name}/{CSS} */\n{path.read_text(encoding='utf-8')}" for path in paths)
