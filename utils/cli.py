@@ -93,7 +93,7 @@ from ._cache import describe_os_error
 from .errors import AtlasError, DataUnavailableError, DownloadError, UnknownNameError
 from .loading import DEMO, PARTIAL, SYNTHETIC, DemoDataWarning, LoadedSplit, data_status, load
 from .records import RECORD_SCHEMA, ROLES, Dialogue, Turn
-from .sources import SourceFile, dataset_names, get_source, get_split_files, registry
+from .sources import DatasetSource, SourceFile, dataset_names, get_source, get_split_files, registry, source_of
 from .summary import _label_values, evidence_counts, export_records, label_counts, role_counts
 
 PROG = "atlas"
@@ -405,7 +405,7 @@ def shown_text(value: object, limit: int = SHOW_CHARACTERS) -> str:
     )
 
 
-def _turn_renderables(dataset: str, turn: Turn, evidence_limit: int | None) -> list[Any]:
+def _turn_renderables(source: DatasetSource, turn: Turn, evidence_limit: int | None) -> list[Any]:
     from rich.padding import Padding
     from rich.text import Text
 
@@ -415,7 +415,7 @@ def _turn_renderables(dataset: str, turn: Turn, evidence_limit: int | None) -> l
     header.append(f" · {shown_text(turn.speaker)}", style="dim")
     parts: list[Any] = [header, Padding(Text(shown_text(turn.text or "(empty)")), (0, 0, 0, 4), expand=False)]
     for key, values in turn.labels.items():
-        shown = shown_text(", ".join(str(v) for v in _label_values(get_source(dataset), key, values)))
+        shown = shown_text(", ".join(str(v) for v in _label_values(source, key, values)))
         parts.append(
             Padding(Text.assemble(("label ", "dim"), (clean(key), "bold"), f": {shown}"), (0, 0, 0, 4), expand=False)
         )
@@ -470,8 +470,9 @@ def dialogue_renderable(dialogue: Dialogue, index: int, total: int, *, evidence_
         words = {k: ("yes" if v else "no") if isinstance(v, bool) else clean(str(v)[:60]) for k, v in scalars.items()}
         shown = "; ".join(f"{clean(k)}: {word}" for k, word in words.items())
         items.append(_text(f"meta {shown}", "dim"))
+    source = source_of(dialogue)  # once per dialogue, not once per label of every turn
     for turn in dialogue.turns:
-        items.extend(_turn_renderables(dialogue.dataset, turn, evidence_limit))
+        items.extend(_turn_renderables(source, turn, evidence_limit))
     return Group(*items)
 
 
@@ -500,7 +501,7 @@ def _positive(value: str) -> int:
 def _pick(split: LoadedSplit, args: argparse.Namespace) -> tuple[list[int], str]:
     """The indices to show and a line saying how they were chosen."""
     total = len(split)
-    unit = get_source(split.dataset).record_unit
+    unit = split.source.record_unit
     if args.search is not None:
         query = args.search.strip().lower()
         search_text = _search_text_for(split.dataset)
@@ -535,7 +536,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     split = _load(args.dataset, args.split)
-    source = get_source(split.dataset)
+    source = split.source
     unit = "words" if source.language_code == "en" else "characters"
     roles, labels, evidence = role_counts(split), label_counts(split), evidence_counts(split)
     if args.json:

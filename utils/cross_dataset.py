@@ -473,7 +473,7 @@ def overlap_alt(frame: pd.DataFrame) -> str:
 
 
 def _records(split: LoadedSplit) -> str:
-    unit = get_source(split.dataset).record_unit
+    unit = split.source.record_unit
     count = split.provenance.dialogues
     return f"{count:,} {unit.removesuffix('s') if count == 1 else unit}"
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 if TYPE_CHECKING:
+    from .declaration import DatasetSource
     from .loading import LoadedSplit
 
 #: The person asking, learning or searching: WoW apprentice, FaithDial seeker, WISE user, JWHR
@@ -76,7 +77,11 @@ class Turn:
 class Dialogue:
     """A conversation or session: ordered turns plus dialogue-level metadata.
 
-    A parser builds one as ``Dialogue(id, dataset, split, turns, topic=None, meta={})``.
+    A parser builds one as ``Dialogue(id, dataset, split, turns, topic=None, meta={})``. ``dataset``
+    is the dataset's name, the record's serialised form (in the cache, an export, a pickle). The
+    loader also hands each dialogue the declaration it was loaded from (``source``), so that what
+    reads a record asks it for the dataset's renderer, hooks and facts instead of looking the name
+    up in the registry again (:func:`utils.sources.source_of`).
     """
 
     id: str
@@ -85,6 +90,9 @@ class Dialogue:
     turns: list[Turn]
     topic: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    #: The declaration this dialogue was loaded from; ``None`` for one a parser or a test built. Not
+    #: compared and not shown: two dialogues of the same content are equal however they were made.
+    source: DatasetSource | None = field(default=None, compare=False, repr=False, kw_only=True)
 
     def turns_by(self, role: str) -> list[Turn]:
         """The turns spoken in one normalised role (:data:`SEEKER` or :data:`WIZARD`)."""
