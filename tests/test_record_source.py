@@ -22,6 +22,7 @@ from test_adding_a_second_dataset import toy_qa
 import utils
 import utils.sources
 from utils.cli import dialogue_renderable
+from utils.cross_dataset import grounding_f1
 from utils.formats import parse_file
 from utils.records import Dialogue
 from utils.render import render_dialogue
@@ -129,6 +130,7 @@ def test_reading_records_looks_nothing_up_by_name(
     dialogues = list(loaded)[:20]
     assert look_ups(lambda: list(loaded)) == 0
     assert look_ups(lambda: (label_counts(loaded), role_counts(loaded), evidence_counts(loaded))) == 0
+    assert look_ups(lambda: grounding_f1(loaded)) == 0  # the split's language, from the split's declaration
     assert look_ups(lambda: [render_dialogue(dialogue) for dialogue in dialogues]) == 0
     assert look_ups(lambda: [(facets(d), columns(d), search_words(d), viewer_link(d)) for d in dialogues]) == 0
     assert look_ups(lambda: [dialogue_renderable(d, i, len(dialogues)) for i, d in enumerate(dialogues)]) == 0

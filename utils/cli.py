@@ -381,11 +381,11 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 # -- show -----------------------------------------------------------------------------------------------
 
 
-def _search_text_for(dataset: str) -> Callable[[Dialogue], str]:
+def _search_text_for(source: DatasetSource) -> Callable[[Dialogue], str]:
     """What ``--search`` matches: the same text as the dataset's viewer in Jupyter searches."""
     from .render.chapter_view import default_search_text
 
-    return get_source(dataset).search_text or default_search_text
+    return source.search_text or default_search_text
 
 
 #: The most characters ``show`` prints of one field: a terminal (and rich's line wrapping) would
@@ -504,7 +504,7 @@ def _pick(split: LoadedSplit, args: argparse.Namespace) -> tuple[list[int], str]
     unit = split.source.record_unit
     if args.search is not None:
         query = args.search.strip().lower()
-        search_text = _search_text_for(split.dataset)
+        search_text = _search_text_for(split.source)
         matches = [i for i, dialogue in enumerate(split) if query in search_text(dialogue).lower()]
         shown = matches[: args.limit]
         return shown, f"{len(matches)} of {total} {unit} match {args.search!r}; showing {len(shown)}"

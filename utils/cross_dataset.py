@@ -540,7 +540,7 @@ def grounding_f1(split: LoadedSplit) -> tuple[float, int] | None:
     """
     from .exercises import grounding_overlap
 
-    tokenize = tokenizer_for(language_of(split.dataset))
+    tokenize = tokenizer_for(split.source.language_code)
     scores = [
         score
         for dialogue in split
