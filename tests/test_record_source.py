@@ -10,6 +10,7 @@ by name is counted through :func:`utils.sources.discovered`, which every one of 
 from __future__ import annotations
 
 import dataclasses
+import json
 import pickle
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -85,18 +86,28 @@ def test_a_record_built_by_hand_is_looked_up_by_its_name() -> None:
     assert dialogue.source is None and source_of(dialogue) is get_source(dataset)
 
 
-def test_the_declaration_changes_neither_equality_nor_repr_nor_the_pickle_of_a_record() -> None:
+def test_the_declaration_changes_neither_equality_nor_repr_nor_the_fields_of_a_record() -> None:
     dataset, split = _first_demo_splits()[0]
     loaded = utils.load(dataset, split)[0]
-    bare = dataclasses.replace(loaded, source=None)
+    bare = dataclasses.replace(loaded)  # the fields alone: a copy without the declaration
+    assert bare.source is None and loaded.source is get_source(dataset)
     assert loaded == bare and repr(loaded) == repr(bare)
+    assert [item.name for item in dataclasses.fields(Dialogue)] == ["id", "dataset", "split", "turns", "topic", "meta"]
+    assert json.dumps(dataclasses.asdict(loaded)) == json.dumps(dataclasses.asdict(bare))
+
+
+def test_a_pickled_record_brings_back_the_registered_declaration() -> None:
+    dataset, split = _first_demo_splits()[0]
+    loaded = utils.load(dataset, split)[0]
     pickled = pickle.dumps(loaded)
     back = pickle.loads(pickled)
     assert back == loaded and back.source is get_source(dataset)  # the registry's own, not a copy
     # the declaration travels as its name: a few dozen bytes, not the declaration's several thousand
-    assert len(pickled) - len(pickle.dumps(bare)) < 100
-    unregistered = dataclasses.replace(loaded, source=get_source(dataset).replace(title="Not registered"))
-    assert pickle.loads(pickle.dumps(unregistered)).source.title == "Not registered"  # pickled whole
+    assert len(pickled) - len(pickle.dumps(dataclasses.replace(loaded))) < 100
+    unregistered = dataclasses.replace(loaded)
+    unregistered.source = get_source(dataset).replace(title="Not registered")
+    restored = pickle.loads(pickle.dumps(unregistered)).source
+    assert restored is not None and restored.title == "Not registered"  # pickled whole
 
 
 @pytest.fixture
