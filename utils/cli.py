@@ -91,10 +91,11 @@ from typing import TYPE_CHECKING, Any
 from . import __version__, config
 from .errors import AtlasError, DataUnavailableError, DownloadError, UnknownNameError
 from .records import ROLES, Dialogue, Turn
-from .sources import SourceFile, dataset_names, get_source, get_split_files, registry
+from .sources import SourceFile, dataset_names, get_source, get_split_files, registry, source_of
 
 if TYPE_CHECKING:
     from .loading import LoadedSplit
+    from .sources import DatasetSource
 
 PROG = "atlas"
 #: Dialogues per Parquet row group (and per batch converted to Arrow) when exporting.
@@ -412,11 +413,11 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 # -- show -----------------------------------------------------------------------------------------------
 
 
-def _search_text_for(dataset: str) -> Callable[[Dialogue], str]:
+def _search_text_for(source: DatasetSource) -> Callable[[Dialogue], str]:
     """What ``--search`` matches: the same text as the dataset's viewer in Jupyter searches."""
     from .render.chapter_view import default_search_text
 
-    return get_source(dataset).search_text or default_search_text
+    return source.search_text or default_search_text
 
 
 #: The most characters ``show`` prints of one field: a terminal (and rich's line wrapping) would
@@ -436,7 +437,7 @@ def shown_text(value: object, limit: int = SHOW_CHARACTERS) -> str:
     )
 
 
-def _turn_renderables(dataset: str, turn: Turn, evidence_limit: int | None) -> list[Any]:
+def _turn_renderables(source: DatasetSource, turn: Turn, evidence_limit: int | None) -> list[Any]:
     from rich.padding import Padding
     from rich.text import Text
 
@@ -448,7 +449,7 @@ def _turn_renderables(dataset: str, turn: Turn, evidence_limit: int | None) -> l
     header.append(f" · {shown_text(turn.speaker)}", style="dim")
     parts: list[Any] = [header, Padding(Text(shown_text(turn.text or "(empty)")), (0, 0, 0, 4), expand=False)]
     for key, values in turn.labels.items():
-        shown = shown_text(", ".join(str(v) for v in _label_values(get_source(dataset), key, values)))
+        shown = shown_text(", ".join(str(v) for v in _label_values(source, key, values)))
         parts.append(
             Padding(Text.assemble(("label ", "dim"), (clean(key), "bold"), f": {shown}"), (0, 0, 0, 4), expand=False)
         )
@@ -503,8 +504,9 @@ def dialogue_renderable(dialogue: Dialogue, index: int, total: int, *, evidence_
         words = {k: ("yes" if v else "no") if isinstance(v, bool) else clean(str(v)[:60]) for k, v in scalars.items()}
         shown = "; ".join(f"{clean(k)}: {word}" for k, word in words.items())
         items.append(_text(f"meta {shown}", "dim"))
+    source = source_of(dialogue)  # once per dialogue, not once per label of every turn
     for turn in dialogue.turns:
-        items.extend(_turn_renderables(dialogue.dataset, turn, evidence_limit))
+        items.extend(_turn_renderables(source, turn, evidence_limit))
     return Group(*items)
 
 
@@ -533,10 +535,10 @@ def _positive(value: str) -> int:
 def _pick(split: LoadedSplit, args: argparse.Namespace) -> tuple[list[int], str]:
     """The indices to show and a line saying how they were chosen."""
     total = len(split)
-    unit = get_source(split.dataset).record_unit
+    unit = split.source.record_unit
     if args.search is not None:
         query = args.search.strip().lower()
-        search_text = _search_text_for(split.dataset)
+        search_text = _search_text_for(split.source)
         matches = [i for i, dialogue in enumerate(split) if query in search_text(dialogue).lower()]
         shown = matches[: args.limit]
         return shown, f"{len(matches)} of {total} {unit} match {args.search!r}; showing {len(shown)}"
@@ -570,7 +572,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from .summary import evidence_counts, label_counts, role_counts
 
     split = _load(args.dataset, args.split)
-    source = get_source(split.dataset)
+    source = split.source
     unit = "words" if source.language_code == "en" else "characters"
     roles, labels, evidence = role_counts(split), label_counts(split), evidence_counts(split)
     if args.json:

@@ -473,7 +473,7 @@ def overlap_alt(frame: pd.DataFrame) -> str:
 
 
 def _records(split: LoadedSplit) -> str:
-    unit = get_source(split.dataset).record_unit
+    unit = split.source.record_unit
     count = split.provenance.dialogues
     return f"{count:,} {unit.removesuffix('s') if count == 1 else unit}"
 
@@ -540,7 +540,7 @@ def grounding_f1(split: LoadedSplit) -> tuple[float, int] | None:
     """
     from .exercises import grounding_overlap
 
-    tokenize = tokenizer_for(language_of(split.dataset))
+    tokenize = tokenizer_for(split.source.language_code)
     scores = [
         score
         for dialogue in split

@@ -38,7 +38,7 @@ from ._cache import json_values
 from .loading import LoadedSplit
 from .metrics import unigram_f1
 from .records import ROLES, SEEKER, WIZARD, Dialogue, Turn
-from .sources import get_source
+from .sources import source_of
 from .text import tokenizer_for
 
 #: Relative tolerance for computed floats: answers computed another reasonable way (numpy vs pure
@@ -401,8 +401,8 @@ def _check_role(role: str | None) -> None:
 
 
 def _language(dialogue: Dialogue) -> str:
-    """``en``, ``zh`` or ``ja`` for a dialogue, from the registry entry of its dataset."""
-    return get_source(dialogue.dataset).language_code
+    """``en``, ``zh`` or ``ja`` for a dialogue, from the declaration it carries."""
+    return source_of(dialogue).language_code
 
 
 # -- counts and shares over turns --------------------------------------------------------------------

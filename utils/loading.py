@@ -483,7 +483,7 @@ class LoadedSplit(Sequence[Dialogue]):
         if isinstance(index, slice):
             start, stop, step = index.indices(len(self))
             if step == 1:
-                return _cache.rebuild_dialogues(self._tables, start, max(start, stop))
+                return self._rebuilt(start, max(start, stop))
             return [self[i] for i in range(start, stop, step)]
         if index < 0:
             index += len(self)
@@ -504,7 +504,7 @@ class LoadedSplit(Sequence[Dialogue]):
         try:
             for start in range(0, len(self), _ITER_CHUNK):
                 stop = min(start + _ITER_CHUNK, len(self))
-                chunk = _cache.rebuild_dialogues(self._tables, start, stop, passages)
+                chunk = self._rebuilt(start, stop, passages)
                 chunk.reverse()
                 if freezing:
                     gc.freeze()
@@ -524,7 +524,20 @@ class LoadedSplit(Sequence[Dialogue]):
         return self.provenance._repr_html_()
 
     def _dialogue(self, index: int) -> Dialogue:
-        return _cache.rebuild_dialogues(self._tables, index, index + 1)[0]
+        return self._rebuilt(index, index + 1)[0]
+
+    def _rebuilt(self, start: int, stop: int, passages: _cache.PassageMemo | None = None) -> list[Dialogue]:
+        """Dialogues ``start`` to ``stop - 1``, each carrying the declaration it was loaded from, so that
+        what reads them (renderers, viewer hooks, counts) never looks their dataset up by name again.
+        The cache stores the name alone; a dialogue whose parser gave another dataset's name keeps
+        ``source`` empty and is looked up by that name (:func:`utils.sources.source_of`)."""
+        dialogues = _cache.rebuild_dialogues(self._tables, start, stop, passages)
+        source = self.source
+        name = source.name
+        for dialogue in dialogues:
+            if dialogue.dataset == name:
+                dialogue.source = source
+        return dialogues
 
     # -- tables ---------------------------------------------------------------------------------
 

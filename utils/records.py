@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 if TYPE_CHECKING:
+    from .declaration import DatasetSource
     from .loading import LoadedSplit
 
 #: The person asking, learning or searching: WoW apprentice, FaithDial seeker, WISE user, JWHR
@@ -72,11 +73,39 @@ class Turn:
         return [item for item in self.evidence if item.selected]
 
 
+class _CarriesSource:
+    """The slot behind :attr:`Dialogue.source`, kept out of the dataclass's fields: equality, ``repr``,
+    ``dataclasses.asdict``/``replace`` and the constructor see the record's content only, as before
+    (``asdict`` would otherwise copy the whole declaration, functions and all, into every dict)."""
+
+    __slots__ = ("_source",)
+
+    @property
+    def source(self) -> DatasetSource | None:
+        """The declaration this dialogue was loaded from; ``None`` for one a parser or a test built.
+
+        Not a field: two dialogues of the same content are equal however they were made. A pickle
+        keeps it (a registered declaration as its name: :mod:`utils.sources`).
+        """
+        try:
+            return self._source
+        except AttributeError:  # never set
+            return None
+
+    @source.setter
+    def source(self, value: DatasetSource | None) -> None:
+        self._source = value
+
+
 @dataclass(slots=True)
-class Dialogue:
+class Dialogue(_CarriesSource):
     """A conversation or session: ordered turns plus dialogue-level metadata.
 
-    A parser builds one as ``Dialogue(id, dataset, split, turns, topic=None, meta={})``.
+    A parser builds one as ``Dialogue(id, dataset, split, turns, topic=None, meta={})``. ``dataset``
+    is the dataset's name, the record's serialised form (in the cache, an export). The loader also
+    hands each dialogue the declaration it was loaded from (:attr:`source`), so that what reads a
+    record asks it for the dataset's renderer, hooks and facts instead of looking the name up in the
+    registry again (:func:`utils.sources.source_of`).
     """
 
     id: str

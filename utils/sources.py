@@ -11,11 +11,12 @@ The data directory layout (the ``path`` of each file) is documented in ``book/da
 
 from __future__ import annotations
 
+import copyreg
 import importlib
 import pkgutil
 from collections.abc import Mapping
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import datasets as _datasets_package
 from .declaration import (
@@ -31,6 +32,8 @@ from .errors import UnknownNameError
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from .records import Dialogue
 
 __all__ = [
     "HUB",
@@ -48,6 +51,7 @@ __all__ = [
     "origin",
     "registry",
     "registry_table",
+    "source_of",
     "split_names",
 ]
 
@@ -89,6 +93,24 @@ def get_source(dataset: str) -> DatasetSource:
         return registry()[dataset]
     except KeyError:
         raise UnknownNameError("dataset", dataset, dataset_names()) from None
+
+
+def source_of(dialogue: Dialogue) -> DatasetSource:
+    """The declaration ``dialogue`` was loaded from: the one it carries (:attr:`Dialogue.source
+    <utils.records.Dialogue.source>`), else, for a record built by hand, its dataset's by name."""
+    source = dialogue.source
+    return get_source(dialogue.dataset) if source is None else source
+
+
+def _pickled_by_name(source: DatasetSource) -> str | tuple[Any, ...]:
+    """How a declaration pickles (a record carries one): a registered declaration as its name, which
+    unpickles as the registry's own object, not a copy of it; any other (a test's) whole."""
+    if discovered().get(source.name) is source:
+        return get_source, (source.name,)
+    return object.__reduce_ex__(source, 2)
+
+
+copyreg.pickle(DatasetSource, _pickled_by_name)
 
 
 def split_names(dataset: str) -> list[str]:

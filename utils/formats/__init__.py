@@ -35,8 +35,9 @@ one; the loader checks every split against it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._cache import EvidenceBatch, FastPathDeclined, PassageTable, TurnColumns
 from ..records import Dialogue
@@ -51,6 +52,9 @@ from ._io import (
     require,
     require_items,
 )
+
+if TYPE_CHECKING:
+    from ..declaration import DatasetSource
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -74,4 +78,13 @@ def parse_file(dataset: str, path: str | Path, split: str) -> Iterator[Dialogue]
     """Parse one original file of ``dataset`` directly, without the loader or the cache."""
     from ..sources import get_source  # the registry imports the parsers, which import this package
 
-    return get_source(dataset).parse(Path(path), split=split)
+    source = get_source(dataset)
+    return _carrying(source, source.parse(Path(path), split=split))
+
+
+def _carrying(source: DatasetSource, dialogues: Iterable[Dialogue]) -> Iterator[Dialogue]:
+    """``dialogues``, each handed the declaration that parsed it (as the loader's are)."""
+    for dialogue in dialogues:
+        if dialogue.dataset == source.name:
+            dialogue.source = source
+        yield dialogue

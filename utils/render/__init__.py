@@ -15,9 +15,9 @@ from ._html import SafeHTML, esc, stylesheet
 
 def render_dialogue(dialogue: Dialogue, **options: object) -> SafeHTML:
     """Render one dialogue as safe HTML with the renderer of its dataset."""
-    from ..sources import get_source  # the registry imports the renderers, which import this package
+    from ..sources import source_of  # the registry imports the renderers, which import this package
 
-    return get_source(dialogue.dataset).render(dialogue, **options)
+    return source_of(dialogue).render(dialogue, **options)
 
 
 __all__ = ["SafeHTML", "esc", "render_dialogue", "stylesheet"]

@@ -18,7 +18,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..records import Dialogue
-from ..sources import get_source
+from ..sources import DatasetSource, get_source, source_of
 from . import render_dialogue
 from ._html import SafeHTML, esc, json_for_script, stylesheet
 from .viewer_fields import columns, facets, search_words
@@ -36,7 +36,7 @@ def default_search_text(dialogue: Dialogue) -> str:
 
 def _dataset_search_text(dialogue: Dialogue) -> str:
     """The dataset's own search text (as its viewer in Jupyter searches), else :func:`default_search_text`."""
-    own = get_source(dialogue.dataset).search_text
+    own = source_of(dialogue).search_text
     return own(dialogue) if own else default_search_text(dialogue)
 
 
@@ -70,7 +70,11 @@ def _parts(
 
 def viewer_page(dataset: str) -> str:
     """The viewer page of ``dataset``, from the site's root (``book/viewer/<folder>.html``)."""
-    return f"{VIEWER_PAGES}/{get_source(dataset).folder.name}.html"
+    return _viewer_page_of(get_source(dataset))
+
+
+def _viewer_page_of(source: DatasetSource) -> str:
+    return f"{VIEWER_PAGES}/{source.folder.name}.html"
 
 
 def viewer_link(dialogue: Dialogue, *, from_root: str = "../") -> str:
@@ -83,7 +87,7 @@ def viewer_link(dialogue: Dialogue, *, from_root: str = "../") -> str:
         return quote(text, safe="/!'()*~-_.").replace("%20", "+")
 
     split = f"{dialogue.dataset}/{dialogue.split}"
-    return (f"{from_root}{viewer_page(dialogue.dataset)}#viewer={value(split)}&level=dialogues"
+    return (f"{from_root}{_viewer_page_of(source_of(dialogue))}#viewer={value(split)}&level=dialogues"
             f"&row={value(str(dialogue.id))}")
 
 

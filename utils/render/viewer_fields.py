@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..records import Dialogue
-from ..sources import get_source
+from ..sources import get_source, source_of
 
 if TYPE_CHECKING:
     from ..viewer import Query, SplitRows
@@ -89,13 +89,13 @@ def rounded_mean(values: list[int]) -> float | None:
 def facets(dialogue: Dialogue) -> Facets:
     """The dialogue's labels as facet values, by facet name (a dialogue matches a value when one of
     its turns carries it); an empty dict for datasets that declare no facets."""
-    found = get_source(dialogue.dataset).facets
+    found = source_of(dialogue).facets
     return found(dialogue) if found else {}
 
 
 def columns(dialogue: Dialogue) -> Columns:
     """A few numbers per dialogue (turns, lengths) whose distributions the viewer draws."""
-    function = get_source(dialogue.dataset).columns
+    function = source_of(dialogue).columns
     found = function(dialogue) if function else {"turns": len(dialogue.turns)}
     return {name: value for name, value in found.items() if value is not None}
 
@@ -104,7 +104,7 @@ def search_words(dialogue: Dialogue, glosses: Mapping[str, str] | None = None) -
     """Words the viewer's search matches besides the text: facet values (the labels), the English
     glosses of label names and, with ``glosses``, the English translations of the dialogue's text."""
     labels = [value for values in facets(dialogue).values() for value in values]
-    function = get_source(dialogue.dataset).search_words
+    function = source_of(dialogue).search_words
     extra = function(dialogue, glosses or {}) if function else []
     return [word for word in (*labels, *extra) if word]
 
