@@ -272,6 +272,8 @@ def test_demo_audit_tables() -> None:
     assert dropped.loc["gold_topical", "blank row"] == 3
     assert dropped.loc["gold_topical", "no BEGIN label"] == 1
     assert len(rows) == dropped["labelled"].sum()
+    # every row is accounted for: labelled, blank or without a BEGIN label
+    assert (dropped[["labelled", "blank row", "no BEGIN label"]].sum(axis=1) == dropped["rows"]).all()
     vrm = stats.audit_vrm_frame(rows)
     assert (vrm["n"] <= begin["n"]).all()
 
