@@ -79,3 +79,17 @@ def test_glue_without_the_books_tools_shows_the_value_only_when_asked(
     glue("hidden", "not shown", display=False)
     glue("shown", "a value worth showing")
     assert capsys.readouterr().out.strip() == "a value worth showing"
+
+
+def test_no_chapter_stops_on_an_assert_about_its_data() -> None:
+    """What a chapter states of the data is a claim (each dataset's ``claims`` module), shown as a
+    sentence when a copy differs; checks of the atlas's own code are tests. Exercise cells (a
+    learner's answer, its check, its grading) are not the chapter's statements."""
+    repo = Path(__file__).resolve().parents[1]
+    exercise_tags = {"solution", "check", "grade"}
+    for chapter in sorted((repo / "notebooks").glob("*.ipynb")):
+        cells = json.loads(chapter.read_text(encoding="utf-8"))["cells"]
+        asserting = [index for index, cell in enumerate(cells) if cell["cell_type"] == "code"
+                     and not exercise_tags & set(cell["metadata"].get("tags", []))
+                     and any(line.lstrip().startswith("assert ") for line in "".join(cell["source"]).splitlines())]
+        assert asserting == [], f"{chapter.name}: cells {asserting} assert"
