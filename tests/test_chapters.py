@@ -93,3 +93,11 @@ def test_no_chapter_stops_on_an_assert_about_its_data() -> None:
                      and not exercise_tags & set(cell["metadata"].get("tags", []))
                      and any(line.lstrip().startswith("assert ") for line in "".join(cell["source"]).splitlines())]
         assert asserting == [], f"{chapter.name}: cells {asserting} assert"
+
+
+def test_the_finishing_call_leaves_no_stray_output() -> None:
+    # finish returns its note; as a cell's last bare expression it would print again as a quoted
+    # string (or as '' when every claim holds) under the chapter's last heading
+    for name, code in _chapter_code().items():
+        finishing = next(source for source in code if f'chapters.finish("{name}"' in source)
+        assert f' = chapters.finish("{name}"' in finishing, name
