@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
-from utils.chapters import prose_words, time_to_learn
+import pytest
+
+from utils.chapters import glue, prose_words, time_to_learn
 
 
 def _notebook(path: Path, *cells: tuple[str, str]) -> Path:
@@ -51,3 +54,50 @@ def test_every_chapter_finishes_with_one_call_and_none_copies_the_timing_cell() 
                 if cell["cell_type"] == "code"]
         assert not any("time_to_learn(" in source for source in code), f"{chapter.name} copies the timing cell"
         assert sum(f'chapters.finish("{chapter.name}"' in source for source in code) == 1, chapter.name
+
+
+def _chapter_code() -> dict[str, list[str]]:
+    repo = Path(__file__).resolve().parents[1]
+    return {
+        chapter.name: ["".join(cell["source"]) for cell in json.loads(chapter.read_text(encoding="utf-8"))["cells"]
+                       if cell["cell_type"] == "code"]
+        for chapter in sorted((repo / "notebooks").glob("*.ipynb"))
+    }
+
+
+def test_every_chapter_reaches_glue_one_way() -> None:
+    for name, code in _chapter_code().items():
+        joined = "\n".join(code)
+        assert "from utils.chapters import glue" in joined, name
+        assert "myst_nb import glue" not in joined and "def glue(" not in joined, f"{name} defines its own glue"
+
+
+def test_glue_without_the_books_tools_shows_the_value_only_when_asked(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "myst_nb", None)  # a plain Jupyter session: importing it fails
+    glue("hidden", "not shown", display=False)
+    glue("shown", "a value worth showing")
+    assert capsys.readouterr().out.strip() == "a value worth showing"
+
+
+def test_no_chapter_stops_on_an_assert_about_its_data() -> None:
+    """What a chapter states of the data is a claim (each dataset's ``claims`` module), shown as a
+    sentence when a copy differs; checks of the atlas's own code are tests. Exercise cells (a
+    learner's answer, its check, its grading) are not the chapter's statements."""
+    repo = Path(__file__).resolve().parents[1]
+    exercise_tags = {"solution", "check", "grade"}
+    for chapter in sorted((repo / "notebooks").glob("*.ipynb")):
+        cells = json.loads(chapter.read_text(encoding="utf-8"))["cells"]
+        asserting = [index for index, cell in enumerate(cells) if cell["cell_type"] == "code"
+                     and not exercise_tags & set(cell["metadata"].get("tags", []))
+                     and any(line.lstrip().startswith("assert ") for line in "".join(cell["source"]).splitlines())]
+        assert asserting == [], f"{chapter.name}: cells {asserting} assert"
+
+
+def test_the_finishing_call_leaves_no_stray_output() -> None:
+    # finish returns its note; as a cell's last bare expression it would print again as a quoted
+    # string (or as '' when every claim holds) under the chapter's last heading
+    for name, code in _chapter_code().items():
+        finishing = next(source for source in code if f'chapters.finish("{name}"' in source)
+        assert f' = chapters.finish("{name}"' in finishing, name

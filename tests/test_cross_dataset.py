@@ -89,6 +89,9 @@ def test_overlap_matches_a_direct_computation(splits: dict) -> None:
     frame = xd.overlap_frame(splits)
     assert not frame.empty
     assert frame["coverage"].between(0, 1).all()
+    assert frame["bigram_coverage"].between(0, 1).all()
+    # a response's bigrams are found in its evidence less often than its words, for most responses
+    assert (frame["bigram_coverage"] <= frame["coverage"] + 1e-9).mean() > 0.5
     for name, split in splits.items():
         tokenize = tokenizer_for(xd.language_of(name))
         expected = []

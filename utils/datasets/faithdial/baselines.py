@@ -313,6 +313,17 @@ def response_baselines_table(frame: pd.DataFrame, split: Dialogues) -> Table:
 CRITIC_COLUMNS = ("responses", "accuracy", "majority-class accuracy", "F1 (hallucinated)", "F1 of flagging all")
 
 
+def audit_files_to_score(audit: Mapping[str, Dialogues], *, fitted_on_full: bool) -> dict[str, Dialogues]:
+    """The audit files a critic may be scored on: all of them when its threshold was fitted on the full
+    training split, else only those that are demo samples too (a threshold fitted on a demo sample
+    never scores real data)."""
+    def is_full(split: Dialogues) -> bool:
+        provenance = getattr(split, "provenance", None)
+        return provenance is not None and provenance.is_full
+
+    return {name: split for name, split in audit.items() if fitted_on_full or not is_full(split)}
+
+
 def evaluated_as(name: str, split: Dialogues) -> str:
     """The name of a set the critic is evaluated on, saying when the data scored is a demo sample."""
     provenance = getattr(split, "provenance", None)

@@ -5,6 +5,10 @@ one step with no page, the longest trail, the most cited pages, ...). On a copy 
 renamed, a session left out) the chapter still builds and says, in a sentence, which of them do not
 hold (:func:`utils.chapters.differences`); the folder's ``tests/test_jwhr_claims.py`` checks that all
 hold on the official files.
+
+The baselines' frames (attribution where there is a choice, extractiveness, answerability) are the
+chapter's own: it passes the ones it computed; a caller without them (a test) gets them computed here
+from the same records.
 """
 
 from __future__ import annotations
@@ -12,16 +16,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
+import pandas as pd
+
 from ...chapters import Claim
 from ...records import Dialogue
-from . import stats
+from . import baselines, stats
 
 #: The pages the chapter names as the most cited in answered sessions.
 MOST_CITED = ("円相場", "飛行機", "鳥インフルエンザ", "地震")
 
 
-def check(answered: Sequence[Dialogue], not_answered: Sequence[Dialogue]) -> list[Claim]:
-    """Every claim of the chapter about the official files, on ``answered`` and ``not_answered``."""
+def check(
+    answered: Sequence[Dialogue],
+    not_answered: Sequence[Dialogue],
+    *,
+    choice: pd.DataFrame | None = None,
+    extractive: pd.DataFrame | None = None,
+    answerability: pd.DataFrame | None = None,
+) -> list[Claim]:
+    """Every claim of the chapter about the official files, on ``answered`` and ``not_answered``.
+
+    ``choice``, ``extractive`` and ``answerability`` are the chapter's
+    ``baselines.attribution_scores(answered, n=2, min_candidates=2)``,
+    ``baselines.extractiveness(answered)`` and ``baselines.answerability_scores`` of both chunks'
+    trail features; each is computed when not given."""
     splits = {"answered": list(answered), "not answered": list(not_answered)}
     claims = []
 
@@ -64,4 +82,34 @@ def check(answered: Sequence[Dialogue], not_answered: Sequence[Dialogue]) -> lis
 
     repeated = stats.duplicate_ids(answered, not_answered)
     claims.append(Claim("no session id occurs twice", not repeated, f"repeated: {repeated[:10]}"))
+    claims.extend(_baseline_claims(splits, choice, extractive, answerability))
+    return claims
+
+
+def _baseline_claims(
+    splits: dict[str, list[Dialogue]],
+    choice: pd.DataFrame | None,
+    extractive: pd.DataFrame | None,
+    answerability: pd.DataFrame | None,
+) -> list[Claim]:
+    if choice is None:
+        choice = baselines.attribution_scores(splits["answered"], n=2, min_candidates=2)
+    if extractive is None:
+        extractive = baselines.extractiveness(splits["answered"])
+    if answerability is None:
+        answerability = baselines.answerability_scores(
+            baselines.trail_features(splits["answered"] + splits["not answered"]))
+
+    f1 = choice.set_index("method")["f1"]
+    overlap, rivals = float(f1["char 2-gram overlap"]), f1[["random (expected)", "first quoted reference"]]
+    claims = [Claim("where there is a choice, character 2-gram overlap attributes sentences with a higher F1 than "
+                    "both the random and the first-quote baselines", overlap > float(rivals.max()),
+                    f"{overlap:.1%} against {float(rivals.max()):.1%} ({rivals.idxmax()})")]
+    copied = float(extractive["covered_share"].median())
+    claims.append(Claim("the median answer copies more than half the characters of its quote-citing sentences from "
+                        "the cited quotes", copied > 0.5, f"{copied:.0%}"))
+    accuracy = answerability.set_index("model")["accuracy"]
+    navigation, majority = float(accuracy["logistic regression, navigation only"]), float(accuracy["majority class"])
+    claims.append(Claim("a logistic regression on navigation alone predicts answerability more accurately than the "
+                        "majority class", navigation > majority, f"{navigation:.1%} against {majority:.1%}"))
     return claims

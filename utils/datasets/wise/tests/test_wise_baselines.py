@@ -261,6 +261,9 @@ def test_tables_on_the_demo_sample() -> None:
     # the authors' T3 divides by classes + 1: never above the plain mean's ceiling of 1, and for
     # selection and generation below the plain mean here
     assert (selection[bl.AUTHORS]["f1"] <= selection[bl.PLAIN_MEAN]["f1"]).all()
+    # and for the majority class's intents, the authors' precision is never below the plain macro one
+    majority = classification.xs(("intent", "majority class"), level=("task", "model"))
+    assert (majority[bl.AUTHORS]["precision"] >= majority[bl.PLAIN_MACRO]["precision"]).all()
 
 
 def test_score_tables_for_readers() -> None:

@@ -17,6 +17,7 @@ from utils.datasets.wise.parser import (
     parse_passage_id,
     published_label,
     split_search_intent,
+    stored_form,
 )
 from utils.errors import DataError
 from utils.formats import parse_file
@@ -166,6 +167,9 @@ def test_published_label() -> None:
     assert published_label(["Feedback", "Good"]) == "Feedback-Good"
     assert published_label(["Recommend"]) == "Recommend"
     assert published_label([]) == ""
+    # the stored form is the published name split at its first hyphen, and back
+    assert stored_form("Clarify-Yes_no") == ["Clarify", "Yes_no"]
+    assert published_label(stored_form("Answer-open-text")) == "Answer-open-text"
 
 
 # -- bad input ------------------------------------------------------------------------------------

@@ -214,6 +214,8 @@ def test_demo_baselines_table_is_not_asserted() -> None:
     assert set(table["name"]) <= set(baselines.BASELINE_NAMES)
     assert 0 <= results.loc["copy_checked_sentence", "test_seen"] <= 1
     assert results.loc["examples_with_passage", "test_seen"] <= results.loc["examples", "test_seen"]
+    assert results.loc["retrieval_examples", "test_seen"] <= results.loc["examples", "test_seen"]
+    assert all(0 <= results.loc[key, "test_seen"] <= 1 for key in baselines.F1_REFERENCE_POINTS)
 
 
 def test_chance_on_full_data_is_checked_within_its_tolerance() -> None:
