@@ -41,6 +41,12 @@ def _same_as_parse(path: Path) -> None:
     expected = list(wow.parse(path, split="train"))
     assert _typed_count(path) == len(expected), "the typed path handed the file over"
     assert _columns_records(path) == expected
+    # and the very texts the cache stores (the SQL console shows them): the typed path writes the
+    # dialogues' meta and the turns' labels and raw as JSON itself, the same texts the cache writes
+    by_parse = _cache.build_in_memory(wow.parse(path, split="train"))
+    typed = _cache.build_in_memory(wow.parse_columns(path, split="train"))
+    assert typed.dialogues.equals(by_parse.dialogues) and typed.turns.equals(by_parse.turns)
+    assert typed.raw.column().equals(by_parse.raw.column())
 
 
 @pytest.mark.parametrize("name", DEMO_FILES)
