@@ -270,7 +270,7 @@ def fill_the_disk_after(monkeypatch: pytest.MonkeyPatch, room: int) -> list[Path
         opened.append(path)
         return FullDisk(path, room)
 
-    monkeypatch.setattr(_cache, "_open_sink", open_sink)
+    monkeypatch.setattr(_cache.storage, "_open_sink", open_sink)
     return opened
 
 
@@ -288,7 +288,7 @@ def test_a_full_disk_loads_the_split_in_memory_with_one_warning(
     data_dir: Path, parser: dict[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_source(data_dir, 40)
-    monkeypatch.setattr(_cache, "_BATCH_DIALOGUES", 4)  # several batches, so the disk fills mid-build
+    monkeypatch.setattr(_cache.encoding, "_BATCH_DIALOGUES", 4)  # several batches, so the disk fills mid-build
     opened = fill_the_disk_after(monkeypatch, 3000)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -301,7 +301,8 @@ def test_a_full_disk_loads_the_split_in_memory_with_one_warning(
     assert len(split) == 40 and split[39].turns[1].text == "reply 39"
     assert split.provenance.turns == 80 and split.turns()["text"].tolist()[:2] == ["hello 0", "reply 0"]
     no_cache_left(cache_root())
-    monkeypatch.setattr(_cache, "_open_sink", lambda path: _cache.pa.OSFile(str(path), "wb"))  # space again
+    storage = _cache.storage
+    monkeypatch.setattr(storage, "_open_sink", lambda path: storage.pa.OSFile(str(path), "wb"))  # space again
     with warnings.catch_warnings():
         warnings.simplefilter("error", utils.CacheWarning)
         again = utils.load("wow", "train")
@@ -414,6 +415,7 @@ def test_a_cache_in_a_newer_format_is_rebuilt_with_a_warning(data_dir: Path, par
     with pytest.warns(utils.CacheWarning, match=f"cache format {_cache.CACHE_FORMAT_VERSION + 1}") as caught:
         again = utils.load("wow", "train")
     assert str(directory) in str(caught[0].message) and "rebuilt" in str(caught[0].message)
+    assert caught[0].filename == __file__  # the warning names the caller's line, not one inside utils
     assert rebuilt(again) and [d.id for d in again] == ["d0", "d1", "d2"]
     assert not rebuilt(utils.load("wow", "train"))
 
@@ -458,7 +460,7 @@ def _build_slowly_in_child(data_dir: str, cache_dir: str) -> None:
     """Run in a fresh process: start building the cache of a split, slowly, until killed."""
     os.environ.update({"ATLAS_DATA_DIR": data_dir, "ATLAS_CACHE_DIR": cache_dir, "ATLAS_OFFLINE": "1"})
     import utils as child_utils
-    from utils import _cache as child_cache
+    from utils._cache import encoding as child_cache
 
     child_cache._BATCH_DIALOGUES = 2  # type: ignore[misc]  # batches reach the disk early
     use_parser("wow", lambda path, split: fake_parse(path, split=split, delay=0.05))
@@ -525,7 +527,7 @@ def test_each_distinct_passage_is_stored_once_per_split() -> None:
 
 
 def test_passages_are_shared_across_batches_and_origins_grow_between_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_cache, "_BATCH_DIALOGUES", 1)
+    monkeypatch.setattr(_cache.encoding, "_BATCH_DIALOGUES", 1)
     dialogues = [_shown("x", "y"), _shown("y", "z"), _shown("x")]
     for number, dialogue in enumerate(dialogues):
         for item in dialogue.turns[1].evidence:
@@ -565,10 +567,10 @@ def test_stored_json_texts_read_back_as_written(raw: dict) -> None:
 
 
 def test_the_memory_of_distinct_passages_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_cache, "_BATCH_DIALOGUES", 1)
+    monkeypatch.setattr(_cache.encoding, "_BATCH_DIALOGUES", 1)
     dialogues = [_shown("a", "b", "c"), _shown("a", "b"), _shown("c", "a")]
     assert _cache.build_in_memory(dialogues).passages.num_rows == 5
-    monkeypatch.setattr(_cache, "_DISTINCT_PASSAGES", 2)
+    monkeypatch.setattr(_cache.encoding, "_DISTINCT_PASSAGES", 2)
     tables = _cache.build_in_memory(dialogues)
     assert _cache.rebuild_dialogues(tables, 0, 3) == dialogues
     assert tables.passages.num_rows == 7  # the second dialogue's two came after the memory started afresh
@@ -598,7 +600,7 @@ def test_bytes_overwritten_in_place_are_detected_and_rebuilt(
     size = path.stat().st_size
     _overwrite(path, size // 3, bytes([0xFF, 0xFE, 0x7F, 0x80, 0x00, 0xC3, 0x28, 0xFF]))
     assert path.stat().st_size == size
-    _cache._CHECKED.clear()  # as a new process would
+    _cache.storage._CHECKED.clear()  # as a new process would
     with pytest.warns(utils.CacheWarning, match=f"{table}.arrow is damaged") as caught:
         again = utils.load("wow", "train")
     assert len(caught) == 1
@@ -612,23 +614,23 @@ def test_a_new_process_does_not_read_a_verified_file_again(
     # take a read of the whole cache instead of a memory map.
     write_source(data_dir, 40)
     directory = utils.load("wow", "train")._tables.directory
-    _cache._CHECKED.clear()  # as a new process would
+    _cache.storage._CHECKED.clear()  # as a new process would
     read: list[str] = []
-    crc32 = _cache._crc32
-    monkeypatch.setattr(_cache, "_crc32", lambda path: read.append(path.name) or crc32(path))
+    crc32 = _cache.storage._crc32
+    monkeypatch.setattr(_cache.storage, "_crc32", lambda path: read.append(path.name) or crc32(path))
     assert not rebuilt(utils.load("wow", "train"))
     assert read == []
     (directory / "verified.json").unlink()  # no record: each file is read once, and recorded again
-    _cache._CHECKED.clear()
+    _cache.storage._CHECKED.clear()
     assert not rebuilt(utils.load("wow", "train"))
-    assert sorted(read) == sorted(f"{name}.arrow" for name in _cache._FILES)
-    _cache._CHECKED.clear()
+    assert sorted(read) == sorted(f"{name}.arrow" for name in _cache.storage._FILES)
+    _cache.storage._CHECKED.clear()
     read.clear()
     assert not rebuilt(utils.load("wow", "train"))
     assert read == []
     turns = directory / "turns.arrow"
     _overwrite(turns, 100, bytes([turns.read_bytes()[100] ^ 0xFF]))  # in place: the record no longer holds
-    _cache._CHECKED.clear()
+    _cache.storage._CHECKED.clear()
     with pytest.warns(utils.CacheWarning, match="turns.arrow is damaged"):
         assert rebuilt(utils.load("wow", "train"))
 

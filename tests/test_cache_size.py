@@ -37,7 +37,7 @@ def _tiny_dialogues() -> list[Dialogue]:
 
 def test_tiny_dialogues_are_written_in_few_record_batches(tmp_path: Path) -> None:
     target = tmp_path / "entry"
-    _cache._build(target, _tiny_dialogues())
+    _cache.storage._build(target, _tiny_dialogues())
     overhead = 0
     for name in ("dialogues", "turns"):
         path = target / f"{name}.arrow"
@@ -49,5 +49,5 @@ def test_tiny_dialogues_are_written_in_few_record_batches(tmp_path: Path) -> Non
         overhead += path.stat().st_size - columns
     # metadata, padding and footer: under a byte and a half per dialogue (12 with 128 a batch)
     assert overhead < 1.5 * DIALOGUES, overhead
-    tables, _ = _cache._open(target)
+    tables, _ = _cache.storage._open(target)
     assert tables is not None and tables.dialogues.num_rows == DIALOGUES and tables.turns.num_rows == 2 * DIALOGUES

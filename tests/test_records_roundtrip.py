@@ -117,8 +117,8 @@ def _dialogues(draw: st.DrawFn) -> list[Dialogue]:
 def test_generated_records_survive_the_cache(
     monkeypatch: pytest.MonkeyPatch, dialogues: list[Dialogue], distinct: int, memo: int
 ) -> None:
-    monkeypatch.setattr(_cache, "_BATCH_DIALOGUES", 1)
-    monkeypatch.setattr(_cache, "_DISTINCT_PASSAGES", distinct)
+    monkeypatch.setattr(_cache.encoding, "_BATCH_DIALOGUES", 1)
+    monkeypatch.setattr(_cache.encoding, "_DISTINCT_PASSAGES", distinct)
     expected = [dataclasses.replace(dialogue) for dialogue in dialogues]
     tables = _cache.build_in_memory(dialogues)
     assert tables.passages.num_rows <= tables.evidence.num_rows

@@ -178,7 +178,7 @@ def test_small_columnar_batches_are_written_as_batches_of_the_usual_size(
 
     # The parser hands over one dialogue at a time; the cache writes record batches of three.
     monkeypatch.setattr(parser, "_COLUMN_BATCH", 1)
-    monkeypatch.setattr(_cache, "_BATCH_DIALOGUES", 3)
+    monkeypatch.setattr(_cache.encoding, "_BATCH_DIALOGUES", 3)
     path = _write(tmp_path, [_dialogue() for _ in range(7)])
     expected = list(parser.parse(path, split="train"))
     tables = _cache.build_in_memory(parser.parse_columns(path, split="train"))
