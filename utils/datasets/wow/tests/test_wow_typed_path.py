@@ -79,8 +79,12 @@ def _write(path: Path, records: list) -> Path:
     return path
 
 
-def test_a_fault_after_many_dialogues_is_reported_as_the_record_path_reports_it(tmp_path: Path) -> None:
-    """40 good dialogues (two typed batches yielded), then a wizard's text that is a number."""
+@pytest.mark.parametrize("batch", [16, 64])
+def test_a_fault_after_many_dialogues_is_reported_as_the_record_path_reports_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    """40 good dialogues (two typed batches of 16 yielded, or none of 64), then a wizard's text that is a number."""
+    monkeypatch.setattr(wow, "_COLUMN_BATCH", batch)
     records = _dialogues(41)
     records[40]["dialog"][1]["text"] = 5
     path = _write(tmp_path / "train.json", records)
@@ -105,7 +109,11 @@ def test_a_fault_after_many_dialogues_is_reported_as_the_record_path_reports_it(
         "empty list",
     ],
 )
-def test_records_the_typed_path_hands_over_come_out_as_parse_gives_them(tmp_path: Path, change: str) -> None:
+@pytest.mark.parametrize("batch", [16, 64])
+def test_records_the_typed_path_hands_over_come_out_as_parse_gives_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str, batch: int
+) -> None:
+    monkeypatch.setattr(wow, "_COLUMN_BATCH", batch)  # handed over after batches yielded, or within the first
     records: list = _dialogues(37)
     if change == "unknown turn field":
         records[20]["dialog"][0]["rating"] = {"nested": [1, 2.5, None]}
