@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import numpy as np
@@ -601,9 +601,10 @@ class _TypedColumns:
 
     def add(self, record: _TypedDialogue, index: int) -> None:
         topic, topic_passage, turns = record.chosen_topic, record.chosen_topic_passage, record.dialog
-        roles = [role_of(turn.speaker) for turn in turns]
-        if None in roles:
+        found_roles = [role_of(turn.speaker) for turn in turns]
+        if None in found_roles:
             raise _HandOver  # the record path names the speaker
+        roles = cast(list[str], found_roles)
         retrieved = [
             [] if (given := turn.retrieved_passages) is UNSET else [item for entry in given for item in entry.items()]
             for turn in turns
