@@ -733,6 +733,10 @@ class _KnowledgeColumns:
     def __init__(self) -> None:
         # (title, sentence count, first sentence) -> the first passages row and the sentences stored there
         self._starts: dict[tuple[str, int, str], tuple[int, list[str]]] = {}
+        # title -> the same for the passage of that title stored or met last: looked at first (hashing
+        # a title is cheaper than the key above), it finds most passages, an article's passage being
+        # the same wherever it was retrieved
+        self._by_title: dict[str, tuple[int, list[str]]] = {}
         self._remembered = 0  # sentences held in ``_starts``
         self._written = 0  # passages rows handed to the cache so far
 
@@ -787,22 +791,28 @@ class _KnowledgeColumns:
         texts: list[str] = []
         new_titles: list[str] = []  # of each new passage, repeated ``title_repeats`` times in the table
         title_repeats: list[int] = []
-        remembered = self._starts
+        remembered, by_title = self._starts, self._by_title
         for title, sentences in zip(titles, sentence_lists, strict=True):
-            # Keyed by the title, the number of sentences and the first one, then compared whole:
-            # hashing every sentence of every passage cost more than the rest of the batch, and
-            # comparing equal strings is a memcmp (the same list, the topic's at each wizard turn, is
-            # equal at once).
+            # Any passages row holding the same title and sentences will do. Compared whole: hashing
+            # every sentence of every passage cost more than the rest of the batch, and comparing
+            # equal strings is a memcmp (the same list, the topic's at each wizard turn, is equal at once).
+            known = by_title.get(title)
+            if known is not None and known[1] == sentences:
+                starts.append(known[0])
+                continue
+            # Then keyed by the title, the number of sentences and the first one.
             key = (title, len(sentences), sentences[0] if sentences else "")
             known = remembered.get(key)
             if known is not None and known[1] == sentences:
+                by_title[title] = known
                 starts.append(known[0])
                 continue
             if self._remembered + len(sentences) > _REMEMBERED_SENTENCES:
                 remembered.clear()
+                by_title.clear()
                 self._remembered = 0
             start = self._written + len(texts)
-            remembered[key] = (start, sentences)
+            remembered[key] = by_title[title] = (start, sentences)
             self._remembered += len(sentences)
             texts += sentences
             new_titles.append(title)
