@@ -144,3 +144,33 @@ def test_records_cut_by_the_read_window_are_read_whole(
     monkeypatch.setattr(wow, "_TYPED_CHUNK", window)
     assert _typed_count(path) == 20
     assert _columns_records(path) == list(wow.parse(path, split="train"))
+
+
+def test_a_passage_is_shared_only_with_a_row_of_the_same_title_and_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two passages of one title alternate (the title memory holds the other one each time), one
+    passage differs only in its last sentence, and the memory is cleared half-way: every shown passage
+    points to rows holding its own title and sentences."""
+    monkeypatch.setattr(wow, "_REMEMBERED_SENTENCES", 7)
+    shown = [
+        ("Film", ["a", "b"]),
+        ("Film", ["c"]),
+        ("Film", ["a", "b"]),
+        ("Film", ["a", "x"]),
+        ("Book", ["a", "b"]),
+        ("Film", ["c"]),
+        ("Film", []),
+        ("Film", ["a", "b"]),
+        ("Film", []),
+    ]
+    columns = wow._KnowledgeColumns()
+    texts: list[str] = []
+    titles: list[str] = []
+    for first_half in (shown[:4], shown[4:]):
+        starts, new = columns._positions([title for title, _ in first_half], [list(s) for _, s in first_half])
+        if new is not None:
+            texts += new.text.to_pylist()
+            titles += new.title.to_pylist()
+        for start, (title, sentences) in zip(starts.tolist(), first_half, strict=True):
+            assert texts[start : start + len(sentences)] == sentences
+            assert all(stored == title for stored in titles[start : start + len(sentences)])
+    assert len(texts) < sum(len(sentences) for _, sentences in shown)  # some were shared
