@@ -27,13 +27,13 @@ keys) is in ``raw`` as in the file, and every dialogue field but ``dialog`` is i
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain
-from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import numpy as np
@@ -46,6 +46,7 @@ from ...formats import (
     MAX_JSON_DEPTH,
     EvidenceBatch,
     PassageTable,
+    TurnColumns,
     all_of_type,
     deeper_than,
     iter_json_list,
@@ -332,13 +333,17 @@ def _checked_labels(
     """
     sentence_entry = _one_entry(turn, "checked_sentence", path, record, field)
     passage_entry = _one_entry(turn, "checked_passage", path, record, field)
-    return _labels_of(sentence_entry, passage_entry, passages)
+    return _labels_of(sentence_entry, passage_entry, [p.title for p in passages], [p.sentences for p in passages])
 
 
 def _labels_of(
-    sentence_entry: tuple[str, str] | None, passage_entry: tuple[str, str] | None, passages: list[ShownPassage]
+    sentence_entry: tuple[str, str] | None,
+    passage_entry: tuple[str, str] | None,
+    titles: list[str],
+    sentence_lists: list[list[str]],
 ) -> tuple[dict[str, list[str]], int | None]:
-    """:func:`_checked_labels` once the checked sentence's and passage's single entries are read."""
+    """:func:`_checked_labels` once the checked sentence's and passage's single entries are read (the
+    shown passages given as their ``titles`` and ``sentence_lists``)."""
     labels: dict[str, list[str]] = {}
     if passage_entry is not None:
         decoded = decode_checked_passage_key(passage_entry[0])
@@ -360,20 +365,16 @@ def _labels_of(
     labels["checked_sentence"] = [sentence]
     # The passages holding the sentence (titles are distinct among a turn's passages); a list's ``in``
     # and ``index`` scan at C speed.
-    offsets, offset = [], 0
-    for passage in passages:
-        offsets.append(offset)
-        offset += len(passage.sentences)
-    matches = [number for number, passage in enumerate(passages) if sentence in passage.sentences]
+    matches = [number for number, sentences in enumerate(sentence_lists) if sentence in sentences]
     title = _parlai_title(
-        passage_entry[1] if passage_entry else "", decoded.get("title", ""), [passages[n].title for n in matches]
+        passage_entry[1] if passage_entry else "", decoded.get("title", ""), [titles[n] for n in matches]
     )
-    selected = next((n for n in matches if passages[n].title == title), None)
+    selected = next((n for n in matches if titles[n] == title), None)
     if selected is None:  # the crowd worker's sentence is not among the sentences rebuilt for this turn
         labels["knowledge"] = ["not_found"]
         return labels, None
     labels["knowledge"] = ["found"]
-    return labels, offsets[selected] + passages[selected].sentences.index(sentence)
+    return labels, sum(map(len, sentence_lists[:selected])) + sentence_lists[selected].index(sentence)
 
 
 def _parlai_title(passage_title: str, key_title: str, titles: list[str]) -> str:
@@ -387,17 +388,17 @@ def _parlai_title(passage_title: str, key_title: str, titles: list[str]) -> str:
 
 # -- the columnar path: what the cache stores, without an Evidence object per sentence -----------------
 
-#: Dialogues handed to the cache at a time: few, so that their decoded JSON is still in the processor's
-#: cache when their columns are built (the cache joins them into batches of its usual size).
-_COLUMN_BATCH = 16
+#: Dialogues handed to the cache at a time (the cache joins them into batches of its usual size). Since
+#: the typed path keeps flat lists rather than objects, the fixed cost of a batch's Arrow and NumPy calls
+#: weighs more than keeping the decoded JSON in the processor's cache: 64 a batch built a quarter-size
+#: train in a tenth less time than 16; 128 and 256 no faster again.
+_COLUMN_BATCH = 64
 #: Sentences of distinct passages remembered to find repeats, at most (then it starts afresh, costing
 #: only some sharing): about 50 MB of text. The full-size synthetic train has 216 thousand.
 _REMEMBERED_SENTENCES = 1 << 19
 _ORIGINS = ("topic", "retrieved:seeker", "retrieved:wizard")
 _ORIGIN_CODES = {name: code for code, name in enumerate(_ORIGINS)}
-_SENTENCES = attrgetter("sentences")
-_PREFIX = attrgetter("prefix")
-_ORIGIN = attrgetter("origin")
+_TOPIC_CODE, _SEEKER_CODE, _WIZARD_CODE = (_ORIGIN_CODES[name] for name in _ORIGINS)
 
 
 #: A dialogue read for the cache: the dialogue (its turns without evidence), the passages shown at each
@@ -421,31 +422,32 @@ def parse_columns(path: Path, *, split: str) -> Iterator[EvidenceBatch]:
     dialogue on and reports any fault in the same words, naming the file, record and field.
     """
     path = Path(path)
-    columns = _KnowledgeColumns()
-    batch: list[_ReadDialogue] = []
+    knowledge = _KnowledgeColumns()
+    typed = _TypedColumns(split, knowledge)
     handed_on = 0  # dialogues yielded by the typed path
     try:
         for index, record in enumerate(_typed_records(path)):
-            batch.append(_read_typed_dialogue(record, index, split))
-            if len(batch) >= _COLUMN_BATCH:
-                yield columns.batch(batch)
-                handed_on += len(batch)
-                batch = []
+            typed.add(record, index)
+            if typed.dialogues >= _COLUMN_BATCH:
+                handed_on += typed.dialogues
+                yield typed.batch()
     except _HandOver:
-        batch = []  # read again, with the rest, by the record path
+        pass  # the dialogues gathered since the last batch are read again, with the rest, by the record path
     else:
-        if batch:
-            yield columns.batch(batch)
+        if typed.dialogues:
+            yield typed.batch()
         return
+    batch: list[_ReadDialogue] = []
     for index, raw_record in iter_json_list(path, check_depth=False):  # judged by _read_dialogue
         if index < handed_on:
             continue
         batch.append(_read_dialogue(raw_record, index, path, split))
         if len(batch) >= _COLUMN_BATCH:
-            yield columns.batch(batch)
+            yield knowledge.batch(batch)
             batch = []
     if batch:
-        yield columns.batch(batch)
+        yield knowledge.batch(batch)
+
 
 
 # -- the typed path: msgspec decodes and checks a dialogue in one go ---------------------------------
@@ -547,50 +549,182 @@ def _typed_records(path: Path) -> Iterator[_TypedDialogue]:
             raise _HandOver
 
 
-def _read_typed_dialogue(record: _TypedDialogue, index: int, split: str) -> _ReadDialogue:
-    """:func:`_read_dialogue` for a dialogue msgspec has already checked the types of."""
-    topic, topic_passage = record.chosen_topic, record.chosen_topic_passage
-    checked: list[_CheckedTurn] = []
-    for turn in record.dialog:
-        role = role_of(turn.speaker)
-        if role is None:
-            raise _HandOver  # the record path names the speaker
-        given = turn.retrieved_passages
-        passages = [] if given is UNSET else [item for entry in given for item in entry.items()]
-        checked.append((turn, role, turn.speaker, turn.text, passages))
+#: ``json``'s text where msgspec's differs (floats: ``1e+16`` against ``1e16``): the cache writes a value's
+#: msgspec text unless it has ``null`` (msgspec's NaN), and then ``json``'s.
+_encode_json = msgspec.json.Encoder().encode
+_encode_json_as_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_EMPTY_JSON = b"{}"
 
-    shown: set[tuple[int, int]] = set()
-    topic_shown = ShownPassage(f"{topic}#", topic, "topic", topic_passage)
-    turns = []
-    knowledge: list[list[ShownPassage]] = []
-    chosen: list[int | None] = []
-    for position, (turn, role, speaker, text, _) in enumerate(checked):
-        shown_here: list[ShownPassage] = []
-        labels: dict[str, list[str]] = {}
-        selected = None
-        if role == WIZARD:
-            shown_here = _knowledge(topic_shown, checked, position, shown)
+
+def _json_text(value: dict[str, Any]) -> bytes:
+    """The JSON text (UTF-8) the cache stores for ``value``, as it writes a Turn's ``labels`` and ``raw``
+    and a Dialogue's ``meta`` (the typed-path test compares the stored texts of both paths)."""
+    text = _encode_json(value)
+    if b"null" in text:
+        text = _encode_json_as_json(value).encode("utf-8")
+    return text
+
+
+def _text_column(texts: list[bytes]) -> pa.Array:
+    """JSON texts (UTF-8 by construction: msgspec and ``json`` refuse lone surrogates) as a string column."""
+    return pa.array(texts, pa.binary()).view(pa.string())
+
+
+class _TypedColumns:
+    """Typed dialogues gathered as the cache stores them: dialogues and turns as :class:`TurnColumns`
+    (``meta``, ``labels`` and ``raw`` as JSON text) and the passages shown at each wizard turn as flat
+    lists, for :class:`_KnowledgeColumns`. No Dialogue, Turn or ShownPassage object is made: building
+    them, then reading them back into columns, took a third of a full train's first load.
+
+    :meth:`add` is :func:`_read_dialogue` for a dialogue msgspec has already checked the types of; it
+    raises :class:`_HandOver` where the record path would refuse the dialogue (before the batch is
+    yielded, so that the record path reads the batch again).
+    """
+
+    def __init__(self, split: str, knowledge: _KnowledgeColumns) -> None:
+        self.split = split
+        self.knowledge = knowledge
+        self._start()
+
+    def _start(self) -> None:
+        self.dialogues = 0
+        self.ids: list[str] = []
+        self.topics: list[str] = []
+        self.metas: list[bytes] = []
+        self.turn_counts: list[int] = []
+        self.roles: list[str] = []
+        self.speakers: list[str] = []
+        self.texts: list[str] = []
+        self.labels: list[bytes] = []
+        self.raws: list[bytes] = []
+        self.shown = _ShownColumns()
+
+    def add(self, record: _TypedDialogue, index: int) -> None:
+        topic, topic_passage, turns = record.chosen_topic, record.chosen_topic_passage, record.dialog
+        found_roles = [role_of(turn.speaker) for turn in turns]
+        if None in found_roles:
+            raise _HandOver  # the record path names the speaker
+        roles = cast(list[str], found_roles)
+        retrieved = [
+            [] if (given := turn.retrieved_passages) is UNSET else [item for entry in given for item in entry.items()]
+            for turn in turns
+        ]
+        shown = self.shown
+        labels_texts = self.labels
+        shown_pairs: set[tuple[int, int]] = set()  # (turn, passage position) pairs that some wizard turn shows
+        topic_prefix = f"{topic}#"
+        for position, turn in enumerate(turns):
+            if roles[position] != WIZARD:
+                shown.passage_counts.append(0)
+                labels_texts.append(_EMPTY_JSON)
+                continue
+            # _knowledge's passages, in ParlAI's order: the topic's, then those retrieved for the
+            # apprentice's turn just before, then for the wizard's previous turn; a title kept once.
+            titles, sentence_lists, prefixes, origins = [topic], [topic_passage], [topic_prefix], [_TOPIC_CODE]
+            seen = {topic}
+            for source_turn in (position - 1, position - 2):
+                if source_turn < 0:
+                    continue
+                origin = _SEEKER_CODE if roles[source_turn] == SEEKER else _WIZARD_CODE
+                for k, (title, sentences) in enumerate(retrieved[source_turn]):
+                    if title in seen:
+                        continue
+                    seen.add(title)
+                    shown_pairs.add((source_turn, k))
+                    titles.append(title)
+                    sentence_lists.append(sentences)
+                    prefixes.append(f"{source_turn}:{k}:{title}#")
+                    origins.append(origin)
             sentence, passage = turn.checked_sentence, turn.checked_passage
             labels, selected = _labels_of(
                 next(iter(sentence.items())) if sentence else None,
                 next(iter(passage.items())) if passage else None,
-                shown_here,
+                titles,
+                sentence_lists,
             )
-        raw = {name: value for name in _RAW_TURN_FIELDS if (value := getattr(turn, name)) is not UNSET}
-        turns.append(Turn(position, role, speaker, text, [], labels, raw))
-        knowledge.append(shown_here)
-        chosen.append(selected)
+            shown.add(titles, sentence_lists, prefixes, origins, selected)
+            labels_texts.append(_json_text(labels))
+        for position, turn in enumerate(turns):
+            raw = {name: value for name in _RAW_TURN_FIELDS if (value := getattr(turn, name)) is not UNSET}
+            passages = retrieved[position]
+            if passages:  # as _keep_unshown_retrieved
+                unshown = [
+                    {title: sentences}
+                    for k, (title, sentences) in enumerate(passages)
+                    if (position, k) not in shown_pairs
+                ]
+                if unshown:
+                    raw["retrieved_passages_not_shown"] = unshown
+                raw["retrieved_passage_count"] = len(passages)
+            self.raws.append(_json_text(raw))
 
-    _keep_unshown_retrieved(turns, checked, shown)
+        meta: dict[str, Any] = {"chosen_topic": topic}
+        if record.persona is not UNSET:
+            meta["persona"] = record.persona
+        if record.wizard_eval is not UNSET:
+            meta["wizard_eval"] = record.wizard_eval
+        meta["chosen_topic_passage"] = topic_passage
+        self.ids.append(f"{self.split}/{index}")
+        self.topics.append(topic)
+        self.metas.append(_json_text(meta))
+        self.turn_counts.append(len(turns))
+        self.roles += roles
+        self.speakers += [turn.speaker for turn in turns]
+        self.texts += [turn.text for turn in turns]
+        self.dialogues += 1
 
-    meta: dict[str, Any] = {"chosen_topic": topic}
-    if record.persona is not UNSET:
-        meta["persona"] = record.persona
-    if record.wizard_eval is not UNSET:
-        meta["wizard_eval"] = record.wizard_eval
-    meta["chosen_topic_passage"] = topic_passage
-    dialogue = Dialogue(id=f"{split}/{index}", dataset="wow", split=split, turns=turns, topic=topic, meta=meta)
-    return dialogue, knowledge, chosen
+    def batch(self) -> EvidenceBatch:
+        """The dialogues added since the last batch, as the cache stores them; starts a new batch."""
+        count = self.dialogues
+        turn_counts = np.array(self.turn_counts, dtype=np.int64)
+        turn_total = int(turn_counts.sum())
+        turn_index = np.arange(turn_total, dtype=np.int32) - np.repeat(
+            (np.cumsum(turn_counts) - turn_counts).astype(np.int32), turn_counts
+        )
+        dialogues = TurnColumns(
+            ids=self.ids,
+            datasets=["wow"] * count,
+            splits=[self.split] * count,
+            topics=self.topics,
+            metas=_text_column(self.metas),
+            turn_counts=self.turn_counts,
+            turn_index=turn_index,
+            roles=self.roles,
+            speakers=self.speakers,
+            texts=self.texts,
+            labels=_text_column(self.labels),
+            raws=_text_column(self.raws),
+        )
+        batch = self.knowledge.batch_of(dialogues, self.shown)
+        self._start()
+        return batch
+
+
+class _ShownColumns:
+    """The passages shown at each turn of a batch, flat: every passage's title, sentences, evidence id
+    prefix (evidence ``prefix + str(j)`` is sentence ``j``) and origin code, how many each turn shows,
+    and the selected sentences as (turn, position among the turn's sentences)."""
+
+    def __init__(self) -> None:
+        self.titles: list[str] = []
+        self.sentence_lists: list[list[str]] = []
+        self.prefixes: list[str] = []
+        self.origins: list[int] = []
+        self.passage_counts: list[int] = []
+        self.selected: list[tuple[int, int]] = []
+
+    def add(
+        self, titles: list[str], sentence_lists: list[list[str]], prefixes: list[str], origins: list[int],
+        selected: int | None,
+    ) -> None:
+        """The next turn's passages (none for a turn that shows nothing)."""
+        if selected is not None:
+            self.selected.append((len(self.passage_counts), selected))
+        self.passage_counts.append(len(titles))
+        self.titles += titles
+        self.sentence_lists += sentence_lists
+        self.prefixes += prefixes
+        self.origins += origins
 
 
 class _KnowledgeColumns:
@@ -599,38 +733,48 @@ class _KnowledgeColumns:
     def __init__(self) -> None:
         # (title, sentence count, first sentence) -> the first passages row and the sentences stored there
         self._starts: dict[tuple[str, int, str], tuple[int, list[str]]] = {}
+        # title -> the same for the passage of that title stored or met last: looked at first (hashing
+        # a title is cheaper than the key above), it finds most passages, an article's passage being
+        # the same wherever it was retrieved
+        self._by_title: dict[str, tuple[int, list[str]]] = {}
         self._remembered = 0  # sentences held in ``_starts``
         self._written = 0  # passages rows handed to the cache so far
 
     def batch(self, batch: list[_ReadDialogue]) -> EvidenceBatch:
-        dialogues: list[Dialogue] = []
-        shown: list[ShownPassage] = []
-        passage_counts: list[int] = []  # passages shown at each turn
-        selected_rows: list[tuple[int, int]] = []  # (turn, row within the turn's evidence)
-        for dialogue, knowledge, chosen in batch:
-            dialogues.append(dialogue)
+        """The record path's read dialogues as an evidence batch."""
+        shown = _ShownColumns()
+        for _, knowledge, chosen in batch:
             for passages, selected in zip(knowledge, chosen, strict=True):
-                if selected is not None:
-                    selected_rows.append((len(passage_counts), selected))
-                passage_counts.append(len(passages))
-                shown += passages
-        # A full train shows a million passages: their sizes and origins are read with map() over C
-        # getters (no Python frame per passage), and the turns' counts summed by NumPy.
-        sizes = np.array(list(map(len, map(_SENTENCES, shown))), dtype=np.int64)
+                shown.add(
+                    [passage.title for passage in passages],
+                    [passage.sentences for passage in passages],
+                    [passage.prefix for passage in passages],
+                    [_ORIGIN_CODES[passage.origin] for passage in passages],
+                    selected,
+                )
+        return self.batch_of([dialogue for dialogue, _, _ in batch], shown)
+
+    def batch_of(self, dialogues: list[Dialogue] | TurnColumns, shown: _ShownColumns) -> EvidenceBatch:
+        """``dialogues`` with the evidence rows of the passages ``shown`` at their turns."""
+        # A full train shows a million passages: their sizes are read with map() (no Python frame per
+        # passage), and the turns' counts summed by NumPy.
+        sizes = np.fromiter(map(len, shown.sentence_lists), dtype=np.int64, count=len(shown.sentence_lists))
         ends = np.cumsum(sizes)
-        turn_ends = np.cumsum(np.asarray(passage_counts, dtype=np.int64))
-        rows_before_turn = np.concatenate(([0], ends))[turn_ends - np.asarray(passage_counts, dtype=np.int64)]
-        counts = (np.concatenate(([0], ends))[turn_ends] - rows_before_turn).tolist()
-        row = int(ends[-1]) if len(ends) else 0
-        starts, new = self._positions(shown)
-        group = np.repeat(np.arange(len(shown)), sizes)  # the passage each evidence row belongs to
+        passage_counts = np.asarray(shown.passage_counts, dtype=np.int64)
+        turn_ends = np.cumsum(passage_counts)
+        bounds = np.concatenate(([0], ends))
+        rows_before_turn = bounds[turn_ends - passage_counts]
+        counts = (bounds[turn_ends] - rows_before_turn).tolist()
+        row = int(bounds[-1])
+        starts, new = self._positions(shown.titles, shown.sentence_lists)
+        group = np.repeat(np.arange(len(sizes)), sizes)  # the passage each evidence row belongs to
         sentence = np.arange(row, dtype=np.int64) - np.repeat(ends - sizes, sizes)
-        prefixes = pa.array(list(map(_PREFIX, shown)), pa.string()).take(pa.array(group))
+        prefixes = pa.array(shown.prefixes, pa.string()).take(pa.array(group))
         ids = pc.binary_join_element_wise(prefixes, pa.array(sentence).cast(pa.string()), "")
-        origin_codes = np.array(list(map(_ORIGIN_CODES.__getitem__, map(_ORIGIN, shown))), dtype=np.int32)
+        origin_codes = np.asarray(shown.origins, dtype=np.int32)
         origin = pa.DictionaryArray.from_arrays(pa.array(origin_codes[group], pa.int32()), pa.array(_ORIGINS))
         selected_mask = np.zeros(row, dtype=np.bool_)
-        selected_mask[[int(rows_before_turn[turn]) + offset for turn, offset in selected_rows]] = True
+        selected_mask[[int(rows_before_turn[turn]) + offset for turn, offset in shown.selected]] = True
         return EvidenceBatch(
             dialogues=dialogues,
             counts=counts,
@@ -641,45 +785,51 @@ class _KnowledgeColumns:
             passages=new,
         )
 
-    def _positions(self, shown: list[ShownPassage]) -> tuple[np.ndarray, PassageTable | None]:
+    def _positions(self, titles: list[str], sentence_lists: list[list[str]]) -> tuple[np.ndarray, PassageTable | None]:
         """The first passages row of each shown passage, and the table of those not stored before."""
-        starts = np.empty(len(shown), dtype=np.int64)
+        starts: list[int] = []
         texts: list[str] = []
-        titles: list[str] = []  # of each new passage, repeated ``title_repeats`` times in the table
+        new_titles: list[str] = []  # of each new passage, repeated ``title_repeats`` times in the table
         title_repeats: list[int] = []
-        remembered = self._starts
-        for number, passage in enumerate(shown):
-            sentences = passage.sentences
-            # Keyed by the title, the number of sentences and the first one, then compared whole:
-            # hashing every sentence of every passage cost more than the rest of the batch, and
-            # comparing equal strings is a memcmp (the same list, the topic's at each wizard turn, is
-            # equal at once).
-            key = (passage.title, len(sentences), sentences[0] if sentences else "")
+        remembered, by_title = self._starts, self._by_title
+        for title, sentences in zip(titles, sentence_lists, strict=True):
+            # Any passages row holding the same title and sentences will do. Compared whole: hashing
+            # every sentence of every passage cost more than the rest of the batch, and comparing
+            # equal strings is a memcmp (the same list, the topic's at each wizard turn, is equal at once).
+            known = by_title.get(title)
+            if known is not None and known[1] == sentences:
+                starts.append(known[0])
+                continue
+            # Then keyed by the title, the number of sentences and the first one.
+            key = (title, len(sentences), sentences[0] if sentences else "")
             known = remembered.get(key)
             if known is not None and known[1] == sentences:
-                start = known[0]
-            else:
-                if self._remembered + len(sentences) > _REMEMBERED_SENTENCES:
-                    remembered.clear()
-                    self._remembered = 0
-                start = self._written + len(texts)
-                remembered[key] = (start, sentences)
-                self._remembered += len(sentences)
-                texts += sentences
-                titles.append(passage.title)
-                title_repeats.append(len(sentences))
-            starts[number] = start
+                by_title[title] = known
+                starts.append(known[0])
+                continue
+            if self._remembered + len(sentences) > _REMEMBERED_SENTENCES:
+                remembered.clear()
+                by_title.clear()
+                self._remembered = 0
+            start = self._written + len(texts)
+            remembered[key] = by_title[title] = (start, sentences)
+            self._remembered += len(sentences)
+            texts += sentences
+            new_titles.append(title)
+            title_repeats.append(len(sentences))
+            starts.append(start)
+        positions = np.array(starts, dtype=np.int64)
         if not texts:
-            return starts, None
+            return positions, None
         self._written += len(texts)
         # Titles and the (empty) metadata are taken from one string each rather than converted per sentence.
-        title_of_row = np.repeat(np.arange(len(titles)), title_repeats)
+        title_of_row = np.repeat(np.arange(len(new_titles)), title_repeats)
         new = PassageTable(
             pa.array(texts, pa.string()),
-            pa.array(titles, pa.string()).take(pa.array(title_of_row)),
+            pa.array(new_titles, pa.string()).take(pa.array(title_of_row)),
             pa.array(["{}"], pa.string()).take(pa.array(np.zeros(len(texts), dtype=np.int64))),
         )
-        return starts, new
+        return positions, new
 
 
 def _keep_unshown_retrieved(turns: list[Turn], checked: list[_CheckedTurn], shown: set[tuple[int, int]]) -> None:

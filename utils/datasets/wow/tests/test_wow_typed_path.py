@@ -41,6 +41,12 @@ def _same_as_parse(path: Path) -> None:
     expected = list(wow.parse(path, split="train"))
     assert _typed_count(path) == len(expected), "the typed path handed the file over"
     assert _columns_records(path) == expected
+    # and the very texts the cache stores (the SQL console shows them): the typed path writes the
+    # dialogues' meta and the turns' labels and raw as JSON itself, the same texts the cache writes
+    by_parse = _cache.build_in_memory(wow.parse(path, split="train"))
+    typed = _cache.build_in_memory(wow.parse_columns(path, split="train"))
+    assert typed.dialogues.equals(by_parse.dialogues) and typed.turns.equals(by_parse.turns)
+    assert typed.raw.column().equals(by_parse.raw.column())
 
 
 @pytest.mark.parametrize("name", DEMO_FILES)
@@ -73,8 +79,12 @@ def _write(path: Path, records: list) -> Path:
     return path
 
 
-def test_a_fault_after_many_dialogues_is_reported_as_the_record_path_reports_it(tmp_path: Path) -> None:
-    """40 good dialogues (two typed batches yielded), then a wizard's text that is a number."""
+@pytest.mark.parametrize("batch", [16, 64])
+def test_a_fault_after_many_dialogues_is_reported_as_the_record_path_reports_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    """40 good dialogues (two typed batches of 16 yielded, or none of 64), then a wizard's text that is a number."""
+    monkeypatch.setattr(wow, "_COLUMN_BATCH", batch)
     records = _dialogues(41)
     records[40]["dialog"][1]["text"] = 5
     path = _write(tmp_path / "train.json", records)
@@ -99,7 +109,11 @@ def test_a_fault_after_many_dialogues_is_reported_as_the_record_path_reports_it(
         "empty list",
     ],
 )
-def test_records_the_typed_path_hands_over_come_out_as_parse_gives_them(tmp_path: Path, change: str) -> None:
+@pytest.mark.parametrize("batch", [16, 64])
+def test_records_the_typed_path_hands_over_come_out_as_parse_gives_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str, batch: int
+) -> None:
+    monkeypatch.setattr(wow, "_COLUMN_BATCH", batch)  # handed over after batches yielded, or within the first
     records: list = _dialogues(37)
     if change == "unknown turn field":
         records[20]["dialog"][0]["rating"] = {"nested": [1, 2.5, None]}
@@ -130,3 +144,33 @@ def test_records_cut_by_the_read_window_are_read_whole(
     monkeypatch.setattr(wow, "_TYPED_CHUNK", window)
     assert _typed_count(path) == 20
     assert _columns_records(path) == list(wow.parse(path, split="train"))
+
+
+def test_a_passage_is_shared_only_with_a_row_of_the_same_title_and_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two passages of one title alternate (the title memory holds the other one each time), one
+    passage differs only in its last sentence, and the memory is cleared half-way: every shown passage
+    points to rows holding its own title and sentences."""
+    monkeypatch.setattr(wow, "_REMEMBERED_SENTENCES", 7)
+    shown = [
+        ("Film", ["a", "b"]),
+        ("Film", ["c"]),
+        ("Film", ["a", "b"]),
+        ("Film", ["a", "x"]),
+        ("Book", ["a", "b"]),
+        ("Film", ["c"]),
+        ("Film", []),
+        ("Film", ["a", "b"]),
+        ("Film", []),
+    ]
+    columns = wow._KnowledgeColumns()
+    texts: list[str] = []
+    titles: list[str] = []
+    for first_half in (shown[:4], shown[4:]):
+        starts, new = columns._positions([title for title, _ in first_half], [list(s) for _, s in first_half])
+        if new is not None:
+            texts += new.text.to_pylist()
+            titles += new.title.to_pylist()
+        for start, (title, sentences) in zip(starts.tolist(), first_half, strict=True):
+            assert texts[start : start + len(sentences)] == sentences
+            assert all(stored == title for stored in titles[start : start + len(sentences)])
+    assert len(texts) < sum(len(sentences) for _, sentences in shown)  # some were shared
