@@ -189,15 +189,20 @@ def test_a_long_path_or_identifier_in_a_cell_may_break_and_a_short_word_stays_wh
 
 
 def test_a_table_too_wide_for_the_page_s_column_is_set_smaller_whatever_its_columns() -> None:
-    # six columns of long words: even their narrowest layout runs past the page's column
-    words = ["conversational", "attributable", "hallucinated", "faithfulness", "Wikipedia's", "retrieval"]
+    # seven columns of long words: even their narrowest layout runs past the page's column
+    words = ["conversational", "attributable", "hallucinated", "faithfulness", "Wikipedia's", "retrieval", "selection"]
     wide = tables.table(pd.DataFrame([{f"c{i}": f"{word} {word}" for i, word in enumerate(words)}]))
-    short = tables.table(pd.DataFrame([{f"c{i}": "a b" for i in range(6)}]))
+    short = tables.table(pd.DataFrame([{f"c{i}": "a b" for i in range(7)}]))
     assert 'class="atlas-pub-table atlas-wide-table"' in wide.to_html()
     assert 'class="atlas-pub-table"' in short.to_html()
     # one rule for the reported-versus-reproduced tables too
     assert "atlas-wide-table atlas-comparison" in tables.comparison(compare("wow")).to_html()
     assert 'class="atlas-pub-table atlas-comparison"' in tables.comparison(compare("jwhr")).to_html()
+
+
+def test_a_soft_hyphen_in_a_header_is_a_place_to_break() -> None:
+    headers = {f"c{i}": "Hallu\u00adcination\u00adhallu\u00adcination" for i in range(7)}
+    assert "atlas-wide-table" not in tables.table(pd.DataFrame([dict.fromkeys(headers, 1)]), labels=headers).to_html()
 
 
 def test_an_unbroken_column_counts_whole_when_the_table_s_width_is_judged() -> None:

@@ -161,39 +161,46 @@ def _decimal_cell(value: object, places: int) -> str:
 MANY_COLUMNS = 9
 #: The page's text column (688 px in a 1,280 px window) in ems of a table's type (0.9 of the body's 16 px).
 COLUMN_EMS = 47.0
-#: The widest a character of a header or cell is taken to be, and a cell's padding left and right, in ems.
-_EMS_PER_CHARACTER = 0.6
+#: The widest a character of a header (bold) or of a cell is taken to be, and a cell's padding left and
+#: right, in ems; measured on the book's tables, on the wide side so that a table that would not fit is
+#: never taken for one that does.
+_EMS_PER_HEADER_CHARACTER = 0.6
+_EMS_PER_CHARACTER = 0.55
 _EMS_OF_PADDING = 1.4
-#: Where a line of a cell may break: spaces, hyphens, the ``<wbr>`` of :func:`breakable`, and any CJK
-#: character (Chinese and Japanese break between characters).
+#: Where a line of a cell may break: spaces, hyphens and soft hyphens, the ``<wbr>`` of
+#: :func:`breakable`, and any CJK character (Chinese and Japanese break between characters).
 _CJK_RANGES = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
 _CJK = re.compile(f"[{_CJK_RANGES}]")
-_UNBREAKABLE = re.compile(f"[^\\s\\-{_CJK_RANGES}]+")
+_UNBREAKABLE = re.compile(f"[^\\s\\-\u00ad{_CJK_RANGES}]+")
 _TAG = re.compile(r"<[^>]*>")
 
 
-def _narrowest_ems(text: str, *, unbroken: bool = False) -> float:
+def _narrowest_ems(text: str, *, unbroken: bool = False, per_character: float = _EMS_PER_CHARACTER) -> float:
     """How narrow a cell of ``text`` (HTML) can get, in ems: its longest run that cannot break."""
     shown = html.unescape(_TAG.sub(" ", text.replace("<wbr>", " ")))
     if unbroken:  # a CJK character is a full em wide
-        return sum(1.0 if _CJK.match(character) else _EMS_PER_CHARACTER for character in shown.strip())
+        return sum(1.0 if _CJK.match(character) else per_character for character in shown.strip())
     # a long word breaks anywhere (its span's CSS), so it counts as at most LONG_WORD characters
     longest = max((min(len(run), LONG_WORD) for run in _UNBREAKABLE.findall(shown)), default=0)
-    return longest * _EMS_PER_CHARACTER
+    return longest * per_character
 
 
-def table_classes(columns: Mapping[str, Sequence[str]], unbroken: Iterable[str] = ()) -> str:
-    """The classes of a publication table whose columns show ``columns`` (header -> its cells' HTML):
-    the smaller type (``atlas-wide-table``) when even its narrowest layout, each column as wide as its
-    longest unbreakable word plus padding, would run past the page's column, or when it has
-    :data:`MANY_COLUMNS`. One rule for every table, :func:`table` and :func:`comparison` alike: the
-    columns a reader cannot see without scrolling are often the ones that matter (Status, Source).
-    ``unbroken`` names the columns kept on one line."""
-    kept_whole = set(unbroken)
+def table_classes(columns: Sequence[tuple[str, Sequence[str], bool]]) -> str:
+    """The classes of a publication table whose columns are ``columns``, each ``(header, its cells'
+    HTML, whether its cells are kept on one line)``: the smaller type (``atlas-wide-table``) when even
+    its narrowest layout, each column as wide as its longest unbreakable word plus padding, would run
+    past the page's column, or when it has :data:`MANY_COLUMNS`. One rule for every table,
+    :func:`table` and :func:`comparison` alike: the columns a reader cannot see without scrolling are
+    often the ones that matter (Status, Source)."""
     narrowest = sum(
         _EMS_OF_PADDING
-        + max([_narrowest_ems(str(header)), *(_narrowest_ems(cell, unbroken=header in kept_whole) for cell in cells)])
-        for header, cells in columns.items()
+        + max(
+            [
+                _narrowest_ems(html.escape(header), per_character=_EMS_PER_HEADER_CHARACTER),
+                *(_narrowest_ems(cell, unbroken=unbroken) for cell in cells),
+            ]
+        )
+        for header, cells, unbroken in columns
     )
     wide = len(columns) >= MANY_COLUMNS or narrowest > COLUMN_EMS
     return "atlas-pub-table atlas-wide-table" if wide else "atlas-pub-table"
@@ -266,10 +273,12 @@ def table(
     styler = data.style.format(formatters).hide(axis="index")
     styler = styler.format_index(lambda name: html.escape(headers.get(name, str(name))), axis="columns")
     # a table too wide for the page's column is set smaller, so that it fits instead of scrolling
-    shown = {headers[column]: [_shown(formatters[column], value) for value in data[column]] for column in data.columns}
     unbroken_columns = [column for column in data.columns if column in set(unbroken)]
-    classes = table_classes(shown, unbroken=[headers[column] for column in unbroken_columns])
-    styler = styler.set_table_attributes(f'class="{classes}"')
+    shown = [
+        (headers[column], [_shown(formatters[column], value) for value in data[column]], column in unbroken_columns)
+        for column in data.columns
+    ]
+    styler = styler.set_table_attributes(f'class="{table_classes(shown)}"')
     if unbroken_columns:
         styler = styler.set_properties(subset=list[Hashable](unbroken_columns), **{"white-space": "nowrap"})
     numeric = [c for c in data.columns if c in integer_columns or c in percent_places or c in decimal_places]
@@ -450,7 +459,7 @@ def comparison(
     formatters["Source"] = lambda pair: _source_link(f"[{pair[0]}]", pair[1])  # type: ignore[index]
     formatters["Status"] = lambda status: _status_text(str(status))
     styler = data.style.format(dict[Any, Callable[[object], str] | str | None](formatters)).hide(axis="index")
-    shown = {str(column): [formatters[column](value) for value in data[column]] for column in data.columns}
+    shown = [(str(column), [formatters[column](value) for value in data[column]], False) for column in data.columns]
     styler = styler.set_table_attributes(f'class="{table_classes(shown)} atlas-comparison"')
     cell_classes = pd.DataFrame("", index=data.index, columns=data.columns)
     cell_classes["Reproduced"] = [
