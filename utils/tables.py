@@ -15,6 +15,7 @@ import functools
 import html
 import math
 import numbers
+import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -121,8 +122,31 @@ def _text(value: object) -> str:
     if isinstance(value, numbers.Real):
         return f"{float(value):,.3g}" if abs(float(value)) < 1000 else f"{float(value):,.0f}"
     if isinstance(value, (list, tuple, set, frozenset)):
-        return html.escape(", ".join(str(item) for item in value))
-    return html.escape(str(value))
+        return breakable(html.escape(", ".join(str(item) for item in value)))
+    return breakable(html.escape(str(value)))
+
+
+#: A run of this many characters or more without a space (a path, a hash, a host name, an identifier
+#: such as ``wizard_dialog_knowledge``) may break inside a table cell; a shorter word never does.
+LONG_WORD = 16
+_LONG_WORD = re.compile(rf"[^\s<>]{{{LONG_WORD},}}")
+_BREAK_AFTER = re.compile(r"([/_])(?=[^\s])")
+
+
+def breakable(escaped: str) -> str:
+    """Escaped cell text whose long words may break, so that one path or hash does not widen a table
+    past the page's column: ``<wbr>`` after each ``/`` and ``_`` of a long word (the places a reader
+    expects a path or an identifier to break), and the word in a ``span.atlas-long-word``, which the
+    book's CSS lets break anywhere when even those pieces are too wide. Short words stay as they are."""
+
+    def mark(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if len(html.unescape(word)) < LONG_WORD:  # an entity counts as the one character it shows
+            return word
+        pieces = _BREAK_AFTER.sub(r"\1<wbr>", word)
+        return f'<span class="atlas-long-word">{pieces}</span>'
+
+    return _LONG_WORD.sub(mark, escaped)
 
 
 def _percent_cell(value: object, places: int) -> str:
@@ -133,8 +157,53 @@ def _decimal_cell(value: object, places: int) -> str:
     return decimal(value, places)
 
 
-#: From this many columns on, a table is set in a smaller type (CSS class ``atlas-many-columns``).
+#: From this many columns on, a table is set in a smaller type (CSS class ``atlas-wide-table``).
 MANY_COLUMNS = 9
+#: The page's text column (688 px in a 1,280 px window) in ems of a table's type (0.9 of the body's 16 px).
+COLUMN_EMS = 47.0
+#: The widest a character of a header (bold) or of a cell is taken to be, and a cell's padding left and
+#: right, in ems; measured on the book's tables, on the wide side so that a table that would not fit is
+#: never taken for one that does.
+_EMS_PER_HEADER_CHARACTER = 0.6
+_EMS_PER_CHARACTER = 0.55
+_EMS_OF_PADDING = 1.4
+#: Where a line of a cell may break: spaces, hyphens and soft hyphens, the ``<wbr>`` of
+#: :func:`breakable`, and any CJK character (Chinese and Japanese break between characters).
+_CJK_RANGES = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
+_CJK = re.compile(f"[{_CJK_RANGES}]")
+_UNBREAKABLE = re.compile(f"[^\\s\\-\u00ad{_CJK_RANGES}]+")
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _narrowest_ems(text: str, *, unbroken: bool = False, per_character: float = _EMS_PER_CHARACTER) -> float:
+    """How narrow a cell of ``text`` (HTML) can get, in ems: its longest run that cannot break."""
+    shown = html.unescape(_TAG.sub(" ", text.replace("<wbr>", " ")))
+    if unbroken:  # a CJK character is a full em wide
+        return sum(1.0 if _CJK.match(character) else per_character for character in shown.strip())
+    # a long word breaks anywhere (its span's CSS), so it counts as at most LONG_WORD characters
+    longest = max((min(len(run), LONG_WORD) for run in _UNBREAKABLE.findall(shown)), default=0)
+    return longest * per_character
+
+
+def table_classes(columns: Sequence[tuple[str, Sequence[str], bool]]) -> str:
+    """The classes of a publication table whose columns are ``columns``, each ``(header, its cells'
+    HTML, whether its cells are kept on one line)``: the smaller type (``atlas-wide-table``) when even
+    its narrowest layout, each column as wide as its longest unbreakable word plus padding, would run
+    past the page's column, or when it has :data:`MANY_COLUMNS`. One rule for every table,
+    :func:`table` and :func:`comparison` alike: the columns a reader cannot see without scrolling are
+    often the ones that matter (Status, Source)."""
+    narrowest = sum(
+        _EMS_OF_PADDING
+        + max(
+            [
+                _narrowest_ems(html.escape(header), per_character=_EMS_PER_HEADER_CHARACTER),
+                *(_narrowest_ems(cell, unbroken=unbroken) for cell in cells),
+            ]
+        )
+        for header, cells, unbroken in columns
+    )
+    wide = len(columns) >= MANY_COLUMNS or narrowest > COLUMN_EMS
+    return "atlas-pub-table atlas-wide-table" if wide else "atlas-pub-table"
 
 
 def table(
@@ -150,6 +219,7 @@ def table(
     notes: Sequence[str] = (),
     empty_note: str = _DEFAULT_EMPTY_NOTE,
     links: Mapping[str, str] | None = None,
+    unbroken: Iterable[Hashable] = (),
 ) -> Table:
     """Format ``frame`` for readers.
 
@@ -161,6 +231,8 @@ def table(
     ``links`` maps a column to the column holding its URL: the cell becomes a link (only
     ``http(s)`` URLs; the URL column is shown only if ``labels`` names it). Text cells are
     HTML-escaped; ``notes`` and ``caption`` are trusted text written by the chapter (escaped too).
+    ``unbroken`` columns keep each cell on one line (short labels, titles). A table too wide for the
+    page's column is set in a smaller type (:func:`table_classes`).
     """
     data = frame.to_frame() if isinstance(frame, pd.Series) else frame.copy()
     if index:
@@ -200,9 +272,15 @@ def table(
     has_empty = bool(data.map(_empty).to_numpy().any()) if len(data.columns) else False
     styler = data.style.format(formatters).hide(axis="index")
     styler = styler.format_index(lambda name: html.escape(headers.get(name, str(name))), axis="columns")
-    # A table of many columns is set smaller, so that it fits a page's column instead of scrolling.
-    classes = "atlas-pub-table atlas-many-columns" if len(data.columns) >= MANY_COLUMNS else "atlas-pub-table"
-    styler = styler.set_table_attributes(f'class="{classes}"')
+    # a table too wide for the page's column is set smaller, so that it fits instead of scrolling
+    unbroken_columns = [column for column in data.columns if column in set(unbroken)]
+    shown = [
+        (headers[column], [_shown(formatters[column], value) for value in data[column]], column in unbroken_columns)
+        for column in data.columns
+    ]
+    styler = styler.set_table_attributes(f'class="{table_classes(shown)}"')
+    if unbroken_columns:
+        styler = styler.set_properties(subset=list[Hashable](unbroken_columns), **{"white-space": "nowrap"})
     numeric = [c for c in data.columns if c in integer_columns or c in percent_places or c in decimal_places]
     if numeric:
         styler = styler.set_properties(subset=list[Hashable](numeric), **{"text-align": "right"})
@@ -257,11 +335,20 @@ def declared_table(
     )
 
 
+def _shown(formatter: Callable[[object], str] | str | None, value: object) -> str:
+    """A cell as :func:`table` shows it (HTML)."""
+    return formatter(value) if callable(formatter) else _text(value)
+
+
 def _link_cell(pair: object) -> str:
-    from .render._html import link
+    from .render._html import esc, safe_href
 
     text, url = cast("tuple[object, str]", pair)
-    return link(str(text), url)
+    label = breakable(esc(text))
+    href = safe_href(url)
+    if href is None:  # not a plain http(s) URL: the text alone
+        return label
+    return f'<a href="{href}" target="_blank" rel="noopener noreferrer">{label}</a>'
 
 
 _STATUS_MARKS = {HELD: "✓ held", FAILED: "✗ failed", QUOTED_ONLY: "quoted only"}
@@ -366,13 +453,14 @@ def comparison(
         data = data.rename(columns={NOT_THE_DATASET: _not_the_dataset_header(kinds_elsewhere)})
     else:
         data = data.drop(columns=NOT_THE_DATASET)
-    formatters: dict[Any, Callable[[object], str] | str | None] = {
-        column: (lambda value: html.escape(str(value))) for column in data.columns
+    formatters: dict[Any, Callable[[object], str]] = {
+        column: (lambda value: breakable(html.escape(str(value)))) for column in data.columns
     }
     formatters["Source"] = lambda pair: _source_link(f"[{pair[0]}]", pair[1])  # type: ignore[index]
     formatters["Status"] = lambda status: _status_text(str(status))
-    styler = data.style.format(formatters).hide(axis="index")
-    styler = styler.set_table_attributes('class="atlas-pub-table atlas-comparison"')
+    styler = data.style.format(dict[Any, Callable[[object], str] | str | None](formatters)).hide(axis="index")
+    shown = [(str(column), [formatters[column](value) for value in data[column]], False) for column in data.columns]
+    styler = styler.set_table_attributes(f'class="{table_classes(shown)} atlas-comparison"')
     cell_classes = pd.DataFrame("", index=data.index, columns=data.columns)
     cell_classes["Reproduced"] = [
         f"atlas-data--{dataset}--{split}" for dataset, split in zip(compared["dataset"], compared["split"], strict=True)

@@ -379,12 +379,6 @@ def _left(table: tables.Table, columns: Iterable[str]) -> tables.Table:
     return table
 
 
-def _unbroken(table: tables.Table, columns: Iterable[str]) -> tables.Table:
-    """Short labels (titles, keywords) on one line: on a phone the table scrolls instead."""
-    table.styler.set_properties(subset=list(columns), **{"white-space": "nowrap"})
-    return table
-
-
 def _readable(table: tables.Table, column: str) -> tables.Table:
     """A column of sentences keeps a readable width on a phone (the table scrolls instead)."""
     table.styler.set_properties(subset=[column], **{"min-width": "14em"})
@@ -494,9 +488,9 @@ def trail_table(dialogue: Dialogue) -> tables.Table:
         caption=f"The trail of session {dialogue.id}, in the order the worker recorded it (steps from 0).",
         empty_note="– not applicable: a link step has no keywords, a search that found nothing has no page, "
         "and nothing is taken when the step yields no quote or summary",
+        unbroken=["reached", "keywords", "title"],  # short labels on one line: on a phone the table scrolls
     )
-    _left(_mark_japanese(table, ["keywords", "title"]), ["reached", "keywords", "title", "content", "cited_by"])
-    return _unbroken(table, ["reached", "keywords", "title"])
+    return _left(_mark_japanese(table, ["keywords", "title"]), ["reached", "keywords", "title", "content", "cited_by"])
 
 
 def sentences_table(dialogue: Dialogue) -> tables.Table:
@@ -531,10 +525,10 @@ def flagged_table(flagged: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> 
         caption=_caption(f"{what} in the files loaded here.", data),
         notes=["␣ marks a space and ⏎ a line break that the title as written has around it."],
         empty_note="– not applicable: the page is missing, or the title needed no stripping",
+        unbroken=["chunk", "title_as_written", "title"],  # short labels on one line: on a phone the table scrolls
     )
     table.styler.format(_visible_whitespace, subset=["title_as_written"])
-    _left(_mark_japanese(table, ["title"]), ["chunk", "origin", "content", "title_as_written", "title"])
-    return _unbroken(table, ["chunk", "title_as_written", "title"])
+    return _left(_mark_japanese(table, ["title"]), ["chunk", "origin", "content", "title_as_written", "title"])
 
 
 # -- figures -------------------------------------------------------------------------------------
