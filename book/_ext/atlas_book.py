@@ -388,6 +388,8 @@ def _add_folder_bibliographies(app: Any, config: Any) -> None:
     (sphinxcontrib-bibtex reads the list when the builder starts, after this)."""
     from utils.folder_files import CITATION, folder_files
 
+    if "bibtex_bibfiles" not in config:  # a project without sphinxcontrib-bibtex has no bibliography
+        return
     listed = list(config.bibtex_bibfiles)
     known = {Path(app.srcdir, name).resolve() for name in listed}
     for path in folder_files(CITATION):
