@@ -96,6 +96,14 @@ def demo_dir() -> _DemoFiles:
     return _DemoFiles()
 
 
+def load_every_split(dataset: str) -> dict[str, Any]:
+    """Every split of ``dataset`` by name, as ``utils.load`` gives it here (a split without its real
+    file falls back to the demo sample, whose warning the suite's settings silence)."""
+    import utils
+
+    return {name: utils.load(dataset, name) for name in utils.split_names(dataset)}
+
+
 def require_real_file(data_dir: Path, relative: str) -> Path:
     """``data_dir / relative``, or skip the test when that real file is absent."""
     path = data_dir / relative

@@ -5,37 +5,29 @@ and a copy that differs is told apart in a sentence, not an error."""
 from __future__ import annotations
 
 import time
-import warnings
 from pathlib import Path
 
 import pytest
 
-import utils
-from conftest import require_real_file
+from conftest import load_every_split, require_real_file
 from utils import chapters
 from utils.datasets.wise import claims
-
-
-def _splits() -> dict:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", utils.DemoDataWarning)
-        return {name: utils.load("wise", name) for name in utils.split_names("wise")}
 
 
 @pytest.mark.realdata
 def test_every_claim_holds_on_the_official_files(real_data_dir: Path) -> None:
     require_real_file(real_data_dir, "wise/conversation_train_line.json")
     require_real_file(real_data_dir, "wise/conversation_test_line.json")
-    assert [claim.statement for claim in claims.check(_splits()) if not claim.holds] == []
+    assert [claim.statement for claim in claims.check(load_every_split("wise")) if not claim.holds] == []
 
 
 def test_the_demo_sample_keeps_the_test_files_shape() -> None:
-    checked = claims.check(_splits())
+    checked = claims.check(load_every_split("wise"))
     assert [claim.holds for claim in checked[:2]] == [True, True]
 
 
 def test_a_test_file_that_is_not_the_union_is_told_in_a_sentence() -> None:
-    splits = _splits()
+    splits = load_every_split("wise")
     splits["test_unseen"] = list(splits["test_unseen"])[1:]  # a copy missing one unseen conversation
     checked = claims.check(splits)  # type: ignore[arg-type]
     assert [claim.holds for claim in checked[:2]] == [True, False]

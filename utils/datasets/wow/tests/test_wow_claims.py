@@ -11,15 +11,9 @@ from pathlib import Path
 import pytest
 
 import utils
-from conftest import require_real_file
+from conftest import load_every_split, require_real_file
 from utils import chapters
 from utils.datasets.wow import claims
-
-
-def _demo_splits() -> dict[str, utils.LoadedSplit]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", utils.DemoDataWarning)
-        return {name: utils.load("wow", name) for name in utils.split_names("wow")}
 
 
 @pytest.mark.realdata
@@ -34,7 +28,7 @@ def test_every_claim_holds_on_the_real_files(real_data_dir: Path) -> None:
 
 
 def test_every_claim_holds_on_the_demo_sample() -> None:
-    checked = claims.check(_demo_splits(), utils.load("wow_kilt", "dev"))
+    checked = claims.check(load_every_split("wow"), utils.load("wow_kilt", "dev"))
     assert [claim.statement for claim in checked if not claim.holds] == []
 
 
