@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -105,3 +106,46 @@ def test_the_finishing_call_leaves_no_stray_output() -> None:
     for name, code in _chapter_code().items():
         finishing = next(source for source in code if f'chapters.finish("{name}"' in source)
         assert f' = chapters.finish("{name}"' in finishing, name
+
+
+# Cells the reader does not see as code: the book removes or folds them (remove-cell, remove-input,
+# hide-input, hide-output, hide-cell), and exercise cells (a solution, its check, its grading) sit
+# in the exercise's own frame, not in the chapter's run of calls and results.
+_NOT_A_VISIBLE_CALL = {"remove-cell", "remove-input", "solution", "check", "grade"}
+
+
+def _is_visible_call(cell: dict) -> bool:
+    tags = set(cell["metadata"].get("tags", []))
+    return (cell["cell_type"] == "code" and not _NOT_A_VISIBLE_CALL & tags
+            and not any(tag.startswith("hide-") for tag in tags))
+
+
+def _calls_without_prose_between(cells: list[dict]) -> list[tuple[int, int]]:
+    """Index pairs of visible code cells with no markdown between them; a hidden cell between two
+    visible ones does not put prose between them."""
+    shown = [(index, _is_visible_call(cell)) for index, cell in enumerate(cells)
+             if _is_visible_call(cell) or cell["cell_type"] == "markdown"]
+    return [(first, second) for (first, first_is_call), (second, second_is_call) in itertools.pairwise(shown)
+            if first_is_call and second_is_call]
+
+
+def test_the_prose_rule_sees_through_hidden_cells_and_skips_them() -> None:
+    def cell(kind: str, *tags: str) -> dict:
+        return {"cell_type": kind, "metadata": {"tags": list(tags)}, "source": ""}
+
+    cells = [cell("code"), cell("code", "remove-cell"), cell("code"),  # 0 and 2: a hidden cell is no prose
+             cell("markdown"), cell("code"), cell("code", "remove-input"), cell("code", "hide-input"),
+             cell("markdown"), cell("code"), cell("code", "solution"), cell("code", "check")]
+    assert _calls_without_prose_between(cells) == [(0, 2)]
+
+
+def test_no_two_visible_code_cells_follow_each_other_without_prose() -> None:
+    """The chapters' skeleton: a visible cell is one call and one result, with prose between that
+    says what the next result shows or how to read it."""
+    repo = Path(__file__).resolve().parents[1]
+    chapters = sorted((repo / "notebooks").glob("*.ipynb"))
+    assert len(chapters) >= 6
+    runs = {chapter.name: pairs for chapter in chapters
+            if (pairs := _calls_without_prose_between(
+                json.loads(chapter.read_text(encoding="utf-8"))["cells"]))}
+    assert runs == {}, f"visible code cells (by cell index) without prose between: {runs}"
