@@ -27,13 +27,13 @@ present in the split.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..declaration import _folder_module
 from ..records import Dialogue
 from ..sources import get_source, source_of
 
@@ -114,13 +114,7 @@ def search_words(dialogue: Dialogue, glosses: Mapping[str, str] | None = None) -
 
 def viewer_hooks(dataset: str) -> ModuleType | None:
     """The ``viewer.py`` module of the dataset's folder (``None``: it has none)."""
-    folder = get_source(dataset).folder
-    try:
-        return importlib.import_module(f"utils.datasets.{folder.name}.viewer")
-    except ModuleNotFoundError as error:
-        if error.name != f"utils.datasets.{folder.name}.viewer":
-            raise
-        return None
+    return _folder_module(get_source(dataset).folder, "viewer")
 
 
 def _hook(dataset: str, name: str, default: Any) -> Any:
