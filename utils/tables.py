@@ -341,14 +341,10 @@ def _shown(formatter: Callable[[object], str] | str | None, value: object) -> st
 
 
 def _link_cell(pair: object) -> str:
-    from .render._html import esc, safe_href
+    from .render._html import esc, linked
 
     text, url = cast("tuple[object, str]", pair)
-    label = breakable(esc(text))
-    href = safe_href(url)
-    if href is None:  # not a plain http(s) URL: the text alone
-        return label
-    return f'<a href="{href}" target="_blank" rel="noopener noreferrer">{label}</a>'
+    return linked(breakable(esc(text)), url)
 
 
 _STATUS_MARKS = {HELD: "✓ held", FAILED: "✗ failed", QUOTED_ONLY: "quoted only"}

@@ -207,10 +207,16 @@ def safe_href(url: object) -> str | None:
 
 def link(label: str, url: object) -> str:
     """``label`` as a link to ``url`` opening in a new tab, or plain escaped text when the URL is unsafe."""
+    return linked(esc(label), url)
+
+
+def linked(label_html: str, url: object) -> str:
+    """``label_html`` (HTML already escaped) as a link to ``url`` opening in a new tab, or as it is when
+    the URL is unsafe."""
     href = safe_href(url)
     if href is None:
-        return esc(label)
-    return f'<a href="{href}" target="_blank" rel="noopener noreferrer">{esc(label)}</a>'
+        return label_html
+    return f'<a href="{href}" target="_blank" rel="noopener noreferrer">{label_html}</a>'
 
 
 def diff_html(pieces: Iterable[tuple[str, str]]) -> str:
