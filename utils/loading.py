@@ -23,7 +23,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -37,6 +36,7 @@ from .text import counted
 
 if TYPE_CHECKING:
     import datasets
+    import pandas as pd  # imported where a frame is made: loading a split needs no pandas
 
 #: Dialogues converted to Arrow at a time when a split is handed to ``datasets`` as records.
 _RECORD_BATCH = 512
@@ -388,6 +388,8 @@ def data_status(data_dir: str | Path | None = None) -> pd.DataFrame:
                 status = PARTIAL if found.partial else "official file present"
             path = data_directory / (found or files[0]).path
             rows.append({"dataset": dataset, "split": split, "status": status, "path": str(path)})
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 

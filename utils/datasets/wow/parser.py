@@ -363,13 +363,8 @@ def _labels_of(
         labels["checked_title"] = [decoded["title"]]
         labels["checked_index"] = [decoded["index"]]
     labels["checked_sentence"] = [sentence]
-    # The passages holding the sentence (titles are distinct among a turn's passages); a list's ``in``
-    # and ``index`` scan at C speed.
-    matches = [number for number, sentences in enumerate(sentence_lists) if sentence in sentences]
-    title = _parlai_title(
-        passage_entry[1] if passage_entry else "", decoded.get("title", ""), [titles[n] for n in matches]
-    )
-    selected = next((n for n in matches if titles[n] == title), None)
+    selected = _parlai_passage(passage_entry[1] if passage_entry else "", decoded.get("title", ""), sentence,
+                               titles, sentence_lists)
     if selected is None:  # the crowd worker's sentence is not among the sentences rebuilt for this turn
         labels["knowledge"] = ["not_found"]
         return labels, None
@@ -377,13 +372,23 @@ def _labels_of(
     return labels, sum(map(len, sentence_lists[:selected])) + sentence_lists[selected].index(sentence)
 
 
-def _parlai_title(passage_title: str, key_title: str, titles: list[str]) -> str:
-    """ParlAI's ``_get_chosen_title_and_sent``: the checked passage's title, else the key's, else any
-    (``titles`` are those of the passages holding the checked sentence, in order)."""
+def _parlai_passage(
+    passage_title: str, key_title: str, sentence: str, titles: list[str], sentence_lists: list[list[str]]
+) -> int | None:
+    """The position among the shown passages of the one holding the checked ``sentence``, chosen as
+    ParlAI's ``_get_chosen_title_and_sent`` chooses its title: the checked passage's title, else the
+    title in the sentence's key, else the first passage holding the sentence; None when none holds it.
+
+    The two named passages are looked at first (titles are distinct among a turn's passages): a wizard
+    turn shows about 80 sentences, and scanning them all for every turn cost a twentieth of a full
+    train's first load.
+    """
     for title in (passage_title, key_title):
         if title and title in titles:
-            return title
-    return titles[0] if titles else ""
+            position = titles.index(title)
+            if sentence in sentence_lists[position]:
+                return position
+    return next((position for position, sentences in enumerate(sentence_lists) if sentence in sentences), None)
 
 
 # -- the columnar path: what the cache stores, without an Evidence object per sentence -----------------

@@ -500,3 +500,34 @@ def test_deeply_nested_unknown_fields(tmp_path: Path) -> None:
     with pytest.raises(DataError) as info:
         list(parse_file("wow_kilt", path, "dev"))
     assert info.value.record == "line 1"
+
+
+def _parlai_choice(
+    passage_title: str, key_title: str, sentence: str, titles: list[str], sentence_lists: list[list[str]]
+) -> int | None:
+    """ParlAI's ``_get_chosen_title_and_sent`` spelt out: among the passages holding the sentence, the one
+    titled as the checked passage, else as the sentence's key, else the first."""
+    holding = [n for n, sentences in enumerate(sentence_lists) if sentence in sentences]
+    for title in (passage_title, key_title):
+        if title and any(titles[n] == title for n in holding):
+            return next(n for n in holding if titles[n] == title)
+    return holding[0] if holding else None
+
+
+def test_the_selected_passage_is_the_one_parlai_chooses() -> None:
+    """Every combination of named titles over passages that share the checked sentence or not: the
+    parser, which looks at the named passages first, picks what ParlAI's rule picks."""
+    from itertools import product
+
+    from utils.datasets.wow.parser import _parlai_passage
+
+    titles = ["Topic", "Tea", "Milk", "Sugar"]
+    names = ["", "Topic", "Tea", "Milk", "Sugar", "Absent"]
+    checked = 0
+    for holds in product((False, True), repeat=len(titles)):
+        sentence_lists = [["other", "s"] if held else ["other"] for held in holds]
+        for passage_title, key_title in product(names, names):
+            expected = _parlai_choice(passage_title, key_title, "s", titles, sentence_lists)
+            assert _parlai_passage(passage_title, key_title, "s", titles, sentence_lists) == expected
+            checked += 1
+    assert checked == 16 * 36

@@ -174,3 +174,42 @@ def test_a_passage_is_shared_only_with_a_row_of_the_same_title_and_sentences(mon
             assert texts[start : start + len(sentences)] == sentences
             assert all(stored == title for stored in titles[start : start + len(sentences)])
     assert len(texts) < sum(len(sentences) for _, sentences in shown)  # some were shared
+
+
+def _with_repeated_entries(count: int) -> list[dict]:
+    """Dialogues whose every turn retrieves the same three entries (one with two titles, one of whose
+    sentences says null), so that each entry is met again and again, shown and not."""
+    records = _dialogues(count)
+    entries = [
+        {"Tea": ["Tea is a drink.", "Its value is not null."]},
+        {"Milk": ["Milk is white."], "Sugar": ["Sugar is sweet.", "Tea is a drink."]},
+        {"Tea": ["Tea is a drink.", "Its value is not null."]},  # the same title again: never shown twice
+    ]
+    for record in records:
+        for turn in record["dialog"]:
+            turn["retrieved_passages"] = json.loads(json.dumps(entries))
+    return records
+
+
+def test_passages_met_again_give_the_records_and_stored_texts_parse_gives(tmp_path: Path) -> None:
+    """The same entries at every turn: the typed path's records, and the turns' ``raw`` texts that keep
+    the passages not shown (one of them holding "null", which the cache writes with its other
+    encoder), are those of the record path."""
+    path = _write(tmp_path / "train.json", _with_repeated_entries(9))
+    assert _typed_count(path) == 9
+    _same_as_parse(path)
+    raws = [turn.raw for dialogue in wow.parse(path, split="train") for turn in dialogue.turns]
+    assert any("null" in json.dumps(raw.get("retrieved_passages_not_shown")) for raw in raws)
+
+
+def test_a_malformed_passage_after_many_good_ones_is_reported_as_the_record_path_reports_it(tmp_path: Path) -> None:
+    """A sentence that is a number, in an entry met many times before in good dialogues."""
+    records = _with_repeated_entries(30)
+    records[25]["dialog"][2]["retrieved_passages"][1]["Sugar"][0] = 7
+    path = _write(tmp_path / "train.json", records)
+    with pytest.raises(DataError) as by_parse:
+        list(wow.parse(path, split="train"))
+    with pytest.raises(DataError) as by_columns:
+        _columns_records(path)
+    assert str(by_columns.value) == str(by_parse.value)
+    assert "dialogue 25" in str(by_columns.value) and "dialog[2].retrieved_passages[1].Sugar" in str(by_columns.value)
