@@ -47,6 +47,22 @@ def test_atlas_help_loads_no_heavy_library() -> None:
         assert _loaded_after(code) == [], argv
 
 
+def test_reopening_a_cached_split_loads_no_pandas(tmp_path: Path) -> None:
+    """A split whose cache is built is reopened without pandas: its provenance and size need none.
+    Building the cache, a frame (``turns()``, ``evidence()``) and reading a dialogue import it (pyarrow
+    does, to convert its arrays)."""
+    code = (
+        "import os\nos.environ['ATLAS_OFFLINE'] = '1'\n"
+        f"os.environ['ATLAS_CACHE_DIR'] = {str(tmp_path)!r}\n"
+        f"os.environ['ATLAS_DATA_DIR'] = {str(tmp_path / 'none')!r}\n"
+        "import warnings\nwarnings.simplefilter('ignore')\nimport utils\n"
+        "split = utils.load('wow', 'train')\nprint(len(split), split.provenance.summary())"
+    )
+    _loaded_after(code)  # builds the cache of the demo sample
+    loaded = _loaded_after(code)
+    assert "pandas" not in loaded and "pyarrow" in loaded
+
+
 LAZY_NAMES = ["load", "LoadedSplit", "Provenance", "data_status", "CacheWarning", "DemoDataWarning"]
 
 
