@@ -856,6 +856,49 @@ def evidence_column(tables: CachedTables, name: str, text_type: pa.DataType = _S
     return column
 
 
+#: The evidence columns whose values repeat from row to row: each row points at one of a few distinct
+#: values (a passage's text, title or meta, the dialogue's id, the channel's name), so they are read
+#: as :func:`evidence_codes` rather than spelt out.
+EVIDENCE_REPEATED_COLUMNS = ("dialogue_id", "text", "title", "origin", "meta")
+
+
+def evidence_codes(tables: CachedTables, name: str) -> tuple[pa.Array, np.ndarray]:
+    """A column of :data:`EVIDENCE_REPEATED_COLUMNS` as its distinct values, each once, and per evidence
+    row the position of its own among them (``-1`` where the row has none), so that a reader makes one
+    object per distinct value rather than one per row.
+
+    On the full-size synthetic WoW train, 5.4 million rows show 216 thousand distinct passages (31 MB of
+    text): spelt out per row, the texts alone took 816 MB.
+    """
+    if name in ("text", "title", "meta"):
+        values: pa.Array | pa.ChunkedArray = tables.passages.column(name)
+        positions = tables.evidence.column("passage")
+    elif name == "dialogue_id":
+        values = tables.dialogues.column("id")
+        positions = _per_evidence_row(tables, "dialogue_index")
+    elif name in EVIDENCE_REPEATED_COLUMNS:
+        column = tables.evidence.column(name)
+        if not pa.types.is_dictionary(column.type):
+            encoded = [chunk.dictionary_encode() for chunk in column.chunks]
+            column = pa.chunked_array(encoded, pa.dictionary(pa.int32(), column.type))
+        # Each stored batch may carry its own dictionary (the origin names grow as a file is read): one for all.
+        column = column.unify_dictionaries()
+        if not column.num_chunks:
+            return pa.array([], column.type.value_type), np.zeros(0, np.int64)
+        values = column.chunk(0).dictionary
+        positions = pa.chunked_array([chunk.indices for chunk in column.chunks], column.type.index_type)
+    else:
+        raise ValueError(f"{name!r} is not a repeated evidence column: {', '.join(EVIDENCE_REPEATED_COLUMNS)}")
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if positions.null_count:
+        positions = positions.fill_null(-1)
+    # Distinct passages may share a text (with another title) or a title (most do): each value once.
+    encoded = values.dictionary_encode()
+    codes = np.append(encoded.indices.fill_null(-1).to_numpy().astype(np.intp, copy=False), -1)  # -1 stays -1
+    return encoded.dictionary, codes[positions.to_numpy()]
+
+
 def _per_evidence_row(tables: CachedTables, name: str) -> pa.ChunkedArray:
     """A column of the turns table repeated for each evidence row of its turn (rows lie in turn order)."""
     counts = tables.turns.column("evidence_count").to_numpy()
