@@ -505,10 +505,18 @@ class LoadedSplit(Sequence[Dialogue]):
         try:
             for start in range(0, len(self), _ITER_CHUNK):
                 stop = min(start + _ITER_CHUNK, len(self))
-                chunk = self._rebuilt(start, stop, passages)
-                chunk.reverse()
                 if freezing:
-                    gc.freeze()
+                    # Paused until the chunk is frozen: re-enabled first (as rebuilding alone does), the
+                    # collector's next pass, at the very next allocation, scanned the whole new chunk
+                    # (on the full-size WoW train 2.3 of 10.7 s of CPU, every chunk's objects scanned once).
+                    gc.disable()
+                try:
+                    chunk = self._rebuilt(start, stop, passages)
+                finally:
+                    if freezing:
+                        gc.freeze()
+                        gc.enable()
+                chunk.reverse()
                 while chunk:
                     # handed over one at a time from the end of a reversed list, so that each dialogue
                     # is freed as soon as the caller lets go of it
