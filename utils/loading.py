@@ -569,7 +569,9 @@ class LoadedSplit(Sequence[Dialogue]):
 
         Columns: dialogue index and id, turn index, evidence id, text, title, origin, selected (and,
         when asked for, ``meta`` as JSON text and ``passage``, the row of :meth:`arrow` ``("passages")``
-        holding the text). Asking only for the columns needed saves spelling out every text.
+        holding the text). String columns are pandas' ``str``: those whose values repeat from row to
+        row (text, title, origin, dialogue id, meta) hold one Python string per distinct value,
+        shared by the rows that show it; the evidence ids are Arrow-backed.
         """
         names = list(columns) if columns is not None else [n for n in _cache.EVIDENCE_COLUMNS if n != "meta"]
         # Columns of repeated values (a passage's text and title shown at many turns, the dialogue's
@@ -597,9 +599,8 @@ class LoadedSplit(Sequence[Dialogue]):
     def evidence_texts(self, column: str = "text") -> list[str | None]:
         """The text (or ``column="title"``) of every evidence row, in table order, as a list.
 
-        Each distinct passage is one string, shared by all the rows that show it (the very strings of
-        :meth:`evidence`'s column are not kept: each call makes its own): far less memory and time
-        than one string per row.
+        Each distinct value is one string, shared by all the rows that show it, as in :meth:`evidence`
+        (each call makes its own): far less memory and time than one string per row.
         """
         if column not in ("text", "title"):
             raise UnknownNameError("passage column", column, ["text", "title"])
