@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 
 import utils
-from utils import _cache, loading
-from utils._cache import encoding
+from utils import loading
 
 
 @pytest.fixture
@@ -76,13 +75,3 @@ def test_a_walk_decompresses_each_raw_batch_once(
     assert [[turn.raw for turn in dialogue.turns] for dialogue in synthetic_train] == expected
     assert len(synthetic_train) > 3 * counting.num_record_batches  # chunks read each batch several times
     assert counting.read == list(range(counting.num_record_batches))
-
-
-def test_rows_out_of_turn_order_are_rebuilt_alike(
-    synthetic_train: utils.LoadedSplit, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Rows lie in turn order, and each turn takes the next ones; were they not, each turn would take
-    its own slice: the same records either way."""
-    in_order = synthetic_train[:]
-    monkeypatch.setattr(encoding, "_rows_in_turn_order", lambda *columns: False)
-    assert _cache.rebuild_dialogues(synthetic_train._tables, 0, len(synthetic_train)) == in_order

@@ -965,11 +965,6 @@ def rebuild_dialogues(
 EVIDENCE_PASSAGE_COLUMNS = ("text", "title")
 
 
-def _rows_in_turn_order(first: int, starts: Sequence[int], counts: Sequence[int]) -> bool:
-    """Whether each turn's evidence rows (from ``starts``, ``counts`` of them) follow the last turn's."""
-    return bool(np.array_equal(np.cumsum([first, *counts[:-1]]), starts))
-
-
 def _rebuild(tables: CachedTables, start: int, stop: int, passages: PassageMemo) -> list[Dialogue]:
     # Positional arguments in the field order of utils.records (faster than keywords; the loader's
     # round-trip tests compare rebuilt dialogues with parsed ones, so a reordering would show).
@@ -1000,24 +995,17 @@ def _rebuild(tables: CachedTables, start: int, stop: int, passages: PassageMemo)
     if not passages.without_meta(first_evidence, last_evidence):
         e_metas = passages.metas(first_evidence, last_evidence)
         columns.append([{} if meta == "{}" else loads(meta) for meta in e_metas])
-    items = map(Evidence, *columns)
-    # Rows lie in turn order: each turn takes the next ones straight into its own list, rather than
-    # a slice of one list of the chunk's rows (which every row went into and out of again).
-    evidence = None if _rows_in_turn_order(first_evidence, evidence_starts, evidence_counts) else list(items)
+    evidence = list(map(Evidence, *columns))
     turns = []
     for k in range(len(t_index)):
-        if evidence is None:
-            shown = list(itertools.islice(items, evidence_counts[k]))
-        else:
-            offset = evidence_starts[k] - first_evidence
-            shown = evidence[offset : offset + evidence_counts[k]]
+        offset = evidence_starts[k] - first_evidence
         turns.append(
             Turn(
                 t_index[k],
                 roles[k],
                 speakers[k],
                 texts[k],
-                shown,
+                evidence[offset : offset + evidence_counts[k]],
                 loads(labels[k]),
                 _loads(raws[k]),
             )
