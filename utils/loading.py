@@ -23,6 +23,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -506,10 +507,18 @@ class LoadedSplit(Sequence[Dialogue]):
         try:
             for start in range(0, len(self), _ITER_CHUNK):
                 stop = min(start + _ITER_CHUNK, len(self))
-                chunk = self._rebuilt(start, stop, passages)
-                chunk.reverse()
                 if freezing:
-                    gc.freeze()
+                    # Paused until the chunk is frozen: re-enabled first (as rebuilding alone does), the
+                    # collector's next pass, at the very next allocation, scanned the whole new chunk
+                    # (on the full-size WoW train 2.3 of 10.7 s of CPU, every chunk's objects scanned once).
+                    gc.disable()
+                try:
+                    chunk = self._rebuilt(start, stop, passages)
+                finally:
+                    if freezing:
+                        gc.freeze()
+                        gc.enable()
+                chunk.reverse()
                 while chunk:
                     # handed over one at a time from the end of a reversed list, so that each dialogue
                     # is freed as soon as the caller lets go of it
@@ -550,6 +559,7 @@ class LoadedSplit(Sequence[Dialogue]):
         frame["labels"] = _cache.json_values(table.column("labels"))
         topics = self._tables.dialogues.column("topic").to_pandas()
         frame.insert(2, "topic", topics.to_numpy()[frame["dialogue_index"].to_numpy()])
+        _cache.release_pages(self._tables)  # the pages of the cache read to build it (they stay in the page cache)
         return frame
 
     def turns(self) -> pd.DataFrame:
@@ -561,23 +571,45 @@ class LoadedSplit(Sequence[Dialogue]):
 
         Columns: dialogue index and id, turn index, evidence id, text, title, origin, selected (and,
         when asked for, ``meta`` as JSON text and ``passage``, the row of :meth:`arrow` ``("passages")``
-        holding the text). Asking only for the columns needed saves spelling out every text.
+        holding the text). String columns are pandas' ``str``: those whose values repeat from row to
+        row (text, title, origin, dialogue id, meta) hold one Python string per distinct value,
+        shared by the rows that show it; the evidence ids are Arrow-backed.
         """
-        # Texts spelt out as large_string, which pandas' Arrow-backed strings hold, so that they are
-        # wrapped rather than converted (a full-size WoW train: a peak of 1,675 MB instead of 1,770).
-        # split_blocks: the integer columns stay apart rather than copied into one block (45 MB there).
-        return self._evidence_table(columns, pa.large_string()).to_pandas(split_blocks=True)
+        names = list(columns) if columns is not None else [n for n in _cache.EVIDENCE_COLUMNS if n != "meta"]
+        # Columns of repeated values (a passage's text and title shown at many turns, the dialogue's
+        # id, the channel's name) hold one Python string per distinct value, shared by every row that
+        # shows it; spelt out per row as Arrow strings, the full-size WoW train's evidence took 1,360 MB
+        # instead of 410 MB. The rest (the evidence ids, nearly all distinct) stay Arrow-backed: a
+        # Python string per row would cost several times their bytes. split_blocks: the integer columns
+        # stay apart rather than copied into one block.
+        import pandas as pd
+
+        repeated = [name for name in names if name in _cache.EVIDENCE_REPEATED_COLUMNS]
+        others = [name for name in names if name not in repeated]
+        stored = self._evidence_table(others, pa.large_string()).to_pandas(split_blocks=True)
+        shared = {}
+        for name in repeated:
+            shared[name] = _shared_strings(*_cache.evidence_codes(self._tables, name))
+            # the pages of the cache read so far (the frame holds copies): a resident set no larger
+            # than what is built (on the full-size WoW train, up to 130 MB of mapped pages at the end)
+            _cache.release_pages(self._tables)
+        # copy=False: each column stays the block it was built as (inserting one copies it)
+        return pd.DataFrame(
+            {name: shared[name] if name in shared else stored[name] for name in names},
+            index=pd.RangeIndex(self._tables.evidence.num_rows),
+            copy=False,
+        )
 
     def evidence_texts(self, column: str = "text") -> list[str | None]:
         """The text (or ``column="title"``) of every evidence row, in table order, as a list.
 
-        A passage stored once (WISE's) is one string shared by all the rows that show it: far less
-        memory and time than one string per row.
+        Each distinct value is one string, shared by all the rows that show it, as in :meth:`evidence`
+        (each call makes its own): far less memory and time than one string per row.
         """
         if column not in ("text", "title"):
             raise UnknownNameError("passage column", column, ["text", "title"])
-        (values,) = _cache.passage_values(self._tables, 0, self._tables.evidence.num_rows, (column,))
-        return values
+        values, positions = _cache.evidence_codes(self._tables, column)
+        return _with_missing(values)[positions].tolist()
 
     def _evidence_table(self, columns: Sequence[str] | None = None, text_type: Any = None) -> Any:
         names = list(columns) if columns is not None else [n for n in _cache.EVIDENCE_COLUMNS if n != "meta"]
@@ -640,6 +672,37 @@ class LoadedSplit(Sequence[Dialogue]):
         if unknown:
             raise UnknownNameError("column", unknown[0], result.column_names, of=f"the {table} table")
         return result.select(list(columns))
+
+
+def _with_missing(values: pa.Array) -> np.ndarray:
+    """An object array of ``values`` as Python objects, one each, and a missing value (``None``) after
+    them: the position ``-1`` of :func:`utils._cache.evidence_codes` takes it."""
+    shared = np.empty(len(values) + 1, dtype=object)
+    shared[:-1] = values.to_pylist()
+    return shared
+
+
+def _shared_strings(values: pa.Array, positions: np.ndarray) -> Any:
+    """A string column of one Python string per distinct value (``values``), shared by every row that
+    shows it (``positions``, ``-1`` for a missing one), in pandas' own string dtype.
+
+    Python-backed (``pd.StringDtype("python", na_value=np.nan)`` in pandas 3): its dtype is ``str``
+    like the Arrow-backed default and behaves alike, but holds a pointer per row rather than the bytes.
+    Where pandas keeps strings as plain objects (pandas 2 by default), an object array.
+    """
+    import pandas as pd
+
+    shared = _with_missing(values)
+    inferred = pd.Series(["a"]).dtype  # the string dtype pandas gives text of its own accord
+    dtype: Any = None
+    try:
+        dtype = pd.StringDtype("python", na_value=inferred.na_value) if isinstance(inferred, pd.StringDtype) else None
+    except TypeError:  # pandas 2.1 and 2.2 under ``future.infer_string``: no Python-backed twin of their dtype
+        dtype = None
+    if dtype is None:
+        return shared[positions]
+    # Checked as strings once per distinct value; ``take`` hands the rows the same objects.
+    return pd.array(shared, dtype=dtype).take(positions)
 
 
 #: What the statistics take for one split, for every dataset: a :class:`LoadedSplit`, or the same

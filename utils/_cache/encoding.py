@@ -206,6 +206,14 @@ class RawTexts:
             raise ValueError(f"{self._reader.num_record_batches} record batches where {len(batch_rows)} were written")
         self._starts = np.concatenate(([0], np.cumsum(batch_rows, dtype=np.int64)))
         self.num_rows = int(self._starts[-1])
+        # The batch read last, decompressed: a walk's chunks of dialogues end in the middle of a
+        # batch, which the next chunk would otherwise decompress again.
+        self._last: tuple[int, pa.Array] | None = None
+
+    def _batch(self, number: int) -> pa.Array:
+        if self._last is None or self._last[0] != number:
+            self._last = (number, self._reader.get_batch(number).column(0))
+        return self._last[1]
 
     def texts(self, start: int, stop: int) -> list[bytes]:
         """The ``raw`` texts of turns ``start`` to ``stop - 1``, UTF-8 encoded (as JSON decoders read them)."""
@@ -214,7 +222,7 @@ class RawTexts:
         while start < stop:
             first, last = self._starts[batch], self._starts[batch + 1]
             if last > start:
-                column = self._reader.get_batch(batch).column(0)
+                column = self._batch(batch)
                 texts += column.slice(start - first, min(stop, last) - start).view(pa.binary()).to_pylist()
                 start = int(min(stop, last))
             batch += 1
@@ -723,11 +731,10 @@ def shared_values(column: pa.ChunkedArray) -> list[Any]:
     values: list[Any] = []
     for chunk in column.chunks:
         encoded = chunk if pa.types.is_dictionary(chunk.type) else chunk.dictionary_encode()
-        words = encoded.dictionary.to_pylist()
-        if encoded.null_count:
-            values += [None if index is None else words[index] for index in encoded.indices.to_pylist()]
-        else:
-            values += [words[index] for index in encoded.indices.to_numpy(zero_copy_only=False).tolist()]
+        words = np.empty(len(encoded.dictionary) + 1, dtype=object)  # and None last, for index -1
+        words[:-1] = encoded.dictionary.to_pylist()
+        indices = encoded.indices.fill_null(-1) if encoded.null_count else encoded.indices
+        values += words[indices.to_numpy()].tolist()  # in C: half the time of a list comprehension
     return values
 
 
@@ -854,6 +861,49 @@ def evidence_column(tables: CachedTables, name: str, text_type: pa.DataType = _S
     if pa.types.is_dictionary(column.type) or pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
         return pa.chunked_array([pc.cast(chunk, text_type, memory_pool=pool) for chunk in column.chunks], text_type)
     return column
+
+
+#: The evidence columns whose values repeat from row to row: each row points at one of a few distinct
+#: values (a passage's text, title or meta, the dialogue's id, the channel's name), so they are read
+#: as :func:`evidence_codes` rather than spelt out.
+EVIDENCE_REPEATED_COLUMNS = ("dialogue_id", "text", "title", "origin", "meta")
+
+
+def evidence_codes(tables: CachedTables, name: str) -> tuple[pa.Array, np.ndarray]:
+    """A column of :data:`EVIDENCE_REPEATED_COLUMNS` as its distinct values, each once, and per evidence
+    row the position of its own among them (``-1`` where the row has none), so that a reader makes one
+    object per distinct value rather than one per row.
+
+    On the full-size synthetic WoW train, 5.4 million rows show 216 thousand distinct passages (31 MB of
+    text): spelt out per row, the texts alone took 816 MB.
+    """
+    if name in ("text", "title", "meta"):
+        values: pa.Array | pa.ChunkedArray = tables.passages.column(name)
+        positions = tables.evidence.column("passage")
+    elif name == "dialogue_id":
+        values = tables.dialogues.column("id")
+        positions = _per_evidence_row(tables, "dialogue_index")
+    elif name in EVIDENCE_REPEATED_COLUMNS:
+        column = tables.evidence.column(name)
+        if not pa.types.is_dictionary(column.type):
+            encoded = [chunk.dictionary_encode() for chunk in column.chunks]
+            column = pa.chunked_array(encoded, pa.dictionary(pa.int32(), column.type))
+        # Each stored batch may carry its own dictionary (the origin names grow as a file is read): one for all.
+        column = column.unify_dictionaries()
+        if not column.num_chunks:
+            return pa.array([], column.type.value_type), np.zeros(0, np.int64)
+        values = column.chunk(0).dictionary
+        positions = pa.chunked_array([chunk.indices for chunk in column.chunks], column.type.index_type)
+    else:
+        raise ValueError(f"{name!r} is not a repeated evidence column: {', '.join(EVIDENCE_REPEATED_COLUMNS)}")
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if positions.null_count:
+        positions = positions.fill_null(-1)
+    # Distinct passages may share a text (with another title) or a title (most do): each value once.
+    encoded = values.dictionary_encode()
+    codes = np.append(encoded.indices.fill_null(-1).to_numpy().astype(np.intp, copy=False), -1)  # -1 stays -1
+    return encoded.dictionary, codes[positions.to_numpy()]
 
 
 def _per_evidence_row(tables: CachedTables, name: str) -> pa.ChunkedArray:
