@@ -494,11 +494,12 @@ def _imports_of(task: dict[str, Any]) -> list[str]:
         return ["datasets"]
     if step == "C parser (gc off)":
         return []  # imported by the step itself, which says so when neither parser is installed
-    # ``import utils`` no longer imports the loader (pandas, pyarrow): it is imported here, so that an
-    # atlas step times its own work as before.
+    # ``import utils`` no longer imports the loader (pyarrow), nor the loader pandas (imported where a
+    # frame is made, and by pyarrow where it converts arrays): both are imported here, as a warm
+    # process has them, so that an atlas step times its own work as before.
     if step.startswith("chapter"):
-        return ["utils", "utils.loading", "matplotlib.pyplot", "IPython"]
-    return ["utils", "utils.loading"] if step.startswith("atlas") else []
+        return ["utils", "utils.loading", "pandas", "matplotlib.pyplot", "IPython"]
+    return ["utils", "utils.loading", "pandas"] if step.startswith("atlas") else []
 
 
 # The child loads this file as a plain module, not through the ``utils`` package, so that the naive
