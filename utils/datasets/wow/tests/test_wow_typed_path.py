@@ -79,6 +79,16 @@ def _write(path: Path, records: list) -> Path:
     return path
 
 
+def _error_as_parse_gives_it(path: Path) -> str:
+    """The message of the columnar path's error for ``path``, checked to be the record path's."""
+    with pytest.raises(DataError) as by_parse:
+        list(wow.parse(path, split="train"))
+    with pytest.raises(DataError) as by_columns:
+        _columns_records(path)
+    assert str(by_columns.value) == str(by_parse.value)
+    return str(by_columns.value)
+
+
 @pytest.mark.parametrize("batch", [16, 64])
 def test_a_fault_after_many_dialogues_is_reported_as_the_record_path_reports_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
@@ -89,12 +99,8 @@ def test_a_fault_after_many_dialogues_is_reported_as_the_record_path_reports_it(
     records[40]["dialog"][1]["text"] = 5
     path = _write(tmp_path / "train.json", records)
     assert _typed_count(path) == -41  # handed over at dialogue 40
-    with pytest.raises(DataError) as by_parse:
-        list(wow.parse(path, split="train"))
-    with pytest.raises(DataError) as by_columns:
-        _columns_records(path)
-    assert str(by_columns.value) == str(by_parse.value)
-    assert "dialogue 40" in str(by_columns.value) and "dialog[1].text" in str(by_columns.value)
+    message = _error_as_parse_gives_it(path)
+    assert "dialogue 40" in message and "dialog[1].text" in message
 
 
 @pytest.mark.parametrize(
@@ -206,10 +212,5 @@ def test_a_malformed_passage_after_many_good_ones_is_reported_as_the_record_path
     """A sentence that is a number, in an entry met many times before in good dialogues."""
     records = _with_repeated_entries(30)
     records[25]["dialog"][2]["retrieved_passages"][1]["Sugar"][0] = 7
-    path = _write(tmp_path / "train.json", records)
-    with pytest.raises(DataError) as by_parse:
-        list(wow.parse(path, split="train"))
-    with pytest.raises(DataError) as by_columns:
-        _columns_records(path)
-    assert str(by_columns.value) == str(by_parse.value)
-    assert "dialogue 25" in str(by_columns.value) and "dialog[2].retrieved_passages[1].Sugar" in str(by_columns.value)
+    message = _error_as_parse_gives_it(_write(tmp_path / "train.json", records))
+    assert "dialogue 25" in message and "dialog[2].retrieved_passages[1].Sugar" in message
