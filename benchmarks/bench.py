@@ -465,12 +465,17 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
             run_task._hooked = True  # type: ignore[attr-defined]
         _OPENED = []
     before = _rss_mb()
+    collecting = gc.isenabled()
     start, cpu = time.perf_counter(), time.process_time()
     try:
         detail = function(task)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     finally:
         opened, _OPENED = _OPENED, None
+        # The gc-off steps leave the collector off for their whole time, returning included; it is
+        # turned back on once they are timed (``--in-process`` and the tests run steps one after another).
+        if collecting:
+            gc.enable()
     peak = _peak_rss_mb()
     if recording:
         task["files_read"] = _dataset_files_opened(task["dataset"], opened or [])

@@ -376,3 +376,17 @@ def test_a_quick_run_keeps_its_files_apart_from_the_full_size_ones() -> None:
     assert bench.default_data_dir(0.25) != bench.DEFAULT_DATA
     assert set(bench.GOAL_STEPS) <= set(bench.benchmarked_datasets())
     assert all(set(steps) <= set(bench.STEPS) for steps in bench.GOAL_STEPS.values())
+
+
+@pytest.mark.parametrize("step", ["json.load (gc off)", "C parser (gc off)"])
+def test_a_gc_off_step_run_in_process_leaves_the_collector_on(tmp_path: Path, step: str) -> None:
+    """The collector is off while a gc-off step is timed and on again afterwards: run in-process (as
+    ``--in-process`` and this file do), a step once left it off for every test after it."""
+    import gc
+
+    path = tmp_path / "train.json"
+    path.write_text("[{}, {}]", encoding="utf-8")
+    assert gc.isenabled()
+    result = bench.run_task({"step": step, "dataset": "wow", "path": str(path), "layout": "list"})
+    assert result["detail"].startswith("2 records")
+    assert gc.isenabled()

@@ -30,7 +30,17 @@ def synthetic_train(data_dir: Path) -> utils.LoadedSplit:
     return utils.load("wow", "train")
 
 
-def test_walking_a_split_starts_no_collection(synthetic_train: utils.LoadedSplit) -> None:
+@pytest.fixture
+def collecting() -> Any:
+    """The collector on, as in a fresh process, whatever a test before left; back as it was after."""
+    was_on = gc.isenabled()
+    gc.enable()
+    yield
+    if not was_on:
+        gc.disable()
+
+
+def test_walking_a_split_starts_no_collection(synthetic_train: utils.LoadedSplit, collecting: None) -> None:
     started: list[int] = []
 
     def record(phase: str, info: dict[str, Any]) -> None:
