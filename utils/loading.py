@@ -609,7 +609,7 @@ class LoadedSplit(Sequence[Dialogue]):
         if column not in ("text", "title"):
             raise UnknownNameError("passage column", column, ["text", "title"])
         values, positions = _cache.evidence_codes(self._tables, column)
-        return _with_missing(values)[positions].tolist()
+        return _cache.objects_and_missing(values)[positions].tolist()
 
     def _evidence_table(self, columns: Sequence[str] | None = None, text_type: Any = None) -> Any:
         names = list(columns) if columns is not None else [n for n in _cache.EVIDENCE_COLUMNS if n != "meta"]
@@ -674,14 +674,6 @@ class LoadedSplit(Sequence[Dialogue]):
         return result.select(list(columns))
 
 
-def _with_missing(values: pa.Array) -> np.ndarray:
-    """An object array of ``values`` as Python objects, one each, and a missing value (``None``) after
-    them: the position ``-1`` of :func:`utils._cache.evidence_codes` takes it."""
-    shared = np.empty(len(values) + 1, dtype=object)
-    shared[:-1] = values.to_pylist()
-    return shared
-
-
 def _shared_strings(values: pa.Array, positions: np.ndarray) -> Any:
     """A string column of one Python string per distinct value (``values``), shared by every row that
     shows it (``positions``, ``-1`` for a missing one), in pandas' own string dtype.
@@ -692,7 +684,7 @@ def _shared_strings(values: pa.Array, positions: np.ndarray) -> Any:
     """
     import pandas as pd
 
-    shared = _with_missing(values)
+    shared = _cache.objects_and_missing(values)
     inferred = pd.Series(["a"]).dtype  # the string dtype pandas gives text of its own accord
     dtype: Any = None
     try:

@@ -722,6 +722,14 @@ def _columns(table: pa.Table, names: Sequence[str]) -> list[list[Any]]:
     return [table.column(name).to_pylist() for name in names]
 
 
+def objects_and_missing(values: pa.Array) -> np.ndarray:
+    """An object array of ``values`` as Python objects, one each, and a missing value (``None``) after
+    them, which position ``-1`` takes: indexed by per-row positions, every row of a value shares its object."""
+    shared = np.empty(len(values) + 1, dtype=object)
+    shared[:-1] = values.to_pylist()
+    return shared
+
+
 def shared_values(column: pa.ChunkedArray) -> list[Any]:
     """A column's values as a list, one Python object per distinct value of a chunk, shared by its repeats.
 
@@ -731,8 +739,7 @@ def shared_values(column: pa.ChunkedArray) -> list[Any]:
     values: list[Any] = []
     for chunk in column.chunks:
         encoded = chunk if pa.types.is_dictionary(chunk.type) else chunk.dictionary_encode()
-        words = np.empty(len(encoded.dictionary) + 1, dtype=object)  # and None last, for index -1
-        words[:-1] = encoded.dictionary.to_pylist()
+        words = objects_and_missing(encoded.dictionary)
         indices = encoded.indices.fill_null(-1) if encoded.null_count else encoded.indices
         values += words[indices.to_numpy()].tolist()  # in C: half the time of a list comprehension
     return values
@@ -787,14 +794,6 @@ class PassageMemo:
             self._plain = pc.equal(meta, "{}").to_numpy(zero_copy_only=False) if len(meta) else np.ones(0, np.bool_)
         positions = self._tables.evidence.column("passage").slice(start, stop - start).to_numpy()
         return bool(self._plain[positions].all())
-
-
-def passage_values(tables: CachedTables, start: int, stop: int, names: Sequence[str] = ("text",)) -> list[list[Any]]:
-    """The passage columns ``names`` of evidence rows ``start`` to ``stop - 1``, as lists.
-
-    Each distinct passage becomes one Python string, shared by all the rows that show it.
-    """
-    return [column.tolist() for column in PassageMemo(tables, names).rows(start, stop)]
 
 
 def take_sorted(column: pa.ChunkedArray, positions: np.ndarray) -> list[Any]:
