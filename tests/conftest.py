@@ -117,6 +117,18 @@ def require_real_file(data_dir: Path, relative: str) -> Path:
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
+def resident_cache_kb(directory: Path) -> int:
+    """The resident memory (kB) of this process's mappings of files under ``directory`` (Linux)."""
+    resident, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and "-" in fields[0] and len(fields) >= 5 and not fields[0].endswith(":"):  # a mapping's header
+            inside = len(fields) >= 6 and fields[-1].startswith(str(directory))
+        elif inside and fields[0] == "Rss:":
+            resident += int(fields[1])
+    return resident
+
+
 def _unmount(directory: Path) -> None:
     """Unmount ``directory``; a busy mount is detached lazily, so that no test leaves one behind."""
     if subprocess.run(["umount", str(directory)], capture_output=True).returncode != 0:

@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 import pytest
 
 import utils
-from tests.conftest import require_real_file
+from tests.conftest import require_real_file, resident_cache_kb
 
 #: Columns whose values repeat from row to row: one shared Python string per distinct value.
 SHARED_COLUMNS = {"turns": (), "evidence": ("dialogue_id", "text", "title", "origin")}
@@ -161,18 +161,6 @@ def test_spelt_out_ids_come_from_the_c_library_allocator(data_dir: Path) -> None
     assert default_pool.bytes_allocated() - before < id_bytes / 4
 
 
-def _resident_cache_kb(directory: Path) -> int:
-    """The resident memory (kB) of this process's mappings of files under ``directory`` (Linux)."""
-    resident, inside = 0, False
-    for line in Path("/proc/self/smaps").read_text().splitlines():
-        fields = line.split()
-        if fields and "-" in fields[0] and len(fields) >= 5 and not fields[0].endswith(":"):  # a mapping's header
-            inside = len(fields) >= 6 and fields[-1].startswith(str(directory))
-        elif inside and fields[0] == "Rss:":
-            resident += int(fields[1])
-    return resident
-
-
 @pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's /proc/self/smaps")
 def test_frames_leave_no_page_of_the_cache_resident(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The frames hold copies of what they read from the memory-mapped cache: once built, its pages are
@@ -183,8 +171,8 @@ def test_frames_leave_no_page_of_the_cache_resident(data_dir: Path, monkeypatch:
     split = utils.load("wow", "train")  # the demo sample, through the cache
     assert split._tables.mappings, "the demo split is served from the memory-mapped cache"
     turns = split.turns()
-    assert _resident_cache_kb(cache) == 0
+    assert resident_cache_kb(cache) == 0
     evidence = split.evidence()
-    assert _resident_cache_kb(cache) == 0
+    assert resident_cache_kb(cache) == 0
     assert len(turns) and len(evidence)  # still readable: the pages come back from the page cache
     assert evidence["text"].notna().all() and turns["dialogue_index"].sum() >= 0

@@ -523,7 +523,7 @@ class LoadedSplit(Sequence[Dialogue]):
                     # handed over one at a time from the end of a reversed list, so that each dialogue
                     # is freed as soon as the caller lets go of it
                     yield chunk.pop()
-                _cache.release_pages(self._tables)  # the walk is done with this chunk's pages of the cache
+                self.release_pages()  # the walk is done with this chunk's pages of the cache
         finally:
             if freezing:
                 gc.unfreeze()
@@ -559,7 +559,7 @@ class LoadedSplit(Sequence[Dialogue]):
         frame["labels"] = _cache.json_values(table.column("labels"))
         topics = self._tables.dialogues.column("topic").to_pandas()
         frame.insert(2, "topic", topics.to_numpy()[frame["dialogue_index"].to_numpy()])
-        _cache.release_pages(self._tables)  # the pages of the cache read to build it (they stay in the page cache)
+        self.release_pages()  # the pages of the cache read to build it (they stay in the page cache)
         return frame
 
     def turns(self) -> pd.DataFrame:
@@ -592,7 +592,7 @@ class LoadedSplit(Sequence[Dialogue]):
             shared[name] = _shared_strings(*_cache.evidence_codes(self._tables, name))
             # the pages of the cache read so far (the frame holds copies): a resident set no larger
             # than what is built (on the full-size WoW train, up to 130 MB of mapped pages at the end)
-            _cache.release_pages(self._tables)
+            self.release_pages()
         # copy=False: each column stays the block it was built as (inserting one copies it)
         return pd.DataFrame(
             {name: shared[name] if name in shared else stored[name] for name in names},
@@ -642,6 +642,17 @@ class LoadedSplit(Sequence[Dialogue]):
         if table == "evidence":  # with its text and title spelt out per row, as a dataset of rows expects
             return datasets.Dataset(self._evidence_table(_cache.EVIDENCE_COLUMNS))
         return datasets.Dataset(self.arrow(table))
+
+    def release_pages(self) -> None:
+        """Drop the pages of the cache this process has read from its resident memory.
+
+        The tables of :meth:`arrow` are memory-mapped: a scan over a full-size split's column leaves
+        each page it read counted as this process's memory until it exits (up to the whole cache
+        file). The pages stay in the kernel's page cache, and reading them again maps them back
+        without a disk read. :meth:`turns` and :meth:`evidence` call this once their frame is built;
+        call it after a scan of your own over :meth:`arrow`. A no-op where the system cannot.
+        """
+        _cache.release_pages(self._tables)
 
     def arrow(self, table: str = "turns", columns: Sequence[str] | None = None) -> Any:
         """The underlying memory-mapped :class:`pyarrow.Table`: ``turns``, ``evidence``, ``dialogues`` or

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,46 @@ _ORACLE_MIN_TURNS = 20
 _Key = tuple[str, int]
 
 
+class ShownChoices(Mapping[str, str]):
+    """The accepted spellings of the candidates shown at one turn, each mapped to the candidate it names
+    (its sentence's text, ``""`` for "no passage used"): the text itself, ParlAI's
+    ``"<title> <sentence>"``, ``"no_passages_used"`` and ParlAI's ``"no_passages_used no_passages_used"``.
+
+    The ParlAI spellings are matched, not stored: as a dict per turn, they held about 200 MB at the
+    check's peak on a full-size held-out split of the synthetic benchmark files.
+    """
+
+    __slots__ = ("_texts", "_titles")
+
+    def __init__(self, texts: Sequence[str], titles: Sequence[str]) -> None:
+        self._texts = tuple(texts)
+        self._titles = tuple(titles)
+
+    def __getitem__(self, spelling: str) -> str:
+        if spelling in (NO_PASSAGE_CHOICE, baselines.NO_PASSAGE_CANDIDATE):
+            return ""
+        if isinstance(spelling, str):
+            # in the order the candidates were shown, a text before its ParlAI spelling: the first match wins
+            for text, title in zip(self._texts, self._titles, strict=True):
+                if spelling == text or (
+                    len(spelling) == len(title) + 1 + len(text)
+                    and spelling.startswith(title)
+                    and spelling.endswith(text)
+                    and spelling[len(title)] == " "
+                ):
+                    return text
+        raise KeyError(spelling)
+
+    def __iter__(self) -> Iterator[str]:
+        spellings = [NO_PASSAGE_CHOICE, baselines.NO_PASSAGE_CANDIDATE]
+        for text, title in zip(self._texts, self._titles, strict=True):
+            spellings += [text, f"{title} {text}"]
+        return iter(dict.fromkeys(spellings))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 @dataclass(frozen=True)
 class SelectionTurn:
     """One of ParlAI's wizard examples as the check sees it: what may be chosen and what is right."""
@@ -52,38 +92,35 @@ def selection_turns(split: LoadedSplit) -> dict[_Key, SelectionTurn]:
     """ParlAI's wizard examples of ``split``, keyed by ``(dialogue id, turn index)``, in split order.
 
     Each sentence shown may be given as its text or as ParlAI's ``"<title> <sentence>"`` candidate,
-    "no passage used" as ``"no_passages_used"`` or ParlAI's ``"no_passages_used no_passages_used"``.
-    A turn whose checked sentence is not among those shown has no right candidate (a miss for every
-    selector, as in the chapter's baseline).
+    "no passage used" as ``"no_passages_used"`` or ParlAI's ``"no_passages_used no_passages_used"``
+    (:class:`ShownChoices`). A turn whose checked sentence is not among those shown has no right
+    candidate (a miss for every selector, as in the chapter's baseline).
     """
     examples = stats.wizard_turns(split)
     examples = examples[examples["parlai_example"]]
     evidence = split.evidence(["dialogue_id", "turn_index", "text", "title", "selected"])
-    shown: dict[_Key, list[tuple[str, str, bool]]] = {}
-    for dialogue_id, turn_index, text, title, selected in zip(
-        evidence["dialogue_id"], evidence["turn_index"], evidence["text"], evidence["title"].fillna(""),
-        evidence["selected"], strict=True,
-    ):
-        shown.setdefault((dialogue_id, int(turn_index)), []).append((text, title, bool(selected)))
-    # ParlAI's "<title> <sentence>" spelling, made once per distinct passage sentence: made per shown
-    # row, these strings held 195 MB of the chapter's peak on the full-size synthetic files.
-    candidates: dict[tuple[str, str], str] = {}
+    dialogue_ids = evidence["dialogue_id"].to_numpy()
+    turn_indexes = evidence["turn_index"].to_numpy()
+    texts = evidence["text"].fillna("").to_numpy()
+    titles = evidence["title"].fillna("").to_numpy()
+    selected = evidence["selected"].to_numpy(dtype=bool)
+    # The rows shown at one turn are consecutive (the table is in turn order): one slice per turn.
+    new_turn = np.ones(len(evidence), dtype=bool)
+    new_turn[1:] = (dialogue_ids[1:] != dialogue_ids[:-1]) | (turn_indexes[1:] != turn_indexes[:-1])
+    starts = np.flatnonzero(new_turn).tolist()
+    shown: dict[_Key, list[np.ndarray]] = {}
+    for start, stop in zip(starts, [*starts[1:], len(evidence)], strict=True):
+        shown.setdefault((dialogue_ids[start], int(turn_indexes[start])), []).append(np.arange(start, stop))
+    nothing_shown = np.empty(0, dtype=np.int64)
     turns = {}
     for dialogue_id, turn_index, source in zip(
         examples["dialogue_id"], examples["turn_index"], examples["checked_source"], strict=True
     ):
         key = (dialogue_id, int(turn_index))
-        choices = {NO_PASSAGE_CHOICE: "", baselines.NO_PASSAGE_CANDIDATE: ""}
+        rows = np.concatenate(shown[key]) if key in shown else nothing_shown
         checked = {""} if source == NO_PASSAGES_USED else set()
-        for text, title, selected in shown.get(key, []):
-            choices.setdefault(text, text)
-            candidate = candidates.get((title, text))
-            if candidate is None:
-                candidate = candidates[title, text] = f"{title} {text}"
-            choices.setdefault(candidate, text)
-            if selected:
-                checked.add(text)
-        turns[key] = SelectionTurn(choices, frozenset(checked))
+        checked.update(texts[rows[selected[rows]]].tolist())
+        turns[key] = SelectionTurn(ShownChoices(texts[rows].tolist(), titles[rows].tolist()), frozenset(checked))
     return turns
 
 
@@ -148,8 +185,8 @@ def _choices(answer: Any, split: LoadedSplit, turns: Mapping[_Key, SelectionTurn
     return {key: turns[key].choices[value] for key, value in choices.items()}
 
 
-def _accuracy(chosen: Mapping[_Key, str], turns: Mapping[_Key, SelectionTurn]) -> float:
-    return float(np.mean([chosen[key] in turn.checked for key, turn in turns.items()]))
+def _accuracy(chosen: Mapping[_Key, str], checked: Mapping[_Key, frozenset[str]]) -> float:
+    return float(np.mean([chosen[key] in right for key, right in checked.items()]))
 
 
 def tfidf_choices(split: LoadedSplit) -> dict[_Key, str]:
@@ -178,14 +215,16 @@ def check_knowledge_selection(choices: Any, accuracy: Any, split: LoadedSplit) -
     if not turns:
         raise ExerciseCheckError(f"{what}: the split passed holds no wizard examples; do not rebind its name.")
     chosen = _choices(choices, split, turns, what)
-    right = [chosen[key] in turn.checked for key, turn in turns.items()]
-    possible = [bool(turn.checked) for turn in turns.values()]
-    if len(turns) >= _ORACLE_MIN_TURNS and right == possible:
+    checked = {key: turn.checked for key, turn in turns.items()}
+    del turns  # the candidates shown: freed before the ranker below spells out the split's evidence again
+    right = [chosen[key] in answers for key, answers in checked.items()]
+    possible = [bool(answers) for answers in checked.values()]
+    if len(checked) >= _ORACLE_MIN_TURNS and right == possible:
         fail(what, "your choices are the checked sentence at every turn where it was shown: a selector may not "
                     "read the `selected` flag, the turn's labels or the wizard's reply.")
     expected = float(np.mean(right))
     answerable = [hit for hit, can in zip(right, possible, strict=True) if can]
-    used = [hit for hit, turn in zip(right, turns.values(), strict=True) if "" not in turn.checked]
+    used = [hit for hit, answers in zip(right, checked.values(), strict=True) if "" not in answers]
     mistakes = [
         Mistake(float(np.mean(answerable)) if answerable else np.nan,
                  "you left out the turns whose checked sentence is not among those shown; count them as misses, "
@@ -197,11 +236,18 @@ def check_knowledge_selection(choices: Any, accuracy: Any, split: LoadedSplit) -
     with contextlib.redirect_stdout(io.StringIO()):  # one verdict for the whole exercise, printed below
         compare_number(accuracy, expected, what=f"{what}: your accuracy, recomputed from your choices",
                         share=True, mistakes=[m for m in mistakes if not np.isnan(m.value)])
-    baseline = _accuracy(tfidf_choices(split), turns)
+    baseline = _accuracy(tfidf_choices(split), checked)
     if expected < baseline:
         fail(what, "your choices and your accuracy agree, but your selector does not yet reach the accuracy of the "
                     "chapter's TF-IDF ranker on this split. Improve the selector (see the hints).")
-    passed(what, f"{len(turns)} wizard examples; at least the TF-IDF ranker's accuracy on them")
+    passed(what, f"{len(checked)} wizard examples; at least the TF-IDF ranker's accuracy on them")
 
 
-__all__ = ["NO_PASSAGE_CHOICE", "SelectionTurn", "check_knowledge_selection", "selection_turns", "tfidf_choices"]
+__all__ = [
+    "NO_PASSAGE_CHOICE",
+    "SelectionTurn",
+    "ShownChoices",
+    "check_knowledge_selection",
+    "selection_turns",
+    "tfidf_choices",
+]

@@ -148,6 +148,7 @@ def wizard_turns(split: LoadedSplit) -> pd.DataFrame:
     """
     if split not in _WIZARD_TURNS:
         _WIZARD_TURNS[split] = _wizard_turns(split)
+        split.release_pages()  # the ParlAI knowledge lines scan every passage text of the cache
     return _WIZARD_TURNS[split].copy()
 
 
@@ -202,6 +203,7 @@ def word_counts(split: LoadedSplit) -> pd.Series:
     import pyarrow.compute as pc
 
     counts = pc.count_substring_regex(split.arrow("turns", columns=["text"]).column("text"), r"\S+")
+    split.release_pages()  # the scan's pages of the cache: a full-size train's turn texts
     return pd.Series(counts.to_numpy(zero_copy_only=False), name="words")
 
 

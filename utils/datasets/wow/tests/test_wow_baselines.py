@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import math
 import types
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+from scipy import sparse
 
 import utils
 from utils.datasets.wow import baselines
@@ -108,6 +111,40 @@ def test_ir_query() -> None:
 
 def test_word_frequencies_keep_case() -> None:
     assert baselines.word_frequencies(["Tea tea.", "tea"]) == {"Tea": 1, "tea": 2, ".": 1}
+
+
+def test_word_frequencies_counted_in_batches_are_one_pass_over_the_whole_text() -> None:
+    # more texts than one batch, tokens at every batch's edge, and a text holding only a line break
+    texts = [f"w{i % 7}.x{i}" if i % 3 else "\n" for i in range(4_321)]
+    whole = Counter(baselines._PARLAI_RETOK.findall(" ".join(texts)))
+    assert baselines.word_frequencies(iter(texts)) == whole
+    assert baselines.word_frequencies([]) == Counter()
+
+
+def test_candidate_codes_are_the_factorised_parlai_strings() -> None:
+    titles = pd.Series(["A B", "A", None, "A B", "X", "Tea"], dtype=object)
+    texts = pd.Series(["C", "B C", "s", "C", None, "Tea is a drink."], dtype=object)
+    codes, candidates = baselines.candidate_codes(titles, texts)
+    spelt_codes, spelt = pd.factorize(titles.fillna("") + " " + texts.fillna(""))
+    # "A B" + "C" and "A" + "B C" spell one candidate, and get one code
+    assert candidates == list(spelt) == ["A B C", " s", "X ", "Tea Tea is a drink."]
+    assert codes.tolist() == spelt_codes.tolist() == [0, 0, 1, 0, 2, 3]
+    empty_codes, none = baselines.candidate_codes(pd.Series([], dtype=object), pd.Series([], dtype=object))
+    assert len(empty_codes) == 0 and none == []
+
+
+def test_row_similarities_are_the_rowwise_products_across_chunks() -> None:
+    rng = np.random.default_rng(7)
+    left = sparse.random(9, 6, density=0.5, format="csr", dtype=np.float32, random_state=1)
+    right = sparse.random(4, 6, density=0.5, format="csr", dtype=np.float32, random_state=2)
+    left_rows, right_rows = rng.integers(0, 9, 23), rng.integers(0, 4, 23)
+    expected = (left.toarray()[left_rows] * right.toarray()[right_rows]).sum(axis=1)
+    for chunk in (1, 5, 23, 1 << 16):
+        found = baselines.row_similarities(left, left_rows, right, right_rows, chunk=chunk)
+        assert found.dtype == np.float32
+        np.testing.assert_allclose(found, expected, rtol=1e-6)
+    with pytest.raises(ValueError, match="23 left rows but 2 right rows"):
+        baselines.row_similarities(left, left_rows, right, right_rows[:2])
 
 
 # -- on a tiny split, end to end ------------------------------------------------------------------

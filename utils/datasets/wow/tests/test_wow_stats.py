@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import utils
-from conftest import require_real_file
+from conftest import require_real_file, resident_cache_kb
 from utils.datasets.wow import stats
 from utils.errors import UnknownNameError
 from utils.reported import COMPARISON_COLUMNS, FAILED, HELD, assert_held, failures
@@ -292,6 +292,22 @@ def test_wizard_turns_are_worked_out_once_per_split_and_each_caller_gets_its_own
     again = stats.wizard_turns(split)
     assert (again["candidates"] > 0).all()
     assert again.equals(stats._wizard_turns(split))
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's /proc/self/smaps")
+def test_scans_of_the_cache_leave_none_of_its_pages_resident(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """wizard_turns reads every passage text of the memory-mapped cache and word_counts every turn's
+    text: the pages they read are handed back, so that they do not count as the chapter's memory (on
+    the full-size synthetic files, about 90 MB of its peak)."""
+    cache = data_dir.parent / "scans-cache"
+    monkeypatch.setenv("ATLAS_CACHE_DIR", str(cache))
+    split = utils.load("wow", "train")  # the demo sample, through the cache
+    assert split._tables.mappings, "the demo split is served from the memory-mapped cache"
+    wizard = stats.wizard_turns(split)
+    assert resident_cache_kb(cache) == 0
+    words = stats.word_counts(split)
+    assert resident_cache_kb(cache) == 0
+    assert len(wizard) and words.sum() > 0  # still readable: the pages come back from the page cache
 
 
 def test_chapter_tables_show_the_demo_sample_as_such() -> None:

@@ -1,0 +1,90 @@
+"""The knowledge-selection check's view of a split (:func:`selection_turns`), against one built from the
+rebuilt records, and the spellings a turn accepts (:class:`ShownChoices`) against the dict they replace.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+import utils
+from conftest import require_real_file
+from utils.datasets.wow import baselines, stats
+from utils.datasets.wow.exercises import NO_PASSAGE_CHOICE, ShownChoices, selection_turns
+from utils.datasets.wow.parser import NO_PASSAGES_USED
+
+
+def _spellings_as_a_dict(texts: list[str], titles: list[str]) -> dict[str, str]:
+    """The accepted spellings as the check held them before, a dict per turn: first spelling wins."""
+    choices = {NO_PASSAGE_CHOICE: "", baselines.NO_PASSAGE_CANDIDATE: ""}
+    for text, title in zip(texts, titles, strict=True):
+        choices.setdefault(text, text)
+        choices.setdefault(f"{title} {text}", text)
+    return choices
+
+
+@pytest.mark.parametrize(
+    ("texts", "titles"),
+    [
+        (["Tea is a drink.", "Tea grows in Asia."], ["Tea", "Tea"]),
+        ([], []),
+        # a text that is another row's ParlAI spelling, and two pairs spelling one candidate
+        (["Tea is a drink.", "Tea Tea is a drink.", "C", "B C"], ["Tea", "Cup", "A B", "A"]),
+        # a sentence shown twice, an empty title, a title with a space at its end
+        (["Same.", "Same.", "x", "y"], ["P", "Q", "", "T "]),
+    ],
+)
+def test_shown_choices_are_the_dict_they_replace(texts: list[str], titles: list[str]) -> None:
+    expected = _spellings_as_a_dict(texts, titles)
+    shown = ShownChoices(texts, titles)
+    assert dict(shown) == expected
+    assert list(shown) == list(expected) and len(shown) == len(expected)
+    for spelling, candidate in expected.items():
+        assert spelling in shown and shown[spelling] == candidate
+    for stranger in ("Tea", "Tea  Tea is a drink.", "A B  C", "", " Same.", 1, None):
+        assert stranger not in shown
+        with pytest.raises(KeyError):
+            shown[stranger]  # type: ignore[index]
+
+
+def _selection_turns_from_records(split: utils.LoadedSplit) -> dict[tuple[str, int], tuple[dict[str, str], set[str]]]:
+    """What the check accepts and counts as right at each ParlAI example, from the rebuilt dialogues."""
+    examples = stats.wizard_turns(split)
+    keys = set(zip(examples.loc[examples["parlai_example"], "dialogue_id"],
+                   examples.loc[examples["parlai_example"], "turn_index"].astype(int), strict=True))
+    turns = {}
+    for dialogue in split:
+        for turn in dialogue.turns:
+            if (dialogue.id, turn.index) not in keys:
+                continue
+            texts = [item.text for item in turn.evidence]
+            checked = {""} if turn.labels.get("checked_source") == [NO_PASSAGES_USED] else set()
+            checked |= {item.text for item in turn.evidence if item.selected}
+            turns[dialogue.id, turn.index] = (
+                _spellings_as_a_dict(texts, [item.title or "" for item in turn.evidence]), checked
+            )
+    return turns
+
+
+def _assert_same_turns(split: utils.LoadedSplit) -> None:
+    found = selection_turns(split)
+    expected = _selection_turns_from_records(split)
+    assert sorted(found) == sorted(expected)
+    for key, turn in found.items():
+        assert dict(turn.choices) == expected[key][0], key
+        assert turn.checked == expected[key][1], key
+
+
+def test_selection_turns_of_the_demo_splits_match_the_records() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", utils.DemoDataWarning)
+        for name in ("train", "valid_seen", "valid_unseen", "test_seen", "test_unseen"):
+            _assert_same_turns(utils.load("wow", name))
+
+
+@pytest.mark.realdata
+def test_selection_turns_of_the_real_train_sample_match_the_records(real_data_dir: Path) -> None:
+    require_real_file(real_data_dir, "wow/raw/train_sample.json")
+    _assert_same_turns(utils.load("wow", "train"))
