@@ -56,18 +56,19 @@ class ShownChoices(Mapping[str, str]):
         self._titles = tuple(titles)
 
     def __getitem__(self, spelling: str) -> str:
+        if not isinstance(spelling, str):
+            raise KeyError(spelling)
         if spelling in (NO_PASSAGE_CHOICE, baselines.NO_PASSAGE_CANDIDATE):
             return ""
-        if isinstance(spelling, str):
-            # in the order the candidates were shown, a text before its ParlAI spelling: the first match wins
-            for text, title in zip(self._texts, self._titles, strict=True):
-                if spelling == text or (
-                    len(spelling) == len(title) + 1 + len(text)
-                    and spelling.startswith(title)
-                    and spelling.endswith(text)
-                    and spelling[len(title)] == " "
-                ):
-                    return text
+        # in the order the candidates were shown, a text before its ParlAI spelling: the first match wins
+        for text, title in zip(self._texts, self._titles, strict=True):
+            if spelling == text or (
+                len(spelling) == len(title) + 1 + len(text)
+                and spelling.startswith(title)
+                and spelling.endswith(text)
+                and spelling[len(title)] == " "
+            ):
+                return text
         raise KeyError(spelling)
 
     def __iter__(self) -> Iterator[str]:

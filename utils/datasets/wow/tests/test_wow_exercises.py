@@ -43,7 +43,7 @@ def test_shown_choices_are_the_dict_they_replace(texts: list[str], titles: list[
     assert list(shown) == list(expected) and len(shown) == len(expected)
     for spelling, candidate in expected.items():
         assert spelling in shown and shown[spelling] == candidate
-    for stranger in ("Tea", "Tea  Tea is a drink.", "A B  C", "", " Same.", 1, None):
+    for stranger in ("Tea", "Tea  Tea is a drink.", "A B  C", "", " Same.", 1, None, ("Tea",), ["x", "y"]):
         assert stranger not in shown
         with pytest.raises(KeyError):
             shown[stranger]  # type: ignore[index]
