@@ -45,8 +45,8 @@ class ShownChoices(Mapping[str, str]):
     (its sentence's text, ``""`` for "no passage used"): the text itself, ParlAI's
     ``"<title> <sentence>"``, ``"no_passages_used"`` and ParlAI's ``"no_passages_used no_passages_used"``.
 
-    The ParlAI spellings are matched, not stored: as a dict per turn, they held about 200 MB at the
-    check's peak on a full-size held-out split of the synthetic benchmark files.
+    The ParlAI spellings are matched, not stored: with a dict per turn, the check's peak was about
+    100 MB higher on a full-size held-out split of the synthetic benchmark files.
     """
 
     __slots__ = ("_texts", "_titles")

@@ -298,7 +298,7 @@ def test_wizard_turns_are_worked_out_once_per_split_and_each_caller_gets_its_own
 def test_scans_of_the_cache_leave_none_of_its_pages_resident(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """wizard_turns reads every passage text of the memory-mapped cache and word_counts every turn's
     text: the pages they read are handed back, so that they do not count as the chapter's memory (on
-    the full-size synthetic files, about 90 MB of its peak)."""
+    the full-size synthetic files, about 45 MB of its peak)."""
     cache = data_dir.parent / "scans-cache"
     monkeypatch.setenv("ATLAS_CACHE_DIR", str(cache))
     split = utils.load("wow", "train")  # the demo sample, through the cache
