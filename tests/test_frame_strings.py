@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 import pytest
 
 import utils
-from tests.conftest import require_real_file, resident_cache_kb
+from conftest import require_real_file, resident_cache_kb
 
 #: Columns whose values repeat from row to row: one shared Python string per distinct value.
 SHARED_COLUMNS = {"turns": (), "evidence": ("dialogue_id", "text", "title", "origin")}

@@ -647,10 +647,12 @@ class LoadedSplit(Sequence[Dialogue]):
         """Drop the pages of the cache this process has read from its resident memory.
 
         The tables of :meth:`arrow` are memory-mapped: a scan over a full-size split's column leaves
-        each page it read counted as this process's memory until it exits (up to the whole cache
-        file). The pages stay in the kernel's page cache, and reading them again maps them back
-        without a disk read. :meth:`turns` and :meth:`evidence` call this once their frame is built;
-        call it after a scan of your own over :meth:`arrow`. A no-op where the system cannot.
+        each page it read counted as this process's memory until it exits or the kernel reclaims
+        the page (up to the whole cache file). The pages stay in the kernel's page cache, and
+        reading them again maps them back, without a disk read while they stay there. :meth:`turns`
+        and :meth:`evidence` call this once their frame is built; call it after a scan of your own
+        over :meth:`arrow`. A no-op where the system cannot, and for a split held in memory (when
+        its cache could not be written).
         """
         _cache.release_pages(self._tables)
 

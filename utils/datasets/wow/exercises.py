@@ -52,8 +52,13 @@ class ShownChoices(Mapping[str, str]):
     __slots__ = ("_texts", "_titles")
 
     def __init__(self, texts: Sequence[str], titles: Sequence[str]) -> None:
+        if len(texts) != len(titles):
+            raise ValueError(f"ShownChoices: {len(texts)} texts but {len(titles)} titles")
         self._texts = tuple(texts)
         self._titles = tuple(titles)
+
+    def __repr__(self) -> str:
+        return f"ShownChoices({dict(self)!r})"
 
     def __getitem__(self, spelling: str) -> str:
         if not isinstance(spelling, str):
@@ -105,12 +110,14 @@ def selection_turns(split: LoadedSplit) -> dict[_Key, SelectionTurn]:
     texts = evidence["text"].fillna("").to_numpy()
     titles = evidence["title"].fillna("").to_numpy()
     selected = evidence["selected"].to_numpy(dtype=bool)
-    # The rows shown at one turn are consecutive (the table is in turn order): one slice per turn.
+    # The table is in turn order, so a turn's rows are one run of consecutive rows; were a turn met
+    # again further on, its later run would follow the earlier one, in table order.
     new_turn = np.ones(len(evidence), dtype=bool)
     new_turn[1:] = (dialogue_ids[1:] != dialogue_ids[:-1]) | (turn_indexes[1:] != turn_indexes[:-1])
     starts = np.flatnonzero(new_turn).tolist()
+    stops = [*starts[1:], len(evidence)] if starts else []  # a split may show no evidence at all
     shown: dict[_Key, list[np.ndarray]] = {}
-    for start, stop in zip(starts, [*starts[1:], len(evidence)], strict=True):
+    for start, stop in zip(starts, stops, strict=True):
         shown.setdefault((dialogue_ids[start], int(turn_indexes[start])), []).append(np.arange(start, stop))
     nothing_shown = np.empty(0, dtype=np.int64)
     turns = {}

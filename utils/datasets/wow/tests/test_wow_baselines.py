@@ -14,6 +14,7 @@ import pytest
 from scipy import sparse
 
 import utils
+from conftest import resident_cache_kb
 from utils.datasets.wow import baselines
 from utils.metrics import unigram_f1
 from utils.records import WIZARD, Evidence, Turn
@@ -121,15 +122,16 @@ def test_word_frequencies_counted_in_batches_are_one_pass_over_the_whole_text() 
     assert baselines.word_frequencies([]) == Counter()
 
 
-def test_candidate_codes_are_the_factorised_parlai_strings() -> None:
-    titles = pd.Series(["A B", "A", None, "A B", "X", "Tea"], dtype=object)
-    texts = pd.Series(["C", "B C", "s", "C", None, "Tea is a drink."], dtype=object)
+@pytest.mark.parametrize("dtype", [object, pd.StringDtype("python"), pd.StringDtype("pyarrow")])
+def test_candidate_codes_are_the_factorised_parlai_strings(dtype: object) -> None:
+    titles = pd.Series(["A B", "A", None, "A B", "X", "Tea"], dtype=dtype)
+    texts = pd.Series(["C", "B C", "s", "C", None, "Tea is a drink."], dtype=dtype)
     codes, candidates = baselines.candidate_codes(titles, texts)
     spelt_codes, spelt = pd.factorize(titles.fillna("") + " " + texts.fillna(""))
     # "A B" + "C" and "A" + "B C" spell one candidate, and get one code
     assert candidates == list(spelt) == ["A B C", " s", "X ", "Tea Tea is a drink."]
     assert codes.tolist() == spelt_codes.tolist() == [0, 0, 1, 0, 2, 3]
-    empty_codes, none = baselines.candidate_codes(pd.Series([], dtype=object), pd.Series([], dtype=object))
+    empty_codes, none = baselines.candidate_codes(pd.Series([], dtype=dtype), pd.Series([], dtype=dtype))
     assert len(empty_codes) == 0 and none == []
 
 
@@ -145,6 +147,9 @@ def test_row_similarities_are_the_rowwise_products_across_chunks() -> None:
         np.testing.assert_allclose(found, expected, rtol=1e-6)
     with pytest.raises(ValueError, match="23 left rows but 2 right rows"):
         baselines.row_similarities(left, left_rows, right, right_rows[:2])
+    for chunk in (0, -1):
+        with pytest.raises(ValueError, match="chunk must be at least 1"):
+            baselines.row_similarities(left, left_rows, right, right_rows, chunk=chunk)
 
 
 # -- on a tiny split, end to end ------------------------------------------------------------------
@@ -316,3 +321,19 @@ def test_the_project_pages_perplexities_ratings_and_eval_model_metrics_are_recor
     assert set(quoted["source"].str.extract(r"'([^']+)'")[0]) == {"Generative Models", "Human Evaluations"}
     # the leaderboard's label, whole
     assert quantity_label("transformer_memnet_r@1") == "Transformer MemNet (w/ pretraining): R@1"
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's /proc/self/smaps")
+def test_run_all_leaves_none_of_the_cache_pages_it_scanned_resident(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counting the training words reads every turn's text of the memory-mapped train: its pages are
+    handed back (they would count as the chapter's memory)."""
+    cache = data_dir.parent / "baselines-cache"
+    monkeypatch.setenv("ATLAS_CACHE_DIR", str(cache))
+    train = utils.load("wow", "train")  # the demo samples, through the cache
+    held_out = {"valid_seen": utils.load("wow", "valid_seen")}
+    assert train._tables.mappings, "the demo split is served from the memory-mapped cache"
+    results = baselines.run_all(held_out, train)
+    assert resident_cache_kb(train._tables.directory) == 0  # the training split's files, which the count scans
+    assert results.loc["examples", "valid_seen"] > 0

@@ -4,9 +4,11 @@ rebuilt records, and the spellings a turn accepts (:class:`ShownChoices`) agains
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import utils
@@ -49,6 +51,14 @@ def test_shown_choices_are_the_dict_they_replace(texts: list[str], titles: list[
             shown[stranger]  # type: ignore[index]
 
 
+def test_shown_choices_need_a_title_per_text_and_show_their_spellings() -> None:
+    with pytest.raises(ValueError, match="2 texts but 1 titles"):
+        ShownChoices(["a", "b"], ["T"])
+    assert repr(ShownChoices(["x"], ["T"])) == (
+        "ShownChoices({'no_passages_used': '', 'no_passages_used no_passages_used': '', 'x': 'x', 'T x': 'x'})"
+    )
+
+
 def _selection_turns_from_records(split: utils.LoadedSplit) -> dict[tuple[str, int], tuple[dict[str, str], set[str]]]:
     """What the check accepts and counts as right at each ParlAI example, from the rebuilt dialogues."""
     examples = stats.wizard_turns(split)
@@ -82,6 +92,58 @@ def test_selection_turns_of_the_demo_splits_match_the_records() -> None:
         warnings.simplefilter("ignore", utils.DemoDataWarning)
         for name in ("train", "valid_seen", "valid_unseen", "test_seen", "test_unseen"):
             _assert_same_turns(utils.load("wow", name))
+
+
+def test_a_split_showing_no_evidence_leaves_only_no_passage_used(tmp_path: Path) -> None:
+    dialogue = {
+        "chosen_topic": "Tea",
+        "persona": "",
+        "wizard_eval": 5,
+        "chosen_topic_passage": [],
+        "dialog": [
+            {"speaker": "0_Apprentice", "text": "Hello", "retrieved_passages": []},
+            {
+                "speaker": "1_Wizard",
+                "text": "Hi there.",
+                "checked_sentence": {"no_passages_used": "no_passages_used"},
+                "checked_passage": {"no_passages_used": "no_passages_used"},
+                "retrieved_passages": [],
+            },
+        ],
+    }
+    path = tmp_path / "wow" / "raw" / "valid_random_split.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps([dialogue]), encoding="utf-8")
+    split = utils.load("wow", "valid_seen", data_dir=tmp_path)
+    assert len(split.evidence()) == 0
+    turns = selection_turns(split)
+    assert {key: (dict(turn.choices), turn.checked) for key, turn in turns.items()} == {
+        ("valid_seen/0", 1): ({NO_PASSAGE_CHOICE: "", baselines.NO_PASSAGE_CANDIDATE: ""}, frozenset({""}))
+    }
+    _assert_same_turns(split)
+
+
+def test_a_turn_whose_rows_are_not_consecutive_keeps_them_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The loader's table is in turn order; the check does not rely on it. Here the evidence frame is
+    # reordered so that every turn's rows come in two runs, apart, each run in its own order.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", utils.DemoDataWarning)
+        split = utils.load("wow", "valid_unseen")
+    evidence = split.evidence
+    def interleaved(columns: list[str] | None = None) -> pd.DataFrame:
+        frame = evidence(columns)
+        half = frame.groupby(["dialogue_id", "turn_index"]).cumcount() % 2  # 0, 1, 0, 1 within a turn
+        return pd.concat([frame[half == 0], frame[half == 1]]).sort_values("dialogue_id", kind="stable")
+    reordered = interleaved(["dialogue_id", "turn_index", "text"])
+    assert not reordered.index.is_monotonic_increasing
+    monkeypatch.setattr(split, "evidence", interleaved)
+    found = selection_turns(split)
+    expected = _selection_turns_from_records(split)
+    assert sorted(found) == sorted(expected)
+    for key, turn in found.items():
+        texts = dict(turn.choices)  # the texts of the first run, then of the second
+        assert set(texts) == set(expected[key][0]), key
+        assert turn.checked == expected[key][1], key
 
 
 @pytest.mark.realdata
