@@ -117,6 +117,18 @@ def require_real_file(data_dir: Path, relative: str) -> Path:
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
+def load_written(dataset: str, split: str, text: str, data_dir: Path) -> Any:
+    """``split`` of ``dataset`` loaded from ``text``, written in ``data_dir`` where the split's first
+    official file goes (a hand-made file in the dataset's own format)."""
+    import utils
+    from utils.sources import get_source
+
+    path = data_dir / get_source(dataset).splits[split][0].path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return utils.load(dataset, split, data_dir=data_dir)
+
+
 def resident_cache_kb(directory: Path) -> int:
     """The resident memory (kB) of this process's mappings of files under ``directory`` (Linux)."""
     resident, inside = 0, False

@@ -14,7 +14,7 @@ import pytest
 from scipy import sparse
 
 import utils
-from conftest import resident_cache_kb
+from conftest import load_written, resident_cache_kb
 from utils.datasets.wow import baselines
 from utils.metrics import unigram_f1
 from utils.records import WIZARD, Evidence, Turn
@@ -186,10 +186,7 @@ def _tiny_split(tmp_path: Path) -> utils.LoadedSplit:
             },
         ],
     }
-    path = tmp_path / "wow" / "raw" / "valid_random_split.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps([dialogue]), encoding="utf-8")
-    return utils.load("wow", "valid_seen", data_dir=tmp_path)
+    return load_written("wow", "valid_seen", json.dumps([dialogue]), tmp_path)
 
 
 def test_knowledge_selection_tiny(tmp_path: Path) -> None:

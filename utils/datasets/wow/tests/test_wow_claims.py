@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import utils
-from conftest import load_every_split, require_real_file
+from conftest import load_every_split, load_written, require_real_file
 from utils import chapters
 from utils.datasets.wow import claims
 
@@ -42,10 +42,7 @@ def test_a_split_whose_teachers_disagree_is_told_in_a_sentence(tmp_path: Path) -
     # the wizard teachers count different examples (as a copy edited by hand might)
     dialogue = {"chosen_topic": "Tea", "persona": "", "wizard_eval": 4, "chosen_topic_passage": ["Tea is a drink."],
                 "dialog": [turn(speaker, i) for i, speaker in enumerate(["wizard", "apprentice"] * 2)]}
-    path = tmp_path / "wow" / "raw" / "train.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps([dialogue]), encoding="utf-8")
-    checked = claims.check({"train": utils.load("wow", "train", data_dir=tmp_path)})
+    checked = claims.check({"train": load_written("wow", "train", json.dumps([dialogue]), tmp_path)})
     failed = [claim.statement for claim in checked if not claim.holds]
     assert "in every split the generator, wizard_dialog_knowledge and basic_wizard_dialog teachers count the " \
            "same examples" in failed

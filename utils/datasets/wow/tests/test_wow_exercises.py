@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import utils
-from conftest import require_real_file
+from conftest import load_written, require_real_file
 from utils.datasets.wow import baselines, stats
 from utils.datasets.wow.exercises import NO_PASSAGE_CHOICE, ShownChoices, selection_turns
 from utils.datasets.wow.parser import NO_PASSAGES_USED
@@ -111,10 +111,7 @@ def test_a_split_showing_no_evidence_leaves_only_no_passage_used(tmp_path: Path)
             },
         ],
     }
-    path = tmp_path / "wow" / "raw" / "valid_random_split.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps([dialogue]), encoding="utf-8")
-    split = utils.load("wow", "valid_seen", data_dir=tmp_path)
+    split = load_written("wow", "valid_seen", json.dumps([dialogue]), tmp_path)
     assert len(split.evidence()) == 0
     turns = selection_turns(split)
     assert {key: (dict(turn.choices), turn.checked) for key, turn in turns.items()} == {
