@@ -554,9 +554,12 @@ class LoadedSplit(Sequence[Dialogue]):
 
     @cached_property
     def _turn_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
         table = self._tables.turns
         frame = table.select(list(TURN_TABLE_COLUMNS)).to_pandas()
-        frame["labels"] = _cache.json_values(table.column("labels"))
+        # object dtype even when empty (pandas would make an empty column float), so that .str reads it
+        frame["labels"] = pd.Series(_cache.json_values(table.column("labels")), index=frame.index, dtype=object)
         topics = self._tables.dialogues.column("topic").to_pandas()
         frame.insert(2, "topic", topics.to_numpy()[frame["dialogue_index"].to_numpy()])
         self.release_pages()  # the pages of the cache read to build it (they stay in the page cache)

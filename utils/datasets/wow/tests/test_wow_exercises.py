@@ -14,7 +14,12 @@ import pytest
 import utils
 from conftest import load_written, require_real_file
 from utils.datasets.wow import baselines, stats
-from utils.datasets.wow.exercises import NO_PASSAGE_CHOICE, ShownChoices, selection_turns
+from utils.datasets.wow.exercises import (
+    NO_PASSAGE_CHOICE,
+    ShownChoices,
+    check_knowledge_selection,
+    selection_turns,
+)
 from utils.datasets.wow.parser import NO_PASSAGES_USED
 
 
@@ -118,6 +123,16 @@ def test_a_split_showing_no_evidence_leaves_only_no_passage_used(tmp_path: Path)
         ("valid_seen/0", 1): ({NO_PASSAGE_CHOICE: "", baselines.NO_PASSAGE_CANDIDATE: ""}, frozenset({""}))
     }
     _assert_same_turns(split)
+
+
+def test_a_split_of_no_dialogues_is_told_to_the_student(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    split = load_written("wow", "valid_seen", "[]", tmp_path)
+    assert split.turns()["labels"].dtype == object  # not pandas' float for an empty column
+    assert len(stats.wizard_turns(split)) == 0 and selection_turns(split) == {}
+    check_knowledge_selection({}, 0.0, split)  # a practice check prints its verdict
+    assert capsys.readouterr().out.strip() == (
+        "Not yet: knowledge selection: the split passed holds no wizard examples; do not rebind its name."
+    )
 
 
 def test_a_turn_whose_rows_are_not_consecutive_keeps_them_all(monkeypatch: pytest.MonkeyPatch) -> None:
