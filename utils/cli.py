@@ -960,19 +960,71 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=formatter,
     )
     course.add_argument("--out", metavar="DIR", default="course", help="the course folder (default: course)")
+    course.add_argument(
+        "--due",
+        metavar="CHAPTER=DATE",
+        action="append",
+        default=[],
+        help="a due date in the gradebook, ISO 8601 (wow=2027-03-01T23:59+01:00; no zone: UTC); repeat per chapter",
+    )
+    course.add_argument(
+        "--late-per-day",
+        metavar="SHARE",
+        type=float,
+        default=0.1,
+        help="share of the score taken per day (or part of one) late, 0 to 1 (default: 0.1)",
+    )
+    course.add_argument(
+        "--lms",
+        choices=("canvas", "moodle"),
+        default="canvas",
+        help="whose download file names `nbgrader zip_collect` reads (default: canvas)",
+    )
     course.add_argument("chapters", metavar="CHAPTER", nargs="*", help="only these chapters (default: all)")
     course.set_defaults(handler=cmd_course)
+    _add_grade(commands, formatter)
     _add_croissant(commands)
     return parser
 
 
-def cmd_course(args: argparse.Namespace) -> int:
-    """``atlas course``: the nbgrader course folder (see :mod:`utils.course`)."""
-    from .course import CourseError, write_course  # nbformat and the notebooks only when asked
+def _add_grade(commands: Any, formatter: Any) -> None:
+    grade = commands.add_parser(
+        "grade",
+        help="grade an assignment's submissions, each isolated (runs nbgrader autograde)",
+        description="Run `nbgrader autograde ASSIGNMENT` in the course folder with the course's isolation "
+        "(each submission in a bubblewrap sandbox without the course folder or the network, the hidden "
+        "tests' verdicts computed outside the student's kernel), then list every submission with its "
+        "tests passed and what went wrong. Needs Debian's or Ubuntu's `bubblewrap` package.",
+        epilog="example:\n  cd course && atlas grade wow\n  atlas grade wow --course course --student alice --force",
+        formatter_class=formatter,
+    )
+    grade.add_argument("assignment", metavar="ASSIGNMENT", help="the assignment (a chapter's name)")
+    grade.add_argument("--course", metavar="DIR", default=".", help="the course folder (default: here)")
+    grade.add_argument("--student", metavar="ID", action="append", default=[], help="only this student (repeatable)")
+    grade.add_argument("--force", action="store_true", help="grade again submissions graded before")
+    grade.set_defaults(handler=cmd_grade)
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    """``atlas grade``: ``nbgrader autograde``, isolated, with a report (see :mod:`utils.grading`)."""
+    from .grading import GradingSetupError, IsolationUnavailable, grade_assignment
 
     try:
-        reports = write_course(Path(args.out), names=args.chapters)
-    except (FileNotFoundError, CourseError) as exc:
+        return grade_assignment(Path(args.course), args.assignment, students=args.student, force=args.force)
+    except (GradingSetupError, IsolationUnavailable) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_course(args: argparse.Namespace) -> int:
+    """``atlas course``: the nbgrader course folder (see :mod:`utils.course`)."""
+    from .course import CourseError, parse_due, write_course  # nbformat and the notebooks only when asked
+
+    try:
+        due = dict(parse_due(text) for text in args.due)
+        reports = write_course(
+            Path(args.out), names=args.chapters, due=due, late_per_day=args.late_per_day, lms=args.lms
+        )
+    except (FileNotFoundError, CourseError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     for report in reports:
         print(

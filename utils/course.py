@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
@@ -66,15 +67,79 @@ CONFIG = '''\
 # nbgrader configuration of the Grounded Dialogue Atlas course, written by `atlas course`.
 # Every step from here on is nbgrader's own command, run in this folder:
 #   nbgrader generate_assignment <chapter>   (release/<chapter>/ holds what students get)
-#   nbgrader autograde <chapter>             (after collecting submitted/<student>/<chapter>/)
-#   nbgrader formgrader / generate_feedback / export
+#   atlas grade <chapter>                    (runs `nbgrader autograde <chapter>` and lists what went wrong)
+#   nbgrader generate_feedback / export      (and the form grader, in JupyterLab's Nbgrader menu)
 c = get_config()  # noqa: F821 (nbgrader provides it)
 c.CourseDirectory.course_id = "{course_id}"
-# Autograding runs every cell of a submission; a cell that crashes costs only its own answer's
-# points. One that hangs is stopped after this many seconds, so one student cannot stall the class.
-c.Execute.timeout = {timeout}
-c.Execute.interrupt_on_timeout = True
+
+# Autograding runs each submission in a sandbox (bubblewrap) that sees neither this folder nor the
+# network, and computes the hidden tests' verdicts here, outside the student's kernel
+# (utils.grading; the teachers' guide, "What grading guards"). It replaces nbgrader's own Execute
+# step: remove this block to grade as stock nbgrader does, in the student's kernel, as you.
+c.Autograde.autograde_preprocessors = [
+    "utils.grading.IsolatedExecute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+# A submission's budget: a cell that runs longer is stopped (the kernel is restarted and the notebook
+# goes on); a notebook that runs longer in all is stopped there; memory is address space, in GiB.
+c.IsolatedExecute.cell_timeout = {cell_timeout}
+c.IsolatedExecute.notebook_timeout = {notebook_timeout}
+c.IsolatedExecute.memory_limit = 8
+# A test cell of the release lacks its hidden tests, so nbgrader's own step warns that its checksum
+# changed on every submission; this one warns only about cells a student changed.
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "utils.gradebook.QuietOverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+
+# Late work: due dates are in the gradebook (`atlas course --due ASSIGNMENT=DATE`, or
+# `nbgrader db assignment add ASSIGNMENT --duedate=DATE`); a submission's time is its timestamp.txt.
+# This takes the given share of the score per day, or part of a day, late (0 takes nothing).
+c.AssignLatePenalties.plugin_class = "utils.gradebook.LatePenaltyPerDay"
+c.LatePenaltyPerDay.per_day = {late_per_day}
+
+# `nbgrader export` writes nbgrader's CSV with a grading_problems column. For an LMS:
+#   nbgrader export --exporter=utils.gradebook.CanvasExport --to canvas.csv
+#   nbgrader export --exporter=utils.gradebook.MoodleExport --assignment=<chapter> --to moodle.csv
+c.ExportApp.plugin_class = "utils.gradebook.FlaggedCsvExport"
+
+# `nbgrader zip_collect <chapter>` reads the file names of {lms_name}'s "download all submissions"
+# (put the downloaded archive in downloaded/<chapter>/archive/). Other patterns: utils.course.ZIP_COLLECT_PATTERNS.
+c.ZipCollectApp.collector_plugin = "nbgrader.plugins.FileNameCollectorPlugin"
+c.FileNameCollectorPlugin.named_regexp = {zip_pattern!r}
 '''
+
+
+#: ``nbgrader zip_collect``'s file-name patterns for what each LMS's "download all submissions" gives
+#: (matched against the extracted file's whole path). Canvas: ``doejane_12345_678901_wow.ipynb`` (with
+#: ``LATE_`` before the user id when late, and ``-1``, ``-2`` after a resubmitted file's name); Moodle:
+#: ``Jane Doe_1234567_assignsubmission_file_/wow.ipynb``.
+ZIP_COLLECT_PATTERNS = {
+    "canvas": r".*/[^/_]+_(?:LATE_)?(?P<student_id>\d+)_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$",
+    "moodle": r".*/[^/]*?_(?P<student_id>\d+)_assignsubmission_file_/(?P<file_id>[^/]+?)\.ipynb$",
+}
+
+
+def parse_due(text: str) -> tuple[str, datetime]:
+    """``ASSIGNMENT=DATE`` as the assignment and an aware datetime (a date without a zone is UTC)."""
+    name, sep, when = text.partition("=")
+    if not sep or not name.strip() or not when.strip():
+        raise ValueError(f"expected ASSIGNMENT=DATE (for example wow=2027-03-01T23:59+01:00), got {text!r}")
+    try:
+        moment = datetime.fromisoformat(when.strip())
+    except ValueError:
+        raise ValueError(f"{when.strip()!r} is not a date: write it as 2027-03-01T23:59 or 2027-03-01T23:59+01:00") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return name.strip(), moment
 
 
 class CourseError(ValueError):
@@ -431,7 +496,15 @@ def _solution_source(code: Sequence[str], wanted: set[str] | None = None) -> str
 
 
 def write_course(
-    out_dir: Path, *, source_dir: Path | None = None, names: Sequence[str] = (), timeout: int = 600
+    out_dir: Path,
+    *,
+    source_dir: Path | None = None,
+    names: Sequence[str] = (),
+    cell_timeout: int = 60,
+    notebook_timeout: int = 900,
+    late_per_day: float = 0.1,
+    lms: str = "canvas",
+    due: Mapping[str, datetime] | None = None,
 ) -> list[AssignmentReport]:
     """Write the nbgrader course folder ``out_dir`` from the chapters in ``source_dir``.
 
@@ -451,7 +524,23 @@ def write_course(
         raise FileNotFoundError(f"no chapter with exercises in {source_dir}")
     out_dir.mkdir(parents=True, exist_ok=True)
     config = out_dir / "nbgrader_config.py"
-    _write_text(config, CONFIG.format(course_id=COURSE_ID, timeout=timeout))
+    if lms not in ZIP_COLLECT_PATTERNS:
+        raise CourseError(f"unknown LMS {lms!r}: one of {', '.join(ZIP_COLLECT_PATTERNS)}")
+    if not 0 <= late_per_day <= 1:
+        raise CourseError(f"the late penalty per day is a share between 0 and 1, not {late_per_day!r}")
+    text = CONFIG.format(
+        course_id=COURSE_ID,
+        cell_timeout=cell_timeout,
+        notebook_timeout=notebook_timeout,
+        late_per_day=late_per_day,
+        lms_name={"canvas": "Canvas", "moodle": "Moodle"}[lms],
+        zip_pattern=ZIP_COLLECT_PATTERNS[lms],
+    )
+    _write_text(config, text)
+    if due:
+        from .gradebook import set_due_dates  # nbgrader's gradebook: only for a course with due dates
+
+        set_due_dates(out_dir, due, COURSE_ID)
     for assignment, report in built:
         target = out_dir / "source" / report.name / f"{report.name}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,342 @@
+"""Grading that a submission cannot game: the attack corpus, the slips that must cost one exercise, and
+the term's files (due dates, late penalties, Canvas and Moodle exports), through nbgrader's own commands.
+
+The course is the ``begin`` assignment (its reference solutions take seconds on any data), built with
+``atlas course`` and released with ``nbgrader generate_assignment``; each submission is graded with
+``atlas grade`` (``nbgrader autograde`` with the course's isolation). On the demo samples without a data
+directory, and on ``$ATLAS_DATA_DIR`` when the tests run with one (``make test`` on the real files).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests.grading_attacks import ATTACKS, SLIPS
+from utils import answers, grading
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="grading needs bubblewrap (make system-deps)")
+
+ASSIGNMENT = "begin"
+ATLAS = [sys.executable, "-m", "utils"]
+NBGRADER = [sys.executable, "-m", "nbgrader"]
+
+
+def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    environment = dict(os.environ)
+    environment["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{environment.get('PATH', '')}"
+    return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=1200, check=False)
+
+
+def _answered(release: nbformat.NotebookNode, source: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The release with every answer cell holding the reference solution, as a careful student's would."""
+    reference = {cell.metadata.get("nbgrader", {}).get("grade_id"): cell for cell in source.cells}
+    copy = nbformat.from_dict(json.loads(json.dumps(release)))
+    for cell in copy.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") and cell.cell_type == "code":
+            text = reference[meta["grade_id"]].source
+            cell.source = text.replace("### BEGIN SOLUTION\n", "").replace("### END SOLUTION", "")
+    return copy
+
+
+def _answer_cells(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    return [c for c in notebook.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
+
+
+def _submit(course: Path, student: str, notebook: nbformat.NotebookNode, timestamp: str | None = None) -> None:
+    folder = course / "submitted" / student / ASSIGNMENT
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, folder / f"{ASSIGNMENT}.ipynb")
+    if timestamp:
+        (folder / "timestamp.txt").write_text(timestamp)
+
+
+def _gradebook(course: Path):
+    from nbgrader.api import Gradebook
+
+    return Gradebook(f"sqlite:///{course / 'gradebook.db'}", "grounded-dialogue-atlas")
+
+
+def _scores(course: Path) -> dict[str, float]:
+    """Each student's autograded points (before any late penalty), from nbgrader's gradebook."""
+    with _gradebook(course) as gradebook:
+        return {
+            student.id: float(gradebook.find_submission(ASSIGNMENT, student.id).code_score)
+            for student in gradebook.students
+        }
+
+
+def _grade_rows(course: Path, student: str) -> list[tuple]:
+    with _gradebook(course) as gradebook:
+        notebook = gradebook.find_submission(ASSIGNMENT, student).notebooks[0]
+        return sorted((grade.name, grade.auto_score, grade.manual_score) for grade in notebook.grades)
+
+
+def _tree_digest(folder: Path, skip: tuple[str, ...]) -> dict[str, str]:
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not str(path.relative_to(folder)).startswith(skip)
+    }
+
+
+def _survivors(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+class _Listener:
+    """A TCP listener on the grader's loopback: anything a sandbox sends it is a leak."""
+
+    def __init__(self) -> None:
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen()
+        self.socket.settimeout(0.5)
+        self.port = self.socket.getsockname()[1]
+        self.received: list[bytes] = []
+        self._stop = False
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                continue
+            self.received.append(connection.recv(100) or b"(connected)")
+            connection.close()
+
+    def close(self) -> None:
+        self._stop = True
+        self.thread.join(timeout=5)
+        self.socket.close()
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A released ``begin`` course with an honest student graded first, then every attack and slip."""
+    root = tmp_path_factory.mktemp("grading")
+    folder = root / "course"
+    made = _run([*ATLAS, "course", "--out", str(folder), "--due", f"{ASSIGNMENT}=2030-01-01T12:00", ASSIGNMENT], root)
+    assert made.returncode == 0, made.stderr
+    config = folder / "nbgrader_config.py"
+    config.write_text(config.read_text().replace("cell_timeout = 60", "cell_timeout = 20"))
+    released = _run([*NBGRADER, "generate_assignment", ASSIGNMENT], folder)
+    assert released.returncode == 0, released.stderr
+    release = nbformat.read(folder / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    source = nbformat.read(folder / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    reference = _answered(release, source)
+
+    _submit(folder, "alice", reference)
+    _submit(folder, "bob", release)
+    _submit(folder, "late", reference, timestamp="2030-01-02 12:00:01 UTC")  # a day and a second late
+    honest = _run([*ATLAS, "grade", ASSIGNMENT], folder)
+    assert honest.returncode == 0, honest.stdout + honest.stderr
+    before = {"scores": _scores(folder), "alice": _grade_rows(folder, "alice"), "honest_log": honest.stdout}
+
+    canary = root / "canary.txt"
+    canary.write_text("the teacher's file")
+    listener = _Listener()
+    markers = {}
+    for name, code in ATTACKS.items():
+        marker = f"atlas-attack-{name}-{os.getpid()}"
+        markers[name] = marker
+        attack = nbformat.from_dict(json.loads(json.dumps(release)))
+        first = _answer_cells(attack)[0]
+        first.source = code.format(course=folder, canary=canary, port=listener.port, marker=marker) + "\n" + first.source
+        _submit(folder, f"attack-{name}", attack)
+    for name, code in SLIPS.items():
+        slipped = nbformat.from_dict(json.loads(json.dumps(reference)))
+        second = _answer_cells(slipped)[1]  # begin-ex-2's answer: its value is assigned before the slip
+        second.source += "\n" + code
+        _submit(folder, f"slip-{name}", slipped)
+    digest_before = _tree_digest(folder, skip=("autograded", "grading", "gradebook.db", "submitted", "feedback"))
+    started = time.monotonic()
+    attacked = _run([*ATLAS, "grade", ASSIGNMENT], folder)
+    seconds = time.monotonic() - started
+    time.sleep(10)  # the detached process's delay: had it survived, it would have written by now
+    listener.close()
+    return {
+        "folder": folder,
+        "before": before,
+        "after": _scores(folder),
+        "log": attacked.stdout + attacked.stderr,
+        "status": attacked.returncode,
+        "canary": canary,
+        "markers": markers,
+        "listener": listener,
+        "digest_before": digest_before,
+        "seconds": seconds,
+    }
+
+
+def test_the_reference_solutions_get_every_autograded_point(course: dict) -> None:
+    source = nbformat.read(course["folder"] / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    total = sum(c.metadata["nbgrader"]["points"] for c in source.cells if grading._is_test(c))
+    assert course["before"]["scores"]["alice"] == total
+    assert course["before"]["scores"]["bob"] == 0
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_an_attack_scores_what_an_untouched_release_scores(course: dict, attack: str) -> None:
+    assert course["after"][f"attack-{attack}"] == course["before"]["scores"]["bob"] == 0, course["log"]
+
+
+def test_no_attack_changes_another_students_grade(course: dict) -> None:
+    folder = course["folder"]
+    assert _grade_rows(folder, "alice") == course["before"]["alice"]
+    assert course["after"]["alice"] == course["before"]["scores"]["alice"]
+
+
+def test_no_attack_changes_a_file_or_leaves_a_process_or_reaches_the_network(course: dict) -> None:
+    assert course["canary"].read_text() == "the teacher's file"
+    skip = ("autograded", "grading", "gradebook.db", "submitted", "feedback")
+    assert _tree_digest(course["folder"], skip=skip) == course["digest_before"]
+    assert not [name for name, marker in course["markers"].items() if _survivors(marker)]
+    assert course["listener"].received == []
+
+
+def test_a_killed_runner_is_listed_with_its_reason(course: dict) -> None:
+    problems = json.loads((course["folder"] / "grading" / ASSIGNMENT / "attack-kill_the_runner.json").read_text())["problems"]
+    assert problems, "a notebook that killed its runner must be reported"
+    assert "to look at" in course["log"] and "attack-kill_the_runner" in course["log"]
+
+
+def test_a_hang_that_swallows_ctrl_c_costs_only_its_exercise(course: dict) -> None:
+    report = json.loads((course["folder"] / "grading" / ASSIGNMENT / "slip-hang_ignoring_interrupt.json").read_text())
+    assert any("begin-ex-2" in problem and "stopped" in problem for problem in report["problems"]), report
+    assert report["passed"] == report["tests"] - 1
+    assert course["after"]["slip-hang_ignoring_interrupt"] == course["before"]["scores"]["alice"] - 3
+
+
+def test_a_100mb_line_costs_nothing_but_its_output(course: dict) -> None:
+    assert course["after"]["slip-flood_100mb_line"] == course["before"]["scores"]["alice"]
+    graded = nbformat.read(course["folder"] / "autograded" / "slip-flood_100mb_line" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    assert max(len(json.dumps(cell.get("outputs", []))) for cell in graded.cells if cell.cell_type == "code") < 100_000
+
+
+def test_feedback_shows_no_machine_path(course: dict) -> None:
+    folder = course["folder"]
+    feedback = _run([*NBGRADER, "generate_feedback", ASSIGNMENT, "--force"], folder)
+    assert feedback.returncode == 0, feedback.stderr
+    # an attacker's own code may hold any path it likes: the pages of the others must show none
+    pages = [page for page in (folder / "feedback").rglob("*.html") if not page.parts[-3].startswith("attack-")]
+    assert len(pages) >= 3
+    places = {str(Path(sys.prefix)), str(Path(grading.__file__).parent), str(folder), str(Path.home())}
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert not [place for place in places if place in text], page
+
+
+def test_no_spurious_checksum_warning(course: dict) -> None:
+    assert "checksum" not in course["before"]["honest_log"]
+
+
+def test_a_late_submission_loses_the_configured_share(course: dict) -> None:
+    scores = course["before"]["scores"]
+    assert scores["late"] == scores["alice"]  # the raw score; the penalty is applied in the export
+    folder = course["folder"]
+    exported = _run([*NBGRADER, "export", "--to", "grades.csv"], folder)
+    assert exported.returncode == 0, exported.stderr
+    rows = {row["student_id"]: row for row in csv.DictReader((folder / "grades.csv").open())}
+    # two days begun late at 10 % a day (the course's default): 20 % of the score taken
+    assert float(rows["late"]["late_submission_penalty"]) == pytest.approx(0.2 * scores["alice"])
+    assert float(rows["late"]["score"]) == pytest.approx(0.8 * scores["alice"])
+    assert float(rows["alice"]["late_submission_penalty"]) == 0
+    assert "grading_problems" in rows["alice"]
+    assert rows["attack-kill_the_runner"]["grading_problems"]
+
+
+def test_canvas_and_moodle_files_have_their_import_layouts(course: dict) -> None:
+    folder = course["folder"]
+    canvas = _run([*NBGRADER, "export", "--exporter=utils.gradebook.CanvasExport", "--to", "canvas.csv"], folder)
+    assert canvas.returncode == 0, canvas.stderr
+    header, *rows = list(csv.reader((folder / "canvas.csv").open()))
+    # Canvas's gradebook export layout, which its import reads back: five identity columns, then assignments
+    assert header[:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] and header[5:] == [ASSIGNMENT]
+    by_id = {row[1]: row for row in rows}
+    assert float(by_id["late"][5]) == pytest.approx(0.8 * course["before"]["scores"]["alice"])
+    moodle = _run(
+        [*NBGRADER, "export", "--exporter=utils.gradebook.MoodleExport", "--assignment", ASSIGNMENT, "--to", "moodle.csv"],
+        folder,
+    )
+    assert moodle.returncode == 0, moodle.stderr
+    table = list(csv.DictReader((folder / "moodle.csv").open()))
+    # the columns Moodle's offline-grading importer requires (mod/assign/feedback/offline/importgradeslib.php)
+    assert {"Identifier", "Grade", "Last modified (grade)"} <= set(table[0])
+    assert all(row["Identifier"].startswith("Participant ") for row in table)
+    by_participant = {row["Identifier"].removeprefix("Participant "): row for row in table}
+    assert float(by_participant["alice"]["Grade"]) == course["before"]["scores"]["alice"]
+
+
+def test_the_class_grades_within_its_budget(course: dict) -> None:
+    # 13 attacks and 2 slips, one of which hangs for a cell's budget: a few seconds each
+    assert course["seconds"] < 20 * (len(ATTACKS) + len(SLIPS)) + 60
+
+
+# -- the parts, without a course -----------------------------------------------------------------------
+
+
+def test_answers_round_trip_the_kinds_exercises_ask_for() -> None:
+    import numpy as np
+    import pandas as pd
+
+    values = {
+        "count": 3,
+        "share": 0.25,
+        "labels": {"Fully attributable": 4, "Generic": 2},
+        "series": pd.Series({"a": 0.5, "b": 0.25}),
+        "frame": pd.DataFrame({"x": [1, 2]}, index=["p", "q"]),
+        "keys": {("d1", 2): "no_passages_used"},
+        "array": np.array([1.5, 2.5]),
+        "flag": True,
+        "nan": float("nan"),
+    }
+    decoded = answers.decode(json.dumps(answers.encode(values)))
+    assert decoded["count"] == 3 and decoded["labels"] == values["labels"] and decoded["keys"] == values["keys"]
+    pd.testing.assert_series_equal(decoded["series"], values["series"])
+    pd.testing.assert_frame_equal(decoded["frame"], values["frame"])
+    assert list(decoded["array"]) == [1.5, 2.5] and decoded["flag"] is True and decoded["nan"] != decoded["nan"]
+
+
+def test_a_hostile_hand_in_is_data_or_refused() -> None:
+    encoded = answers.encode({"function": len, "missing": answers.Missing("x")})
+    decoded = answers.decode(json.dumps(encoded))
+    assert isinstance(decoded["function"], answers.Unreadable) and isinstance(decoded["missing"], answers.Missing)
+    for text in ('[1, 2]', '{"a": {"__atlas_kind__": "pickle", "items": []}}', "not json", '{"a": ' * 5000):
+        try:
+            result = answers.decode(text)
+        except answers.AnswerFormatError:
+            continue
+        assert all(isinstance(value, answers.Unreadable) for value in result.values())
+
+
+def test_a_verdict_is_the_tests_own_and_names_no_expected_value() -> None:
+    test = "from utils.exercises import graded\nassert answer == 42, 'ex: not yet, re-read the task'\n"
+    assert grading.names_handed_in(test) == ["answer"]
+    assert grading.verdict_of(test, {"answer": 42}).passed
+    failed = grading.verdict_of(test, {"answer": 41}, exercise="ex")
+    assert not failed.passed and "42" not in failed.message
+    assert "not defined" in grading.verdict_of(test, {"answer": answers.Missing("answer")}).message

@@ -1,0 +1,720 @@
+"""Grading a submission where the student's code cannot reach the verdict, the teacher's files or the network.
+
+``nbgrader autograde`` runs a submission as the teacher, in the course folder, and its hidden tests in
+the student's own kernel, after the student's code: a submission can rebind the function a test calls,
+read the teacher's solutions, write the gradebook or leave a process behind. The course the atlas
+writes (:mod:`utils.course`) replaces nbgrader's ``Execute`` step with :class:`IsolatedExecute`, so
+that ``nbgrader autograde`` (and ``atlas grade``, which runs it and reports) grades like this:
+
+1. **The student's code runs in a sandbox** (`bubblewrap <https://github.com/containers/bubblewrap>`_,
+   Debian's ``bubblewrap`` package): a private copy of the submission folder is the only writable
+   place besides a private ``/tmp``; the Python installation, the atlas and the class's data folder
+   are read-only; the course folder (``source/``, the gradebook, other submissions) and the teacher's
+   home are not there at all; there is no network; every process dies with the sandbox; the notebook
+   has a time budget of its own and each cell one within it, and the sandbox a memory limit.
+2. **The hidden tests do not run there.** Each autograded test cell is replaced, in the sandbox's copy,
+   by one line that hands in the values the test reads (:func:`utils.answers.hand_in`): plain data.
+3. **The verdict is computed here**, in the grader's process, by the test's own code (the teacher's,
+   from the gradebook) with those values bound to its names and the data loaded here. A student's
+   monkeypatch, a rebound builtin or a printed "Correct" lives and dies in the sandbox.
+4. **Nothing is lost, nothing is silent.** A cell that hangs (even one that swallows Ctrl-C) or floods
+   its output costs that cell and what depends on it: the kernel is restarted and the cells before it
+   run again, and the notebook goes on. Every problem is written to ``grading/<assignment>/<student>.json``
+   in the course folder, which ``atlas grade`` lists and the atlas's export columns flag.
+
+What it does not guard is in the teachers' guide (``book/teaching.md``, "What grading guards").
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import asdict, dataclass, field
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool, Float, Unicode
+
+from . import answers
+
+#: What a cell of the sandbox's copy runs in place of an autograded test.
+HAND_IN = "__import__('utils.answers', fromlist=['hand_in']).hand_in({names!r}, globals())"
+#: A text output longer than this is cut in the graded notebook (a flood costs nothing downstream).
+MAX_OUTPUT_CHARS = 10_000
+#: Where a submission's copy sits inside the sandbox.
+SANDBOX_WORK = "/submission"
+_HIDDEN = re.compile(r"^### BEGIN HIDDEN TESTS$(?P<code>.*?)^### END HIDDEN TESTS$", re.MULTILINE | re.DOTALL)
+_BUILTINS = set(dir(builtins))
+
+
+class IsolationUnavailable(RuntimeError):
+    """The sandbox cannot be started here (no bubblewrap, or user namespaces are off)."""
+
+
+class GradingSetupError(RuntimeError):
+    """The course folder is not one ``atlas grade`` can grade (no configuration, or not isolated)."""
+
+
+# -- what a test reads ---------------------------------------------------------------------------------
+
+
+def test_code(source: str) -> str:
+    """The code of an autograded test cell: between nbgrader's hidden-test markers, or the whole cell."""
+    match = _HIDDEN.search(source)
+    return match.group("code") if match else source
+
+
+def names_handed_in(source: str) -> list[str]:
+    """The names a test reads that it does not bind itself: the student's answers, in first-use order."""
+    import ast
+
+    from .course import _python
+
+    try:
+        tree = ast.parse(_python(test_code(source)))
+    except SyntaxError:
+        return []
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    read: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            name = node.id
+            if name not in bound and name not in _BUILTINS and name not in read:
+                read.append(name)
+    return sorted(read, key=lambda name: source.find(name))
+
+
+# -- verdicts, in the grader's process -------------------------------------------------------------------
+
+
+@dataclass
+class Verdict:
+    """What one autograded test found: ``passed``, or a message naming the exercise and the slip."""
+
+    passed: bool
+    message: str = ""
+
+
+_MACHINE_PATHS: list[tuple[str, str]] = []
+
+
+def scrub_paths(text: str) -> str:
+    """``text`` with this machine's paths (Python, the atlas, the data, home, the sandbox) as placeholders."""
+    if not _MACHINE_PATHS:
+        from .config import data_dir
+
+        places = [
+            (str(Path(__file__).resolve().parent), "<atlas>"),
+            (sys.prefix, "<python>"),
+            (sys.base_prefix, "<python>"),
+            (str(Path.home()), "<home>"),
+            (SANDBOX_WORK, "<submission>"),
+            (tempfile.gettempdir(), "<tmp>"),
+        ]
+        try:
+            places.append((str(data_dir()), "<data>"))
+        except Exception:  # noqa: BLE001 (a data folder that cannot be named has no path to hide)
+            pass
+        _MACHINE_PATHS.extend(sorted({(p, n) for p, n in places if p and p != "/"}, key=lambda item: -len(item[0])))
+    for place, name in _MACHINE_PATHS:
+        text = text.replace(place, name)
+    return text
+
+
+def verdict_of(source: str, answer_values: Mapping[str, Any], *, exercise: str = "") -> Verdict:
+    """Run an autograded test's code here, with the student's ``answer_values`` bound to its names.
+
+    The code is the teacher's (nbgrader restores it from the gradebook); the values are data rebuilt
+    by :func:`utils.answers.decode`. An answer that is missing or could not be handed in fails with a
+    message saying so; the test's own message names the slip, never the expected value.
+    """
+    import warnings
+
+    label = f"{exercise}: " if exercise else ""
+    for name, value in answer_values.items():
+        if isinstance(value, answers.Missing):
+            return Verdict(False, f"{label}`{name}` is not defined when this test runs: define it in the answer cell above.")
+        if isinstance(value, answers.Unreadable):
+            return Verdict(False, f"{label}`{name}` could not be handed in for grading: {value.what}.")
+    namespace: dict[str, Any] = {"__name__": "__atlas_test__", **answer_values}
+    captured = StringIO()
+    try:
+        with warnings.catch_warnings(), redirect_stdout(captured), redirect_stderr(captured):
+            warnings.simplefilter("ignore")
+            exec(compile(test_code(source), "<autograded test>", "exec"), namespace)  # noqa: S102 (the teacher's test)
+    except AssertionError as failure:
+        return Verdict(False, scrub_paths(str(failure)) or f"{label}the test failed.")
+    except Exception as problem:  # noqa: BLE001 (a test that cannot run on an answer fails it, with the reason)
+        return Verdict(False, f"{label}the test could not run on your answer ({type(problem).__name__}: {scrub_paths(str(problem))[:300]}).")
+    return Verdict(True)
+
+
+# -- the sandbox -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Limits:
+    """A submission's budget: wall-clock seconds for the whole notebook and for one cell, and memory."""
+
+    notebook_seconds: float = 900.0
+    cell_seconds: float = 120.0
+    memory_bytes: int = 8 * 1024**3
+
+
+def bubblewrap() -> str:
+    """The ``bwrap`` program, or :class:`IsolationUnavailable` saying how to install it."""
+    found = shutil.which("bwrap")
+    if found is None:
+        raise IsolationUnavailable(
+            "grading isolates each submission with bubblewrap, which is not installed: install Debian's or "
+            "Ubuntu's `bubblewrap` package (Fedora: bubblewrap; elsewhere see book/teaching.md, 'What grading guards')"
+        )
+    return found
+
+
+def _system_binds() -> list[str]:
+    """Read-only binds of the system's programs and libraries (merged-/usr or not)."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib64", "/lib32"):
+        path = Path(top)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), top]
+        elif path.is_dir():
+            args += ["--ro-bind", top, top]
+    return args
+
+
+def _python_binds() -> list[str]:
+    """Read-only binds of this Python (its base installation and environment) and of the atlas."""
+    import importlib.util
+
+    places = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), Path(__file__).resolve().parent}
+    launcher = importlib.util.find_spec("grounded_dialogue_atlas")  # the chapters' first cell imports it
+    if launcher is not None and launcher.origin:
+        places.add(Path(launcher.origin).resolve())
+    args: list[str] = []
+    for place in sorted(places):
+        if not str(place).startswith("/usr/"):
+            args += ["--ro-bind", str(place), str(place)]
+    return args
+
+
+def _fake_etc(folder: Path) -> Path:
+    """A minimal ``/etc`` of the sandbox's own (the machine's holds nothing a notebook needs)."""
+    etc = folder / "etc"
+    etc.mkdir()
+    (etc / "passwd").write_text(f"student:x:{os.getuid()}:{os.getgid()}:student:{SANDBOX_WORK}:/bin/sh\n")
+    (etc / "group").write_text(f"student:x:{os.getgid()}:\n")
+    (etc / "hosts").write_text("127.0.0.1 localhost\n::1 localhost\n")
+    for shared in ("fonts", "localtime"):  # matplotlib's fonts, the time zone: nothing of the teacher's
+        if Path("/etc", shared).exists():
+            target = etc / shared
+            if Path("/etc", shared).is_dir():
+                shutil.copytree(Path("/etc", shared), target, symlinks=True)
+            else:
+                shutil.copy(Path("/etc", shared), target)
+    return etc
+
+
+def sandbox_command(
+    argv: Sequence[str], *, work: Path, etc: Path, data: Path | None, cache: Path | None
+) -> list[str]:
+    """``argv`` run by bubblewrap with ``work`` as its only writable folder (at :data:`SANDBOX_WORK`)."""
+    command = [bubblewrap(), "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    command += _system_binds() + _python_binds()
+    command += ["--ro-bind", str(etc), "/etc", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    command += ["--bind", str(work), SANDBOX_WORK, "--chdir", SANDBOX_WORK]
+    environment = {
+        "HOME": SANDBOX_WORK,
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime",
+        "IPYTHONDIR": "/tmp/ipython",
+        "MPLCONFIGDIR": "/tmp/matplotlib",
+        "MPLBACKEND": "agg",
+        "ATLAS_OFFLINE": "1",
+        "ATLAS_CACHE_DIR": "/tmp/atlas-cache",
+        "NBGRADER_EXECUTION": "autograde",
+    }
+    # The data and the grader's parsed cache at their own paths (a cache entry names its file's
+    # path), read-only: what one submission wrote there could otherwise change another's data or
+    # the verdicts, which read the same cache. A split not cached yet is parsed in memory instead.
+    if data is not None and data.is_dir():
+        command += ["--ro-bind", str(data.resolve()), str(data.resolve())]
+        environment["ATLAS_DATA_DIR"] = str(data.resolve())
+    if cache is not None and cache.is_dir():
+        command += ["--ro-bind", str(cache.resolve()), str(cache.resolve())]
+        environment["ATLAS_CACHE_DIR"] = str(cache.resolve())
+    command.append("--clearenv")
+    for key, value in environment.items():
+        command += ["--setenv", key, value]
+    return [*command, "--", *argv]
+
+
+def _limit(memory_bytes: int) -> None:
+    """In the child, before bubblewrap starts: the memory ceiling, a file-size ceiling, no core dumps."""
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2 * 1024**3, 2 * 1024**3))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+@dataclass
+class SandboxRun:
+    """What the sandbox gave back: the executed notebook (as far as it got) and what went wrong."""
+
+    notebook: Any | None
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def run_isolated(notebook: Any, files: Path | None, limits: Limits, *, data: Path | None, cache: Path | None) -> SandboxRun:
+    """Execute ``notebook`` (an nbformat node) in the sandbox, with ``files`` copied beside it."""
+    import nbformat
+
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="atlas-grade-") as scratch:
+        root = Path(scratch)
+        work = root / "submission"
+        if files is not None and files.is_dir():
+            shutil.copytree(files, work, ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
+        else:
+            work.mkdir()
+        (work / "in.ipynb").write_text(nbformat.writes(notebook), encoding="utf-8")
+        argv = [
+            sys.executable, "-m", "utils.grading", "run", f"{SANDBOX_WORK}/in.ipynb", f"{SANDBOX_WORK}/.graded.ipynb",
+            "--cell-seconds", str(limits.cell_seconds),
+        ]
+        command = sandbox_command(argv, work=work, etc=_fake_etc(root), data=data, cache=cache)
+        problems: list[str] = []
+        process = subprocess.Popen(  # noqa: S603 (our own command line)
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=lambda: _limit(limits.memory_bytes),  # noqa: PLW1509 (no threads start before this)
+            start_new_session=True,
+        )
+        try:
+            _, error = process.communicate(timeout=limits.notebook_seconds)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            _, error = process.communicate()
+            problems.append(f"the notebook ran out of its {limits.notebook_seconds:g} s budget; the cells after that point did not run")
+        else:
+            if process.returncode not in (0, None):
+                tail = scrub_paths(error.decode("utf-8", "replace").strip().splitlines()[-1:][0] if error.strip() else "")
+                problems.append(f"the sandbox ended with status {process.returncode}{': ' + tail[:300] if tail else ''}")
+        graded = work / ".graded.ipynb"
+        executed = None
+        if graded.is_file() and graded.stat().st_size <= 200 * 1024**2:
+            try:
+                executed = nbformat.reads(graded.read_text(encoding="utf-8", errors="replace"), as_version=4)
+            except Exception as problem:  # noqa: BLE001 (the sandbox's file is the student's to spoil)
+                problems.append(f"the executed notebook could not be read back ({type(problem).__name__})")
+        elif graded.is_file():
+            problems.append("the executed notebook was over 200 MB and was not read")
+        else:
+            problems.append("the notebook's run left no record (its runner was stopped before the first cell ended)")
+        run_notes = work / ".graded.problems.json"
+        if run_notes.is_file() and run_notes.stat().st_size < 1_000_000:
+            try:
+                noted = json.loads(run_notes.read_text(encoding="utf-8"))
+                problems += [str(note)[:500] for note in noted if isinstance(note, str)][:50]
+            except ValueError:
+                pass
+    return SandboxRun(executed, problems, time.monotonic() - started)
+
+
+# -- the runner, inside the sandbox ------------------------------------------------------------------------
+
+
+def _trim_outputs(cell: Any) -> None:
+    """Cut every text output of ``cell`` to :data:`MAX_OUTPUT_CHARS` (a hand-in is kept whole)."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            text = output.get("text", "")
+            if len(text) > MAX_OUTPUT_CHARS:
+                output["text"] = text[:MAX_OUTPUT_CHARS] + f"\n[... {len(text) - MAX_OUTPUT_CHARS:,} more characters cut by the grader]\n"
+        for key, value in list(output.get("data", {}).items()):
+            if key != answers.MIME_TYPE and isinstance(value, str) and len(value) > MAX_OUTPUT_CHARS:
+                output["data"][key] = value[:MAX_OUTPUT_CHARS] + " [... cut by the grader]"
+        if output.get("output_type") == "error":
+            output["traceback"] = [line[:MAX_OUTPUT_CHARS] for line in output.get("traceback", [])[-30:]]
+
+
+def run_notebook(source: Path, target: Path, cell_seconds: float) -> int:
+    """Execute ``source`` cell by cell into ``target``, saved after every cell.
+
+    A cell that runs past ``cell_seconds`` (or kills its kernel) gets an error output; the kernel is
+    replaced and the code cells before it run again (their outputs kept from the first run), so that
+    a later exercise still finds what the setup cells loaded.
+    """
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+    notebook = nbformat.read(source, as_version=4)
+    problems: list[str] = []
+    notes = target.with_name(target.stem + ".problems.json")
+
+    def save() -> None:
+        partial = target.with_name(target.name + ".partial")
+        partial.write_text(nbformat.writes(notebook), encoding="utf-8")
+        partial.replace(target)
+        notes.write_text(json.dumps(problems), encoding="utf-8")
+
+    def start() -> Any:
+        client = NotebookClient(
+            notebook,
+            timeout=cell_seconds,
+            kernel_name="python3",
+            allow_errors=True,
+            interrupt_on_timeout=False,
+            raise_on_iopub_timeout=False,
+            iopub_timeout=10,
+            shutdown_kernel="immediate",
+            resources={"metadata": {"path": str(source.parent)}},
+        )
+        client.km = client.create_kernel_manager()
+        client.start_new_kernel()
+        client.start_new_kernel_client()
+        return client
+
+    def stop(client: Any) -> None:
+        try:
+            client.km.shutdown_kernel(now=True)
+        except Exception:  # noqa: BLE001 (a kernel the student broke is killed with the sandbox anyway)
+            pass
+
+    client = start()
+    ran: list[int] = []
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        failure = ""
+        try:
+            client.execute_cell(cell, index)
+        except CellTimeoutError:
+            failure = f"it ran longer than {cell_seconds:g} s and was stopped"
+        except DeadKernelError:
+            failure = "its kernel died (it crashed or ran out of memory)"
+        except Exception as problem:  # noqa: BLE001 (anything else the cell did to its kernel)
+            failure = f"its kernel stopped answering ({type(problem).__name__})"
+        _trim_outputs(cell)
+        if failure:
+            label = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", f"cell {index + 1}")
+            problems.append(f"{label}: {failure}; the kernel was restarted")
+            cell.outputs.append(
+                nbformat.v4.new_output("error", ename="GradingTimeout", evalue=f"This cell was stopped: {failure}.", traceback=[f"This cell was stopped: {failure}."])
+            )
+            stop(client)
+            client = start()
+            for earlier in ran:  # the state later cells need, without the cell that hung
+                kept = notebook.cells[earlier].outputs
+                try:
+                    client.execute_cell(notebook.cells[earlier], earlier)
+                except Exception:  # noqa: BLE001 (a replayed cell that fails now failed before too)
+                    pass
+                notebook.cells[earlier].outputs = kept
+        else:
+            ran.append(index)
+        save()
+    stop(client)
+    save()
+    return 0
+
+
+# -- the nbgrader step -------------------------------------------------------------------------------------
+
+
+def _is_test(cell: Any) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def handed_in(cell: Any) -> dict[str, Any] | None:
+    """The answers an executed hand-in cell displayed (the last hand-in it shows), or None."""
+    found = None
+    for output in cell.get("outputs", []):
+        text = output.get("data", {}).get(answers.MIME_TYPE)
+        if isinstance(text, str):
+            found = text
+    if found is None:
+        return None
+    try:
+        return answers.decode(found)
+    except answers.AnswerFormatError as problem:
+        return {"": answers.Unreadable(f"the hand-in could not be read ({problem})")}
+
+
+def verdict_outputs(verdict: Verdict) -> list[Any]:
+    """The outputs nbgrader scores: none for a pass, an error (0 points) with the message for a fail."""
+    import nbformat
+
+    if verdict.passed:
+        return [nbformat.v4.new_output("stream", name="stdout", text="Passed.\n")]
+    return [nbformat.v4.new_output("error", ename="AssertionError", evalue=verdict.message, traceback=[f"AssertionError: {verdict.message}"])]
+
+
+def grade_notebook(notebook: Any, files: Path | None, limits: Limits, *, data: Path | None, cache: Path | None) -> tuple[Any, list[str]]:
+    """``notebook`` with its code cells' outputs from an isolated run and its tests' verdicts from here."""
+    import nbformat
+
+    sandboxed = nbformat.from_dict(json.loads(json.dumps(notebook)))
+    names_of: dict[int, list[str]] = {}
+    for index, cell in enumerate(sandboxed.cells):
+        if _is_test(cell):
+            names_of[index] = names_handed_in(cell.source)
+            cell.source = HAND_IN.format(names=names_of[index])
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    run = run_isolated(sandboxed, files, limits, data=data, cache=cache)
+    problems = list(run.problems)
+    executed = run.notebook
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        ran = executed.cells[index] if executed is not None and index < len(executed.cells) else None
+        if _is_test(cell):
+            exercise = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+            values = handed_in(ran) if ran is not None else None
+            if values is None:
+                verdict = Verdict(False, f"{exercise}: no answer reached the grader (the notebook stopped before this test: {'; '.join(problems) or 'see the cells above'}).")
+            else:
+                verdict = verdict_of(cell.source, values, exercise=exercise)
+            cell.outputs = verdict_outputs(verdict)
+            continue
+        outputs = ran.get("outputs", []) if ran is not None and ran.get("cell_type") == "code" else []
+        cleaned = []
+        for output in outputs:
+            output = nbformat.from_dict(output)
+            output.get("data", {}).pop(answers.MIME_TYPE, None)
+            if output.get("output_type") == "error":
+                output["evalue"] = scrub_paths(str(output.get("evalue", "")))
+                output["traceback"] = [scrub_paths(str(line)) for line in output.get("traceback", [])]
+            elif output.get("output_type") == "stream":
+                output["text"] = scrub_paths(str(output.get("text", "")))
+            cleaned.append(output)
+        cell.outputs = cleaned
+        cell.execution_count = ran.get("execution_count") if ran is not None else None
+    return notebook, problems
+
+
+class IsolatedExecute(Preprocessor):
+    """nbgrader's ``Execute`` step, isolated: runs the submission in the sandbox, verdicts computed here.
+
+    Configured in the course's ``nbgrader_config.py`` (``atlas course`` writes it)::
+
+        c.IsolatedExecute.notebook_timeout = 900   # seconds for a whole notebook
+        c.IsolatedExecute.cell_timeout = 120       # seconds for one cell
+        c.IsolatedExecute.memory_limit = 8         # GiB of address space for the sandbox
+    """
+
+    enabled = Bool(True)  # nbconvert runs a preprocessor registered by name only when it is enabled
+    notebook_timeout = Float(900.0, help="Seconds a whole notebook may run.").tag(config=True)
+    cell_timeout = Float(120.0, help="Seconds one cell may run.").tag(config=True)
+    memory_limit = Float(8.0, help="GiB of address space the sandbox may use.").tag(config=True)
+    data_dir = Unicode("", help="The data folder the submissions see (default: $ATLAS_DATA_DIR).").tag(config=True)
+    report_dir = Unicode("grading", help="Where each submission's grading report is written.").tag(config=True)
+
+    def preprocess(self, nb: Any, resources: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        from .config import cache_dir, data_dir
+
+        limits = Limits(self.notebook_timeout, self.cell_timeout, int(self.memory_limit * 1024**3))
+        data = Path(self.data_dir).expanduser() if self.data_dir else (data_dir() if os.environ.get("ATLAS_DATA_DIR") else None)
+        files = Path(resources.get("metadata", {}).get("path") or ".")
+        started = time.monotonic()
+        try:
+            nb, problems = grade_notebook(nb, files, limits, data=data, cache=cache_dir())
+        except IsolationUnavailable:
+            raise
+        except Exception as problem:  # noqa: BLE001 (never drop a notebook: grade what can be graded)
+            problems = [f"grading failed: {type(problem).__name__}: {scrub_paths(str(problem))[:300]}"]
+            for cell in nb.cells:
+                if _is_test(cell):
+                    cell.outputs = verdict_outputs(Verdict(False, "this notebook could not be graded; your teacher has been told why."))
+        meta = resources.get("nbgrader", {})
+        self._report(meta, problems, time.monotonic() - started, nb)
+        return nb, resources
+
+    def _report(self, meta: Mapping[str, Any], problems: list[str], seconds: float, nb: Any) -> None:
+        assignment, student = str(meta.get("assignment", "unknown")), str(meta.get("student", "unknown"))
+        tests = [cell for cell in nb.cells if _is_test(cell)]
+        report = GradingReport(
+            assignment=assignment,
+            student=student,
+            notebook=str(meta.get("notebook", "")),
+            seconds=round(seconds, 1),
+            problems=problems,
+            tests=len(tests),
+            graded_at=time.time(),
+            passed=sum(1 for cell in tests if not any(o.get("output_type") == "error" for o in cell.outputs)),
+        )
+        folder = Path(self.report_dir) / safe_name(assignment)
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{safe_name(student)}.json"
+        partial = target.with_name(target.name + ".partial")
+        partial.write_text(json.dumps(asdict(report), indent=1), encoding="utf-8")
+        partial.replace(target)
+
+
+def safe_name(name: str) -> str:
+    """``name`` as a file name (an nbgrader id is a student's or a teacher's choice)."""
+    return re.sub(r"[^\w.-]", "_", name)[:100] or "_"
+
+
+@dataclass
+class GradingReport:
+    """One submission's grading, as ``grading/<assignment>/<student>.json`` holds it."""
+
+    assignment: str
+    student: str
+    notebook: str
+    seconds: float
+    problems: list[str]
+    tests: int
+    passed: int
+    graded_at: float = 0.0
+
+
+def reports(course: Path, assignment: str) -> list[GradingReport]:
+    """The grading reports of ``assignment`` in the course folder, by student."""
+    found = []
+    for path in sorted((course / "grading" / safe_name(assignment)).glob("*.json")):
+        try:
+            found.append(GradingReport(**json.loads(path.read_text(encoding="utf-8"))))
+        except (ValueError, TypeError):
+            continue
+    return found
+
+
+_LOAD = re.compile(r"""utils\.load\(\s*["'](?P<dataset>\w+)["']\s*,\s*(?:["'](?P<split>\w+)["'])?""")
+
+
+def warm_cache(notebook_text: str) -> list[str]:
+    """Load here, once, the splits an assignment loads, so that the sandboxes (which read the parsed
+    cache but cannot write it) find them parsed. Returns ``dataset/split`` of each."""
+    import warnings
+
+    import utils
+
+    wanted: dict[str, set[str] | None] = {}
+    for match in _LOAD.finditer(notebook_text):
+        dataset, split = match.group("dataset"), match.group("split")
+        if split is None:
+            wanted[dataset] = None  # a loop over the dataset's splits
+        elif wanted.get(dataset, set()) is not None:
+            wanted.setdefault(dataset, set()).add(split)  # type: ignore[union-attr]
+    loaded = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for dataset, splits in wanted.items():
+            try:
+                names = utils.split_names(dataset) if splits is None else sorted(splits)
+            except Exception:  # noqa: BLE001 (a name the assignment does not load cannot be warmed)
+                continue
+            for split in names:
+                try:
+                    utils.load(dataset, split)
+                except Exception:  # noqa: BLE001 (the sandbox will say what is wrong with it)
+                    continue
+                loaded.append(f"{dataset}/{split}")
+    return loaded
+
+
+def grade_assignment(
+    course: Path, assignment: str, *, students: Sequence[str] = (), force: bool = False
+) -> int:
+    """``atlas grade``: run ``nbgrader autograde`` in ``course`` and list what happened to each submission."""
+    config = course / "nbgrader_config.py"
+    if not config.is_file():
+        raise GradingSetupError(
+            f"{course.resolve()} has no nbgrader_config.py: run atlas grade in the course folder "
+            "(`atlas course` writes it), or name the folder with --course"
+        )
+    if "utils.grading.IsolatedExecute" not in config.read_text(encoding="utf-8"):
+        raise GradingSetupError(
+            f"{config} does not isolate submissions (it has no utils.grading.IsolatedExecute step), so grading "
+            "would run them in their own kernels, as you: write the course again with `atlas course`"
+        )
+    bubblewrap()
+    source = course / "source" / assignment / f"{assignment}.ipynb"
+    if not source.is_file():
+        raise GradingSetupError(f"no assignment {assignment!r} in {course / 'source'}")
+    warmed = warm_cache(source.read_text(encoding="utf-8"))
+    if warmed:
+        print(f"data loaded for grading: {', '.join(warmed)}")
+    started = time.time()
+    command = [sys.executable, "-m", "nbgrader", "autograde", assignment]
+    for student in students:
+        command += ["--student", student]
+    if force:
+        command.append("--force")
+    environment = dict(os.environ)
+    # nbgrader runs alembic and jupyter from its own environment's bin folder
+    environment["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{environment.get('PATH', '')}"
+    status = subprocess.call(command, cwd=course, env=environment)  # noqa: S603 (nbgrader's own command)
+    submitted = sorted(
+        path.parent.name for path in (course / "submitted").glob(f"*/{assignment}") if path.is_dir()
+    )
+    if students:
+        submitted = [student for student in submitted if student in students]
+    fresh = {report.student: report for report in reports(course, assignment) if report.graded_at >= started}
+    print(f"\n{assignment}: {len(fresh)} of {len(submitted)} submissions graded by this run")
+    width = max([len(student) for student in submitted] + [7])
+    for student in submitted:
+        report = fresh.get(student)
+        if report is None:
+            print(f"  {student:<{width}}  not graded by this run: nbgrader skipped it (graded before: add --force) or failed on it (its log above)")
+            continue
+        line = f"  {student:<{width}}  {report.passed}/{report.tests} tests passed, {report.seconds:.0f} s"
+        print(line + (f"; problems: {'; '.join(report.problems)}" if report.problems else ""))
+    troubled = [student for student in submitted if student not in fresh or fresh[student].problems]
+    if troubled:
+        print(f"\nto look at ({len(troubled)}): {', '.join(troubled)}; `nbgrader export` lists the problems in grading_problems")
+    return status
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m utils.grading", description="The grader's sandbox runner (internal).")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="execute a notebook cell by cell (inside the sandbox)")
+    run.add_argument("source", type=Path)
+    run.add_argument("target", type=Path)
+    run.add_argument("--cell-seconds", type=float, default=120.0)
+    args = parser.parse_args(argv)
+    return run_notebook(args.source, args.target, args.cell_seconds)
+
+
+def iter_tests(notebook: Any) -> Iterator[tuple[int, Any]]:
+    """The autograded test cells of a notebook, with their positions."""
+    return ((index, cell) for index, cell in enumerate(notebook.cells) if _is_test(cell))
+
+
+if __name__ == "__main__":
+    sys.exit(_main())
