@@ -127,12 +127,13 @@ learner: env
 course: env
 	$(BIN)/atlas course --out course
 
-## Debian packages the book and the browser test use: Chromium, a CJK font, and Node.js with npm for
+## Debian packages the book, the browser test and grading use: Chromium, a CJK font, bubblewrap (the
+## sandbox `atlas grade` runs each submission in), and Node.js with npm for
 ## the SQL console's files (needs root). A Node.js that already brings npm (NodeSource's) is kept: Debian's
 ## npm package conflicts with it.
 system-deps:
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk bubblewrap \
 	  $$(command -v npm >/dev/null 2>&1 || echo nodejs npm)
 
 ## Remove what builds and runs wrote: the book, learner copies, benchmark results and its synthetic files,
