@@ -6,7 +6,7 @@ fields and where each is read from), its licence and how to cite it. :func:`croi
 from what a dataset's folder declares and nothing else:
 
 * ``distribution``: the official files of every split with the sha256 the declaration records (a
-  member of an archive is ``containedIn`` the archive, whose sha256 is recorded). Croissant requires a
+  member of an archive is a FileObject ``containedIn`` the archive, whose sha256 is recorded). Croissant requires a
   checksum of every file it lists; a file the atlas knows only by its git blob id, or by no checksum
   at all, is named in the card's description instead, never listed with a made-up checksum.
 * ``recordSet``: the original formats' records, one record set per split file listed, with the fields
@@ -180,16 +180,20 @@ def _file_object(item: SourceFile, encoding: str) -> dict[str, Any]:
 
 
 def _member(item: SourceFile, encoding: str, archive_id: str) -> dict[str, Any]:
-    """A file extracted from an archive: a FileSet of the archive's member of that name."""
+    """A file extracted from an archive: a FileObject ``containedIn`` the archive, at its path there.
+
+    A FileObject, not a FileSet: mlcroissant reads the records of an archive's FileObject member, and of
+    a FileSet member only the file names (a FileSet read 0 records of WoW's archive). The member's path
+    is its file name: the atlas's archives hold their files side by side, as ParlAI's does."""
     member = item.path.rsplit("/", 1)[-1]
     return {
-        "@type": "cr:FileSet",
+        "@type": "cr:FileObject",
         "@id": _id(item.path),
         "name": _id(item.path),
         "description": f"{member}, a member of the archive {archive_id}",
         "containedIn": {"@id": archive_id},
+        "contentUrl": member,
         "encodingFormat": encoding,
-        "includes": f"*{member}",
     }
 
 
@@ -229,7 +233,7 @@ def _distribution(source: DatasetSource) -> tuple[list[dict[str, Any]], dict[str
                 whole = SourceFile(path=archive.filename, url=archive.url, sha256=archive.sha256, size=archive.size)
                 nodes.append(_file_object(whole, TAR))
             nodes.append(_member(item, encoding, archives[archive.url]))
-            kind = "fileSet"
+            kind = "fileObject"
         elif item.sha256 and item.url:
             nodes.append(_file_object(item, encoding))
             kind = "fileObject"

@@ -105,9 +105,9 @@ AUDIT_RAI = {
     "some rows are blank and some have no BEGIN label (the atlas's audit parser and chapter).",
     "dataBiases": "200 responses per benchmark and model: shares are estimates from small samples, and the models' "
     "shares differ by benchmark (the atlas's chapter, with intervals).",
-    "personalSensitiveInformation": "None stated by the authors; the knowledge and histories come from the three "
-    "benchmarks' crowdsourced dialogues.",
+    "personalSensitiveInformation": "None stated (data-audit/README.md names none); the knowledge and histories come "
+    "from the three benchmarks' crowdsourced dialogues.",
     "dataReleaseMaintenancePlan": "The data-audit folder of McGill-NLP/FaithDial, unchanged since its initial "
-    "release commit 914a5ac; no later version is announced.",
+    "release commit 914a5ac (the repository's history); no later version is announced.",
 }
 AUDIT_DERIVED_FROM = (_WOW, _CMU_DOG, _TOPICAL_CHAT)

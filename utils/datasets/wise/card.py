@@ -34,7 +34,7 @@ RAI = {
     "file is divided into seen and unseen parts (the README; the atlas's chapter).",
     "dataBiases": "The documents are search-engine results (Baidu links) for the given intents, so they reflect one "
     "engine's ranking (the data description, origin_link).",
-    "personalSensitiveInformation": "None stated by the authors.",
+    "personalSensitiveInformation": "None stated (the README and WISE.md name none).",
     "dataReleaseMaintenancePlan": "No licence is stated; the conversations are in PengjieRen/CaSE_WISE (pinned "
     "by commit and git blob id) and no later version is announced.",
 }
