@@ -81,7 +81,9 @@ def test_begin_s_length_sentence_turns_with_the_rows() -> None:
     published_like = baselines.auc_length_sentence(
         _by_split([("wow_test", 20.0, 0.70), ("cmu_dev", 180.0, 0.78), ("tc_dev", 60.0, 0.66)])
     )
-    assert "(cmu_dev, 180 words on average: 0.78) is not lower than the one with the shortest (wow_test" in published_like
+    assert "(cmu_dev, 180 words on average: 0.78) is not lower than the one with the shortest (wow_test" in (
+        published_like
+    )
     assert "the highest AUC is cmu_dev's (0.78), the lowest tc_dev's (0.66)" in published_like
     expected_way = baselines.auc_length_sentence(_by_split([("wow_test", 20.0, 0.80), ("cmu_dev", 180.0, 0.60)]))
     assert "is lower than the one with the shortest" in expected_way and "not lower" not in expected_way
@@ -143,6 +145,6 @@ def test_the_cli_page_s_status_capture_shows_a_reader_s_setting(
     monkeypatch.setenv("ATLAS_CACHE_DIR", str(tmp_path / "cache"))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(cell, "book/cli.md", "exec"), {"os": os, "__name__": "cli_page"})  # noqa: S102
+        exec(compile(cell, "book/cli.md", "exec"), {"os": os, "__name__": "cli_page"})
     printed = out.getvalue()
     assert "downloads: allowed" in printed and "is set" not in printed and "off" not in printed.split("\n")[0]

@@ -313,7 +313,9 @@ def test_mlcroissant_reads_the_wise_records_from_a_synthetic_repository_of_the_a
     for number, record_set in enumerate(rs for rs in card["recordSet"] if rs.get("dataType") != "sc:Enumeration"):
         file_id = record_set["field"][0]["source"]["fileSet"]["@id"]
         node = next(node for node in card["distribution"] if node["@id"] == file_id)
-        lines = [{"conversation_id": 100 * number + i, "intent": f"意图 {i}", "conversations": []} for i in range(number + 2)]
+        lines = [
+            {"conversation_id": 100 * number + i, "intent": f"意图 {i}", "conversations": []} for i in range(number + 2)
+        ]
         (root / node["includes"]).write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in lines) + "\n",
                                              encoding="utf-8")
         counts[record_set["@id"]] = lines

@@ -372,7 +372,7 @@ def croissant_card(dataset: str, bibliography: Path | None = None) -> dict[str, 
     if source.notes:
         description += f" {source.notes}"
     lineage = [{"@id": url, "name": name} for name, url in source.hook("card", "DERIVED_FROM", ())]
-    card: dict[str, Any] = {
+    written: dict[str, Any] = {
         "@context": CONTEXT,
         "@type": "sc:Dataset",
         "conformsTo": CONFORMS_TO,
@@ -386,10 +386,10 @@ def croissant_card(dataset: str, bibliography: Path | None = None) -> dict[str, 
         **_rai(source),
     }
     if lineage:
-        card["prov:wasDerivedFrom"] = lineage
-    card["distribution"] = nodes
-    card["recordSet"] = record_sets
-    return card
+        written["prov:wasDerivedFrom"] = lineage
+    written["distribution"] = nodes
+    written["recordSet"] = record_sets
+    return written
 
 
 def write_card(dataset: str, out: Path, bibliography: Path | None = None) -> dict[str, Any]:

@@ -472,7 +472,10 @@ def auc_comparison(auc: float, reference: float, *, places: int = 3) -> str:
     if difference == 0:
         return f"equal to the unigram precision's at {places} decimals ({auc:.{places}f})"
     side = "higher" if difference > 0 else "lower"
-    return f"{side} than the unigram precision's ({reference:.{places}f}), by {abs(difference):.{places}f} ({auc:.{places}f})"
+    return (
+        f"{side} than the unigram precision's ({reference:.{places}f}), "
+        f"by {abs(difference):.{places}f} ({auc:.{places}f})"
+    )
 
 
 def auc_length_sentence(by_split: pd.DataFrame) -> str:
@@ -481,10 +484,10 @@ def auc_length_sentence(by_split: pd.DataFrame) -> str:
     rows = by_split.dropna(subset=["ROC AUC", "knowledge words (mean)"])
     if len(rows) < 2:
         return "With fewer than two splits loaded, the rows cannot say whether longer knowledge lowers it."
-    longest = rows.loc[rows["knowledge words (mean)"].idxmax()]
-    shortest = rows.loc[rows["knowledge words (mean)"].idxmin()]
-    best = rows.loc[rows["ROC AUC"].idxmax()]
-    worst = rows.loc[rows["ROC AUC"].idxmin()]
+    by_length = rows.sort_values("knowledge words (mean)", kind="stable")
+    by_auc = rows.sort_values("ROC AUC", kind="stable")
+    shortest, longest = by_length.iloc[0], by_length.iloc[-1]
+    worst, best = by_auc.iloc[0], by_auc.iloc[-1]
     lower = longest["ROC AUC"] < shortest["ROC AUC"]
     verdict = "lower than" if lower else "not lower than"
     return (
