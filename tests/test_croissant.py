@@ -89,7 +89,8 @@ def test_the_reported_sizes_are_in_the_card(tmp_path: Path) -> None:
     answered = next(rs for rs in card["recordSet"] if rs["@id"] == "answered")
     assert "838 sessions" in answered["description"]
     _, card = write("faithdial", tmp_path)
-    assert "36,809 turns" in card["description"] and "5,649 dialogues" in card["description"]
+    train = next(rs for rs in card["recordSet"] if rs["@id"] == "train")
+    assert "36,809 turns" in train["description"] and "5,649 dialogues" in card["description"]
 
 
 def test_a_bibtex_entry_is_taken_whole_with_its_nested_braces(tmp_path: Path) -> None:
@@ -324,3 +325,32 @@ def test_mlcroissant_reads_the_wise_records_from_a_synthetic_repository_of_the_a
         records = list(reader.records(name))
         assert [r[f"{name}/conversation_id"] for r in records] == [line["conversation_id"] for line in lines], name
         assert [_text(r[f"{name}/intent"]) for r in records] == [line["intent"] for line in lines]
+
+
+def test_mlcroissant_reads_faithdial_s_utterances_from_a_synthetic_hub_repository(tmp_path: Path) -> None:
+    """FaithDial's split files are data/<split>.json of the hub repository at a pinned commit: mapped to
+    a folder of that layout (the atlas's demo files, which are in the publisher's format), the card
+    yields one record per utterance, in the file's order."""
+    out, card = write("faithdial", tmp_path)
+    repository = next(node for node in card["distribution"] if node["encodingFormat"] == GIT)
+    assert repository["contentUrl"] == "https://huggingface.co/datasets/McGill-NLP/FaithDial"
+    source = registry()["faithdial"]
+    root = tmp_path / "FaithDial"
+    (root / "data").mkdir(parents=True)
+    record_sets = [rs for rs in card["recordSet"] if rs.get("dataType") != "sc:Enumeration"]
+    assert {rs["@id"] for rs in record_sets} == set(source.splits)
+    utterances = {}
+    for record_set in record_sets:
+        split = record_set["@id"]
+        file_id = record_set["field"][0]["source"]["fileSet"]["@id"]
+        node = next(node for node in card["distribution"] if node["@id"] == file_id)
+        demo = source.folder / "demo" / "faithdial" / node["includes"].rsplit("/", 1)[-1]
+        (root / node["includes"]).write_bytes(demo.read_bytes())
+        dialogues = json.loads(demo.read_text(encoding="utf-8"))
+        utterances[split] = [utterance for dialogue in dialogues for utterance in dialogue["utterances"]]
+    reader = mlcroissant.Dataset(jsonld=str(out), mapping={repository["@id"]: str(root)})
+    for split, expected in utterances.items():
+        records = list(reader.records(split))
+        assert len(records) == len(expected) > 0, split
+        for field in ("knowledge", "original_response", "response"):
+            assert [_text(r[f"{split}/{field}"]) for r in records] == [u[field] for u in expected], (split, field)

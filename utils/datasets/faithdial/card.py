@@ -24,8 +24,15 @@ FAITHDIAL_FORMATS = (
         f"original: BEGIN (a list of {', '.join(BEGIN_CLASSES)}) and VRM (a list of {', '.join(VRM_CLASSES)}).",
         encoding=JSON,
         splits=("train", "valid", "valid_seen", "valid_unseen", "test", "test_seen", "test_unseen"),
-        # every value is nested in the list of utterances: the format has no flat field to type
-        fields=(),
+        # one record per utterance: every value is in a dialogue's list of utterances
+        fields=(
+            CardField("knowledge", TEXT, "the knowledge sentence the response must follow",
+                      json_path="$[*].utterances[*].knowledge"),
+            CardField("original_response", TEXT, "the wizard's response in Wizard of Wikipedia (the one the BEGIN "
+                      "and VRM labels describe)", json_path="$[*].utterances[*].original_response"),
+            CardField("response", TEXT, "the response as edited to follow the knowledge",
+                      json_path="$[*].utterances[*].response"),
+        ),
     ),
 )
 
