@@ -32,8 +32,8 @@ RAI = {
     "selection and response generation (the paper; the atlas's chapter).",
     "dataLimitations": "The document collection is only on Google Drive and Baidu Pan, with no checksum; the test "
     "file is divided into seen and unseen parts (the README; the atlas's chapter).",
-    "dataBiases": "The documents are search-engine results (Baidu links) for the given intents, so they reflect one "
-    "engine's ranking (the data description, origin_link).",
+    "dataBiases": "The documents come from one search engine (each document's origin_link is a Baidu address), so "
+    "what the wizard could select reflects that engine's results (the data description, document format).",
     "personalSensitiveInformation": "None stated (the README and WISE.md name none).",
     "dataReleaseMaintenancePlan": "No licence is stated; the conversations are in PengjieRen/CaSE_WISE (pinned "
     "by commit and git blob id) and no later version is announced.",

@@ -50,9 +50,10 @@ RAI = {
     "collection procedure, quoted in the dataset card).",
     "dataUseCases": "Training and evaluating knowledge-grounded dialogue models: knowledge selection and response "
     "generation, on test topics seen in training and unseen ones (the paper; the atlas's chapter).",
-    "dataLimitations": "Wizards often answer without the sentence they checked, or check none; the validation and "
-    "test files are split by topic into seen and unseen halves that must not be pooled (the atlas's chapter, "
-    "pitfalls).",
+    "dataLimitations": "A wizard may mark 'no passage used', and the checked sentence records what the wizard "
+    "marked, not whether the reply rests on it: FaithDial's authors found and edited hallucinated wizard responses "
+    "(Dziri et al. 2022). The seen and unseen halves of the validation and test splits measure different things: "
+    "topics shared with train, and topics never seen (the dataset card).",
     "dataBiases": "The topics are crowdsourced and may be relevant to only some communities, and crowdworkers' "
     "dialogues may carry biased opinions (the dataset card's 'Discussion of Biases').",
     "personalSensitiveInformation": "None stated: the dataset card answers N/A; crowdworkers were asked to play "
