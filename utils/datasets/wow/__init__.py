@@ -114,7 +114,8 @@ WOW_KILT = DatasetSource(
     format="KILT JSON Lines (one example per line: input, output answers with provenance)",
     homepage="https://github.com/facebookresearch/KILT",
     license="MIT",
-    license_statement="the KILT repository's LICENSE (MIT); its README names no separate data licence",
+    license_statement="the README of facebookresearch/KILT ('KILT is MIT licensed', pointing to its LICENSE), "
+    "which names no separate licence for the data files",
     redistributable=True,
     redistribution="MIT: copies may be redistributed with the licence notice",
     citation_key="petroni2021kilt",

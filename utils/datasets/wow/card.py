@@ -56,8 +56,8 @@ RAI = {
     "topics shared with train, and topics never seen (the dataset card).",
     "dataBiases": "The topics are crowdsourced and may be relevant to only some communities, and crowdworkers' "
     "dialogues may carry biased opinions (the dataset card's 'Discussion of Biases').",
-    "personalSensitiveInformation": "None stated: the dataset card answers N/A; crowdworkers were asked to play "
-    "roles, and the knowledge is Wikipedia text (the dataset card).",
+    "personalSensitiveInformation": "None stated: the dataset card answers N/A; the knowledge is Wikipedia text "
+    "(the dataset card).",
     "dataReleaseMaintenancePlan": "Distributed by ParlAI as one archive (wizard_of_wikipedia.tgz, checked by its "
     "sha256 in ParlAI's build.py); questions go to ParlAI's GitHub issues (the dataset card's point of contact). "
     "No later version is announced.",
