@@ -6,15 +6,24 @@ fields and where each is read from), its licence and how to cite it. :func:`croi
 from what a dataset's folder declares and nothing else:
 
 * ``distribution``: the official files of every split with the sha256 the declaration records (a
-  member of an archive is ``containedIn`` the archive, whose sha256 is recorded). Croissant requires a
+  member of an archive is a FileObject ``containedIn`` the archive, whose sha256 is recorded). Croissant requires a
   checksum of every file it lists; a file the atlas knows only by its git blob id, or by no checksum
   at all, is named in the card's description instead, never listed with a made-up checksum.
 * ``recordSet``: the original formats' records, one record set per split file listed, with the fields
   the declaration's ``card_formats`` type (:class:`CardFormat`, :class:`CardField`) and, for a label
   field, its vocabulary as an enumeration record set of its own (referenced where a cell holds one
   label, described where it holds a list).
-* ``license``, ``citeAs`` (the BibTeX entry of the dataset's citation key) and, in the descriptions,
-  the sizes the authors report (:mod:`utils.reported`), each with its source.
+  A file a publisher pins only by a repository's commit (and git blob id) is a member of a
+  ``git+https`` repository node; a repository has no sha256 of its own, so that node carries the
+  placeholder Croissant's hosts use for one (:data:`REPOSITORY_CHECKSUM`), and the commit and the
+  blob ids are in its description.
+* ``license`` (with, in the description, the publisher's statement it is read from), ``citeAs`` (the
+  BibTeX entry of the dataset's citation key, the year as published) and, in the descriptions, the
+  sizes the authors report (:mod:`utils.reported`), each with its source.
+* ``inLanguage`` as a BCP 47 tag, the Croissant RAI fields the folder's ``card.py`` declares
+  (``RAI``: :data:`RAI_FIELDS`, each value saying where it comes from) and its lineage as PROV-O
+  ``prov:wasDerivedFrom`` (``DERIVED_FROM``: the datasets it was made from). A folder that declares
+  two datasets prefixes the second one's (``KILT_RAI``, ``AUDIT_DERIVED_FROM``), as for every hook.
 
 ``atlas croissant DATASET --out FILE`` writes the card. ``mlcroissant`` validates every card in the
 tests and reads the records of the official files present (``tests/test_croissant.py``).
@@ -43,7 +52,7 @@ from .declaration import CardField as CardField
 from .declaration import CardFormat as CardFormat
 from .declaration import DatasetSource, SourceFile
 from .errors import AtlasError
-from .folder_files import CITATION, entry_text
+from .folder_files import CITATION, as_published, entry_text
 from .reported import Reported, quantity_label
 from .sources import get_source
 
@@ -57,6 +66,8 @@ CONTEXT: dict[str, Any] = {
     "column": "cr:column",
     "conformsTo": "dct:conformsTo",
     "cr": "http://mlcommons.org/croissant/",
+    "containedIn": "cr:containedIn",
+    "prov": "http://www.w3.org/ns/prov#",
     "rai": "http://mlcommons.org/croissant/RAI/",
     "data": {"@id": "cr:data", "@type": "@json"},
     "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
@@ -89,6 +100,33 @@ CONTEXT: dict[str, Any] = {
     "transform": "cr:transform",
 }
 
+#: The Croissant RAI properties every card carries (NeurIPS's datasets track asks for them), each
+#: declared by the dataset's folder (``card.py``: ``RAI``) from what its chapter, paper and
+#: repository say.
+RAI_FIELDS = (
+    "dataCollection",
+    "dataCollectionType",
+    "dataAnnotationProtocol",
+    "dataUseCases",
+    "dataLimitations",
+    "dataBiases",
+    "personalSensitiveInformation",
+    "dataReleaseMaintenancePlan",
+)
+#: BCP 47 tags of the languages a declaration names (``inLanguage`` wants a tag, not a name).
+LANGUAGE_TAGS = {"English": "en", "Chinese": "zh", "Japanese": "ja"}
+#: What Croissant's hosts write as the sha256 of a git repository, which has none
+#: (mlcommons/croissant issue 80): mlcroissant requires the property and checks no directory against it.
+REPOSITORY_CHECKSUM = "https://github.com/mlcommons/croissant/issues/80"
+GIT = "git+https"
+# A file at a commit of a GitHub or Hugging Face repository: (clone URL, commit, path in the repository).
+_PINNED = (
+    re.compile(r"^https://raw\.githubusercontent\.com/(?P<repo>[^/]+/[^/]+)/(?P<commit>[0-9a-f]{40})/(?P<path>.+)$"),
+    re.compile(r"^https://huggingface\.co/datasets/(?P<repo>[^/]+/[^/]+)/resolve/(?P<commit>[0-9a-f]{40})/(?P<path>.+)$"),
+)
+_CLONE = {0: "https://github.com/{}", 1: "https://huggingface.co/datasets/{}"}
+
+
 class CardError(AtlasError):
     """A dataset's declaration cannot be written as a card (a format names an unknown split)."""
 
@@ -103,7 +141,7 @@ def _bibtex_entry(bibliography: Path, key: str) -> str:
         raise CardError(f"{bibliography}: {error}") from None
     if entry is None:
         raise CardError(f"{bibliography}: no entry {key!r}")
-    return entry
+    return as_published(entry)
 
 
 def _id(text: str) -> str:
@@ -142,17 +180,30 @@ def _file_object(item: SourceFile, encoding: str) -> dict[str, Any]:
 
 
 def _member(item: SourceFile, encoding: str, archive_id: str) -> dict[str, Any]:
-    """A file extracted from an archive: a FileSet of the archive's member of that name."""
+    """A file extracted from an archive: a FileObject ``containedIn`` the archive, at its path there.
+
+    A FileObject, not a FileSet: mlcroissant reads the records of an archive's FileObject member, and of
+    a FileSet member only the file names (a FileSet read 0 records of WoW's archive). The member's path
+    is its file name: the atlas's archives hold their files side by side, as ParlAI's does."""
     member = item.path.rsplit("/", 1)[-1]
     return {
-        "@type": "cr:FileSet",
+        "@type": "cr:FileObject",
         "@id": _id(item.path),
         "name": _id(item.path),
         "description": f"{member}, a member of the archive {archive_id}",
         "containedIn": {"@id": archive_id},
+        "contentUrl": member,
         "encodingFormat": encoding,
-        "includes": f"*{member}",
     }
+
+
+def _pinned(url: str | None) -> tuple[str, str, str] | None:
+    """(clone URL, commit, path) of a file at a commit of a GitHub or Hugging Face repository."""
+    for number, pattern in enumerate(_PINNED):
+        match = pattern.match(url or "")
+        if match:
+            return _CLONE[number].format(match["repo"]), match["commit"], match["path"]
+    return None
 
 
 def _encoding(path: str, formats: Mapping[str, CardFormat], split: str) -> str:
@@ -170,6 +221,7 @@ def _distribution(source: DatasetSource) -> tuple[list[dict[str, Any]], dict[str
     listed: dict[str, tuple[str, str]] = {}
     left_out: list[str] = []
     archives: dict[str, str] = {}
+    repositories: dict[tuple[str, str], dict[str, Any]] = {}
     entries = [(split, item) for split, items in source.splits.items() for item in items if not item.partial]
     entries += [(f"({name})", item) for name, item in source.extra_files.items()]
     for split, item in entries:
@@ -181,10 +233,37 @@ def _distribution(source: DatasetSource) -> tuple[list[dict[str, Any]], dict[str
                 whole = SourceFile(path=archive.filename, url=archive.url, sha256=archive.sha256, size=archive.size)
                 nodes.append(_file_object(whole, TAR))
             nodes.append(_member(item, encoding, archives[archive.url]))
-            kind = "fileSet"
+            kind = "fileObject"
         elif item.sha256 and item.url:
             nodes.append(_file_object(item, encoding))
             kind = "fileObject"
+        elif (pinned := _pinned(item.url)) is not None:
+            clone, commit, in_repository = pinned
+            repository = repositories.get((clone, commit))
+            if repository is None:
+                repository = {
+                    "@type": "cr:FileObject",
+                    "@id": _id(f"{clone.split('/', 3)[-1]}@{commit[:7]}"),
+                    "name": _id(f"{clone.split('/', 3)[-1]}@{commit[:7]}"),
+                    "description": f"The repository {clone} at commit {commit}, the one the files below are "
+                    "read from (a repository has no sha256: the commit pins it).",
+                    "contentUrl": clone,
+                    "encodingFormat": GIT,
+                    "sha256": REPOSITORY_CHECKSUM,
+                }
+                repositories[(clone, commit)] = repository
+                nodes.append(repository)
+            pin = f"git blob {item.git_blob}" if item.git_blob else "no checksum published"
+            nodes.append({
+                "@type": "cr:FileSet",
+                "@id": _id(item.path),
+                "name": _id(item.path),
+                "description": f"{in_repository} at commit {commit} of {clone} ({pin})",
+                "containedIn": {"@id": repository["@id"]},
+                "encodingFormat": encoding,
+                "includes": in_repository,
+            })
+            kind = "fileSet"
         else:
             check = f"git blob {item.git_blob}" if item.git_blob else "no checksum"
             where = item.url or (f"Google Drive folder {item.gdrive_folder}" if item.gdrive_folder else "")
@@ -233,6 +312,21 @@ def _record_set(source: DatasetSource, card: CardFormat, split: str, file: tuple
     return {"@type": "cr:RecordSet", "@id": record_id, "name": record_id, "description": description, "field": fields}
 
 
+def _rai(source: DatasetSource) -> dict[str, str]:
+    declared = source.hook("card", "RAI", {})
+    unknown = sorted(set(declared) - set(RAI_FIELDS))
+    if unknown:
+        raise CardError(f"{source.name}: card.py declares unknown RAI fields {unknown}; known: {list(RAI_FIELDS)}")
+    return {f"rai:{name}": declared[name] for name in RAI_FIELDS if declared.get(name)}
+
+
+def _language_tag(source: DatasetSource) -> str:
+    if source.language not in LANGUAGE_TAGS:
+        raise CardError(f"{source.name}: no BCP 47 tag known for the language {source.language!r}; "
+                        f"known: {sorted(LANGUAGE_TAGS)}")
+    return LANGUAGE_TAGS[source.language]
+
+
 def croissant_card(dataset: str, bibliography: Path | None = None) -> dict[str, Any]:
     """The Croissant 1.1 JSON-LD card of ``dataset`` (a dict, ready for :func:`json.dumps`).
 
@@ -255,7 +349,9 @@ def croissant_card(dataset: str, bibliography: Path | None = None) -> dict[str, 
                 record_sets.append(_record_set(source, card, split, listed[split]))
     description = (
         f"{source.title}. Format: {source.format}. Language: {source.language}. "
-        f"Redistribution: {source.redistribution}."
+        f"Licence: {source.license}"
+        + (f" (stated in {source.license_statement})" if source.license_statement else "")
+        + f". Redistribution: {source.redistribution}."
     )
     whole = _sizes(source, "")
     if whole:
@@ -275,7 +371,8 @@ def croissant_card(dataset: str, bibliography: Path | None = None) -> dict[str, 
         )
     if source.notes:
         description += f" {source.notes}"
-    return {
+    lineage = [{"@id": url, "name": name} for name, url in source.hook("card", "DERIVED_FROM", ())]
+    written: dict[str, Any] = {
         "@context": CONTEXT,
         "@type": "sc:Dataset",
         "conformsTo": CONFORMS_TO,
@@ -284,11 +381,15 @@ def croissant_card(dataset: str, bibliography: Path | None = None) -> dict[str, 
         "description": description,
         "url": source.homepage,
         "license": source.license,
-        "inLanguage": source.language,
+        "inLanguage": _language_tag(source),
         "citeAs": _bibtex_entry(bibliography or source.folder / CITATION, source.citation_key),
-        "distribution": nodes,
-        "recordSet": record_sets,
+        **_rai(source),
     }
+    if lineage:
+        written["prov:wasDerivedFrom"] = lineage
+    written["distribution"] = nodes
+    written["recordSet"] = record_sets
+    return written
 
 
 def write_card(dataset: str, out: Path, bibliography: Path | None = None) -> dict[str, Any]:

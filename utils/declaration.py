@@ -300,6 +300,9 @@ class DatasetSource:
     #: decided from the licence; a local build always has them
     redistributable: bool = False
     redistribution: str = "no licence granting redistribution is recorded"
+    #: the publisher's own statement the licence is read from (which file or page says it), shown
+    #: beside the licence on the cite page and in the Croissant card
+    license_statement: str = ""
     def __getattr__(self, name: str) -> Any:
         # Called only for a name the dataclass does not hold: a part's attribute, a reference
         # (:func:`on_use`) imported now that it is used.

@@ -84,6 +84,12 @@ def entry_text(text: str, key: str) -> str | None:
     raise ValueError(f"the BibTeX entry {key!r} is not closed")
 
 
+def as_published(entry: str) -> str:
+    """A BibTeX entry with the year as published: the bibliography's year letters (``2019a``,
+    ``2019b``) only tell apart this book's sources of one first author and year."""
+    return _YEAR_LETTER.sub(r"\1\2", entry)
+
+
 def bibtex_entries(keys: Iterable[str], files: Iterable[Path] | None = None) -> str:
     """The BibTeX entries of ``keys``, as written in ``files`` (by default :func:`bibliography_files`),
     to copy: one copy of each entry, in the files, which a page quotes instead of repeating it.
@@ -98,7 +104,7 @@ def bibtex_entries(keys: Iterable[str], files: Iterable[Path] | None = None) -> 
         if not found:
             known = [name for _, text in texts for name in _KEY.findall(text)]
             raise UnknownNameError("bibliography key", key, known)
-        entries.append(_YEAR_LETTER.sub(r"\1\2", found[0]))
+        entries.append(as_published(found[0]))
     return "\n\n".join(entries) + "\n"
 
 

@@ -4,8 +4,8 @@ Chapters set these beside the numbers they compute from data at run time; nothin
 shown as reproduced. ``source`` is a short human-readable citation that says where on the cited
 page the number stands, and ``citation_key`` a key of the book's bibliography for that page (the
 dataset folder's ``citation.bib``, or ``book/references.bib``). Only numbers a readable source
-states are listed: where a paper's table could not be read, its numbers are left out (the chapters
-say so) rather than filled in from memory.
+states are listed: a paper's table the atlas has not transcribed is left out (the chapters say
+so) rather than filled in from memory.
 """
 
 from __future__ import annotations

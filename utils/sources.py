@@ -190,6 +190,7 @@ def datasets_table() -> pd.DataFrame:
                 "language": s.language,
                 "format": s.format,
                 "licence": s.license,
+                "licence stated in": s.license_statement,
                 "rows published": ("yes: " if s.redistributable else "no: ") + s.redistribution,
                 "homepage": s.homepage,
                 "cite as": s.citation_key,

@@ -62,6 +62,8 @@ BEGIN = DatasetSource(
     format="TSV (one labelled model response per row; unquoted tab-separated fields)",
     homepage="https://github.com/google/BEGIN-dataset",
     license="CC BY 4.0 (WoW, CMU-DoG files); Community Data License Agreement - Sharing 1.0 (TopicalChat files)",
+    license_statement="google/BEGIN-dataset's LICENSE, which defers to the LICENSE and NOTICE of each data folder: "
+    "wow/ and cmu-dog/ hold the CC BY 4.0 text, topicalchat/ the Community Data License Agreement - Sharing 1.0",
     redistributable=True,
     redistribution="CC BY 4.0 and CDLA-Sharing 1.0 allow copies with attribution (CDLA-Sharing: under its own terms)",
     citation_key="dziri2022begin",

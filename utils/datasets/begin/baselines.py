@@ -465,6 +465,40 @@ def auc_by_split(examples: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(records)
 
 
+def auc_comparison(auc: float, reference: float, *, places: int = 3) -> str:
+    """Where ``auc`` stands against the unigram ``reference``, in words built from both (the chapter's
+    model answer of begin-ex-2): "lower than the unigram precision's (0.797), by 0.043 (0.754)"."""
+    difference = round(auc - reference, places)
+    if difference == 0:
+        return f"equal to the unigram precision's at {places} decimals ({auc:.{places}f})"
+    side = "higher" if difference > 0 else "lower"
+    return (
+        f"{side} than the unigram precision's ({reference:.{places}f}), "
+        f"by {abs(difference):.{places}f} ({auc:.{places}f})"
+    )
+
+
+def auc_length_sentence(by_split: pd.DataFrame) -> str:
+    """What :func:`auc_by_split` says of knowledge length, in a sentence built from its rows: whether the
+    split with the longest knowledge has the lowest AUC, and which split has the highest."""
+    rows = by_split.dropna(subset=["ROC AUC", "knowledge words (mean)"])
+    if len(rows) < 2:
+        return "With fewer than two splits loaded, the rows cannot say whether longer knowledge lowers it."
+    by_length = rows.sort_values("knowledge words (mean)", kind="stable")
+    by_auc = rows.sort_values("ROC AUC", kind="stable")
+    shortest, longest = by_length.iloc[0], by_length.iloc[-1]
+    worst, best = by_auc.iloc[0], by_auc.iloc[-1]
+    lower = longest["ROC AUC"] < shortest["ROC AUC"]
+    verdict = "lower than" if lower else "not lower than"
+    return (
+        f"On the files loaded here the AUC with the longest knowledge ({longest['split']}, "
+        f"{longest['knowledge words (mean)']:.0f} words on average: {longest['ROC AUC']:.2f}) is {verdict} the one "
+        f"with the shortest ({shortest['split']}, {shortest['knowledge words (mean)']:.0f} words: "
+        f"{shortest['ROC AUC']:.2f}); the highest AUC is {best['split']}'s ({best['ROC AUC']:.2f}), the lowest "
+        f"{worst['split']}'s ({worst['ROC AUC']:.2f})."
+    )
+
+
 def features_by_label(rows: pd.DataFrame) -> pd.DataFrame:
     """The mean of every feature per BEGIN label (Generic included), labels as rows."""
     frame = feature_frame(rows)

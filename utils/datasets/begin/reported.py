@@ -1,10 +1,10 @@
 """What the BEGIN authors, and the FaithDial authors about BEGIN, state in text at hand, with sources.
 
-Only statements readable here are recorded: the README of google/BEGIN-dataset (at the pinned
-commit, copied beside the data), the abstract of the BEGIN paper and the abstract of the FaithDial
-paper. The papers' result tables (the authors' label distributions per model and source, the scores
-of the eight metrics they analyse, FaithCritic's scores) could not be read here, so none of their
-numbers is recorded, and the chapter says so rather than filling them in from memory.
+Only statements of these sources are recorded: the README of google/BEGIN-dataset (at the pinned
+commit), the abstract of the BEGIN paper and the abstract of the FaithDial paper. The papers' result
+tables (the authors' label distributions per model and source, the scores of the eight metrics they
+analyse, FaithCritic's scores) have not been transcribed, so none of their numbers is recorded, and
+the chapter says so rather than filling them in from memory.
 """
 
 from __future__ import annotations

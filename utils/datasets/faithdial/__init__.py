@@ -26,7 +26,11 @@ ORDER = 20
 #: these files (none were at hand from an unmodified download): they are checked by parsing.
 REVISION = "7a414e80725eac766f2602676dc8b39f80b061e4"
 
-_AUDIT_GITHUB = "https://raw.githubusercontent.com/McGill-NLP/FaithDial/main/data-audit"
+#: The commit of McGill-NLP/FaithDial the audit's files are fetched from: 914a5ac, "initial release", the
+#: last commit that changed a file of ``data-audit/`` (a later one edits only its README); every file's
+#: git blob id there equals that of the copies whose sha256 is recorded below.
+AUDIT_COMMIT = "914a5ace43612af0ce4a7a89d52892c4e48c1f7b"
+_AUDIT_GITHUB = f"https://raw.githubusercontent.com/McGill-NLP/FaithDial/{AUDIT_COMMIT}/data-audit"
 
 # split name -> (path under data-audit/, sha256, size in bytes)
 _AUDIT_FILES = {
@@ -64,6 +68,8 @@ FAITHDIAL = DatasetSource(
     format="JSON (a list of dialogues, each a list of wizard utterances with history)",
     homepage="https://mcgill-nlp.github.io/FaithDial/",
     license="MIT",
+    license_statement="the Hugging Face dataset card of McGill-NLP/FaithDial (license: mit; Licensing Information: "
+    "MIT) and the LICENSE of the authors' GitHub repository McGill-NLP/FaithDial (MIT)",
     redistributable=True,
     redistribution="MIT: copies may be redistributed with the licence notice",
     citation_key="dziri2022faithdial",
@@ -124,6 +130,8 @@ FAITHDIAL_AUDIT = DatasetSource(
     format="CSV (one labelled response per row; column names differ between files)",
     homepage="https://github.com/McGill-NLP/FaithDial/tree/main/data-audit",
     license="MIT",
+    license_statement="the LICENSE of McGill-NLP/FaithDial, the repository that holds data-audit/ (MIT License, "
+    "Copyright (c) 2022 Nouha Dziri)",
     redistributable=True,
     redistribution="MIT: copies may be redistributed with the licence notice",
     citation_key="dziri2022origin",

@@ -40,6 +40,7 @@ JWHR = DatasetSource(
     format="JSON Lines (one QA session per line)",
     homepage="https://huggingface.co/datasets/baobab-trees/wikipedia-human-retrieval-ja",
     license="Apache-2.0",
+    license_statement="the Hugging Face dataset card of baobab-trees/wikipedia-human-retrieval-ja (license: apache-2.0)",
     redistributable=True,
     redistribution="Apache-2.0: copies may be redistributed with the licence and notices",
     citation_key="oda2023jwhr",

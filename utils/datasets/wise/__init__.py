@@ -53,6 +53,7 @@ WISE = DatasetSource(
     homepage="https://github.com/PengjieRen/CaSE_WISE",
     license="none stated: the authors' README and data description name no licence, and their "
     "repository has no licence file",
+    license_statement="PengjieRen/CaSE_WISE: its README and WISE.md (no licence named), and no licence file",
     redistributable=False,
     redistribution="no licence is stated, so none grants redistribution",
     citation_key="ren2021wizard",

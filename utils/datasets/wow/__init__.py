@@ -54,10 +54,11 @@ WOW = DatasetSource(
     language="English",
     format="ParlAI raw JSON (one list of dialogues per file)",
     homepage="https://parl.ai/projects/wizard_of_wikipedia/",
-    license="MIT (ParlAI repository); the project page names no separate data licence",
+    license="CC BY 4.0",
+    license_statement="ParlAI's parlai/tasks/wizard_of_wikipedia/README.md, which since December 2021 says the "
+    "dataset is released under CC-BY-4.0, with the licence text in LICENSE_DOCUMENTATION beside it",
     redistributable=True,
-    redistribution="the ParlAI repository that publishes the files is MIT-licensed: copies may be redistributed "
-    "with the notice",
+    redistribution="CC BY 4.0: copies may be redistributed with credit to the authors and a link to the licence",
     citation_key="dinan2019wizard",
     folder=Path(__file__).parent,
     loader=Loader(
@@ -113,6 +114,8 @@ WOW_KILT = DatasetSource(
     format="KILT JSON Lines (one example per line: input, output answers with provenance)",
     homepage="https://github.com/facebookresearch/KILT",
     license="MIT",
+    license_statement="the README of facebookresearch/KILT ('KILT is MIT licensed', pointing to its LICENSE), "
+    "which names no separate licence for the data files",
     redistributable=True,
     redistribution="MIT: copies may be redistributed with the licence notice",
     citation_key="petroni2021kilt",
