@@ -265,16 +265,16 @@ def test_check_ranking_on_examples_made_by_hand():
     right = {"a": 0.9, "b": 0.8, "c": 0.2, "d": 0.1}
     one_pair_wrong = {"a": 0.9, "b": 0.1, "c": 0.2, "d": 0.05}  # AUC 0.75
 
-    def run(answer, examples=few, bar=0.5, **options):
+    def run(answer, examples=few, bar=None, **options):
         options = {"left_out": Ignored({"g"}, "Generic responses"), "fitted_on": Ignored({"t"}, "training rows"),
                    **options}
         check_ranking(answer, examples, what="w", bar=lambda: bar, bar_name="the bar", id_example="a", hint="h",
                       **options)
 
-    run(right, bar=1.0)  # matching a perfect bar on a few responses is all one can do
+    run(right, bar=[0.9, 0.8, 0.2, 0.1])  # matching a perfect bar on a few responses is all one can do
     with pytest.raises(ExerciseCheckError, match="not above the bar"):
-        run(one_pair_wrong, bar=0.75)
-    run(one_pair_wrong, bar=0.7)
+        run(one_pair_wrong, bar=list(one_pair_wrong.values()))  # the same AUC, 0.75
+    run(one_pair_wrong, bar=[0.9, 0.1, 0.2, 0.3])  # AUC 0.5: on four responses the points are compared
     with pytest.raises(ExerciseCheckError, match="Generic responses"):
         run({**right, "g": 0.5})
     with pytest.raises(ExerciseCheckError, match="training rows"):
@@ -283,6 +283,33 @@ def test_check_ranking_on_examples_made_by_hand():
         n = PERFECT_IS_SUSPECT
         many = pd.DataFrame({"id": [str(i) for i in range(2 * n)], "hallucinated": [1] * n + [0] * n})
         run({str(i): float(i < n) for i in range(2 * n)}, examples=many)
+
+
+def test_check_ranking_asks_for_a_paired_interval_above_the_bar_on_enough_responses():
+    """On 50 responses or more a gain must be more than chance could give: a ranking a hair above the
+    bar's fails, one clearly above passes; the bar itself is never named in the message."""
+    import numpy as np
+    import pandas as pd
+
+    from utils.datasets.faithdial.exercises import Ignored, check_ranking
+    from utils.exercises import ExerciseCheckError
+
+    rng = np.random.default_rng(1)
+    labels = np.array([1] * 150 + [0] * 150)
+    examples = pd.DataFrame({"id": [str(i) for i in range(300)], "hallucinated": labels})
+    baseline = labels + rng.normal(0, 1.0, 300)  # AUC about 0.76
+    nudged = baseline.copy()
+    nudged[np.argmax(np.where(labels == 1, -baseline, -np.inf))] += 5  # one positive lifted: a hair better
+    clearly = labels + rng.normal(0, 0.4, 300)  # AUC about 0.96
+
+    def run(scores):
+        check_ranking({str(i): float(v) for i, v in enumerate(scores)}, examples, what="w", bar=lambda: list(baseline),
+                      bar_name="the bar", left_out=Ignored(set(), ""), id_example="0", hint="h")
+
+    with pytest.raises(ExerciseCheckError, match="more than chance") as failure:
+        run(nudged)
+    assert "0.7" not in str(failure.value).split("ROC AUC of")[1][6:]  # only the student's own AUC is named
+    run(clearly)
 
 
 def test_on_synthetic_data_only_the_form_of_an_answer_is_checked(data_dir):
@@ -302,7 +329,7 @@ def test_on_synthetic_data_only_the_form_of_an_answer_is_checked(data_dir):
     _passes(lambda: check_action_predictions(constant, train, test), "random labels")
     _fails(lambda: check_action_predictions(dict(list(constant.items())[1:]), train, test), "no prediction")
     few = pd.DataFrame({"id": ["a", "b"], "hallucinated": [1, 0]})
-    check_ranking({"a": 0.0, "b": 1.0}, few, what="w", bar=lambda: 0.5, bar_name="b", left_out=Ignored(set(), ""),
+    check_ranking({"a": 0.0, "b": 1.0}, few, what="w", bar=lambda: None, bar_name="b", left_out=Ignored(set(), ""),
                   id_example="a", hint="h", random_labels=True)
 
 

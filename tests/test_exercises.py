@@ -314,6 +314,21 @@ def test_answers_rounded_to_three_decimals_pass_and_counts_do_not(dialogues, cap
     _fails(lambda: ex.check_turn_count(3.0004, dialogues), "whole number")
 
 
+def test_outside_grading_a_failed_test_is_a_note_not_a_stop(dialogues, monkeypatch, capsys):
+    """In the book (no NBGRADER_EXECUTION) a reference solution that fails its test on the data loaded
+    shows a warning under the exercise; the chapter, and the book, go on."""
+    monkeypatch.delenv("NBGRADER_EXECUTION")
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda *objects, **_: shown.extend(objects))
+    ex.graded(ex.check_turn_count, 4, dialogues, role=WIZARD, exercise="x-ex-1")
+    assert len(shown) == 1
+    page = shown[0]._repr_html_()
+    assert "did not pass its autograded test" in page and "x-ex-1: Not yet" in page
+    shown.clear()
+    ex.graded(ex.check_turn_count, 3, dialogues, role=WIZARD, exercise="x-ex-1")
+    assert shown == []
+
+
 def test_graded_raises_on_a_wrong_answer_naming_the_exercise_and_not_the_value(dialogues, capsys):
     ex.graded(ex.check_turn_count, 3, dialogues, role=WIZARD, exercise="x-ex-1")
     with pytest.raises(AssertionError, match=r"^x-ex-1: Not yet: number of wizard turns") as info:

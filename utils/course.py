@@ -476,6 +476,34 @@ def assignment_notebook(notebook: nbformat.NotebookNode, name: str) -> tuple[nbf
     return assignment, report
 
 
+_MINUTES = re.compile(r"\((?:[^()]*,\s*)?(?P<minutes>\d+)\s+minutes\)\s*$")
+
+
+@dataclass(frozen=True)
+class ExerciseInfo:
+    """One exercise of a chapter as its ``{exercise}`` cell states it: label, title and minutes."""
+
+    label: str
+    title: str
+    minutes: int | None
+
+
+def chapter_exercises(notebook: nbformat.NotebookNode) -> list[ExerciseInfo]:
+    """The exercises of a chapter in order, with the minutes their titles give (``(project, 60 minutes)``)."""
+    found = []
+    for cell in notebook.cells:
+        if cell.cell_type != "markdown":
+            continue
+        for match in _EXERCISE.finditer(cell.source):
+            label = _LABEL.search(match.group("options"))
+            if label is None:
+                continue
+            title = plain_markdown(match.group("title").strip())
+            minutes = _MINUTES.search(title)
+            found.append(ExerciseInfo(label.group(1), title, int(minutes.group("minutes")) if minutes else None))
+    return found
+
+
 def _label_of(source: str) -> str | None:
     match = _EXERCISE.search(source)
     label = _LABEL.search(match.group("options")) if match else None

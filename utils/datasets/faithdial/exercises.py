@@ -30,6 +30,7 @@ from ...checking import (
     turns_of,
 )
 from ...loading import SYNTHETIC
+from ...metrics import MIN_FOR_INTERVAL, paired_bootstrap
 from ...records import Dialogue
 from . import baselines
 from .stats import edited_share, lengths, utterances
@@ -106,6 +107,10 @@ def is_synthetic(*data: object) -> bool:
 PERFECT_IS_SUSPECT = 20
 
 
+def _auc(labels: Sequence[Any], scores: Sequence[Any]) -> float:
+    return float(roc_auc_score(np.asarray(labels, dtype=int), np.asarray(scores, dtype=float)))
+
+
 @dataclass(frozen=True)
 class Ignored:
     """Ids a critic's scores must not hold, and why (said when an answer holds one)."""
@@ -119,7 +124,7 @@ def check_ranking(
     examples: pd.DataFrame,
     *,
     what: str,
-    bar: Callable[[], float],
+    bar: Callable[[], Sequence[float] | None],
     bar_name: str,
     left_out: Ignored,
     fitted_on: Ignored | None = None,
@@ -129,8 +134,11 @@ def check_ranking(
 ) -> None:
     """Check a critic's scores: ``answer`` maps every ``id`` of ``examples`` (critic examples with
     ``hallucinated`` 1 or 0) to a number, higher for a response more likely hallucinated; their ROC
-    AUC must be above chance and above ``bar()`` (computed here, on the same responses). When the
-    bar is a perfect ranking already (a few demo responses), matching it is all one can do.
+    AUC must be above chance and above that of the baseline scores ``bar()`` returns (computed here,
+    on the same responses; ``None``: chance). On :data:`~utils.metrics.MIN_FOR_INTERVAL` responses or
+    more, "above" means the paired bootstrap interval of the AUC difference lies above zero, so that
+    a gain chance could give does not pass; on fewer (a demo sample), the point AUCs are compared.
+    When the bar is a perfect ranking already (a few demo responses), matching it is all one can do.
 
     Only the student's own AUC is ever named (they can compute it from their scores); the bar is
     for them to compute, never told. With ``random_labels`` (synthetic benchmark data) no ranking can
@@ -170,7 +178,9 @@ def check_ranking(
     if auc <= 0.5:
         fail(what, "your scores rank the test responses no better than chance. Is a high score given to the "
                     "LESS supported responses (for example one minus a precision)?")
-    target = bar()
+    baseline = bar()
+    reference = np.full(len(labels), 0.5) if baseline is None else np.asarray(baseline, dtype=float)
+    target = float(roc_auc_score(labels, reference)) if baseline is not None else 0.5
     if target == 1.0 and auc == 1.0:
         passed(what, f"ROC AUC 1 on {len(labels)} responses: {bar_name} ranks these few perfectly too, so "
                       "matching it is all one can do")
@@ -179,7 +189,17 @@ def check_ranking(
         # The student's own AUC only: the bar is for them to compute and beat, not to be told.
         fail(what, f"your scores rank the {len(labels)} test responses with a ROC AUC of {auc:.3f}, not above "
                     f"{bar_name} on the same responses. {hint}")
-    passed(what, f"ROC AUC {auc:.3f} on {len(labels)} responses, above {bar_name}")
+    if len(labels) >= MIN_FOR_INTERVAL:
+        _, low, _ = paired_bootstrap(_auc, list(labels), list(scores), list(reference))
+        if not low > 0:
+            fail(what, f"your scores rank the {len(labels)} test responses with a ROC AUC of {auc:.3f}, but not "
+                        f"above {bar_name} by more than chance could give: the 95 % paired bootstrap interval of "
+                        f"the difference (1,000 resamples of the responses) reaches zero. {hint}")
+        passed(what, f"ROC AUC {auc:.3f} on {len(labels)} responses, above {bar_name} beyond chance "
+                      "(a 95 % paired bootstrap interval of the difference above zero)")
+        return
+    passed(what, f"ROC AUC {auc:.3f} on {len(labels)} responses, above {bar_name} (too few responses for an "
+                  "interval: the point AUCs are compared)")
 
 
 def scored_responses(data: Iterable[Dialogue], *, with_rewrites: bool = False) -> pd.DataFrame:
@@ -215,11 +235,10 @@ def check_critic_scores(answer: Any, test: Iterable[Dialogue], beat: str = "lexi
     every = utterances(test_dialogues)
     every_id = set(every["dialogue_id"].astype(str) + "/" + every["turn_index"].astype(str))
 
-    def bar() -> float:
+    def bar() -> Sequence[float] | None:
         if beat == "chance":
-            return 0.5
-        scores = baselines.LexicalCritic.scores(examples["response"], examples["knowledge"])
-        return float(roc_auc_score(examples["hallucinated"], scores))
+            return None
+        return list(baselines.LexicalCritic.scores(examples["response"], examples["knowledge"]))
 
     check_ranking(
         answer, examples, what=what, bar=bar,
