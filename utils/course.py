@@ -377,6 +377,11 @@ def assignment_notebook(notebook: nbformat.NotebookNode, name: str) -> tuple[nbf
     )
     _nbgrader(heading, f"{name}-setup", solution=False, grade=False)
     add(heading)
+    colab = _colab_install(cells)
+    if colab:
+        install = nbformat.v4.new_code_cell(colab)
+        _nbgrader(install, f"{name}-colab", solution=False, grade=False)
+        add(install)
     for position, index in enumerate(setup):
         add(_locked(cells[index], f"{name}-setup-{position + 1}"))
 
@@ -502,6 +507,20 @@ def chapter_exercises(notebook: nbformat.NotebookNode) -> list[ExerciseInfo]:
             minutes = _MINUTES.search(title)
             found.append(ExerciseInfo(label.group(1), title, int(minutes.group("minutes")) if minutes else None))
     return found
+
+
+def _colab_install(cells: Sequence[nbformat.NotebookNode]) -> str:
+    """The chapter's Colab install lines (its hidden first cell's ``if "google.colab" in sys.modules:``
+    block), for the assignment: a release opened on Colab installs the atlas as a learner copy does."""
+    for cell in cells:
+        if cell.cell_type != "code" or "google.colab" not in cell.source:
+            continue
+        lines = cell.source.splitlines()
+        start = next(i for i, line in enumerate(lines) if "google.colab" in line)
+        block = [lines[start]]
+        block += [line for line in lines[start + 1 :] if line.startswith((" ", "\t"))][:3]
+        return "import sys\n\n" + "\n".join(block)
+    return ""
 
 
 def _label_of(source: str) -> str | None:
