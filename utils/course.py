@@ -90,6 +90,9 @@ c.Autograde.autograde_preprocessors = [
 c.IsolatedExecute.cell_timeout = {cell_timeout}
 c.IsolatedExecute.notebook_timeout = {notebook_timeout}
 c.IsolatedExecute.memory_limit = 8
+# What the submissions see as their data: the class's data folder without the splits whose labels
+# the projects hold out (share this folder with students, not your own). The verdicts read yours.
+c.IsolatedExecute.data_dir = "student-data"
 # A test cell of the release lacks its hidden tests, so nbgrader's own step warns that its checksum
 # changed on every submission; this one warns only about cells a student changed.
 c.Autograde.sanitize_preprocessors = [
@@ -588,6 +591,7 @@ def write_course(
         from .gradebook import set_due_dates  # nbgrader's gradebook: only for a course with due dates
 
         set_due_dates(out_dir, due, COURSE_ID)
+    _write_held_out(out_dir, [report for _, report in built])
     for assignment, report in built:
         target = out_dir / "source" / report.name / f"{report.name}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -595,6 +599,25 @@ def write_course(
         report.path = target
         reports.append(report)
     return reports
+
+
+def _write_held_out(out_dir: Path, reports: Sequence[AssignmentReport]) -> None:
+    """The projects' inputs without labels, beside their assignments, and the students' data folder
+    without the held-out splits (:mod:`utils.projects`)."""
+    import warnings
+
+    from . import load
+    from .config import data_dir
+    from .projects import held_out_exercises, write_inputs, write_student_data
+
+    exercises = {label: report.name for report in reports for label in report.exercises}
+    specs = [spec for spec in held_out_exercises() if spec.exercise in exercises]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a demo sample says so in the assignment's own banners
+        for spec in specs:
+            loaded = [load(spec.dataset, split) for split in spec.splits]
+            write_inputs(spec, out_dir / "source" / exercises[spec.exercise], loaded)
+    write_student_data(out_dir / "student-data", data_dir(), held_out_exercises())
 
 
 def _write_text(path: Path, text: str) -> None:

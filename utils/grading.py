@@ -544,7 +544,7 @@ class IsolatedExecute(Preprocessor):
         from .config import cache_dir, data_dir
 
         limits = Limits(self.notebook_timeout, self.cell_timeout, int(self.memory_limit * 1024**3))
-        data = Path(self.data_dir).expanduser() if self.data_dir else (data_dir() if os.environ.get("ATLAS_DATA_DIR") else None)
+        data = Path(self.data_dir).expanduser().resolve() if self.data_dir else data_dir()
         files = Path(resources.get("metadata", {}).get("path") or ".")
         started = time.monotonic()
         try:

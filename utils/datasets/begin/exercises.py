@@ -25,6 +25,7 @@ from ...checking import (
     fail,
     practice_check,
 )
+from ...projects import HeldOut, check_released_scores, released_ids
 from ...records import Dialogue
 from ...render.html import SafeHTML, esc, stylesheet
 from ..faithdial.baselines import LexicalCritic
@@ -126,6 +127,10 @@ def check_transfer_scores(
     if beat not in BARS:
         raise CheckOptionError(f"beat must be one of {', '.join(BARS)}, not {beat!r}")
     what = "scores of your critic on the test responses"
+    released = released_ids(TRANSFER_EXERCISE)
+    if released is not None:  # a course assignment: the test labels are with the teacher
+        check_released_scores(answer, released, what, id_example="tc_dev-0")
+        return
     if not tests:
         raise ExerciseCheckError(f"{what}: pass the test splits after the split the critic was fitted on.")
     examples = scored_responses(*tests)
@@ -152,6 +157,27 @@ def check_transfer_scores(
              "choose your critic on the dev file, not by trying it here.",
         random_labels=is_synthetic(fit_on, *tests),
     )
+
+
+#: The transfer project (begin-ex-4) is scored like a shared task in a course: students get the CMU-DoG
+#: and TopicalChat dev responses without their labels (:mod:`utils.projects`).
+TRANSFER_EXERCISE = "begin-ex-4"
+
+
+def transfer_inputs(*tests: Iterable[Dialogue]) -> pd.DataFrame:
+    """The responses begin-ex-4 scores, as :func:`scored_responses` gives them, without their labels."""
+    return scored_responses(*tests).drop(columns=["label", "hallucinated", "part", "row"], errors="ignore")
+
+
+HELD_OUT = [
+    HeldOut(
+        exercise=TRANSFER_EXERCISE,
+        dataset="begin",
+        splits=("cmu_dev", "tc_dev"),
+        inputs=transfer_inputs,
+        labels=("label", "hallucinated"),
+    )
+]
 
 
 # -- annotating responses with BEGIN's labels ----------------------------------------------------------
