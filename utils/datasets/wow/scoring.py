@@ -89,14 +89,14 @@ def recall_at_k(predicted_pages: Sequence[str], gold_page_lists: Sequence[Sequen
     rank: list[object] = []
     for page in guess:
         found = False
-        for position, pages in enumerate(remaining):
-            if page in pages:
+        for position, left in enumerate(remaining):
+            if page in left:
                 found = True
                 partial = f"evidence_set:{position}"
                 if partial in rank:  # an earlier page of this set held its place; the set moves here
                     rank.remove(partial)
-                pages.discard(page)
-                rank.append(True if not pages else partial)
+                left.discard(page)
+                rank.append(True if not left else partial)
         if not found:
             rank.append(False)
     return rank[:k].count(True) / len(evidence_sets)
