@@ -828,7 +828,7 @@ def _add_croissant(commands: Any) -> None:
 
 def cmd_score(args: argparse.Namespace) -> int:
     """``atlas score``: a predictions file scored with every metric variant (see :mod:`utils.scoring`)."""
-    from .scoring import CoverageError, score, write_per_example
+    from .scoring import RESAMPLES, SEED, CoverageError, score, write_per_example
 
     get_split_files(args.dataset, args.split)  # an unknown name lists the valid ones (exit status 2)
     for out in (args.json, args.per_example):
@@ -837,7 +837,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     try:
         with _warnings_said():
             scores = score(args.dataset, args.split, args.predictions, task=args.task, allow_missing=args.allow_missing,
-                           compare=args.compare, resamples=args.resamples, seed=args.seed)
+                           compare=args.compare, resamples=args.resamples or RESAMPLES,
+                           seed=SEED if args.seed is None else args.seed)
     except CoverageError as exc:
         raise UsageError(str(exc)) from None
     console = _console()
@@ -874,8 +875,6 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def _add_score(commands: Any) -> None:
-    from .scoring import RESAMPLES, SEED
-
     score = commands.add_parser(
         "score",
         help="score your model's predictions with each official scorer's definitions",
@@ -899,9 +898,10 @@ def _add_score(commands: Any) -> None:
                        "of the difference, PREDICTIONS minus OTHER")
     score.add_argument("--allow-missing", action="store_true", help="score the ids covered and say so in every "
                        "output, instead of refusing a file that misses (or does not know) gold ids")
-    score.add_argument("--resamples", type=_positive, default=RESAMPLES,
-                       help=f"bootstrap resamples (default {RESAMPLES})")
-    score.add_argument("--seed", type=int, default=SEED, help=f"bootstrap seed (default {SEED})")
+    # no defaults here: utils.scoring's (numpy) is imported only when a command scores; the output says them
+    score.add_argument("--resamples", type=_positive, help="bootstrap resamples (default: the atlas's, stated in "
+                       "every output)")
+    score.add_argument("--seed", type=int, help="bootstrap seed (default: the atlas's, stated in every output)")
     score.set_defaults(handler=cmd_score)
 
 
