@@ -1,5 +1,21 @@
 """Scoring a model on Wizard of Wikipedia (see :mod:`utils.scoring` for the machinery).
 
+``wow`` (``TASKS``), on ParlAI's wizard examples (the ``generator`` teacher's: ``parlai_example`` of
+:func:`utils.datasets.wow.stats.wizard_turns`), keyed by the dialogue's position in the split's file
+and the wizard turn's position in the dialogue (both from 0, as ``atlas show`` and ``atlas export``
+number them), one JSON object per line:
+
+* ``generation``: ``{"dialogue": 12, "turn": 3, "text": "..."}``, scored with ``f1_parlai`` (ParlAI's
+  ``F1Metric`` against the wizard's reply), ``f1_kilt`` (the same with SQuAD's normaliser, which KILT
+  uses) and ``knowledge_f1_parlai`` (ParlAI's ``knowledge_f1``: F1 against the checked sentence, which
+  is ParlAI's ``no_passages_used`` token where the wizard used none);
+* ``selection``: ``{"dialogue": 12, "turn": 3, "title": "...", "sentence": "..."}`` (``no_passages_used``
+  for both to choose no passage), scored with ParlAI's ``title_r@1`` (normalised titles equal) and
+  ``passage_r@1`` (the normalised checked sentence contained in the normalised predicted one). The
+  gold title is the checked sentence's title as the atlas's parser reads it from the sentence's key;
+  ParlAI's ``_get_chosen_title_and_sent`` also searches the passages shown when that title does not
+  hold the sentence, which can differ on a few turns.
+
 ``wow_kilt`` (``KILT_TASKS``): KILT's own submission file, accepted unchanged, one JSON object per line::
 
     {"id": "<KILT id>", "output": [{"answer": "...", "provenance": [{"wikipedia_id": "265182"}, ...]}]}
@@ -40,7 +56,7 @@ from ...errors import DataError
 from ...formats import iter_json_lines
 from ...metrics import token_prf
 from ...scoring import Gold, Metric, Prediction, Task, json_lines
-from ...text import squad_tokens, word_tokens
+from ...text import normalize_parlai, squad_tokens, word_tokens
 
 #: The KILT commit whose ``kilt/eval_downstream.py`` (last changed in 2734b46b, 8 Dec 2021) and
 #: ``kilt/eval_retrieval.py`` (last changed in c730838c, 22 Mar 2022) these definitions follow.
@@ -48,6 +64,9 @@ KILT_COMMIT = "2664322"
 _DOWNSTREAM = f"facebookresearch/KILT kilt/eval_downstream.py at {KILT_COMMIT}"
 _RETRIEVAL = f"facebookresearch/KILT kilt/eval_retrieval.py at {KILT_COMMIT}"
 _PARLAI = "facebookresearch/ParlAI parlai/core/metrics.py (normalize_answer, F1Metric) at 1581891"
+_PARLAI_WOW = "facebookresearch/ParlAI parlai/tasks/wizard_of_wikipedia/agents.py (custom_evaluation) at fb4d8aa"
+#: ParlAI's token for "no passage used" (TOKEN_NOCHOSEN), as the raw files write it too.
+NO_PASSAGE = "no_passages_used"
 #: KILT's recall@k is reported at k = 5 by eval_downstream.py.
 _RECALL_AT = 5
 
@@ -254,6 +273,125 @@ KILT_TASKS = (
         ),
         notes=(
             "ROUGE-L comes from the rouge package (pltrdy/rouge 1.0.1), the one KILT's eval_downstream.py imports.",
+        ),
+    ),
+)
+
+
+# -- ParlAI's wizard examples ---------------------------------------------------------------------------
+
+
+def _example_id(record: Mapping[str, Any], *, path: Path, line: int) -> str:
+    parts = []
+    for key in ("dialogue", "turn"):
+        if key not in record:
+            raise DataError("required field is missing", path=path, record=f"line {line}", field=key)
+        value = record[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise DataError(f"expected an integer, found {type(value).__name__}", path=path, record=f"line {line}",
+                            field=key)
+        parts.append(str(value))
+    return ":".join(parts)
+
+
+def _text_field(record: Mapping[str, Any], key: str, *, path: Path, line: int) -> str:
+    if key not in record:
+        raise DataError("required field is missing", path=path, record=f"line {line}", field=key)
+    if not isinstance(record[key], str):
+        raise DataError(f"expected a string, found {type(record[key]).__name__}", path=path, record=f"line {line}",
+                        field=key)
+    return str(record[key])
+
+
+def read_responses(path: Path) -> list[Prediction]:
+    """``{"dialogue", "turn", "text"}`` lines."""
+    return [Prediction(_example_id(r, path=path, line=n), _text_field(r, "text", path=path, line=n), n)
+            for n, r in json_lines(path)]
+
+
+def read_selections(path: Path) -> list[Prediction]:
+    """``{"dialogue", "turn", "title", "sentence"}`` lines."""
+    return [Prediction(_example_id(r, path=path, line=n), (_text_field(r, "title", path=path, line=n),
+                                                          _text_field(r, "sentence", path=path, line=n)), n)
+            for n, r in json_lines(path)]
+
+
+def _wizard_gold(split: str) -> Gold:
+    """ParlAI's wizard examples of the raw split: the reply, the checked sentence and its title."""
+    from ...loading import load
+    from .stats import wizard_turns
+
+    loaded = load("wow", split)
+    turns = wizard_turns(loaded)
+    turns = turns[turns["parlai_example"]]
+    ids, answers, units = [], {}, {}
+    for dialogue, turn, text, labels in zip(turns["dialogue_index"], turns["turn_index"], turns["text"],
+                                            turns["labels"], strict=True):
+        example_id = f"{dialogue}:{turn}"
+        sentence = (labels.get("checked_sentence") or [NO_PASSAGE])[0] or NO_PASSAGE
+        source = (labels.get("checked_source") or [""])[0]
+        chose_none = source == NO_PASSAGE or sentence == NO_PASSAGE
+        title = NO_PASSAGE if chose_none else (labels.get("checked_title") or [""])[0]
+        ids.append(example_id)
+        answers[example_id] = {"text": text, "sentence": sentence, "title": title}
+        units[example_id] = str(dialogue)
+    return Gold(tuple(ids), answers, units, split=loaded, path=Path(loaded.provenance.path))
+
+
+def _generation_examples(gold: Gold, ids: Sequence[str], values: Sequence[Any]) -> tuple[dict[str, np.ndarray],
+                                                                                       list[dict[str, Any]]]:
+    rows = []
+    for example_id, text in zip(ids, values, strict=True):
+        answer = gold.answers[example_id]
+        rows.append({"id": example_id, "f1_parlai": f1_parlai(text, answer["text"]),
+                     "f1_kilt": f1_kilt(text, answer["text"]),
+                     "knowledge_f1_parlai": f1_parlai(text, answer["sentence"])})
+    names = ("f1_parlai", "f1_kilt", "knowledge_f1_parlai")
+    return {name: np.array([row[name] for row in rows], dtype=float) for name in names}, rows
+
+
+def _selection_examples(gold: Gold, ids: Sequence[str], values: Sequence[Any]) -> tuple[dict[str, np.ndarray],
+                                                                                      list[dict[str, Any]]]:
+    rows = []
+    for example_id, (title, sentence) in zip(ids, values, strict=True):
+        answer = gold.answers[example_id]
+        rows.append({
+            "id": example_id,
+            "title_r1": float(normalize_parlai(title) == normalize_parlai(answer["title"])),
+            "passage_r1": float(normalize_parlai(answer["sentence"]) in normalize_parlai(sentence)),
+        })
+    return {name: np.array([row[name] for row in rows], dtype=float) for name in ("title_r1", "passage_r1")}, rows
+
+
+TASKS = (
+    Task(
+        name="generation",
+        description="the wizard's reply at each of ParlAI's wizard examples",
+        format='one JSON object per line: {"dialogue": <index in the split>, "turn": <wizard turn index>, '
+        '"text": "<your reply>"}',
+        gold=_wizard_gold,
+        read=read_responses,
+        examples=_generation_examples,
+        metrics=(
+            Metric("f1_parlai", _PARLAI, "token F1, ParlAI's normaliser (punctuation to spaces)", "f1_parlai"),
+            Metric("f1_kilt", _DOWNSTREAM, "token F1, SQuAD's normaliser (punctuation deleted)", "f1_kilt"),
+            Metric("knowledge_f1_parlai", _PARLAI_WOW, "f1_parlai against the checked sentence, not the reply",
+                   "knowledge_f1_parlai"),
+        ),
+        notes=("ParlAI's rare_word_f1 is not computed: it needs ParlAI's word frequencies of the training split.",),
+    ),
+    Task(
+        name="selection",
+        description="the knowledge sentence chosen at each of ParlAI's wizard examples",
+        format='one JSON object per line: {"dialogue": <index>, "turn": <wizard turn index>, "title": "...", '
+        '"sentence": "..."} (no_passages_used for both: no passage)',
+        gold=_wizard_gold,
+        read=read_selections,
+        examples=_selection_examples,
+        metrics=(
+            Metric("title_r1_parlai", _PARLAI_WOW, "the normalised title equals the checked sentence's", "title_r1"),
+            Metric("passage_r1_parlai", _PARLAI_WOW, "the normalised checked sentence is contained in the prediction",
+                   "passage_r1"),
         ),
     ),
 )

@@ -251,3 +251,39 @@ def test_perturbed_kilt_dev_scores_as_kilts_own_scorer(kilt_dev: Path, tmp_path:
     scores = utils.score("wow_kilt", "dev", perturbed(kilt_dev, tmp_path / "perturbed.jsonl"))
     for name, value in KILT_ON_PERTURBED_DEV.items():
         assert scores.value(name) == pytest.approx(value, abs=1e-12), name
+
+
+# -- ParlAI's wizard examples (the raw split; here the demo sample) --------------------------------------
+
+
+def _lines(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def test_generation_and_selection_on_parlais_wizard_examples(tmp_path: Path) -> None:
+    from utils.scoring import tasks_of
+
+    gold = tasks_of("wow")["generation"].gold("test_seen")
+    assert gold.ids == ("0:1", "0:3")  # the demo dialogue's two wizard turns, ParlAI's examples
+    first, second = (gold.answers[i] for i in gold.ids)
+    replies = _lines(tmp_path / "replies.jsonl", [
+        {"dialogue": 0, "turn": 1, "text": first["text"]},
+        {"dialogue": 0, "turn": 3, "text": second["sentence"]},  # copying the checked sentence
+    ])
+    scores = utils.score("wow", "test_seen", replies)
+    assert scores.value("f1_parlai") == pytest.approx((1 + f1_parlai(second["sentence"], second["text"])) / 2)
+    assert scores.value("knowledge_f1_parlai") == pytest.approx((f1_parlai(first["text"], first["sentence"]) + 1) / 2)
+    chosen = _lines(tmp_path / "chosen.jsonl", [
+        {"dialogue": 0, "turn": 1, "title": first["title"].upper(), "sentence": f"Indeed: {first['sentence']}"},
+        {"dialogue": 0, "turn": 3, "title": "no_passages_used", "sentence": "no_passages_used"},
+    ])
+    selection = utils.score("wow", "test_seen", chosen, task="selection")
+    assert (selection.value("title_r1_parlai"), selection.value("passage_r1_parlai")) == (0.5, 0.5)
+
+
+def test_a_wizard_example_needs_integer_positions(tmp_path: Path) -> None:
+    path = _lines(tmp_path / "bad.jsonl", [{"dialogue": "0", "turn": 1, "text": "hi"}])
+    with pytest.raises(DataError) as caught:
+        utils.score("wow", "test_seen", path)
+    assert (caught.value.record, caught.value.field) == ("line 1", "dialogue")
