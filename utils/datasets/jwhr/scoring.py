@@ -44,10 +44,13 @@ def _field(record: dict[str, Any], key: str, kind: type | tuple[type, ...], path
 
 
 def read_answers(path: Path) -> list[Prediction]:
-    return [Prediction(_field(r, "id", str, path, n), _field(r, "answer", str, path, n), n) for n, r in json_lines(path)]
+    """``{"id", "answer"}`` lines."""
+    return [Prediction(_field(r, "id", str, path, n), _field(r, "answer", str, path, n), n)
+            for n, r in json_lines(path)]
 
 
 def read_citations(path: Path) -> list[Prediction]:
+    """``{"id", "sentence", "citations"}`` lines, one per answer sentence."""
     found = []
     for n, record in json_lines(path):
         session, sentence = _field(record, "id", str, path, n), _field(record, "sentence", int, path, n)
