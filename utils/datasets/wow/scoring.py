@@ -61,10 +61,10 @@ from ...text import normalize_parlai, squad_tokens, word_tokens
 #: The KILT commit whose ``kilt/eval_downstream.py`` (last changed in 2734b46b, 8 Dec 2021) and
 #: ``kilt/eval_retrieval.py`` (last changed in c730838c, 22 Mar 2022) these definitions follow.
 KILT_COMMIT = "2664322"
-_DOWNSTREAM = f"facebookresearch/KILT kilt/eval_downstream.py at {KILT_COMMIT}"
-_RETRIEVAL = f"facebookresearch/KILT kilt/eval_retrieval.py at {KILT_COMMIT}"
-_PARLAI = "facebookresearch/ParlAI parlai/core/metrics.py (normalize_answer, F1Metric) at 1581891"
-_PARLAI_WOW = "facebookresearch/ParlAI parlai/tasks/wizard_of_wikipedia/agents.py (custom_evaluation) at fb4d8aa"
+KILT_DOWNSTREAM = f"facebookresearch/KILT kilt/eval_downstream.py at {KILT_COMMIT}"
+KILT_RETRIEVAL = f"facebookresearch/KILT kilt/eval_retrieval.py at {KILT_COMMIT}"
+PARLAI_F1 = "facebookresearch/ParlAI parlai/core/metrics.py (normalize_answer, F1Metric) at 1581891"
+PARLAI_WOW = "facebookresearch/ParlAI parlai/tasks/wizard_of_wikipedia/agents.py (custom_evaluation) at fb4d8aa"
 #: ParlAI's token for "no passage used" (TOKEN_NOCHOSEN), as the raw files write it too.
 NO_PASSAGE = "no_passages_used"
 #: KILT's recall@k is reported at k = 5 by eval_downstream.py.
@@ -259,17 +259,21 @@ KILT_TASKS = (
         read=read_kilt_predictions,
         examples=_kilt_examples,
         metrics=(
-            Metric("accuracy_kilt", _DOWNSTREAM, "the stripped answer equals a gold answer exactly", "accuracy"),
-            Metric("em_kilt", _DOWNSTREAM, "exact match after SQuAD's normalisation (punctuation deleted)", "em"),
-            Metric("f1_kilt", _DOWNSTREAM, "token F1 after SQuAD's normalisation (punctuation deleted)", "f1"),
-            Metric("rougel_kilt", _DOWNSTREAM, "ROUGE-L F of the rouge package on raw strings", "rougel"),
-            Metric("kilt_accuracy", _DOWNSTREAM, "accuracy_kilt counted only where R-precision is 1", "kilt_accuracy"),
-            Metric("kilt_em", _DOWNSTREAM, "em_kilt counted only where R-precision is 1", "kilt_em"),
-            Metric("kilt_f1", _DOWNSTREAM, "f1_kilt counted only where R-precision is 1", "kilt_f1"),
-            Metric("kilt_rougel", _DOWNSTREAM, "rougel_kilt counted only where R-precision is 1", "kilt_rougel"),
-            Metric("rprec_kilt", _RETRIEVAL, "page-level R-precision of the first R distinct predicted pages", "rprec"),
-            Metric("recall5_kilt", _RETRIEVAL, "share of gold evidence sets complete in the first 5 ranks", "recall5"),
-            Metric("f1_parlai", _PARLAI, "token F1 after ParlAI's normalisation (punctuation to spaces)", "f1_parlai"),
+            Metric("accuracy_kilt", KILT_DOWNSTREAM, "the stripped answer equals a gold answer exactly", "accuracy"),
+            Metric("em_kilt", KILT_DOWNSTREAM, "exact match after SQuAD's normalisation (punctuation deleted)", "em"),
+            Metric("f1_kilt", KILT_DOWNSTREAM, "token F1 after SQuAD's normalisation (punctuation deleted)", "f1"),
+            Metric("rougel_kilt", KILT_DOWNSTREAM, "ROUGE-L F of the rouge package on raw strings", "rougel"),
+            Metric("kilt_accuracy", KILT_DOWNSTREAM, "accuracy_kilt counted only where R-precision is 1",
+                   "kilt_accuracy"),
+            Metric("kilt_em", KILT_DOWNSTREAM, "em_kilt counted only where R-precision is 1", "kilt_em"),
+            Metric("kilt_f1", KILT_DOWNSTREAM, "f1_kilt counted only where R-precision is 1", "kilt_f1"),
+            Metric("kilt_rougel", KILT_DOWNSTREAM, "rougel_kilt counted only where R-precision is 1", "kilt_rougel"),
+            Metric("rprec_kilt", KILT_RETRIEVAL, "page-level R-precision of the first R distinct predicted pages",
+                   "rprec"),
+            Metric("recall5_kilt", KILT_RETRIEVAL, "share of gold evidence sets complete in the first 5 ranks",
+                   "recall5"),
+            Metric("f1_parlai", PARLAI_F1, "token F1 after ParlAI's normalisation (punctuation to spaces)",
+                   "f1_parlai"),
         ),
         notes=(
             "ROUGE-L comes from the rouge package (pltrdy/rouge 1.0.1), the one KILT's eval_downstream.py imports.",
@@ -373,9 +377,9 @@ TASKS = (
         read=read_responses,
         examples=_generation_examples,
         metrics=(
-            Metric("f1_parlai", _PARLAI, "token F1, ParlAI's normaliser (punctuation to spaces)", "f1_parlai"),
-            Metric("f1_kilt", _DOWNSTREAM, "token F1, SQuAD's normaliser (punctuation deleted)", "f1_kilt"),
-            Metric("knowledge_f1_parlai", _PARLAI_WOW, "f1_parlai against the checked sentence, not the reply",
+            Metric("f1_parlai", PARLAI_F1, "token F1, ParlAI's normaliser (punctuation to spaces)", "f1_parlai"),
+            Metric("f1_kilt", KILT_DOWNSTREAM, "token F1, SQuAD's normaliser (punctuation deleted)", "f1_kilt"),
+            Metric("knowledge_f1_parlai", PARLAI_WOW, "f1_parlai against the checked sentence, not the reply",
                    "knowledge_f1_parlai"),
         ),
         notes=("ParlAI's rare_word_f1 is not computed: it needs ParlAI's word frequencies of the training split.",),
@@ -389,8 +393,8 @@ TASKS = (
         read=read_selections,
         examples=_selection_examples,
         metrics=(
-            Metric("title_r1_parlai", _PARLAI_WOW, "the normalised title equals the checked sentence's", "title_r1"),
-            Metric("passage_r1_parlai", _PARLAI_WOW, "the normalised checked sentence is contained in the prediction",
+            Metric("title_r1_parlai", PARLAI_WOW, "the normalised title equals the checked sentence's", "title_r1"),
+            Metric("passage_r1_parlai", PARLAI_WOW, "the normalised checked sentence is contained in the prediction",
                    "passage_r1"),
         ),
     ),
