@@ -64,3 +64,14 @@ def test_score_has_help_and_refuses_an_unknown_dataset(capsys: pytest.CaptureFix
     assert exited.value.code == 0
     assert "--allow-missing" in capsys.readouterr().out
     assert main(["score", "nope", "dev", "p.jsonl"]) == 2
+
+
+def test_every_metric_is_a_named_variant_with_its_source() -> None:
+    from utils.scoring import formats_frame, variants_frame
+
+    variants = variants_frame()
+    assert set(variants["dataset"]) == {"wow", "wow_kilt", "faithdial", "wise", "jwhr", "begin"}
+    assert not variants.duplicated(["dataset", "task", "metric"]).any()
+    assert not variants["metric"].isin(["f1", "F1", "accuracy", "bleu", "rouge_l"]).any()  # never one bare "F1"
+    assert variants["definition"].str.len().gt(0).all() and variants["what differs"].str.len().gt(0).all()
+    assert len(formats_frame()) == variants.groupby(["dataset", "task"]).ngroups

@@ -852,12 +852,14 @@ def cmd_score(args: argparse.Namespace) -> int:
                         f"seed {scores.seed}"))
     from rich.table import Table
 
-    table = Table("metric", "value (interval)", "definition", box=None, show_edge=False)
+    table = Table("metric", "value (interval)", box=None, show_edge=False)
     differences = {item.metric.name: item for item in scores.differences}
     if scores.compared is not None:
         table.add_column("minus OTHER (paired interval)")
+    definitions: dict[str, list[str]] = {}
     for name, value, source in scores.table():
-        cells = [_text(name), _text(value), _text(source, "dim")]
+        definitions.setdefault(source, []).append(name)
+        cells = [_text(name), _text(value)]
         if name in differences:
             item = differences[name]
             cells.append(_text(f"{item.value:+.4f} ({item.low:+.4f} to {item.high:+.4f})"))
@@ -865,6 +867,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     console.print(table)
     if scores.compared is not None:
         console.print(_text(f"OTHER: {scores.compared}"))
+    console.print(_text("definitions:"))
+    for source, names in definitions.items():
+        console.print(_text(f"  {', '.join(names)}: {source}", "dim"))
     for line in scores.task.notes:
         console.print(_text(line, "dim"))
     if args.json:

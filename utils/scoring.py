@@ -250,6 +250,32 @@ def tasks_of(dataset: str) -> dict[str, Task]:
     return {task.name: task for task in declared}
 
 
+def variants_frame() -> Any:
+    """Every metric variant of every dataset's tasks (a pandas DataFrame): ``dataset``, ``task``,
+    ``metric``, ``definition`` (the source it follows) and ``what differs``, for the book's table."""
+    import pandas as pd
+
+    from .sources import dataset_names
+
+    rows = [
+        {"dataset": name, "task": task.name, "metric": metric.name, "definition": metric.source,
+         "what differs": metric.differs}
+        for name in dataset_names() for task in tasks_of(name).values() for metric in task.metrics
+    ]
+    return pd.DataFrame(rows, columns=["dataset", "task", "metric", "definition", "what differs"])
+
+
+def formats_frame() -> Any:
+    """Every dataset's tasks with what they score and their predictions format (a pandas DataFrame)."""
+    import pandas as pd
+
+    from .sources import dataset_names
+
+    rows = [{"dataset": name, "task": task.name, "what is predicted": task.description, "format": task.format}
+            for name in dataset_names() for task in tasks_of(name).values()]
+    return pd.DataFrame(rows, columns=["dataset", "task", "what is predicted", "format"])
+
+
 # -- coverage -------------------------------------------------------------------------------------------
 
 
@@ -366,7 +392,10 @@ class Scores:
         split = self.gold.split
         provenance = split.provenance if split is not None else None
         data_path = self.gold.path or (provenance.path if provenance is not None else None)
-        data: dict[str, Any] = {"path": str(data_path) if data_path else None}
+        from .config import display_path
+
+        # as the provenance line shows it: the data directory by its variable, not a machine's path
+        data: dict[str, Any] = {"path": display_path(Path(data_path)) if data_path else None}
         if data_path is not None and Path(data_path).is_file():
             data["sha256"] = sha256(Path(data_path))
         if provenance is not None:

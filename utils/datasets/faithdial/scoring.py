@@ -150,3 +150,7 @@ TASKS = (
         ),
     ),
 )
+
+#: ``faithdial_audit`` shares this folder; without its own name here it would take ``TASKS`` above,
+#: which score FaithDial's splits, not the audit's files: it has no task yet.
+AUDIT_TASKS: tuple[Task, ...] = ()
