@@ -27,7 +27,6 @@ bootstrap interval of the difference: both files are resampled with the same dra
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import shlex
@@ -388,6 +387,7 @@ class Scores:
     def record(self, argv: Sequence[str] | None = None) -> dict[str, Any]:
         """The JSON record a paper can cite (``--json``)."""
         from . import __version__
+        from ._download import sha256_of as sha256
 
         split = self.gold.split
         provenance = split.provenance if split is not None else None
@@ -457,15 +457,6 @@ def _metric_record(item: Scored) -> dict[str, Any]:
         "source": item.metric.source,
         "differs": item.metric.differs,
     }
-
-
-def sha256(path: Path) -> str:
-    """The sha256 hex digest of a file."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def choose_task(dataset: str, task: str | None) -> Task:

@@ -29,7 +29,7 @@ import numpy as np
 from ...errors import DataError
 from ...metrics import rouge_l
 from ...scoring import Gold, Metric, Prediction, Task, auc_rows, json_lines
-from ..wow.scoring import KILT_DOWNSTREAM, PARLAI_F1, PARLAI_WOW, f1_kilt, f1_parlai
+from ..wow.scoring import KILT_DOWNSTREAM, PARLAI_F1, PARLAI_WOW, response_rows
 from .baselines import critic_label
 
 _CRITIC = "McGill-NLP/FaithDial models/critic.py at d8dc393 (torchmetrics 0.7 Accuracy, F1Score macro, argmax)"
@@ -83,15 +83,13 @@ def _critic_gold(split: str) -> Gold:
 
 def _generation_examples(gold: Gold, ids: Sequence[str], values: Sequence[Any]) -> tuple[dict[str, np.ndarray],
                                                                                        list[dict[str, Any]]]:
-    rows = []
-    for i, text in zip(ids, values, strict=True):
-        answer = gold.answers[i]
-        rows.append({"id": i, "f1_parlai": f1_parlai(text, answer["response"]),
-                     "f1_kilt": f1_kilt(text, answer["response"]),
-                     "knowledge_f1_parlai": f1_parlai(text, answer["knowledge"]),
-                     "rouge_l": rouge_l(text, answer["response"]).f1})
-    names = ("f1_parlai", "f1_kilt", "knowledge_f1_parlai", "rouge_l")
-    return {name: np.array([row[name] for row in rows], dtype=float) for name in names}, rows
+    answers = [gold.answers[i] for i in ids]
+    references = [a["response"] for a in answers]
+    columns, rows = response_rows(ids, values, references, [a["knowledge"] for a in answers])
+    for row, text, reference in zip(rows, values, references, strict=True):
+        row["rouge_l"] = rouge_l(text, reference).f1
+    columns["rouge_l"] = np.array([row["rouge_l"] for row in rows], dtype=float)
+    return columns, rows
 
 
 def _critic_examples(gold: Gold, ids: Sequence[str], values: Sequence[Any]) -> tuple[dict[str, np.ndarray],

@@ -156,11 +156,19 @@ def _averaged(column: str, kept: str, authors: bool) -> Callable[[Mapping[str, n
     return statistic
 
 
+def _with_actions(rows: list[dict[str, Any]], measures: Sequence[str]) -> dict[str, np.ndarray]:
+    """The columns of per-turn ``rows``: each measure, the gold action as a code and whether it is scored."""
+    columns = {name: np.array([row[name] for row in rows], dtype=float) for name in measures}
+    codes: dict[str, int] = {}
+    columns["action"] = np.array([codes.setdefault(row["action"], len(codes)) for row in rows], dtype=int)
+    columns["scored"] = np.array([row["scored"] for row in rows], dtype=bool)
+    return columns
+
+
 def _selection_examples(target: str) -> Callable[..., tuple[dict[str, np.ndarray], list[dict[str, Any]]]]:
     def examples(gold: Gold, ids: Sequence[str], values: Sequence[Any]) -> tuple[dict[str, np.ndarray],
                                                                                  list[dict[str, Any]]]:
         rows: list[dict[str, Any]] = []
-        actions: dict[str, int] = {}
         for i, predicted in zip(ids, values, strict=True):
             example = gold.answers[i]
             items = getattr(example, target)
@@ -172,10 +180,7 @@ def _selection_examples(target: str) -> Callable[..., tuple[dict[str, np.ndarray
                          "precision": p, "recall": r, "f1": 2.0 * (p * r / (p + r + 1e-8)),
                          "predicted_any": bool(predicted), "plain_precision": plain.precision,
                          "plain_recall": plain.recall, "plain_f1": plain.f1})
-        columns = {name: np.array([row[name] for row in rows], dtype=float) for name in (
-            "precision", "recall", "f1", "plain_precision", "plain_recall", "plain_f1")}
-        columns["action"] = np.array([actions.setdefault(row["action"], len(actions)) for row in rows], dtype=int)
-        columns["scored"] = np.array([row["scored"] for row in rows], dtype=bool)
+        columns = _with_actions(rows, ("precision", "recall", "f1", "plain_precision", "plain_recall", "plain_f1"))
         # the authors record a turn's precision only when something was predicted
         columns["scored_precision"] = columns["scored"] & np.array([row["predicted_any"] for row in rows])
         return columns, rows
@@ -203,7 +208,6 @@ def _text_examples(target: str) -> Callable[..., tuple[dict[str, np.ndarray], li
     def examples(gold: Gold, ids: Sequence[str], values: Sequence[Any]) -> tuple[dict[str, np.ndarray],
                                                                                  list[dict[str, Any]]]:
         rows: list[dict[str, Any]] = []
-        actions: dict[str, int] = {}
         for i, predicted in zip(ids, values, strict=True):
             example = gold.answers[i]
             if target == "response":
@@ -213,10 +217,7 @@ def _text_examples(target: str) -> Callable[..., tuple[dict[str, np.ndarray], li
                 scored = bool(scored_action(example.action) and example.state and predicted)
                 bleu, rouge = phrases_scores(predicted, example.state) if scored else (0.0, 0.0)
             rows.append({"id": i, "action": example.action, "scored": scored, "bleu1": bleu, "rouge_l": rouge})
-        columns = {name: np.array([row[name] for row in rows], dtype=float) for name in ("bleu1", "rouge_l")}
-        columns["action"] = np.array([actions.setdefault(row["action"], len(actions)) for row in rows], dtype=int)
-        columns["scored"] = np.array([row["scored"] for row in rows], dtype=bool)
-        return columns, rows
+        return _with_actions(rows, ("bleu1", "rouge_l")), rows
 
     return examples
 

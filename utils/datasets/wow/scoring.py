@@ -342,16 +342,21 @@ def _wizard_gold(split: str) -> Gold:
     return Gold(tuple(ids), answers, units, split=loaded, path=Path(loaded.provenance.path))
 
 
-def _generation_examples(gold: Gold, ids: Sequence[str], values: Sequence[Any]) -> tuple[dict[str, np.ndarray],
-                                                                                       list[dict[str, Any]]]:
-    rows = []
-    for example_id, text in zip(ids, values, strict=True):
-        answer = gold.answers[example_id]
-        rows.append({"id": example_id, "f1_parlai": f1_parlai(text, answer["text"]),
-                     "f1_kilt": f1_kilt(text, answer["text"]),
-                     "knowledge_f1_parlai": f1_parlai(text, answer["sentence"])})
+def response_rows(ids: Sequence[str], replies: Sequence[str], references: Sequence[str],
+                  knowledge: Sequence[str]) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+    """The response measures every English dialogue task shares: ``f1_parlai`` and ``f1_kilt`` against
+    the reference, ``knowledge_f1_parlai`` against the knowledge; as columns and one row per example."""
+    rows = [{"id": i, "f1_parlai": f1_parlai(text, reference), "f1_kilt": f1_kilt(text, reference),
+             "knowledge_f1_parlai": f1_parlai(text, known)}
+            for i, text, reference, known in zip(ids, replies, references, knowledge, strict=True)]
     names = ("f1_parlai", "f1_kilt", "knowledge_f1_parlai")
     return {name: np.array([row[name] for row in rows], dtype=float) for name in names}, rows
+
+
+def _generation_examples(gold: Gold, ids: Sequence[str], values: Sequence[Any]) -> tuple[dict[str, np.ndarray],
+                                                                                       list[dict[str, Any]]]:
+    answers = [gold.answers[i] for i in ids]
+    return response_rows(ids, values, [a["text"] for a in answers], [a["sentence"] for a in answers])
 
 
 def _selection_examples(gold: Gold, ids: Sequence[str], values: Sequence[Any]) -> tuple[dict[str, np.ndarray],
