@@ -9,11 +9,12 @@
     atlas stats DATASET SPLIT                     # utterances, tokens, unique tokens, labels
     atlas export DATASET SPLIT --to parquet       # the common records, one documented schema
     atlas croissant DATASET --out FILE            # the dataset's Croissant 1.1 card (JSON-LD)
+    atlas score DATASET SPLIT PREDICTIONS         # your model's outputs scored (utils.scoring)
 
 Every command has ``--help``. Exit status: 0 success; 1 a failure while running (a download that
 failed, a file that is missing offline, an output path that cannot be written, a malformed data
-file); 2 a wrong command line (an unknown dataset or split, whose message lists the valid names,
-or an index out of range).
+or predictions file); 2 a wrong command line (an unknown dataset or split, whose message lists the
+valid names, an index out of range, or a predictions file that does not cover the split).
 
 The command is thin: it calls :func:`utils.load`, :func:`utils.data_status`, the download layer
 (:mod:`utils._download`, verified and atomic, with progress bars) and the registry
