@@ -287,3 +287,19 @@ def test_a_wizard_example_needs_integer_positions(tmp_path: Path) -> None:
     with pytest.raises(DataError) as caught:
         utils.score("wow", "test_seen", path)
     assert (caught.value.record, caught.value.field) == ("line 1", "dialogue")
+
+
+def test_the_chapters_copy_baselines_score_the_same_through_the_command(tmp_path: Path) -> None:
+    from utils.datasets.wow import baselines
+
+    split = utils.load("wow", "test_seen")
+    _, examples = baselines.knowledge_selection(split)
+    reference = baselines.f1_reference_points(examples)
+    used = examples[examples["checked_source"] != "no_passages_used"]
+    for column, name in (("checked_sentence", "copy_checked_sentence"), ("predicted_text", "copy_tfidf_sentence")):
+        path = _lines(tmp_path / f"{column}.jsonl", [
+            {"dialogue": int(d), "turn": int(t), "text": text}
+            for d, t, text in zip(used["dialogue_index"], used["turn_index"], used[column], strict=True)
+        ])
+        scores = utils.score("wow", "test_seen", path, allow_missing=len(used) < len(examples))
+        assert scores.value("f1_parlai") == pytest.approx(reference[name]), name
