@@ -890,8 +890,8 @@ def _add_score(commands: Any) -> None:
         "misses, repeats or does not know a gold id is refused (exit status 2, the ids named); a malformed line "
         "names the file, the line and the field (exit status 1). The book's page \"Score your own model\" gives "
         "each dataset's predictions format.",
-        epilog="example:\n  atlas score wow_kilt dev predictions.jsonl --json score.json\n"
-        "  atlas score wow_kilt dev mine.jsonl --compare baseline.jsonl",
+        epilog="examples:\n  atlas score DATASET SPLIT predictions.jsonl --json score.json\n"
+        "  atlas score DATASET SPLIT mine.jsonl --compare baseline.jsonl --per-example rows.jsonl",
         formatter_class=_HelpFormatter,
     )
     _add_names(score)

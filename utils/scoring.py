@@ -4,7 +4,8 @@
 that it covers the split's ids, scores every example with each metric variant the dataset declares,
 and gives each metric a percentile bootstrap interval. The machinery here knows no dataset: each
 dataset folder's ``scoring.py`` declares its :class:`Task` objects (``TASKS``; a folder's second
-dataset puts its name in front, ``KILT_TASKS`` for ``wow_kilt`` in ``wow/``), each with
+dataset puts its own part of its name in front, ``AUDIT_TASKS`` for ``news_audit`` in ``news/``, as
+every hook of :meth:`utils.declaration.DatasetSource.hook` does), each with
 
 * the split's gold answers by the dataset's own ids (:class:`Gold`), and the resampling unit of each
   id (its dialogue, where several examples come from one dialogue),
