@@ -37,3 +37,16 @@ def test_critic_and_generation_on_the_demo_split(tmp_path: Path) -> None:
     generation = utils.score("faithdial", "test", _write(tmp_path / "replies.jsonl", replies, "text"))
     assert generation.value("knowledge_f1_parlai") == 1.0
     assert 0 < generation.value("f1_parlai") < 1
+
+
+@pytest.mark.parametrize("flag_below", [True, False])
+def test_best_threshold_counts_as_comparing_every_value_with_every_candidate(flag_below: bool) -> None:
+    from utils.datasets.faithdial.baselines import best_threshold
+
+    rng = np.random.default_rng(5)
+    for size in (1, 2, 7, 40):
+        values, labels = np.round(rng.random(size) * 3, 1), rng.integers(0, 2, size)  # ties on purpose
+        distinct = np.unique(values)
+        candidates = np.concatenate([[distinct[0]], (distinct[:-1] + distinct[1:]) / 2, [distinct[-1] + 1e-9]])
+        accuracy = [np.mean(((values < t) if flag_below else (values >= t)).astype(int) == labels) for t in candidates]
+        assert best_threshold(values, labels, flag_below=flag_below) == candidates[int(np.argmax(accuracy))]
