@@ -9,6 +9,7 @@ The public API is small::
     split[0]                                # a Dialogue with Turns and Evidence
     split.turns()                           # a pandas DataFrame, one row per turn
     split.to_hf_dataset()                   # a datasets.Dataset
+    utils.score(name, split_name, "predictions.jsonl")  # your model's outputs, scored (utils.scoring)
 
 Each dataset's own code (parser, renderer, statistics, baselines, reported numbers) lives in its
 folder, ``utils.datasets.<name>``, imported explicitly by the chapter that needs it; the shared
@@ -29,6 +30,7 @@ from .sources import dataset_names, get_source, registry, split_names
 
 if TYPE_CHECKING:
     from .loading import CacheWarning, DemoDataWarning, LoadedSplit, Provenance, check_ids, data_status, load
+    from .scoring import score
 
 #: Names whose module imports pandas and pyarrow: imported on first use (PEP 562), so that
 #: ``import utils`` and ``atlas --help`` stay quick.
@@ -40,6 +42,7 @@ _LAZY = {
     "check_ids": "loading",
     "data_status": "loading",
     "load": "loading",
+    "score": "scoring",
 }
 
 
@@ -78,6 +81,7 @@ __all__ = [
     "load",
     "registry",
     "reported",
+    "score",
     "split_names",
 ]
 

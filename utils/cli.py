@@ -9,11 +9,12 @@
     atlas stats DATASET SPLIT                     # utterances, tokens, unique tokens, labels
     atlas export DATASET SPLIT --to parquet       # the common records, one documented schema
     atlas croissant DATASET --out FILE            # the dataset's Croissant 1.1 card (JSON-LD)
+    atlas score DATASET SPLIT PREDICTIONS         # your model's outputs scored (utils.scoring)
 
 Every command has ``--help``. Exit status: 0 success; 1 a failure while running (a download that
 failed, a file that is missing offline, an output path that cannot be written, a malformed data
-file); 2 a wrong command line (an unknown dataset or split, whose message lists the valid names,
-or an index out of range).
+or predictions file); 2 a wrong command line (an unknown dataset or split, whose message lists the
+valid names, an index out of range, or a predictions file that does not cover the split).
 
 The command is thin: it calls :func:`utils.load`, :func:`utils.data_status`, the download layer
 (:mod:`utils._download`, verified and atomic, with progress bars) and the registry
@@ -172,10 +173,18 @@ def _text(value: object, style: str = "") -> Any:
 def _load(dataset: str, split: str) -> LoadedSplit:
     """:func:`utils.load` with names checked first and the demo-data warning said in one line."""
     get_split_files(dataset, split)  # an UnknownNameError (exit 2) before anything is touched
-    from .loading import DemoDataWarning  # after the check: a wrong name is answered at once
+    with _warnings_said():
+        return load(dataset, split)
+
+
+@contextlib.contextmanager
+def _warnings_said() -> Iterator[None]:
+    """Loading inside this block says its warnings on stderr, one line each."""
+    from .loading import DemoDataWarning
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        loaded = load(dataset, split)
+        yield
     # The provenance line says what was loaded; why it is the demo sample goes to stderr, once.
     # Every other warning (a cache that could not be used or written, a copy that differs from the
     # official file) is said too, one line each: recorded but unsaid, it would be lost.
@@ -184,7 +193,6 @@ def _load(dataset: str, split: str) -> LoadedSplit:
             print(f"{PROG}: {clean(warning.message)} `{PROG} status` lists what is in place.", file=sys.stderr)
         else:
             print(f"{PROG}: warning: {clean(warning.message)}", file=sys.stderr)
-    return loaded
 
 
 def _provenance_line(split: LoadedSplit) -> Any:
@@ -816,6 +824,93 @@ def _add_croissant(commands: Any) -> None:
     croissant.set_defaults(handler=cmd_croissant)
 
 
+# -- score ----------------------------------------------------------------------------------------------
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    """``atlas score``: a predictions file scored with every metric variant (see :mod:`utils.scoring`)."""
+    from .scoring import RESAMPLES, SEED, CoverageError, score, write_per_example
+
+    get_split_files(args.dataset, args.split)  # an unknown name lists the valid ones (exit status 2)
+    for out in (args.json, args.per_example):
+        if out:
+            check_output_path(Path(out))
+    try:
+        with _warnings_said():
+            scores = score(args.dataset, args.split, args.predictions, task=args.task, allow_missing=args.allow_missing,
+                           compare=args.compare, resamples=args.resamples or RESAMPLES,
+                           seed=SEED if args.seed is None else args.seed)
+    except CoverageError as exc:
+        raise UsageError(str(exc)) from None
+    console = _console()
+    if scores.gold.split is not None:
+        console.print(_provenance_line(scores.gold.split))
+    note = scores.coverage_note()
+    if note:
+        console.print(_text(note, "bold reverse"))
+    console.print(_text(f"{args.dataset}/{args.split}, task {scores.task.name}: {len(scores.scored_ids):,} examples "
+                        f"scored; {scores.level:.0%} percentile bootstrap intervals, {scores.resamples:,} resamples, "
+                        f"seed {scores.seed}"))
+    from rich.table import Table
+
+    table = Table("metric", "value (interval)", box=None, show_edge=False)
+    differences = {item.metric.name: item for item in scores.differences}
+    if scores.compared is not None:
+        table.add_column("minus OTHER (paired interval)")
+    definitions: dict[str, list[str]] = {}
+    for name, value, source in scores.table():
+        definitions.setdefault(source, []).append(name)
+        cells = [_text(name), _text(value)]
+        if name in differences:
+            item = differences[name]
+            cells.append(_text(f"{item.value:+.4f} ({item.low:+.4f} to {item.high:+.4f})"))
+        table.add_row(*cells)
+    console.print(table)
+    if scores.compared is not None:
+        console.print(_text(f"OTHER: {scores.compared}"))
+    console.print(_text("definitions:"))
+    for source, names in definitions.items():
+        console.print(_text(f"  {', '.join(names)}: {source}", "dim"))
+    for line in scores.task.notes:
+        console.print(_text(line, "dim"))
+    if args.json:
+        Path(args.json).write_text(json.dumps(scores.record(["atlas", *sys.argv[1:]]), indent=1) + "\n", "utf-8")
+    if args.per_example:
+        write_per_example(scores, Path(args.per_example))
+    return 0
+
+
+def _add_score(commands: Any) -> None:
+    score = commands.add_parser(
+        "score",
+        help="score your model's predictions with each official scorer's definitions",
+        description="Score a predictions file on a split with every metric variant the dataset declares, each "
+        "named after whose definition it is (f1_kilt, f1_parlai, kilt_f1, ...) with the source file and commit it "
+        "follows, and a percentile bootstrap interval (dialogues resampled where examples share one). A file that "
+        "misses, repeats or does not know a gold id is refused (exit status 2, the ids named); a malformed line "
+        "names the file, the line and the field (exit status 1). The book's page \"Score your own model\" gives "
+        "each dataset's predictions format.",
+        epilog="examples:\n  atlas score DATASET SPLIT predictions.jsonl --json score.json\n"
+        "  atlas score DATASET SPLIT mine.jsonl --compare baseline.jsonl --per-example rows.jsonl",
+        formatter_class=_HelpFormatter,
+    )
+    _add_names(score)
+    score.add_argument("predictions", metavar="PREDICTIONS", help="your predictions file (JSON Lines)")
+    score.add_argument("--task", help="the dataset's task to score (default: its first)")
+    score.add_argument("--json", metavar="OUT", help="write the record: every metric with its variant and source, "
+                       "the data file's sha256 and provenance, counts, version, seed and command line")
+    score.add_argument("--per-example", metavar="OUT", help="write one JSON line per scored example")
+    score.add_argument("--compare", metavar="OTHER", help="a second predictions file: the paired bootstrap interval "
+                       "of the difference, PREDICTIONS minus OTHER")
+    score.add_argument("--allow-missing", action="store_true", help="score the ids covered and say so in every "
+                       "output, instead of refusing a file that misses (or does not know) gold ids")
+    # no defaults here: utils.scoring's (numpy) is imported only when a command scores; the output says them
+    score.add_argument("--resamples", type=_positive, help="bootstrap resamples (default: the atlas's, stated in "
+                       "every output)")
+    score.add_argument("--seed", type=int, help="bootstrap seed (default: the atlas's, stated in every output)")
+    score.set_defaults(handler=cmd_score)
+
+
 def _add_names(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dataset", metavar="DATASET", help=f"one of: {', '.join(dataset_names())}")
     parser.add_argument("split", metavar="SPLIT", help="a split of DATASET (`atlas status` lists them)")
@@ -984,6 +1079,7 @@ def build_parser() -> argparse.ArgumentParser:
     course.set_defaults(handler=cmd_course)
     _add_grade(commands, formatter)
     _add_croissant(commands)
+    _add_score(commands)
     return parser
 
 

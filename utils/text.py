@@ -34,6 +34,25 @@ def word_tokens(text: str) -> list[str]:
     return normalize_parlai(text).split()
 
 
+#: ASCII punctuation as Python's ``string.punctuation`` has it (the same 32 characters ParlAI turns
+#: into spaces), deleted by :func:`normalize_squad`.
+_SQUAD_DELETED = str.maketrans("", "", "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def normalize_squad(text: str) -> str:
+    """SQuAD v1.1's answer normalisation, which KILT's ``eval_downstream.py`` keeps: lowercase,
+    punctuation **deleted** (ParlAI turns it into spaces: ``U.S.`` is ``us`` here, ``u s`` there),
+    no articles, single spaces."""
+    text = text.lower().translate(_SQUAD_DELETED)
+    text = _PARLAI_ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def squad_tokens(text: str) -> list[str]:
+    """English word tokens after SQuAD's (and KILT's) normalisation, :func:`normalize_squad`."""
+    return normalize_squad(text).split()
+
+
 def _dropped(char: str, drop_punctuation: bool) -> bool:
     """Whether :func:`char_tokens` leaves ``char`` out: whitespace, and (optionally) punctuation."""
     return char.isspace() or (

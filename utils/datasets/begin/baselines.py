@@ -22,20 +22,21 @@ split with accuracy, F1 of the positive class and ROC AUC, each with a percentil
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from ... import scoring
 from ...figures import caption as figure_caption
 from ...loading import LoadedSplit
 from ...metrics import ngrams
+from ...scoring import auc_rows
 from ...tables import Table, integer, table
 from ...text import word_tokens
 
@@ -218,17 +219,6 @@ def feature_scored(critic: FeatureCritic, examples: pd.DataFrame) -> Scored:
     return Scored(examples["hallucinated"].to_numpy().astype(int), scores, (scores >= critic.threshold).astype(int))
 
 
-def _auc_rows(labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """ROC AUC of each row of ``scores`` against the same row of ``labels`` (ties count one half),
-    by the rank-sum formula; NaN for a row with one class only."""
-    ranks = rankdata(scores, axis=1)
-    positives = labels.sum(axis=1)
-    negatives = labels.shape[1] - positives
-    rank_sum = (ranks * labels).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
-
-
 def _metrics(labels: np.ndarray, scores: np.ndarray, predicted: np.ndarray) -> dict[str, np.ndarray]:
     """Accuracy, F1 of the positive class and ROC AUC of each row (arrays of shape (rows, n))."""
     true_positive = (predicted * labels).sum(axis=1)
@@ -238,8 +228,13 @@ def _metrics(labels: np.ndarray, scores: np.ndarray, predicted: np.ndarray) -> d
     return {
         "accuracy": (predicted == labels).mean(axis=1),
         "F1": f1,
-        "ROC AUC": _auc_rows(labels, scores),
+        "ROC AUC": auc_rows(labels, scores),
     }
+
+
+def _statistics(scored: Scored) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+    """The three metrics of ``scored`` on each row of an index array (:mod:`utils.scoring`'s bootstrap)."""
+    return lambda index: _metrics(scored.labels[index], scored.scores[index], scored.predicted[index])
 
 
 def bootstrap_intervals(
@@ -249,21 +244,9 @@ def bootstrap_intervals(
     on the set itself and a percentile bootstrap interval over ``resamples`` resamples of its responses
     (drawn with ``seed``, so the chapter's intervals are the same on every run). Resamples with one
     class only are left out of the AUC interval."""
-    labels, scores, predicted = scored.labels[None, :], scored.scores[None, :], scored.predicted[None, :]
-    point = {name: float(values[0]) for name, values in _metrics(labels, scores, predicted).items()}
-    n = scored.labels.size
-    if n == 0:
-        return {name: (math.nan, math.nan, math.nan) for name in point}
-    rng = np.random.default_rng(seed)
-    index = rng.integers(0, n, size=(resamples, n))
-    drawn = _metrics(scored.labels[index], scored.scores[index], scored.predicted[index])
-    tail = (1 - level) / 2 * 100
-    result = {}
-    for name, values in drawn.items():
-        values = values[~np.isnan(values)]
-        low, high = (np.percentile(values, [tail, 100 - tail]) if values.size else (math.nan, math.nan))
-        result[name] = (point[name], float(low), float(high))
-    return result
+    return scoring.bootstrap_intervals(
+        _statistics(scored), scored.labels.size, resamples=resamples, seed=seed, level=level
+    )
 
 
 def paired_difference(
@@ -274,22 +257,9 @@ def paired_difference(
     interval of the difference, narrower and more honest than comparing two separate intervals)."""
     if not np.array_equal(better.labels, baseline.labels):
         raise ValueError("a paired comparison needs both critics scored on the same responses")
-    n = better.labels.size
-    rng = np.random.default_rng(seed)
-    index = rng.integers(0, n, size=(resamples, n))
-    labels = better.labels[index]
-    one = _metrics(labels, better.scores[index], better.predicted[index])
-    two = _metrics(labels, baseline.scores[index], baseline.predicted[index])
-    point_one = _metrics(better.labels[None, :], better.scores[None, :], better.predicted[None, :])
-    point_two = _metrics(better.labels[None, :], baseline.scores[None, :], baseline.predicted[None, :])
-    tail = (1 - level) / 2 * 100
-    result = {}
-    for name in one:
-        values = one[name] - two[name]
-        values = values[~np.isnan(values)]
-        low, high = np.percentile(values, [tail, 100 - tail])
-        result[name] = (float(point_one[name][0] - point_two[name][0]), float(low), float(high))
-    return result
+    return scoring.paired_bootstrap(
+        _statistics(better), _statistics(baseline), better.labels.size, resamples=resamples, seed=seed, level=level
+    )
 
 
 def evaluation_frame(
@@ -375,7 +345,7 @@ def auc_of_score(examples: pd.DataFrame, score: str) -> float:
     value meaning less attributable; pass ``-feature`` semantics by negating before)."""
     scored = Scored(examples["hallucinated"].to_numpy().astype(int), examples[score].to_numpy(dtype=float),
                     np.zeros(len(examples), dtype=int))
-    return float(_auc_rows(scored.labels[None, :], scored.scores[None, :])[0])
+    return float(auc_rows(scored.labels[None, :], scored.scores[None, :])[0])
 
 
 # -- what the chapter calls -----------------------------------------------------------------------------

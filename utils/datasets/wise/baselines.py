@@ -209,16 +209,19 @@ def _examples_from_tables(split: LoadedSplit) -> list[SystemTurnExample]:
 
 
 def standard_macro_prf(gold: Sequence[str], predicted: Sequence[str]) -> PRF:
-    """scikit-learn's macro P/R/F1 over every class seen in ``gold`` or ``predicted`` (0 when undefined)."""
-    from sklearn.metrics import precision_recall_fscore_support
-
+    """scikit-learn's macro P/R/F1 (``precision_recall_fscore_support(average="macro", zero_division=0)``)
+    over every class seen in ``gold`` or ``predicted``; 0 when ``gold`` is empty. Counted here rather
+    than by scikit-learn, whose call costs a millisecond: ``atlas score`` computes it on a thousand
+    bootstrap resamples."""
     if not gold:
         return PRF(0.0, 0.0, 0.0)
-    labels = sorted(set(gold) | set(predicted))
-    p, r, f, _ = precision_recall_fscore_support(
-        list(gold), list(predicted), labels=labels, average="macro", zero_division=0
-    )
-    return PRF(float(p), float(r), float(f))
+    count_gold, count_pred = Counter(gold), Counter(predicted)
+    correct = Counter(g for g, p in zip(gold, predicted, strict=True) if g == p)
+    labels = set(count_gold) | set(count_pred)
+    precision = sum(correct[c] / count_pred[c] for c in labels if count_pred[c]) / len(labels)
+    recall = sum(correct[c] / count_gold[c] for c in labels if count_gold[c]) / len(labels)
+    f1 = sum(2 * correct[c] / (count_gold[c] + count_pred[c]) for c in labels) / len(labels)
+    return PRF(precision, recall, f1)
 
 
 def original_macro_prf(gold: Sequence[str], predicted: Sequence[str], *, plus_one: bool) -> PRF:
@@ -259,7 +262,7 @@ def original_selection_prf(
     averaged per gold action, then summed and divided by (number of actions + 1)."""
     per_action: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"p": [], "r": [], "f": []})
     for gold_items, predicted_items, action in zip(gold, predicted, actions, strict=True):
-        if not _scored(action) or not gold_items:
+        if not scored_action(action) or not gold_items:
             continue
         hits = len(set(gold_items) & set(predicted_items))
         p = hits / len(predicted_items) if predicted_items else 0.0
@@ -284,7 +287,7 @@ def standard_selection_prf(
     scores = [
         set_prf(p, g)
         for g, p, action in zip(gold, predicted, actions, strict=True)
-        if _scored(action) and g
+        if scored_action(action) and g
     ]
     if not scores:
         return PRF(0.0, 0.0, 0.0)
@@ -370,7 +373,8 @@ def char_rouge_l(hypothesis: str, reference: str) -> float:
     return authors_rouge_l([authors_char_tokens(reference)], authors_char_tokens(hypothesis))
 
 
-def _phrases_scores(predicted: Sequence[str], gold: Sequence[str]) -> tuple[float, float]:
+def phrases_scores(predicted: Sequence[str], gold: Sequence[str]) -> tuple[float, float]:
+    """T2's BLEU-1 and ROUGE-L of one turn's predicted keyphrases, as ``evaluate_T2`` scores them."""
     # evaluate_T2: every predicted phrase against all gold phrases as references, then the mean
     # over the predicted phrases.
     references = [authors_char_tokens(phrase) for phrase in gold]
@@ -379,7 +383,8 @@ def _phrases_scores(predicted: Sequence[str], gold: Sequence[str]) -> tuple[floa
     return float(np.mean(bleu)), float(np.mean(rouge))
 
 
-def _scored(action: str) -> bool:
+def scored_action(action: str) -> bool:
+    """Whether the authors score T2, T4, T5 and T6 on a turn whose gold action is ``action``."""
     # evaluate_T2/T4/T5/T6 test the first part of the stored list, the action group
     return action.split("-")[0] in SCORED_ACTION_GROUPS
 
@@ -393,7 +398,7 @@ def generation_scores(
     ``authors_*``: per-turn scores averaged per gold action, summed, divided by (actions + 1).
     ``plain_*``: the mean of the same per-turn scores over the same turns.
     """
-    kept = [(h, r, a) for h, r, a in zip(hypotheses, references, actions, strict=True) if _scored(a)]
+    kept = [(h, r, a) for h, r, a in zip(hypotheses, references, actions, strict=True) if scored_action(a)]
     bleu = [char_bleu1(h, r) for h, r, _ in kept]
     rouge = [char_rouge_l(h, r) for h, r, _ in kept]
     return _generation_summary(bleu, rouge, [a for *_, a in kept])
@@ -407,8 +412,8 @@ def keyphrase_scores(
 
     Averaged as :func:`generation_scores` averages (``authors_*`` and ``plain_*``).
     """
-    kept = [(p, g, a) for p, g, a in zip(predicted, gold, actions, strict=True) if _scored(a) and g and p]
-    scores = [_phrases_scores(p, g) for p, g, _ in kept]
+    kept = [(p, g, a) for p, g, a in zip(predicted, gold, actions, strict=True) if scored_action(a) and g and p]
+    scores = [phrases_scores(p, g) for p, g, _ in kept]
     return _generation_summary([b for b, _ in scores], [r for _, r in scores], [a for *_, a in kept])
 
 
@@ -762,7 +767,7 @@ def selection_scores(
             gold = [list(gold_of(e)) for e in examples]
             predicted = [select(e, k) for e in examples]
             actions = [e.action for e in examples]
-            scored = sum(1 for g, a in zip(gold, actions, strict=True) if g and _scored(a))
+            scored = sum(1 for g, a in zip(gold, actions, strict=True) if g and scored_action(a))
             rows.append(_row(task, f"BM25 over character bigrams, top {k}", split, scored, {
                 AUTHORS: original_selection_prf(gold, predicted, actions),
                 PLAIN_MEAN: standard_selection_prf(gold, predicted, actions),
