@@ -165,7 +165,9 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> dict:
         markers[name] = marker
         attack = nbformat.from_dict(json.loads(json.dumps(release)))
         first = _answer_cells(attack)[0]
-        first.source = code.format(course=folder, canary=canary, port=listener.port, marker=marker) + "\n" + first.source
+        first.source = (
+            code.format(course=folder, canary=canary, port=listener.port, marker=marker) + "\n" + first.source
+        )
         _submit(folder, f"attack-{name}", attack)
     for name, code in SLIPS.items():
         slipped = nbformat.from_dict(json.loads(json.dumps(reference)))
@@ -219,7 +221,9 @@ def test_no_attack_changes_a_file_or_leaves_a_process_or_reaches_the_network(cou
 
 
 def test_a_killed_runner_is_listed_with_its_reason(course: dict) -> None:
-    problems = json.loads((course["folder"] / "grading" / ASSIGNMENT / "attack-kill_the_runner.json").read_text())["problems"]
+    problems = json.loads((course["folder"] / "grading" / ASSIGNMENT / "attack-kill_the_runner.json").read_text())[
+        "problems"
+    ]
     assert problems, "a notebook that killed its runner must be reported"
     assert "to look at" in course["log"] and "attack-kill_the_runner" in course["log"]
 
@@ -233,7 +237,9 @@ def test_a_hang_that_swallows_ctrl_c_costs_only_its_exercise(course: dict) -> No
 
 def test_a_100mb_line_costs_nothing_but_its_output(course: dict) -> None:
     assert course["after"]["slip-flood_100mb_line"] == course["before"]["scores"]["alice"]
-    graded = nbformat.read(course["folder"] / "autograded" / "slip-flood_100mb_line" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    graded = nbformat.read(
+        course["folder"] / "autograded" / "slip-flood_100mb_line" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4
+    )
     assert max(len(json.dumps(cell.get("outputs", []))) for cell in graded.cells if cell.cell_type == "code") < 100_000
 
 
@@ -279,7 +285,15 @@ def test_canvas_and_moodle_files_have_their_import_layouts(course: dict) -> None
     by_id = {row[1]: row for row in rows}
     assert float(by_id["late"][5]) == pytest.approx(0.8 * course["before"]["scores"]["alice"])
     moodle = _run(
-        [*NBGRADER, "export", "--exporter=utils.gradebook.MoodleExport", "--assignment", ASSIGNMENT, "--to", "moodle.csv"],
+        [
+            *NBGRADER,
+            "export",
+            "--exporter=utils.gradebook.MoodleExport",
+            "--assignment",
+            ASSIGNMENT,
+            "--to",
+            "moodle.csv",
+        ],
         folder,
     )
     assert moodle.returncode == 0, moodle.stderr
@@ -325,7 +339,7 @@ def test_a_hostile_hand_in_is_data_or_refused() -> None:
     encoded = answers.encode({"function": len, "missing": answers.Missing("x")})
     decoded = answers.decode(json.dumps(encoded))
     assert isinstance(decoded["function"], answers.Unreadable) and isinstance(decoded["missing"], answers.Missing)
-    for text in ('[1, 2]', '{"a": {"__atlas_kind__": "pickle", "items": []}}', "not json", '{"a": ' * 5000):
+    for text in ("[1, 2]", '{"a": {"__atlas_kind__": "pickle", "items": []}}', "not json", '{"a": ' * 5000):
         try:
             result = answers.decode(text)
         except answers.AnswerFormatError:

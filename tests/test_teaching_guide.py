@@ -57,10 +57,17 @@ def test_the_threat_model_names_every_attack_the_suite_runs() -> None:
 
     guards = _section("(grading-guards)=", "(jupyterhub)=")
     words = {
-        "monkeypatch_graded": "utils.exercises.graded", "monkeypatch_checks": "every check",
-        "rebind_builtins": "builtins", "exec_source_solutions": "source/", "gradebook_write": "gradebook",
-        "read_other_submission": "another student", "delete_canary": "deletes", "detached_process": "outlives",
-        "network_call": "network", "print_correct": "Correct", "kill_the_runner": "accounted for",
+        "monkeypatch_graded": "utils.exercises.graded",
+        "monkeypatch_checks": "every check",
+        "rebind_builtins": "builtins",
+        "exec_source_solutions": "source/",
+        "gradebook_write": "gradebook",
+        "read_other_submission": "another student",
+        "delete_canary": "deletes",
+        "detached_process": "outlives",
+        "network_call": "network",
+        "print_correct": "Correct",
+        "kill_the_runner": "accounted for",
     }
     assert set(words) == set(ATTACKS)
     for attack, word in words.items():

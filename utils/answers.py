@@ -80,7 +80,9 @@ def encode_value(value: Any, depth: int = 0) -> Any:
         if isinstance(value, pd.Series):
             return {
                 _KIND: "series",
-                "name": encode_value(value.name, depth + 1) if value.name is None or isinstance(value.name, str) else None,
+                "name": encode_value(value.name, depth + 1)
+                if value.name is None or isinstance(value.name, str)
+                else None,
                 "index": [_key(key) for key in value.index.tolist()],
                 "values": [encode_value(item, depth + 1) for item in value.tolist()],
             }
@@ -170,21 +172,23 @@ def decode_value(data: Any, depth: int = 0) -> Any:
     if kind == "series":
         import pandas as pd
 
-        index, values = data.get("index"), data.get("values")
-        if not isinstance(index, list) or not isinstance(values, list) or len(index) != len(values):
+        index, series_values = data.get("index"), data.get("values")
+        if not isinstance(index, list) or not isinstance(series_values, list) or len(index) != len(series_values):
             raise AnswerFormatError("a Series whose index and values differ in length")
         name = data.get("name")
         return pd.Series(
-            [decode_value(v, depth + 1) for v in values],
+            [decode_value(v, depth + 1) for v in series_values],
             index=pd.Index([_decode_key(k) for k in index], tupleize_cols=False) if index else None,
             name=name if isinstance(name, str) else None,
-            dtype=None if values else object,
+            dtype=None if series_values else object,
         )
     if kind == "frame":
         import pandas as pd
 
         columns, index, rows = data.get("columns"), data.get("index"), data.get("rows")
-        if not (isinstance(columns, list) and isinstance(index, list) and isinstance(rows, list)) or len(rows) != len(index):
+        if not (isinstance(columns, list) and isinstance(index, list) and isinstance(rows, list)) or len(rows) != len(
+            index
+        ):
             raise AnswerFormatError("a DataFrame whose parts do not fit")
         if any(not isinstance(row, list) or len(row) != len(columns) for row in rows):
             raise AnswerFormatError("a DataFrame row of the wrong length")

@@ -32,7 +32,7 @@ import ast
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import nbformat
@@ -139,9 +139,11 @@ def parse_due(text: str) -> tuple[str, datetime]:
     try:
         moment = datetime.fromisoformat(when.strip())
     except ValueError:
-        raise ValueError(f"{when.strip()!r} is not a date: write it as 2027-03-01T23:59 or 2027-03-01T23:59+01:00") from None
+        raise ValueError(
+            f"{when.strip()!r} is not a date: write it as 2027-03-01T23:59 or 2027-03-01T23:59+01:00"
+        ) from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return name.strip(), moment
 
 

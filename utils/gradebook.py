@@ -23,7 +23,7 @@ import json
 import math
 import re
 from collections.abc import Iterator, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,9 @@ class LatePenaltyPerDay(LateSubmissionPlugin):
     second 20 %; ten days or more, everything. ``per_day = 0`` takes nothing.
     """
 
-    per_day = Float(0.1, help="Share of the score taken per day (or part of one) late, between 0 and 1.").tag(config=True)
+    per_day = Float(0.1, help="Share of the score taken per day (or part of one) late, between 0 and 1.").tag(
+        config=True
+    )
 
     def late_submission_penalty(self, student_id: str, score: float, total_seconds_late: float) -> float | None:
         if total_seconds_late <= 0 or self.per_day <= 0:
@@ -62,7 +64,7 @@ def set_due_dates(course: Path, due: Mapping[str, datetime], course_id: str) -> 
     with Gradebook(url, course_id) as gradebook:
         for name, moment in due.items():
             # nbgrader stores naive UTC
-            gradebook.update_or_create_assignment(name, duedate=moment.astimezone(timezone.utc).replace(tzinfo=None))
+            gradebook.update_or_create_assignment(name, duedate=moment.astimezone(UTC).replace(tzinfo=None))
 
 
 class QuietOverwriteCells(OverwriteCells):
@@ -158,14 +160,25 @@ class FlaggedCsvExport(ExportPlugin):
     """nbgrader's CSV (the same columns) plus ``grading_problems``: what went wrong grading each submission."""
 
     def export(self, gradebook: Gradebook) -> None:
-        keys = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
-                "raw_score", "late_submission_penalty", "score", "max_score"]
+        keys = [
+            "assignment",
+            "duedate",
+            "timestamp",
+            "student_id",
+            "last_name",
+            "first_name",
+            "email",
+            "raw_score",
+            "late_submission_penalty",
+            "score",
+            "max_score",
+        ]
         course = Path.cwd()
         rows = [
             [row[key] for key in keys] + [" | ".join(grading_problems(course, row["assignment"], row["student_id"]))]
             for row in _rows(gradebook, list(map(str, self.assignment)), list(map(str, self.student)))
         ]
-        _write_csv(self.to or "grades.csv", keys + ["grading_problems"], rows)
+        _write_csv(self.to or "grades.csv", [*keys, "grading_problems"], rows)
         self.log.info("Exported grades to %s", self.to or "grades.csv")
 
 
@@ -187,10 +200,16 @@ class CanvasExport(ExportPlugin):
         for row in _rows(gradebook, list(map(str, self.assignment)), list(map(str, self.student))):
             if row["assignment"] not in names:
                 names.append(row["assignment"])
-            entry = table.setdefault(row["student_id"], {"name": ", ".join(p for p in (row["last_name"], row["first_name"]) if p) or row["student_id"]})
+            entry = table.setdefault(
+                row["student_id"],
+                {"name": ", ".join(p for p in (row["last_name"], row["first_name"]) if p) or row["student_id"]},
+            )
             entry[row["assignment"]] = _points(row["score"]) if row["submitted"] else ""
         header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *names]
-        rows = [[entry["name"], student, "", "", self.section, *(entry.get(name, "") for name in names)] for student, entry in table.items()]
+        rows = [
+            [entry["name"], student, "", "", self.section, *(entry.get(name, "") for name in names)]
+            for student, entry in table.items()
+        ]
         _write_csv(self.to or "canvas.csv", header, rows)
         self.log.info("Exported a Canvas gradebook import file to %s", self.to or "canvas.csv")
 
@@ -213,7 +232,7 @@ class MoodleExport(ExportPlugin):
                 "a Moodle grading worksheet holds one assignment: run nbgrader export with --assignment NAME "
                 f"(this gradebook has {', '.join(sorted(assignments))})"
             )
-        now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+        now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
         course = Path.cwd()
         lines = []
         for row in rows:
@@ -226,7 +245,16 @@ class MoodleExport(ExportPlugin):
             if problems:
                 comment += ". Grading problems: " + "; ".join(problems)
             name = " ".join(p for p in (row["first_name"], row["last_name"]) if p) or row["student_id"]
-            lines.append([f"Participant {row['student_id']}", name, _points(row["score"]), _points(row["max_score"]), now, comment])
+            lines.append(
+                [
+                    f"Participant {row['student_id']}",
+                    name,
+                    _points(row["score"]),
+                    _points(row["max_score"]),
+                    now,
+                    comment,
+                ]
+            )
         header = ["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)", "Feedback comments"]
         _write_csv(self.to or "moodle.csv", header, lines)
         self.log.info("Exported a Moodle grading worksheet to %s", self.to or "moodle.csv")

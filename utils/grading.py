@@ -28,6 +28,7 @@ What it does not guard is in the teachers' guide (``book/teaching.md``, "What gr
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import os
 import re
@@ -133,10 +134,8 @@ def scrub_paths(text: str) -> str:
             (SANDBOX_WORK, "<submission>"),
             (tempfile.gettempdir(), "<tmp>"),
         ]
-        try:
+        with contextlib.suppress(Exception):  # a data folder that cannot be named has no path to hide
             places.append((str(data_dir()), "<data>"))
-        except Exception:  # noqa: BLE001 (a data folder that cannot be named has no path to hide)
-            pass
         _MACHINE_PATHS.extend(sorted({(p, n) for p, n in places if p and p != "/"}, key=lambda item: -len(item[0])))
     for place, name in _MACHINE_PATHS:
         text = text.replace(place, name)
@@ -155,7 +154,9 @@ def verdict_of(source: str, answer_values: Mapping[str, Any], *, exercise: str =
     label = f"{exercise}: " if exercise else ""
     for name, value in answer_values.items():
         if isinstance(value, answers.Missing):
-            return Verdict(False, f"{label}`{name}` is not defined when this test runs: define it in the answer cell above.")
+            return Verdict(
+                False, f"{label}`{name}` is not defined when this test runs: define it in the answer cell above."
+            )
         if isinstance(value, answers.Unreadable):
             return Verdict(False, f"{label}`{name}` could not be handed in for grading: {value.what}.")
     namespace: dict[str, Any] = {"__name__": "__atlas_test__", **answer_values}
@@ -163,11 +164,15 @@ def verdict_of(source: str, answer_values: Mapping[str, Any], *, exercise: str =
     try:
         with warnings.catch_warnings(), redirect_stdout(captured), redirect_stderr(captured):
             warnings.simplefilter("ignore")
-            exec(compile(test_code(source), "<autograded test>", "exec"), namespace)  # noqa: S102 (the teacher's test)
+            exec(compile(test_code(source), "<autograded test>", "exec"), namespace)
     except AssertionError as failure:
         return Verdict(False, scrub_paths(str(failure)) or f"{label}the test failed.")
-    except Exception as problem:  # noqa: BLE001 (a test that cannot run on an answer fails it, with the reason)
-        return Verdict(False, f"{label}the test could not run on your answer ({type(problem).__name__}: {scrub_paths(str(problem))[:300]}).")
+    except Exception as problem:
+        return Verdict(
+            False,
+            f"{label}the test could not run on your answer "
+            f"({type(problem).__name__}: {scrub_paths(str(problem))[:300]}).",
+        )
     return Verdict(True)
 
 
@@ -238,9 +243,7 @@ def _fake_etc(folder: Path) -> Path:
     return etc
 
 
-def sandbox_command(
-    argv: Sequence[str], *, work: Path, etc: Path, data: Path | None, cache: Path | None
-) -> list[str]:
+def sandbox_command(argv: Sequence[str], *, work: Path, etc: Path, data: Path | None, cache: Path | None) -> list[str]:
     """``argv`` run by bubblewrap with ``work`` as its only writable folder (at :data:`SANDBOX_WORK`)."""
     command = [bubblewrap(), "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     command += _system_binds() + _python_binds()
@@ -290,7 +293,9 @@ class SandboxRun:
     seconds: float = 0.0
 
 
-def run_isolated(notebook: Any, files: Path | None, limits: Limits, *, data: Path | None, cache: Path | None) -> SandboxRun:
+def run_isolated(
+    notebook: Any, files: Path | None, limits: Limits, *, data: Path | None, cache: Path | None
+) -> SandboxRun:
     """Execute ``notebook`` (an nbformat node) in the sandbox, with ``files`` copied beside it."""
     import nbformat
 
@@ -304,17 +309,23 @@ def run_isolated(notebook: Any, files: Path | None, limits: Limits, *, data: Pat
             work.mkdir()
         (work / "in.ipynb").write_text(nbformat.writes(notebook), encoding="utf-8")
         argv = [
-            sys.executable, "-m", "utils.grading", "run", f"{SANDBOX_WORK}/in.ipynb", f"{SANDBOX_WORK}/.graded.ipynb",
-            "--cell-seconds", str(limits.cell_seconds),
+            sys.executable,
+            "-m",
+            "utils.grading",
+            "run",
+            f"{SANDBOX_WORK}/in.ipynb",
+            f"{SANDBOX_WORK}/.graded.ipynb",
+            "--cell-seconds",
+            str(limits.cell_seconds),
         ]
         command = sandbox_command(argv, work=work, etc=_fake_etc(root), data=data, cache=cache)
         problems: list[str] = []
-        process = subprocess.Popen(  # noqa: S603 (our own command line)
+        process = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            preexec_fn=lambda: _limit(limits.memory_bytes),  # noqa: PLW1509 (no threads start before this)
+            preexec_fn=lambda: _limit(limits.memory_bytes),
             start_new_session=True,
         )
         try:
@@ -322,17 +333,24 @@ def run_isolated(notebook: Any, files: Path | None, limits: Limits, *, data: Pat
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             _, error = process.communicate()
-            problems.append(f"the notebook ran out of its {limits.notebook_seconds:g} s budget; the cells after that point did not run")
+            problems.append(
+                f"the notebook ran out of its {limits.notebook_seconds:g} s budget; "
+                "the cells after that point did not run"
+            )
         else:
             if process.returncode not in (0, None):
-                tail = scrub_paths(error.decode("utf-8", "replace").strip().splitlines()[-1:][0] if error.strip() else "")
-                problems.append(f"the sandbox ended with status {process.returncode}{': ' + tail[:300] if tail else ''}")
+                tail = scrub_paths(
+                    error.decode("utf-8", "replace").strip().splitlines()[-1:][0] if error.strip() else ""
+                )
+                problems.append(
+                    f"the sandbox ended with status {process.returncode}{': ' + tail[:300] if tail else ''}"
+                )
         graded = work / ".graded.ipynb"
         executed = None
         if graded.is_file() and graded.stat().st_size <= 200 * 1024**2:
             try:
                 executed = nbformat.reads(graded.read_text(encoding="utf-8", errors="replace"), as_version=4)
-            except Exception as problem:  # noqa: BLE001 (the sandbox's file is the student's to spoil)
+            except Exception as problem:
                 problems.append(f"the executed notebook could not be read back ({type(problem).__name__})")
         elif graded.is_file():
             problems.append("the executed notebook was over 200 MB and was not read")
@@ -357,7 +375,10 @@ def _trim_outputs(cell: Any) -> None:
         if output.get("output_type") == "stream":
             text = output.get("text", "")
             if len(text) > MAX_OUTPUT_CHARS:
-                output["text"] = text[:MAX_OUTPUT_CHARS] + f"\n[... {len(text) - MAX_OUTPUT_CHARS:,} more characters cut by the grader]\n"
+                output["text"] = (
+                    text[:MAX_OUTPUT_CHARS]
+                    + f"\n[... {len(text) - MAX_OUTPUT_CHARS:,} more characters cut by the grader]\n"
+                )
         for key, value in list(output.get("data", {}).items()):
             if key != answers.MIME_TYPE and isinstance(value, str) and len(value) > MAX_OUTPUT_CHARS:
                 output["data"][key] = value[:MAX_OUTPUT_CHARS] + " [... cut by the grader]"
@@ -404,10 +425,9 @@ def run_notebook(source: Path, target: Path, cell_seconds: float) -> int:
         return client
 
     def stop(client: Any) -> None:
-        try:
+        # a kernel the student broke dies with the sandbox anyway
+        with contextlib.suppress(Exception):
             client.km.shutdown_kernel(now=True)
-        except Exception:  # noqa: BLE001 (a kernel the student broke is killed with the sandbox anyway)
-            pass
 
     client = start()
     ran: list[int] = []
@@ -421,23 +441,26 @@ def run_notebook(source: Path, target: Path, cell_seconds: float) -> int:
             failure = f"it ran longer than {cell_seconds:g} s and was stopped"
         except DeadKernelError:
             failure = "its kernel died (it crashed or ran out of memory)"
-        except Exception as problem:  # noqa: BLE001 (anything else the cell did to its kernel)
+        except Exception as problem:
             failure = f"its kernel stopped answering ({type(problem).__name__})"
         _trim_outputs(cell)
         if failure:
             label = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", f"cell {index + 1}")
             problems.append(f"{label}: {failure}; the kernel was restarted")
             cell.outputs.append(
-                nbformat.v4.new_output("error", ename="GradingTimeout", evalue=f"This cell was stopped: {failure}.", traceback=[f"This cell was stopped: {failure}."])
+                nbformat.v4.new_output(
+                    "error",
+                    ename="GradingTimeout",
+                    evalue=f"This cell was stopped: {failure}.",
+                    traceback=[f"This cell was stopped: {failure}."],
+                )
             )
             stop(client)
             client = start()
             for earlier in ran:  # the state later cells need, without the cell that hung
                 kept = notebook.cells[earlier].outputs
-                try:
+                with contextlib.suppress(Exception):  # a replayed cell that fails now failed before too
                     client.execute_cell(notebook.cells[earlier], earlier)
-                except Exception:  # noqa: BLE001 (a replayed cell that fails now failed before too)
-                    pass
                 notebook.cells[earlier].outputs = kept
         else:
             ran.append(index)
@@ -476,10 +499,16 @@ def verdict_outputs(verdict: Verdict) -> list[Any]:
 
     if verdict.passed:
         return [nbformat.v4.new_output("stream", name="stdout", text="Passed.\n")]
-    return [nbformat.v4.new_output("error", ename="AssertionError", evalue=verdict.message, traceback=[f"AssertionError: {verdict.message}"])]
+    return [
+        nbformat.v4.new_output(
+            "error", ename="AssertionError", evalue=verdict.message, traceback=[f"AssertionError: {verdict.message}"]
+        )
+    ]
 
 
-def grade_notebook(notebook: Any, files: Path | None, limits: Limits, *, data: Path | None, cache: Path | None) -> tuple[Any, list[str]]:
+def grade_notebook(
+    notebook: Any, files: Path | None, limits: Limits, *, data: Path | None, cache: Path | None
+) -> tuple[Any, list[str]]:
     """``notebook`` with its code cells' outputs from an isolated run and its tests' verdicts from here."""
     import nbformat
 
@@ -502,7 +531,11 @@ def grade_notebook(notebook: Any, files: Path | None, limits: Limits, *, data: P
             exercise = cell.metadata.get("nbgrader", {}).get("grade_id", "")
             values = handed_in(ran) if ran is not None else None
             if values is None:
-                verdict = Verdict(False, f"{exercise}: no answer reached the grader (the notebook stopped before this test: {'; '.join(problems) or 'see the cells above'}).")
+                verdict = Verdict(
+                    False,
+                    f"{exercise}: no answer reached the grader (the notebook stopped before this test: "
+                    f"{'; '.join(problems) or 'see the cells above'}).",
+                )
             else:
                 verdict = verdict_of(cell.source, values, exercise=exercise)
             cell.outputs = verdict_outputs(verdict)
@@ -551,11 +584,13 @@ class IsolatedExecute(Preprocessor):
             nb, problems = grade_notebook(nb, files, limits, data=data, cache=cache_dir())
         except IsolationUnavailable:
             raise
-        except Exception as problem:  # noqa: BLE001 (never drop a notebook: grade what can be graded)
+        except Exception as problem:
             problems = [f"grading failed: {type(problem).__name__}: {scrub_paths(str(problem))[:300]}"]
             for cell in nb.cells:
                 if _is_test(cell):
-                    cell.outputs = verdict_outputs(Verdict(False, "this notebook could not be graded; your teacher has been told why."))
+                    cell.outputs = verdict_outputs(
+                        Verdict(False, "this notebook could not be graded; your teacher has been told why.")
+                    )
         meta = resources.get("nbgrader", {})
         self._report(meta, problems, time.monotonic() - started, nb)
         return nb, resources
@@ -634,20 +669,18 @@ def warm_cache(notebook_text: str) -> list[str]:
         for dataset, splits in wanted.items():
             try:
                 names = utils.split_names(dataset) if splits is None else sorted(splits)
-            except Exception:  # noqa: BLE001 (a name the assignment does not load cannot be warmed)
+            except Exception:
                 continue
             for split in names:
                 try:
                     utils.load(dataset, split)
-                except Exception:  # noqa: BLE001 (the sandbox will say what is wrong with it)
+                except Exception:
                     continue
                 loaded.append(f"{dataset}/{split}")
     return loaded
 
 
-def grade_assignment(
-    course: Path, assignment: str, *, students: Sequence[str] = (), force: bool = False
-) -> int:
+def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] = (), force: bool = False) -> int:
     """``atlas grade``: run ``nbgrader autograde`` in ``course`` and list what happened to each submission."""
     config = course / "nbgrader_config.py"
     if not config.is_file():
@@ -676,10 +709,8 @@ def grade_assignment(
     environment = dict(os.environ)
     # nbgrader runs alembic and jupyter from its own environment's bin folder
     environment["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{environment.get('PATH', '')}"
-    status = subprocess.call(command, cwd=course, env=environment)  # noqa: S603 (nbgrader's own command)
-    submitted = sorted(
-        path.parent.name for path in (course / "submitted").glob(f"*/{assignment}") if path.is_dir()
-    )
+    status = subprocess.call(command, cwd=course, env=environment)
+    submitted = sorted(path.parent.name for path in (course / "submitted").glob(f"*/{assignment}") if path.is_dir())
     if students:
         submitted = [student for student in submitted if student in students]
     fresh = {report.student: report for report in reports(course, assignment) if report.graded_at >= started}
@@ -688,20 +719,28 @@ def grade_assignment(
     for student in submitted:
         report = fresh.get(student)
         if report is None:
-            print(f"  {student:<{width}}  not graded by this run: nbgrader skipped it (graded before: add --force) or failed on it (its log above)")
+            print(
+                f"  {student:<{width}}  not graded by this run: nbgrader skipped it (graded before: add --force) "
+                "or failed on it (its log above)"
+            )
             continue
         line = f"  {student:<{width}}  {report.passed}/{report.tests} tests passed, {report.seconds:.0f} s"
         print(line + (f"; problems: {'; '.join(report.problems)}" if report.problems else ""))
     troubled = [student for student in submitted if student not in fresh or fresh[student].problems]
     if troubled:
-        print(f"\nto look at ({len(troubled)}): {', '.join(troubled)}; `nbgrader export` lists the problems in grading_problems")
+        print(
+            f"\nto look at ({len(troubled)}): {', '.join(troubled)}; "
+            "`nbgrader export` lists the problems in grading_problems"
+        )
     return status
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m utils.grading", description="The grader's sandbox runner (internal).")
+    parser = argparse.ArgumentParser(
+        prog="python -m utils.grading", description="The grader's sandbox runner (internal)."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="execute a notebook cell by cell (inside the sandbox)")
     run.add_argument("source", type=Path)
