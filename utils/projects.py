@@ -35,7 +35,8 @@ INPUTS_FOLDER = "heldout"
 class HeldOut:
     """One project exercise whose test labels stay with the teacher.
 
-    ``splits`` are the splits those labels are in (their files are left out of the students' data);
+    ``splits`` are the splits those labels are in (their files, and those of ``also_withheld``, are
+    left out of the students' data);
     ``inputs(*loaded)`` builds, from those splits loaded in that order, one row per item to predict
     with an ``id`` column and nothing that gives a label away; ``labels`` names the columns of the
     labelled examples that must never be among the inputs (tests hold the inputs to it).
@@ -46,6 +47,8 @@ class HeldOut:
     splits: tuple[str, ...]
     inputs: Callable[..., Any]
     labels: tuple[str, ...]
+    #: further splits whose files hold the same labels (a test split published whole and in halves)
+    also_withheld: tuple[str, ...] = ()
 
 
 def held_out_exercises() -> list[HeldOut]:
@@ -161,7 +164,12 @@ def _plain(value: Any) -> Any:
 
 def withheld_files(specs: Iterable[HeldOut]) -> set[str]:
     """The data directory's relative paths of every held-out split's files."""
-    return {file.path for spec in specs for split in spec.splits for file in get_split_files(spec.dataset, split)}
+    return {
+        file.path
+        for spec in specs
+        for split in (*spec.splits, *spec.also_withheld)
+        for file in get_split_files(spec.dataset, split)
+    }
 
 
 def write_student_data(target: Path, source: Path, specs: Iterable[HeldOut]) -> list[str]:

@@ -31,6 +31,7 @@ from ...checking import (
 )
 from ...loading import SYNTHETIC
 from ...metrics import MIN_FOR_INTERVAL, paired_bootstrap
+from ...projects import HeldOut, check_released_scores, released_ids
 from ...records import Dialogue
 from . import baselines
 from .stats import edited_share, lengths, utterances
@@ -217,6 +218,27 @@ def scored_responses(data: Iterable[Dialogue], *, with_rewrites: bool = False) -
     return examples
 
 
+#: The critic project (faithdial-ex-4) is scored like a shared task in a course: students get the test
+#: responses without their labels (:mod:`utils.projects`).
+CRITIC_EXERCISE = "faithdial-ex-4"
+
+
+def critic_inputs(test: Iterable[Dialogue]) -> pd.DataFrame:
+    """The responses faithdial-ex-4 scores, as :func:`scored_responses` gives them, without their labels."""
+    return scored_responses(test).drop(columns=["hallucinated"])
+
+
+HELD_OUT = [
+    HeldOut(
+        exercise=CRITIC_EXERCISE,
+        dataset="faithdial",
+        splits=("test",),
+        also_withheld=("test_seen", "test_unseen"),
+        inputs=critic_inputs,
+        labels=("hallucinated",),
+    )
+]
+
 #: What the critic check can be asked to beat.
 BARS = ("chance", "lexical")
 
@@ -230,6 +252,10 @@ def check_critic_scores(answer: Any, test: Iterable[Dialogue], beat: str = "lexi
     if beat not in BARS:
         raise CheckOptionError(f"beat must be one of {', '.join(BARS)}, not {beat!r}")
     what = "hallucination scores of your critic on the test responses"
+    released = released_ids(CRITIC_EXERCISE)
+    if released is not None:  # a course assignment: the test labels are with the teacher
+        check_released_scores(answer, released, what, id_example=str(released[0]) if released else "test-0/1")
+        return
     test_dialogues = dialogues_of(test, what)
     examples = scored_responses(test_dialogues)
     every = utterances(test_dialogues)

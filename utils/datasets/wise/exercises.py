@@ -15,6 +15,8 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import pandas as pd
+
 from ... import config
 from ...checking import (
     CheckOptionError,
@@ -27,6 +29,7 @@ from ...checking import (
     practice_check,
 )
 from ...loading import SYNTHETIC
+from ...projects import HeldOut, check_released_scores, released_ids
 from ...records import Dialogue
 from .baselines import CharTfidfClassifier, SystemTurnExample, majority_label, standard_macro_prf, system_turn_examples
 from .parser import INTENTS
@@ -39,6 +42,40 @@ BARS = ("majority class", "classifier")
 def turn_key(example: SystemTurnExample) -> str:
     """The key of a system turn in an answer: ``"<dialogue id>/<turn index>"``."""
     return f"{example.dialogue_id}/{example.turn_index}"
+
+
+#: The action project (wise-ex-4) is scored like a shared task in a course: students get the test
+#: split's system turns without their actions (:mod:`utils.projects`).
+ACTION_EXERCISE = "wise-ex-4"
+
+
+def system_turn_inputs(split: Iterable[Dialogue]) -> pd.DataFrame:
+    """One row per system turn of ``split``, in conversation order, with what a predictor of its action
+    may read: its ``id`` (:func:`turn_key`), ``dialogue_id``, ``turn_index``, the latest ``user_text``,
+    the ``context`` (earlier utterances) and ``earlier_actions``, the actions of the system's earlier
+    turns in the same conversation. Nothing of the turn itself (its action, intent, queries, passages
+    or response)."""
+    rows, current, earlier = [], None, []
+    for turn in system_turn_examples(dialogues_of(split, "system turns")):
+        if turn.dialogue_id != current:
+            current, earlier = turn.dialogue_id, []
+        rows.append({"id": turn_key(turn), "dialogue_id": turn.dialogue_id, "turn_index": turn.turn_index,
+                     "user_text": turn.user_text, "context": tuple(turn.context), "earlier_actions": tuple(earlier)})
+        earlier.append(turn.action)
+    columns = ["id", "dialogue_id", "turn_index", "user_text", "context", "earlier_actions"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+HELD_OUT = [
+    HeldOut(
+        exercise=ACTION_EXERCISE,
+        dataset="wise",
+        splits=("test",),
+        also_withheld=("test_seen", "test_unseen"),
+        inputs=system_turn_inputs,
+        labels=("action", "action_group", "intent"),
+    )
+]
 
 
 def _baseline(train: Sequence[SystemTurnExample], test: Sequence[SystemTurnExample], bar: str) -> list[str]:
@@ -111,6 +148,10 @@ def check_action_predictions(
     if beat not in BARS:
         raise CheckOptionError(f"beat must be one of {', '.join(BARS)}, not {beat!r}")
     what = "your action predictions on the test split"
+    released = released_ids(ACTION_EXERCISE)
+    if released is not None:  # a course assignment: the test actions are with the teacher
+        check_released_scores(answer, released, what, id_example=str(released[0]) if released else "1/1", numeric=False)
+        return
     test_turns = system_turn_examples(dialogues_of(test, what))
     train_turns = system_turn_examples(dialogues_of(train, what))
     if not test_turns or not train_turns:
