@@ -354,3 +354,11 @@ def test_a_verdict_is_the_tests_own_and_names_no_expected_value() -> None:
     failed = grading.verdict_of(test, {"answer": 41}, exercise="ex")
     assert not failed.passed and "42" not in failed.message
     assert "not defined" in grading.verdict_of(test, {"answer": answers.Missing("answer")}).message
+
+
+def test_answers_copied_from_the_solutions_or_each_other_are_listed(course: dict) -> None:
+    rows = list(csv.DictReader((course["folder"] / "grading" / ASSIGNMENT / "similarity.csv").open()))
+    assert {"alice", "late"} <= {row["student"] for row in rows if row["like"] == "the reference solution"}
+    assert any(row["student"] == "alice" and row["like"] == "late" for row in rows)
+    assert not any(row["student"] == "bob" for row in rows)  # an untouched release copies nothing
+    assert "to read for copying" in course["log"] or "to read for copying" in course["before"]["honest_log"]

@@ -680,6 +680,85 @@ def warm_cache(notebook_text: str) -> list[str]:
     return loaded
 
 
+#: Answer cells this alike (difflib's ratio of their code, comments and blank lines left out) are listed.
+SIMILARITY_THRESHOLD = 0.9
+#: Names of the practice checks' insides: an answer that reaches for them is reading expected values.
+_CHECK_INSIDES = re.compile(
+    r"_RAISING|__closure__|__wrapped__|_TurnFacts|cell_contents|\b_compare_\w+|\bgc\.get_referents"
+)
+_SOLUTION = re.compile(r"### BEGIN SOLUTION\n(?P<code>.*?)### END SOLUTION", re.DOTALL)
+
+
+@dataclass
+class Similar:
+    """An answer cell to look at: like another student's or the reference solution, or one that
+    reaches into the practice checks."""
+
+    student: str
+    cell: str
+    like: str
+    ratio: float
+
+
+def _code(text: str) -> str:
+    lines = (line.split("#", 1)[0].rstrip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line.strip() and "NotImplementedError" not in line)
+
+
+def _answer_cells(path: Path) -> dict[str, str]:
+    import nbformat
+
+    try:
+        notebook = nbformat.read(path, as_version=4)
+    except Exception:
+        return {}
+    cells = {}
+    for cell in notebook.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("solution"):
+            match = _SOLUTION.search(cell.source)
+            cells[str(meta.get("grade_id"))] = _code(match.group("code") if match else cell.source)
+    return cells
+
+
+def similarity_report(course: Path, assignment: str, threshold: float = SIMILARITY_THRESHOLD) -> list[Similar]:
+    """Answer cells of ``assignment``'s submissions that match the reference solution or another
+    submission at ``threshold`` or above, and those that read the practice checks' insides; written
+    to ``grading/<assignment>/similarity.csv``. A list to read, not a verdict: short answers to the
+    same warm-up are alike by nature (cells of fewer than three lines are left out)."""
+    import csv
+    from difflib import SequenceMatcher
+
+    reference = _answer_cells(course / "source" / assignment / f"{assignment}.ipynb")
+    submissions = {
+        path.parent.parent.name: _answer_cells(path)
+        for path in sorted((course / "submitted").glob(f"*/{assignment}/{assignment}.ipynb"))
+    }
+    found: list[Similar] = []
+    students = sorted(submissions)
+    for position, student in enumerate(students):
+        for cell, code in submissions[student].items():
+            if _CHECK_INSIDES.search(code):
+                found.append(Similar(student, cell, "the practice checks' insides", 1.0))
+            if code.count("\n") < 2:
+                continue
+            candidates = [("the reference solution", reference.get(cell, ""))]
+            candidates += [(other, submissions[other].get(cell, "")) for other in students[position + 1 :]]
+            for like, other in candidates:
+                if other.count("\n") < 2:
+                    continue
+                ratio = SequenceMatcher(None, code, other, autojunk=False).ratio()
+                if ratio >= threshold:
+                    found.append(Similar(student, cell, like, round(ratio, 3)))
+    target = course / "grading" / safe_name(assignment) / "similarity.csv"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["student", "answer_cell", "like", "ratio"])
+        writer.writerows([item.student, item.cell, item.like, item.ratio] for item in found)
+    return found
+
+
 def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] = (), force: bool = False) -> int:
     """``atlas grade``: run ``nbgrader autograde`` in ``course`` and list what happened to each submission."""
     config = course / "nbgrader_config.py"
@@ -726,6 +805,12 @@ def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] =
             continue
         line = f"  {student:<{width}}  {report.passed}/{report.tests} tests passed, {report.seconds:.0f} s"
         print(line + (f"; problems: {'; '.join(report.problems)}" if report.problems else ""))
+    similar = similarity_report(course, assignment)
+    if similar:
+        print(
+            f"\n{len(similar)} answer cell(s) to read for copying (alike at {SIMILARITY_THRESHOLD:.0%} or more, or "
+            f"reading the practice checks' insides): grading/{safe_name(assignment)}/similarity.csv"
+        )
     troubled = [student for student in submitted if student not in fresh or fresh[student].problems]
     if troubled:
         print(

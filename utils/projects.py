@@ -49,6 +49,9 @@ class HeldOut:
     labels: tuple[str, ...]
     #: further splits whose files hold the same labels (a test split published whole and in halves)
     also_withheld: tuple[str, ...] = ()
+    #: for a file that holds fitting and held-out items alike: ``(relative path, bytes) -> bytes``, the
+    #: students' copy of it without the held-out items (without one, such a file is left out whole)
+    student_copy: Callable[[str, bytes], bytes] | None = None
 
 
 def held_out_exercises() -> list[HeldOut]:
@@ -104,10 +107,19 @@ def released_ids(exercise: str) -> list[Any] | None:
     return [json.loads(line)["id"] for line in released.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def check_released_scores(answer: Any, ids: Sequence[Any], what: str, *, id_example: str, numeric: bool = True) -> None:
+def check_released_scores(
+    answer: Any,
+    ids: Sequence[Any],
+    what: str,
+    *,
+    id_example: str,
+    numeric: bool = True,
+    value: Callable[[Any, Any], Any] | None = None,
+) -> None:
     """The practice check of a project in a course assignment: every released id has a prediction (a
-    number when ``numeric``) and no other key does. The score itself is computed when the teacher
-    grades, against labels the assignment does not hold."""
+    number when ``numeric``; one that ``value(prediction, id)`` accepts when given) and no other key
+    does. The score itself is computed when the teacher grades, against labels the assignment does
+    not hold."""
     from .checking import as_mapping, as_number, check_keys, passed
 
     given = as_mapping(answer, what)
@@ -120,8 +132,10 @@ def check_released_scores(answer: Any, ids: Sequence[Any], what: str, *, id_exam
         missing="{count} of the {total} released inputs have no prediction, for example {example!r}.",
         id_example=id_example,
     )
-    if numeric:
-        for key in ids:
+    for key in ids:
+        if value is not None:
+            value(given[key], key)
+        elif numeric:
             as_number(given[key], f"{what} [{key!r}]")
     passed(
         what,
@@ -174,10 +188,20 @@ def withheld_files(specs: Iterable[HeldOut]) -> set[str]:
 
 def write_student_data(target: Path, source: Path, specs: Iterable[HeldOut]) -> list[str]:
     """The class's data folder for students: ``source`` without the held-out splits' files, hard-linked
-    (copied where links cannot be made). Returns the files left out. An existing ``target`` is replaced."""
+    (copied where links cannot be made); a held-out file whose declaration can copy its fitting part
+    (:attr:`HeldOut.student_copy`) holds that part. Returns the files left out whole or in part. An
+    existing ``target`` is replaced."""
     from .config import cache_dir
 
+    specs = list(specs)
     withheld = withheld_files(specs)
+    copiers = {
+        file.path: spec.student_copy
+        for spec in specs
+        if spec.student_copy is not None
+        for split in (*spec.splits, *spec.also_withheld)
+        for file in get_split_files(spec.dataset, split)
+    }
     parsed = cache_dir().resolve()  # the parsed splits hold the held-out labels too: never linked
     staging = target.with_name(f".{target.name}.partial")
     shutil.rmtree(staging, ignore_errors=True)
@@ -188,10 +212,14 @@ def write_student_data(target: Path, source: Path, specs: Iterable[HeldOut]) -> 
             relative = path.relative_to(source).as_posix()
             if path.is_dir() or not path.is_file() or path.resolve().is_relative_to(parsed):
                 continue
+            destination = staging / relative
             if relative in withheld:
                 left_out.append(relative)
+                copier = copiers.get(relative)
+                if copier is not None:  # the fitting items only
+                    destination.parent.mkdir(parents=True, exist_ok=True)
+                    destination.write_bytes(copier(relative, path.read_bytes()))
                 continue
-            destination = staging / relative
             destination.parent.mkdir(parents=True, exist_ok=True)
             try:
                 os.link(path, destination)

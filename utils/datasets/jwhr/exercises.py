@@ -18,6 +18,7 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ...checking import (
     ExerciseCheckError,
@@ -29,6 +30,7 @@ from ...checking import (
     passed,
     practice_check,
 )
+from ...projects import HeldOut, check_released_scores, in_assignment, released_ids
 from ...records import Dialogue
 from . import baselines
 from .parser import answered as is_answered
@@ -47,9 +49,46 @@ def split_sessions(
     answered: Iterable[Dialogue], not_answered: Iterable[Dialogue]
 ) -> tuple[list[Dialogue], list[Dialogue]]:
     """The exercise's split: the sessions at even positions of each chunk (0, 2, 4, ...) to fit on,
-    those at odd positions to predict. Both parts keep the chunks' proportions."""
+    those at odd positions to predict. Both parts keep the chunks' proportions.
+
+    In a course assignment (:func:`utils.projects.in_assignment`) the chunks a student has hold the
+    fitting sessions only, the teacher keeping the held-out ones: all of them are returned to fit
+    on, and the held-out sessions are the released inputs (:func:`trail_inputs`), not sessions here."""
     answered, not_answered = list(answered), list(not_answered)
+    if in_assignment(ANSWERABILITY_EXERCISE):
+        return answered + not_answered, []
     return answered[0::2] + not_answered[0::2], answered[1::2] + not_answered[1::2]
+
+
+#: The answerability project (jwhr-ex-4) is scored like a shared task in a course (:mod:`utils.projects`).
+ANSWERABILITY_EXERCISE = "jwhr-ex-4"
+
+
+def trail_inputs(answered: Iterable[Dialogue], not_answered: Iterable[Dialogue]) -> pd.DataFrame:
+    """The held-out sessions as a predictor may read them: ``id`` and the chapter's navigation features
+    (:data:`baselines.NAVIGATION_FEATURES`), in id order (which mixes the two chunks), without what the
+    steps yielded and without whether the session was answered."""
+    _, held_out = split_sessions(answered, not_answered)
+    rows = baselines.trail_features(held_out)[["id", *baselines.NAVIGATION_FEATURES]]
+    return rows.sort_values("id", key=lambda ids: ids.astype(str).str.zfill(20)).reset_index(drop=True)
+
+
+def _fitting_lines(relative: str, content: bytes) -> bytes:
+    """A chunk's file without its held-out sessions: the lines at even positions (one session a line)."""
+    lines = [line for line in content.splitlines(keepends=True) if line.strip()]
+    return b"".join(lines[0::2])
+
+
+HELD_OUT = [
+    HeldOut(
+        exercise=ANSWERABILITY_EXERCISE,
+        dataset="jwhr",
+        splits=("answered", "not_answered"),
+        inputs=trail_inputs,
+        labels=("answered", "quotes", "summaries", "nothing", "not_found"),
+        student_copy=_fitting_lines,
+    )
+]
 
 
 def balanced_accuracy(truth: Sequence[bool] | np.ndarray, predicted: Sequence[bool] | np.ndarray) -> float:
@@ -128,6 +167,12 @@ def check_answerability(
     False, ``reported`` is their balanced accuracy, and it reaches the majority class and the
     steps-threshold baseline on the same sessions (when there are enough of them to compare)."""
     what = "answerability from the trail"
+    released = released_ids(ANSWERABILITY_EXERCISE)
+    if released is not None:  # a course assignment: the held-out sessions' labels are with the teacher
+        keyed = {str(key): value for key, value in as_mapping(predictions, what).items()}
+        check_released_scores(keyed, [str(key) for key in released], what, id_example=str(released[0]),
+                              value=lambda prediction, key: _label(prediction, key, what))
+        return
     fit, held_out = split_sessions(dialogues_of(answered, what), dialogues_of(not_answered, what))
     truth = [is_answered(session) for session in held_out]
     if all(truth) or not any(truth):
@@ -143,9 +188,10 @@ def check_answerability(
         Mistake(1 - expected, "your score counts the classes the other way round: True means answered."),
         Mistake(float(right), "this is the number of right predictions, not a score between 0 and 1."),
     ]
-    with contextlib.redirect_stdout(io.StringIO()):  # one verdict for the whole exercise, printed below
-        compare_number(reported, expected, what=f"{what}: your balanced accuracy, recomputed from your predictions",
-                        share=True, mistakes=mistakes)
+    if reported is not None:  # None: the grader's test, which scores the predictions only
+        with contextlib.redirect_stdout(io.StringIO()):  # one verdict for the whole exercise, printed below
+            compare_number(reported, expected, what=f"{what}: your balanced accuracy, recomputed from your "
+                           "predictions", share=True, mistakes=mistakes)
     smallest = min(sum(truth), len(truth) - sum(truth))
     if smallest < MIN_HELD_OUT:
         passed(what, f"{len(held_out)} held-out sessions; too few to compare with the baselines, so that part "
