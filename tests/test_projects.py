@@ -20,7 +20,7 @@ import utils
 from utils import course, projects
 from utils.config import data_dir
 
-CHAPTERS = ("begin", "faithdial", "wise")
+CHAPTERS = ("begin", "faithdial", "wise", "jwhr")
 
 
 def _digest(path: Path) -> str:
@@ -50,10 +50,10 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_every_project_with_held_out_labels_is_declared() -> None:
     declared = {spec.exercise for spec in projects.held_out_exercises()}
-    assert {"begin-ex-4", "faithdial-ex-4", "wise-ex-4"} <= declared
+    assert {"begin-ex-4", "faithdial-ex-4", "wise-ex-4", "jwhr-ex-4"} <= declared
 
 
-@pytest.mark.parametrize("exercise", ["begin-ex-4", "faithdial-ex-4", "wise-ex-4"])
+@pytest.mark.parametrize("exercise", ["begin-ex-4", "faithdial-ex-4", "wise-ex-4", "jwhr-ex-4"])
 def test_the_inputs_hold_ids_and_no_label(exercise: str) -> None:
     spec = projects.held_out(exercise)
     inputs = projects.project_inputs(exercise, *(utils.load(spec.dataset, split) for split in spec.splits))
@@ -80,7 +80,17 @@ def test_no_held_out_label_is_in_what_students_receive(written: Path) -> None:
     for path in received:
         assert _digest(path) not in held_digests, path
         if path.is_relative_to(written / "student-data"):
-            assert path.relative_to(written / "student-data").as_posix() not in withheld, path
+            relative = path.relative_to(written / "student-data").as_posix()
+            # a file of fitting and held-out items alike is there only as its fitting part
+            assert relative not in withheld or relative.startswith("jwhr/"), path
+    # JWHR's chunks, one session a line: no held-out session is in the students' copies
+    from utils.datasets.jwhr.exercises import split_sessions
+
+    _, held_sessions = split_sessions(utils.load("jwhr", "answered"), utils.load("jwhr", "not_answered"))
+    held_ids = {str(session.id) for session in held_sessions}
+    for chunk in (written / "student-data" / "jwhr").glob("*.jsonl"):
+        kept = {str(json.loads(line)["id"]) for line in chunk.read_text(encoding="utf-8").splitlines() if line}
+        assert kept and not kept & held_ids, chunk
     # each held-out item's text never stands on one line with its label
     from utils.datasets.begin.exercises import scored_responses
 

@@ -507,6 +507,9 @@ def check_mean_evidence(
         _Mistake(selected / units, "you counted only the selected (cited) pieces; count every piece shown."),
         _Mistake(float(total), f"this is the total; divide by the number of {per}s."),
     ]
+    if per == "dialogue" and facts.count(None) and facts.count(None) != units:
+        mistakes.append(_Mistake(total / facts.count(None), "this is per turn (utterance); divide by the number "
+                                                           "of dialogues (sessions) instead."))
     _compare_number(answer, total / units, what=what, mistakes=mistakes)
 
 
@@ -627,6 +630,18 @@ def check_mean_overlap(answer: Any, data: Iterable[Dialogue]) -> None:
         _Mistake(sum(scores) / with_zeros, "average over the wizard turns WITH a selection only (skip the others)."),
         _Mistake(expected * 100, "give F1 as a fraction between 0 and 1, not a percentage."),
     ]
+    first = next(iter(dialogues), None)
+    if first is not None and _language(first) in ("zh", "ja"):
+        spaced = [
+            score
+            for dialogue in dialogues
+            for turn in dialogue.turns_by(WIZARD)
+            if (score := grounding_overlap(turn, str.split)) is not None
+        ]
+        if spaced:
+            mistakes.append(_Mistake(sum(spaced) / len(spaced), "these are whitespace tokens: Chinese and Japanese "
+                                     "text has no spaces between words, so measure it character by character "
+                                     "(utils.text.tokenizer_for)."))
     _compare_number(answer, expected, what=what, share=True, mistakes=mistakes)
 
 

@@ -65,7 +65,31 @@ def check_feature_auc(answer: Any, data: Iterable[Dialogue], feature: str) -> No
             baselines.auc_of_score(generic_as_positive.assign(score=1 - frame[feature]), "score"),
             "leave the Generic responses out: the task compares Fully with Not fully attributable ones.",
         ))
-    compare_number(answer, expected, what=what, mistakes=mistakes)
+    # The wrong text: the same feature against the previous message instead of the knowledge.
+    against_message = baselines.feature_frame(examples.assign(knowledge=examples["message"]))[feature]
+    mistakes.append(Mistake(
+        baselines.auc_of_score(examples.assign(score=1 - against_message), "score"),
+        "this compares the response with the previous message; the feature is measured against the knowledge.",
+    ))
+    if feature == "bigram_precision":  # a loop that stops one bigram short, or runs one past the end
+        mistakes.append(Mistake(
+            baselines.auc_of_score(examples.assign(score=[1 - _short_bigram_precision(r, k) for r, k in
+                                                          zip(examples["response"], examples["knowledge"],
+                                                              strict=True)]), "score"),
+            "the response's last word pair is missing from your bigrams: a text of n words has n - 1 bigrams, "
+            "from (w1, w2) to (w(n-1), wn).",
+        ))
+    compare_number(answer, expected, what=what, share=True, mistakes=mistakes)
+
+
+def _short_bigram_precision(response: str, knowledge: str) -> float:
+    """Bigram precision with the response's last bigram left out (the off-by-one slip)."""
+    from ...metrics import ngrams
+    from ...text import word_tokens
+
+    bigrams = ngrams(word_tokens(response), 2)[:-1]
+    known = set(ngrams(word_tokens(knowledge), 2))
+    return sum(bigram in known for bigram in bigrams) / len(bigrams) if bigrams else 0.0
 
 
 @practice_check
@@ -255,9 +279,13 @@ def check_annotation_kappa(answer: Any, labels: Any, split: Sequence[Dialogue]) 
     if math.isnan(expected):
         raise ExerciseCheckError(f"{what}: kappa is undefined on these labels (chance agreement is 1).")
     agreement = sum(g == y for g, y in zip(gold, yours, strict=True)) / len(ids)
+    reordered = [label(by_id[key]) for key in sorted(ids)]  # gold in another order than yours
     mistakes = [
         Mistake(agreement, "this is the share of responses on which you agree (raw agreement); kappa "
                             "corrects it for the agreement expected by chance."),
         Mistake(1.0, "this is the kappa of the gold labels with themselves: compare YOUR labels with them."),
+        Mistake(float(cohen_kappa_score(reordered, yours)) if len(set(reordered) | set(yours)) > 1 else math.nan,
+                "your two lists are not in the same order of ids: build both from one list of ids (the "
+                "sample's order), so that each gold label faces your label of the same response."),
     ]
     compare_number(answer, expected, what=what, mistakes=mistakes)

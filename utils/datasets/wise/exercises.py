@@ -55,7 +55,9 @@ def system_turn_inputs(split: Iterable[Dialogue]) -> pd.DataFrame:
     the ``context`` (earlier utterances) and ``earlier_actions``, the actions of the system's earlier
     turns in the same conversation. Nothing of the turn itself (its action, intent, queries, passages
     or response)."""
-    rows, current, earlier = [], None, []
+    rows: list[dict[str, Any]] = []
+    current: str | None = None
+    earlier: list[str] = []
     for turn in system_turn_examples(dialogues_of(split, "system turns")):
         if turn.dialogue_id != current:
             current, earlier = turn.dialogue_id, []
