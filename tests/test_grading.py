@@ -362,3 +362,20 @@ def test_answers_copied_from_the_solutions_or_each_other_are_listed(course: dict
     assert any(row["student"] == "alice" and row["like"] == "late" for row in rows)
     assert not any(row["student"] == "bob" for row in rows)  # an untouched release copies nothing
     assert "to read for copying" in course["log"] or "to read for copying" in course["before"]["honest_log"]
+
+
+def test_an_answer_that_calls_the_chapters_answering_helper_is_listed(tmp_path: Path) -> None:
+    def notebook(code: str) -> nbformat.NotebookNode:
+        cell = nbformat.v4.new_code_cell(f"### BEGIN SOLUTION\n{code}\n### END SOLUTION")
+        cell.metadata["nbgrader"] = {"solution": True, "grade_id": "jwhr-ex-1-answer", "grade": False, "locked": False}
+        return nbformat.v4.new_notebook(cells=[cell])
+
+    (tmp_path / "source" / "jwhr").mkdir(parents=True)
+    nbformat.write(notebook("step_origins = counts / total"), tmp_path / "source" / "jwhr" / "jwhr.ipynb")
+    for student, code in (("eve", "frame = stats.summary_frame(splits)\nstep_origins = frame.loc['x']"), ("ann", "x = 1")):
+        (tmp_path / "submitted" / student / "jwhr").mkdir(parents=True)
+        nbformat.write(notebook(code), tmp_path / "submitted" / student / "jwhr" / "jwhr.ipynb")
+    listed = grading.similarity_report(tmp_path, "jwhr")
+    assert [(item.student, item.like) for item in listed] == [
+        ("eve", "the chapter's helper summary_frame(), which computes the answer")
+    ]

@@ -721,6 +721,17 @@ def _answer_cells(path: Path) -> dict[str, str]:
     return cells
 
 
+def _answering_helpers() -> dict[str, tuple[str, ...]]:
+    """Per exercise, the chapter's public helpers that compute its answer in one call (a dataset folder's
+    ``exercises.ANSWERED_BY``): an answer cell that calls one is listed for the teacher to read."""
+    from .sources import get_source, registry
+
+    found: dict[str, tuple[str, ...]] = {}
+    for name in registry():
+        found.update(get_source(name).hook("exercises", "ANSWERED_BY", {}) or {})
+    return found
+
+
 def similarity_report(course: Path, assignment: str, threshold: float = SIMILARITY_THRESHOLD) -> list[Similar]:
     """Answer cells of ``assignment``'s submissions that match the reference solution or another
     submission at ``threshold`` or above, and those that read the practice checks' insides; written
@@ -730,6 +741,7 @@ def similarity_report(course: Path, assignment: str, threshold: float = SIMILARI
     from difflib import SequenceMatcher
 
     reference = _answer_cells(course / "source" / assignment / f"{assignment}.ipynb")
+    answering = _answering_helpers()
     submissions = {
         path.parent.parent.name: _answer_cells(path)
         for path in sorted((course / "submitted").glob(f"*/{assignment}/{assignment}.ipynb"))
@@ -740,6 +752,12 @@ def similarity_report(course: Path, assignment: str, threshold: float = SIMILARI
         for cell, code in submissions[student].items():
             if _CHECK_INSIDES.search(code):
                 found.append(Similar(student, cell, "the practice checks' insides", 1.0))
+            exercise = cell.removesuffix("-answer")
+            for helper in answering.get(exercise, ()):
+                if re.search(rf"\b{re.escape(helper)}\s*\(", code):
+                    found.append(
+                        Similar(student, cell, f"the chapter's helper {helper}(), which computes the answer", 1.0)
+                    )
             if code.count("\n") < 2:
                 continue
             candidates = [("the reference solution", reference.get(cell, ""))]

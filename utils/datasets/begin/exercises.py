@@ -193,6 +193,11 @@ def transfer_inputs(*tests: Iterable[Dialogue]) -> pd.DataFrame:
     return scored_responses(*tests).drop(columns=["label", "hallucinated", "part", "row"], errors="ignore")
 
 
+#: The chapter's public helpers that compute an exercise's answer in one call (see the JWHR folder's).
+ANSWERED_BY = {
+    "begin-ex-2": ("auc_of_score", "feature_frame"),
+}
+
 HELD_OUT = [
     HeldOut(
         exercise=TRANSFER_EXERCISE,

@@ -79,6 +79,14 @@ def _fitting_lines(relative: str, content: bytes) -> bytes:
     return b"".join(lines[0::2])
 
 
+#: The chapter's public helpers that compute an exercise's answer in one call: an answer cell that calls
+#: one is listed by ``atlas grade`` for the teacher to read (utils.grading.similarity_report).
+ANSWERED_BY = {
+    "jwhr-ex-1": ("summary_frame",),
+    "jwhr-ex-2": ("grounding_overlap", "summary_frame"),
+    "jwhr-ex-3": ("summary_frame",),
+}
+
 HELD_OUT = [
     HeldOut(
         exercise=ANSWERABILITY_EXERCISE,
