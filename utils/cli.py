@@ -202,15 +202,16 @@ def _provenance_line(split: LoadedSplit) -> Any:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from .loading import data_status
+    # The light rows, not utils.data_status's frame: pandas and pyarrow cost a second here (issue 50).
+    from .split_files import NOT_DATA, not_data, status_rows
 
     if args.sizes:
         return _status_sizes()
-    frame = data_status()
+    splits = status_rows()
     data_directory = config.data_dir()
     problem = config.data_dir_problem(data_directory)
     if args.json:
-        report = {"data_dir": str(data_directory), "splits": frame.to_dict("records")}
+        report = {"data_dir": str(data_directory), "splits": splits}
         print(json.dumps({**report, "problem": problem} if problem else report, ensure_ascii=False))
         return 0
     console = _console()
@@ -219,13 +220,21 @@ def cmd_status(args: argparse.Namespace) -> int:
     if problem:
         console.print(_text(f"{problem[0].upper()}{problem[1:]}.", "bold red"))
     rows = []
-    status_rows: Iterable[Any] = frame.itertuples(index=False)  # data_status's columns
-    for row in status_rows:
-        path = Path(row.path)
+    for row in splits:
+        path = Path(row["path"])
         with contextlib.suppress(ValueError):
             path = path.relative_to(data_directory)
-        rows.append((clean(row.dataset), clean(row.split), clean(row.status), clean(path.as_posix())))
+        rows.append((clean(row["dataset"]), clean(row["split"]), clean(row["status"]), clean(path.as_posix())))
     _status_rows(console, rows)
+    for row in splits:
+        if row["status"] == NOT_DATA:
+            console.print(
+                _text(
+                    f"{row['dataset']}/{row['split']}: {row['path']} holds {not_data(Path(row['path']))}. Delete it "
+                    f"and run `{PROG} fetch {row['dataset']}`.",
+                    "red",
+                )
+            )
     if config.offline():
         getting = (
             f"Downloads are off: unset ${config.OFFLINE_ENV} for `atlas fetch DATASET`, or put the files "
@@ -269,9 +278,9 @@ def _status_rows(console: Any, rows: list[tuple[str, str, str, str]]) -> None:
     from rich import box
     from rich.table import Table
 
-    from .loading import DEMO, PARTIAL
+    from .split_files import DEMO, NOT_DATA, PARTIAL
 
-    styles = {"official file present": "green", PARTIAL: "yellow", DEMO: "red", "missing": "red"}
+    styles = {"official file present": "green", PARTIAL: "yellow", DEMO: "red", "missing": "red", NOT_DATA: "red"}
     headers = ("dataset", "split", "status", "file in the data directory")
     widths = [max(len(header), *(len(row[column]) for row in rows)) for column, header in enumerate(headers)]
     if sum(widths) + 2 * (len(widths) - 1) <= console.width:
