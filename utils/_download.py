@@ -590,7 +590,7 @@ def _stream(
                 head: bytes | None = b""
                 # Without a checksum, nothing else tells an error body from the file: its first
                 # bytes are matched against the format the file's name says (issue 50).
-                expected = None if sha256 is not None or blob_known else expected_format(destination.name)
+                data_format = None if sha256 is not None or blob_known else expected_format(destination.name)
                 try:
                     with open(destination, "wb") as handle:
                         while block := _read_block(response, head, refuse):
@@ -605,10 +605,10 @@ def _stream(
                                 head += block
                                 if len(head) < _SNIFF_BYTES:
                                     continue
-                                block, head = _checked_head(head, refuse, expected), None
+                                block, head = _checked_head(head, refuse, data_format), None
                             handle.write(block)
                         if head:
-                            handle.write(_checked_head(head, refuse, expected, whole=True))
+                            handle.write(_checked_head(head, refuse, data_format, whole=True))
                 finally:
                     progress.close()
             if watchdog.expired.is_set():  # the watchdog hung up: the body may look merely short

@@ -497,8 +497,8 @@ class _CandidateColumns:
         ordered += outside
         # one look-up per selected passage: ordered.index() for each was quadratic in a turn that
         # selects many of many shown passages (issue 50)
-        position = {value: offset for offset, value in enumerate(ordered)}
-        self._selected.extend(start + position[value] for value in set(selected))
+        offsets = {value: offset for offset, value in enumerate(ordered)}
+        self._selected.extend(start + offsets[value] for value in set(selected))
         self._ids += ordered
         self._counts.append(len(ordered))
         return selected, unresolved
