@@ -52,7 +52,7 @@ evidence ``meta``         object (JSON text)       the evidence's other original
 provenance ``kind``       string                   ``official``, ``user copy``, ``partial``,
                                                    ``demo sample`` or ``synthetic``
 provenance ``checksum``   string                   ``verified``, ``unverified`` or ``mismatch``
-provenance ``source``     string                   the file that was parsed
+provenance ``source``     string                   the file that was parsed, as ``$ATLAS_DATA_DIR/<its path>``
 provenance ``size_bytes`` int64                    its size
 provenance ``dialogues``  int64                    records in the split
 provenance ``turns``      int64                    turns in the split
@@ -912,7 +912,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_names(show)
     which = show.add_mutually_exclusive_group()
-    which.add_argument("index", metavar="INDEX", type=int, nargs="?", help="position in the split (0-based)")
+    which.add_argument(
+        "index",
+        metavar="INDEX",
+        type=int,
+        nargs="?",
+        help="position in the split: 0 is the first, -1 the last (negative positions count from the end)",
+    )
     which.add_argument("--random", metavar="N", type=_positive, help="N dialogues chosen at random")
     which.add_argument("--search", metavar="TEXT", help="dialogues whose text contains TEXT (case-insensitive)")
     show.add_argument(
