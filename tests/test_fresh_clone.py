@@ -194,6 +194,61 @@ def test_sphinx_says_so_in_the_build_output(atlas_book: object, tmp_path: Path) 
     assert atlas_book.SQL_CONSOLE_MISSING_META in page
 
 
+def test_the_build_log_says_which_data_it_uses(atlas_book: object, tmp_path: Path, data_dir: Path) -> None:
+    """One line per dataset, each split with what it is built on, as ``atlas status`` lists them (issue 50)."""
+    from sphinx.cmd.build import build_main
+
+    from utils.sources import registry
+
+    (data_dir / "jwhr").mkdir()
+    (data_dir / "jwhr" / "answered.jsonl").write_text('{"id": 1}\n', encoding="utf-8")
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "conf.py").write_text("extensions = ['atlas_book']\n")
+    (source / "index.rst").write_text("Atlas\n=====\n\nA page.\n")
+    log = tmp_path / "log.txt"
+    with open(log, "w") as output:
+        sys.stdout, saved = output, sys.stdout
+        try:
+            assert build_main(["-b", "html", str(source), str(tmp_path / "out")]) == 0
+        finally:
+            sys.stdout = saved
+    lines = [line for line in log.read_text().splitlines() if line.startswith("atlas: ")]
+    assert f"atlas: data directory {data_dir}" in lines
+    for dataset in registry():
+        assert sum(line.startswith(f"atlas: {dataset}: ") for line in lines) == 1, dataset
+    assert "atlas: jwhr: answered official file present, not_answered demo sample" in lines
+
+
+def test_the_build_s_kernels_do_not_warn_of_plain_text_tcp(tmp_path: Path) -> None:
+    """ipykernel warns, once per kernel, that it "is running over TCP without encryption": eleven times in
+    a build's log. The build's kernels get CurveZMQ keys instead, where jupyter_client and the kernel can."""
+    pytest.importorskip("nbclient")
+    from jupyter_client.manager import KernelManager
+
+    if "transport_encryption" not in KernelManager.class_traits():
+        pytest.skip("this jupyter_client provisions no kernel encryption (older than 8.10)")
+    script = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(REPO / 'book' / '_ext')!r})\n"
+        "import atlas_book, nbclient, nbformat\n"
+        "if sys.argv[1] == 'build':\n    atlas_book._encrypt_kernels(None)\n"
+        "for n in range(2):\n"
+        "    nb = nbformat.v4.new_notebook()\n"
+        "    nb.cells.append(nbformat.v4.new_code_cell('print(6 * 7)'))\n"
+        "    nbclient.NotebookClient(nb, kernel_name='python3').execute()\n"
+        "    print(nb.cells[0].outputs[0]['text'].strip())\n"
+    )
+    runs = {
+        mode: _run([sys.executable, "-c", script, mode], tmp_path, PYTHONPATH=str(REPO)) for mode in ("plain", "build")
+    }
+    assert runs["build"].returncode == 0, runs["build"].stderr
+    assert runs["build"].stdout.split() == ["42", "42"]
+    assert "without encryption" not in runs["build"].stderr
+    if "without encryption" not in runs["plain"].stderr:
+        pytest.skip("this ipykernel does not warn of plain-text TCP: nothing to compare with")
+
+
 # -- item 5: another utils ----------------------------------------------------------------------------
 
 
