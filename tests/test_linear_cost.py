@@ -9,8 +9,9 @@ Routines assessed (what the report of issue 50 lists): JWHR's trail statistics (
 ``reference_frame``, ``trail_features``: were quadratic in a chain of links) and its copied
 characters; WISE's selected passages on the loader's fast path (were quadratic in a turn selecting
 many passages) and its authors' ROUGE-L LCS; :func:`utils.text.word_diff` (FaithDial's edits: was
-quadratic in repeated words); the tokenisers and overlap metrics of :mod:`utils.text` and
-:mod:`utils.metrics`.
+quadratic in repeated words); BEGIN's critic features (their longest copied run was quadratic in a
+repeated word); WISE's keyphrase oracle (difflib's longest match, quadratic in a repeated
+character); the tokenisers and overlap metrics of :mod:`utils.text` and :mod:`utils.metrics`.
 """
 
 from __future__ import annotations
@@ -196,3 +197,46 @@ def test_tokenisers_and_metrics_are_linear(routine: str) -> None:
         return runs[routine]
 
     _assert_doubling(routine, make, 100_000)
+
+
+# -- longest common runs: BEGIN's critic features, WISE's keyphrase oracle ---------------------------
+
+
+def test_longest_common_run_matches_the_direct_search_and_is_linear() -> None:
+    import random
+    from difflib import SequenceMatcher
+
+    from utils.metrics import SubstringIndex, longest_common_run
+
+    generator = random.Random(50)
+    for _ in range(500):
+        text = "".join(generator.choices("abc", k=generator.randint(0, 20)))
+        other = "".join(generator.choices("abc", k=generator.randint(0, 20)))
+        found = SequenceMatcher(None, text, other, autojunk=False).find_longest_match(0, len(text), 0, len(other))
+        assert SubstringIndex(text).longest_match(other) == ((found.a, found.size) if found.size else (0, 0))
+        assert longest_common_run(list(other), list(text)) == found.size
+    _assert_doubling("longest_common_run", lambda n: lambda: longest_common_run(["cat"] * n, ["cat"] * n), 40_000)
+
+
+def test_begin_critic_features_are_linear_in_a_repeated_word() -> None:
+    from utils.datasets.begin.baselines import features
+
+    def make(n: int) -> Callable[[], Any]:
+        response, knowledge = " ".join(["cat"] * n), " ".join(["cat"] * n)
+        return lambda: features(response, knowledge, "a message")
+
+    _assert_doubling("begin features", make, 20_000)
+
+
+def test_wise_keyphrase_oracle_is_linear_in_a_repeated_character() -> None:
+    from types import SimpleNamespace
+
+    from utils.datasets.wise.baselines import extract_keyphrases
+
+    def make(n: int) -> Callable[[], Any]:
+        example = SimpleNamespace(user_text="的" * n, query_candidates=["的" * (n // 2), "的" * n])
+        return lambda: extract_keyphrases(example)  # type: ignore[arg-type]
+
+    _assert_doubling("WISE extract_keyphrases", make, 50_000)
+    example = SimpleNamespace(user_text="我想了解现代舞的起源", query_candidates=["爵士舞", "现代舞的起源", "舞的"])
+    assert extract_keyphrases(example) == ["现代舞的起源"]  # type: ignore[arg-type]

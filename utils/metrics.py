@@ -80,6 +80,84 @@ def grounding_overlap(
     return ngram_prf(tokenize(response), tokenize(evidence), n, distinct=distinct)
 
 
+class SubstringIndex:
+    """Every run of consecutive items of a sequence (its substrings), indexed in linear time: a suffix
+    automaton (Blumer et al.). :meth:`longest_match` finds the longest run another sequence shares
+    with it in one scan of that sequence.
+
+    Extending a match at every place its last item occurs, or :meth:`difflib.SequenceMatcher.find_longest_match`,
+    is quadratic in an item that repeats ("the the the ...", one character over and over: issue 50).
+    """
+
+    __slots__ = ("first_end", "length", "link", "next")
+
+    def __init__(self, sequence: Sequence[Hashable]) -> None:
+        self.next: list[dict[Hashable, int]] = [{}]
+        self.link = [-1]
+        self.length = [0]
+        #: where the strings of each state first end in the sequence (a state's strings share their ends)
+        self.first_end = [-1]
+        nxt, link, length, first_end = self.next, self.link, self.length, self.first_end
+        last = 0
+        for position, item in enumerate(sequence):
+            current = len(length)
+            nxt.append({})
+            link.append(0)
+            length.append(length[last] + 1)
+            first_end.append(position)
+            state = last
+            while state != -1 and item not in nxt[state]:
+                nxt[state][item] = current
+                state = link[state]
+            if state != -1:
+                target = nxt[state][item]
+                if length[state] + 1 == length[target]:
+                    link[current] = target
+                else:
+                    clone = len(length)
+                    nxt.append(dict(nxt[target]))
+                    link.append(link[target])
+                    length.append(length[state] + 1)
+                    first_end.append(first_end[target])
+                    while state != -1 and nxt[state].get(item) == target:
+                        nxt[state][item] = clone
+                        state = link[state]
+                    link[target] = link[current] = clone
+            last = current
+
+    def longest_match(self, other: Iterable[Hashable]) -> tuple[int, int]:
+        """``(start, size)``: the longest run of consecutive items of ``other`` that occurs in the
+        indexed sequence, as where it starts there and its length; of several, the one that starts
+        first in the indexed sequence (as :meth:`difflib.SequenceMatcher.find_longest_match` picks).
+        ``(0, 0)`` when they share no item."""
+        nxt, link, length, first_end = self.next, self.link, self.length, self.first_end
+        best_start, best = 0, 0
+        state = size = 0
+        for item in other:
+            while state and item not in nxt[state]:
+                state = link[state]
+                size = length[state]
+            if item in nxt[state]:
+                state = nxt[state][item]
+                size += 1
+            else:
+                state = size = 0
+                continue
+            start = first_end[state] - size + 1
+            if size > best or (size == best and start < best_start):
+                best_start, best = start, size
+        return (best_start, best) if best else (0, 0)
+
+
+def longest_common_run(first: Sequence[Hashable], second: Sequence[Hashable]) -> int:
+    """The length of the longest run of consecutive items of ``first`` that also occurs, consecutively,
+    in ``second`` (the longest common substring of two token lists), in time linear in both
+    (:class:`SubstringIndex`)."""
+    if not first or not second:
+        return 0
+    return SubstringIndex(second).longest_match(first)[1]
+
+
 def unigram_f1(predicted: str, gold: str, tokenize: Callable[[str], list[str]] = word_tokens) -> float:
     """ParlAI's unigram F1 between two strings (ParlAI normalisation by default)."""
     return token_prf(tokenize(predicted), tokenize(gold)).f1
