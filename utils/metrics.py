@@ -1,6 +1,7 @@
 """Metrics shared by the chapters: token and grounding overlap, set overlap, ranking, BLEU and ROUGE-L.
 
-BLEU comes from ``sacrebleu`` and ROUGE-L from ``rouge-score``; the overlap measures follow
+BLEU comes from ``sacrebleu`` and ROUGE-L is ``rouge-score``'s (its tokens and formula, an LCS computed
+a machine word at a time); the overlap measures follow
 ParlAI's definitions so that numbers are comparable with the published ones.
 """
 
@@ -203,11 +204,40 @@ class _CallableTokenizer:
         return self._tokenize(text)
 
 
-def rouge_l(predicted: str, gold: str, tokenize: Callable[[str], list[str]] | None = None) -> PRF:
-    """ROUGE-L (sentence-level LCS) from rouge-score; pass ``tokenize`` for character-level Chinese."""
-    from rouge_score import rouge_scorer
+def lcs_length(first: Sequence[str], second: Sequence[str]) -> int:
+    """The length of the longest common subsequence of two token sequences.
 
-    tokenizer = _CallableTokenizer(tokenize) if tokenize is not None else None
-    scorer = rouge_scorer.RougeScorer(["rougeL"], tokenizer=tokenizer)
-    score = scorer.score(gold, predicted)["rougeL"]
-    return PRF(score.precision, score.recall, score.fmeasure)
+    Computed a machine word of ``second`` at a time (Allison and Dix's bit-vector recurrence, as
+    Hyyrö states it): the row of the textbook table is one integer whose set bits mark where the
+    row's value steps up, and each token of ``first`` updates it with a few integer operations. The
+    table cell by cell (WISE's authors' code, rouge-score) costs a Python step per pair of tokens
+    (issue 50: quadratic in a long turn); this is exact, and costs len(first) integer operations on
+    len(second)-bit integers.
+    """
+    if not first or not second:
+        return 0
+    matches: dict[str, int] = {}
+    for position, token in enumerate(second):
+        matches[token] = matches.get(token, 0) | (1 << position)
+    mask = (1 << len(second)) - 1
+    row = mask  # every bit set: no step up yet
+    for token in first:
+        match = matches.get(token, 0)
+        low = row & match
+        row = ((row + low) | (row - low)) & mask
+    return len(second) - row.bit_count()
+
+
+def rouge_l(predicted: str, gold: str, tokenize: Callable[[str], list[str]] | None = None) -> PRF:
+    """ROUGE-L (sentence-level LCS) as rouge-score computes it, on its tokens (pass ``tokenize`` for
+    character-level Chinese). The LCS is :func:`lcs_length`'s: rouge-score fills the whole table in
+    Python, a step per pair of tokens, which is quadratic in a long response (issue 50)."""
+    from rouge_score import scoring, tokenizers
+
+    tokenizer = _CallableTokenizer(tokenize) if tokenize is not None else tokenizers.DefaultTokenizer(use_stemmer=False)
+    target, prediction = tokenizer.tokenize(gold), tokenizer.tokenize(predicted)
+    if not target or not prediction:
+        return PRF(0.0, 0.0, 0.0)
+    common = lcs_length(target, prediction)
+    precision, recall = common / len(prediction), common / len(target)
+    return PRF(precision, recall, scoring.fmeasure(precision, recall))

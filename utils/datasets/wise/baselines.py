@@ -55,7 +55,7 @@ from rank_bm25 import BM25Plus
 from ... import tables
 from ...figures import data_caveat
 from ...loading import LoadedSplit, Provenance
-from ...metrics import PRF, SubstringIndex, set_prf
+from ...metrics import PRF, SubstringIndex, lcs_length, set_prf
 from ...records import SEEKER, WIZARD, Dialogue
 from ...tables import Table
 from ...text import char_tokens
@@ -326,29 +326,6 @@ def authors_bleu1(references: Sequence[Sequence[str]], hypothesis: Sequence[str]
     closest = min((len(reference) for reference in references), key=lambda n: (abs(n - length), n))
     penalty = 1.0 if length > closest else math.exp(1 - closest / length)
     return penalty * (matches + 1) / (length + 1)
-
-
-def lcs_length(first: Sequence[str], second: Sequence[str]) -> int:
-    """The length of the longest common subsequence of two token sequences.
-
-    Computed a machine word of ``second`` at a time (Allison and Dix's bit-vector recurrence, as
-    Hyyrö states it): the row of the textbook table is one integer whose set bits mark where the
-    row's value steps up, and each token of ``first`` updates it with a few integer operations. The
-    table cell by cell cost a Python step per pair of tokens (issue 50: quadratic in a long turn);
-    this is exact, and costs len(first) integer operations on len(second)-bit integers.
-    """
-    if not first or not second:
-        return 0
-    matches: dict[str, int] = {}
-    for position, token in enumerate(second):
-        matches[token] = matches.get(token, 0) | (1 << position)
-    mask = (1 << len(second)) - 1
-    row = mask  # every bit set: no step up yet
-    for token in first:
-        match = matches.get(token, 0)
-        low = row & match
-        row = ((row + low) | (row - low)) & mask
-    return len(second) - row.bit_count()
 
 
 def authors_rouge_l(references: Sequence[Sequence[str]], candidate: Sequence[str], beta: float = 1.2) -> float:
