@@ -11,7 +11,9 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-PYTEST_WORKERS ?= 2
+#: Processes `make test` runs the tests in (pytest-xdist's -n): by default one per CPU this process may
+#: use; `make test PYTEST_WORKERS=1` runs them in one process, in order.
+PYTEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 2)' 2>/dev/null || echo 2)
 #: What `make test` runs (CI's pass without data runs the chapters and the site tests only).
 TESTS ?= tests utils/datasets notebooks
 NPM ?= npm
@@ -89,7 +91,9 @@ book: env vendor
 
 ## Run the tests: unit tests, real-data tests (skipped without data), every chapter under nbval,
 ## and the browser test of the built site (skipped when _build/html or Chromium is missing).
+## PYTEST_WORKERS: how many processes run them (default: one per CPU; `make test PYTEST_WORKERS=1`).
 test: env
+	@echo "make test: $(PYTEST_WORKERS) pytest worker(s) (PYTEST_WORKERS=N to change it)"
 	ATLAS_OFFLINE=1 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --nbval-lax $(TESTS)
 
 ## Open the chapters in JupyterLab, running in .venv. LAB_DIR is the folder it opens (a teacher
@@ -137,10 +141,11 @@ system-deps:
 	  $$(command -v npm >/dev/null 2>&1 || echo nodejs npm)
 
 ## Remove what builds and runs wrote: the book, learner copies, benchmark results and its synthetic files,
-## the browser tests' screenshots, test caches, the package's build metadata. (.venv stays; the parsed
+## the browser tests' screenshots, test caches, the package's build metadata and build/ (what pip and
+## setuptools write when the package is built). (.venv stays; the parsed
 ## cache under ~/.cache is the README's "Data" section's.)
 clean:
-	rm -rf _build learner course bench-results .pytest_cache .hypothesis tests/artifacts *.egg-info book/_vendor/node_modules
+	rm -rf _build build learner course bench-results .pytest_cache .hypothesis tests/artifacts *.egg-info book/_vendor/node_modules
 	if [ -x $(BIN)/python ]; then \
 	  $(BIN)/python -c "import shutil, benchmarks.bench as b; [shutil.rmtree(b.default_data_dir(s), ignore_errors=True) for s in (1, b.QUICK_SCALE)]"; \
 	fi

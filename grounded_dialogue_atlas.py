@@ -61,6 +61,16 @@ def _other_distributions() -> list[str]:
     return sorted({owner for owner in owners if owner.lower().replace("_", "-") != DISTRIBUTION})
 
 
+#: Files only the atlas's ``utils`` folder holds together.
+_ATLAS_FILES = ("cli.py", "loading.py", "declaration.py", "datasets")
+
+
+def _is_the_atlas_folder(location: Path) -> bool:
+    """Whether ``location`` is the atlas's own ``utils`` folder (its files are there), whatever its
+    ``__init__.py`` now is."""
+    return location.is_dir() and all((location / name).exists() for name in _ATLAS_FILES)
+
+
 def shadowing_message(module: ModuleType) -> str:
     """What ``import utils`` found instead of the atlas's package, and how to fix it."""
     location = _location(module)
@@ -73,6 +83,17 @@ def shadowing_message(module: ModuleType) -> str:
             "run from another folder (the `atlas` command itself does not look there)."
         )
     others = _other_distributions()
+    if location is not None and _is_the_atlas_folder(location):
+        # The atlas's own files with another __init__.py, or none: `pip install utils` wrote its
+        # __init__.py over a non-editable install and `pip uninstall utils` then deleted it. The
+        # folder is the atlas: removing it, as the last message below says of a stranger, would be wrong.
+        first = f"`pip uninstall {' '.join(others)}`, then " if others else ""
+        return (
+            f"`import utils` found {shown}, the Grounded Dialogue Atlas's own `utils` folder, but its "
+            "`__init__.py` is missing or is another package's (`pip install utils` writes its own over the "
+            f"atlas's, and `pip uninstall utils` then deletes it). Keep the folder: {first}reinstall the atlas "
+            "(in the clone: `pip install --force-reinstall --no-deps -e .`, or delete .venv and run make again)."
+        )
     if others:
         packages = ", ".join(others)
         return (

@@ -182,6 +182,16 @@ def test_show_evidence_limit(capsys: pytest.CaptureFixture[str]) -> None:
     assert everything.count("✔ SELECTED") == limited.count("✔ SELECTED") > 0
 
 
+def test_show_counts_a_negative_index_from_the_end_and_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    _, last, _ = run(capsys, "show", "jwhr", "answered", "-1")
+    _, third, _ = run(capsys, "show", "jwhr", "answered", "2")
+    assert last == third and "1000000004" in last
+    with pytest.raises(SystemExit):
+        cli.main(["show", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "-1 the last (negative positions count from the end)" in text
+
+
 def test_show_an_index_out_of_range_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys, "show", "jwhr", "answered", "3")
     assert status == 2
@@ -311,6 +321,24 @@ def test_export_jsonl_keeps_objects_and_labels(capsys: pytest.CaptureFixture[str
     wizard = records[0]["turns"][1]
     assert wizard["role"] == "wizard" and "BEGIN" in wizard["labels"]
     assert all(isinstance(item["meta"], dict) for item in wizard["evidence"])
+
+
+def test_export_names_the_data_directory_not_the_exporters_path(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, data_dir: Path
+) -> None:
+    """An exported file is shared: its provenance says ``$ATLAS_DATA_DIR/...`` as the terminal does,
+    never the exporter's own folder (issue 50)."""
+    from conftest import demo_file
+
+    placed = data_dir / "faithdial" / "train.json"
+    placed.parent.mkdir(parents=True)
+    placed.write_bytes(demo_file("faithdial/train.json").read_bytes())
+    out_path = tmp_path / "out.jsonl"
+    status, _, err = run(capsys, "export", "faithdial", "train", "--to", "jsonl", "--out", str(out_path))
+    assert status == 0, err
+    sources = {json.loads(line)["provenance"]["source"] for line in out_path.read_text(encoding="utf-8").splitlines()}
+    assert sources == {"$ATLAS_DATA_DIR/faithdial/train.json"}
+    assert str(data_dir) not in out_path.read_text(encoding="utf-8")
 
 
 def test_export_default_name_in_the_working_directory(

@@ -194,6 +194,61 @@ def test_sphinx_says_so_in_the_build_output(atlas_book: object, tmp_path: Path) 
     assert atlas_book.SQL_CONSOLE_MISSING_META in page
 
 
+def test_the_build_log_says_which_data_it_uses(atlas_book: object, tmp_path: Path, data_dir: Path) -> None:
+    """One line per dataset, each split with what it is built on, as ``atlas status`` lists them (issue 50)."""
+    from sphinx.cmd.build import build_main
+
+    from utils.sources import registry
+
+    (data_dir / "jwhr").mkdir()
+    (data_dir / "jwhr" / "answered.jsonl").write_text('{"id": 1}\n', encoding="utf-8")
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "conf.py").write_text("extensions = ['atlas_book']\n")
+    (source / "index.rst").write_text("Atlas\n=====\n\nA page.\n")
+    log = tmp_path / "log.txt"
+    with open(log, "w") as output:
+        sys.stdout, saved = output, sys.stdout
+        try:
+            assert build_main(["-b", "html", str(source), str(tmp_path / "out")]) == 0
+        finally:
+            sys.stdout = saved
+    lines = [line for line in log.read_text().splitlines() if line.startswith("atlas: ")]
+    assert f"atlas: data directory {data_dir}" in lines
+    for dataset in registry():
+        assert sum(line.startswith(f"atlas: {dataset}: ") for line in lines) == 1, dataset
+    assert "atlas: jwhr: answered official file present, not_answered demo sample" in lines
+
+
+def test_the_build_s_kernels_do_not_warn_of_plain_text_tcp(tmp_path: Path) -> None:
+    """ipykernel warns, once per kernel, that it "is running over TCP without encryption": eleven times in
+    a build's log. The build's kernels get CurveZMQ keys instead, where jupyter_client and the kernel can."""
+    pytest.importorskip("nbclient")
+    from jupyter_client.manager import KernelManager
+
+    if "transport_encryption" not in KernelManager.class_traits():
+        pytest.skip("this jupyter_client provisions no kernel encryption (older than 8.10)")
+    script = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(REPO / 'book' / '_ext')!r})\n"
+        "import atlas_book, nbclient, nbformat\n"
+        "if sys.argv[1] == 'build':\n    atlas_book._encrypt_kernels(None)\n"
+        "for n in range(2):\n"
+        "    nb = nbformat.v4.new_notebook()\n"
+        "    nb.cells.append(nbformat.v4.new_code_cell('print(6 * 7)'))\n"
+        "    nbclient.NotebookClient(nb, kernel_name='python3').execute()\n"
+        "    print(nb.cells[0].outputs[0]['text'].strip())\n"
+    )
+    runs = {
+        mode: _run([sys.executable, "-c", script, mode], tmp_path, PYTHONPATH=str(REPO)) for mode in ("plain", "build")
+    }
+    assert runs["build"].returncode == 0, runs["build"].stderr
+    assert runs["build"].stdout.split() == ["42", "42"]
+    assert "without encryption" not in runs["build"].stderr
+    if "without encryption" not in runs["plain"].stderr:
+        pytest.skip("this ipykernel does not warn of plain-text TCP: nothing to compare with")
+
+
 # -- item 5: another utils ----------------------------------------------------------------------------
 
 
@@ -248,6 +303,26 @@ def test_python_m_utils_names_an_init_written_over_ours(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_after_pip_uninstall_utils_the_atlas_folder_is_kept(tmp_path: Path) -> None:
+    """`pip install utils` over a non-editable install, then `pip uninstall utils`: the atlas's own files
+    are left without an ``__init__.py`` (a namespace package). The message says to reinstall, never to
+    remove the folder, which is the atlas (issue 50)."""
+    import types
+
+    from grounded_dialogue_atlas import shadowing_message
+
+    site = tmp_path / "site-packages"
+    ours = _foreign_utils_package(site, keep_ours=True)
+    shutil.rmtree(site / "utils-1.0.6.dist-info")  # what pip uninstall removes: their metadata
+    (ours / "__init__.py").unlink()  # and the __init__.py its RECORD lists
+    left = types.ModuleType("utils")
+    left.__path__ = [str(ours)]  # how Python imports a folder without __init__.py
+    message = " ".join(shadowing_message(left).split())
+    assert str(ours) in message and "the Grounded Dialogue Atlas's own `utils` folder" in message
+    assert "Keep the folder" in message and "reinstall the atlas" in message
+    assert "Remove or rename" not in message
+
+
 @pytest.mark.skipif(not ATLAS.exists(), reason="the atlas console script is not installed")
 def test_a_utils_py_in_the_folder_is_named_and_atlas_still_works_there(tmp_path: Path) -> None:
     (tmp_path / "utils.py").write_text('print("not the atlas")\n')
@@ -299,6 +374,7 @@ def test_the_readme_troubleshooting_names_both_cases() -> None:
 def test_make_clean_removes_screenshots_test_caches_and_build_metadata(tmp_path: Path) -> None:
     project = _project(tmp_path)
     leftovers = [
+        "build/lib/utils/__init__.py",  # setuptools' build folder
         "tests/artifacts/site-light.png",
         ".hypothesis/examples/x",
         "grounded_dialogue_atlas.egg-info/PKG-INFO",
@@ -308,9 +384,27 @@ def test_make_clean_removes_screenshots_test_caches_and_build_metadata(tmp_path:
         (project / leftover).write_text("x")
     done = _make(project, "clean")
     assert done.returncode == 0, done.stderr
-    for folder in ("tests/artifacts", ".hypothesis", "grounded_dialogue_atlas.egg-info"):
+    for folder in ("build", "tests/artifacts", ".hypothesis", "grounded_dialogue_atlas.egg-info"):
         assert not (project / folder).exists(), folder
     assert (project / "tests").is_dir()
+
+
+@needs_make
+def test_make_test_says_how_many_workers_it_uses(tmp_path: Path) -> None:
+    """One pytest worker per CPU by default, said before the run; PYTEST_WORKERS overrides it, and the
+    Makefile and README say so (issue 50: it was 2 on any machine, unsaid)."""
+    project = _project(tmp_path)
+    venv = f"VENV={Path(sys.prefix)}"  # an environment of one's own: make -n creates nothing
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    default = _make(project, "-n", "test", venv)
+    assert default.returncode == 0, default.stderr
+    assert f"make test: {cpus} pytest worker(s)" in default.stdout and f"pytest -n {cpus} " in default.stdout
+    chosen = _make(project, "-n", "test", venv, "PYTEST_WORKERS=3")
+    assert "make test: 3 pytest worker(s)" in chosen.stdout and "pytest -n 3 " in chosen.stdout
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert "## PYTEST_WORKERS: how many processes run them" in makefile
+    readme_test_line = (REPO / "README.md").read_text(encoding="utf-8").split("make test", 1)[1].split("```")[0]
+    assert "PYTEST_WORKERS=N" in readme_test_line
 
 
 @pytest.mark.skipif(shutil.which("git") is None or not (REPO / ".git").exists(), reason="not a git checkout")

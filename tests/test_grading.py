@@ -372,7 +372,10 @@ def test_an_answer_that_calls_the_chapters_answering_helper_is_listed(tmp_path: 
 
     (tmp_path / "source" / "jwhr").mkdir(parents=True)
     nbformat.write(notebook("step_origins = counts / total"), tmp_path / "source" / "jwhr" / "jwhr.ipynb")
-    for student, code in (("eve", "frame = stats.summary_frame(splits)\nstep_origins = frame.loc['x']"), ("ann", "x = 1")):
+    for student, code in (
+        ("eve", "frame = stats.summary_frame(splits)\nstep_origins = frame.loc['x']"),
+        ("ann", "x = 1"),
+    ):
         (tmp_path / "submitted" / student / "jwhr").mkdir(parents=True)
         nbformat.write(notebook(code), tmp_path / "submitted" / student / "jwhr" / "jwhr.ipynb")
     listed = grading.similarity_report(tmp_path, "jwhr")

@@ -63,6 +63,22 @@ def test_reopening_a_cached_split_loads_no_pandas(tmp_path: Path) -> None:
     assert "pandas" not in loaded and "pyarrow" in loaded
 
 
+def test_atlas_status_loads_no_heavy_library(tmp_path: Path) -> None:
+    """``atlas status`` lists the files in place without pandas or pyarrow (issue 50: they cost it
+    1.3 s of CPU and 137 MB, 5.6 times ``--help``), on a data directory holding files and on none."""
+    data = tmp_path / "data"
+    (data / "jwhr").mkdir(parents=True)
+    (data / "jwhr" / "answered.jsonl").write_text('{"id": 1}\n', encoding="utf-8")
+    for argv, directory in ((["status"], data), (["status", "--json"], data), (["status"], tmp_path / "none")):
+        code = (
+            f"import os\nos.environ['ATLAS_DATA_DIR'] = {str(directory)!r}\nos.environ['ATLAS_OFFLINE'] = '1'\n"
+            "import contextlib, io\nfrom utils.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            f"    assert main({argv!r}) == 0\nassert 'jwhr' in out.getvalue()"
+        )
+        assert _loaded_after(code) == [], argv
+
+
 LAZY_NAMES = ["load", "LoadedSplit", "Provenance", "data_status", "CacheWarning", "DemoDataWarning"]
 
 

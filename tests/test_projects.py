@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import _real_data_dir
 
 import utils
+from conftest import _real_data_dir
 from utils import course, projects
 from utils.config import data_dir
 

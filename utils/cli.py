@@ -53,7 +53,7 @@ evidence ``meta``         object (JSON text)       the evidence's other original
 provenance ``kind``       string                   ``official``, ``user copy``, ``partial``,
                                                    ``demo sample`` or ``synthetic``
 provenance ``checksum``   string                   ``verified``, ``unverified`` or ``mismatch``
-provenance ``source``     string                   the file that was parsed
+provenance ``source``     string                   the file that was parsed, as ``$ATLAS_DATA_DIR/<its path>``
 provenance ``size_bytes`` int64                    its size
 provenance ``dialogues``  int64                    records in the split
 provenance ``turns``      int64                    turns in the split
@@ -210,15 +210,16 @@ def _provenance_line(split: LoadedSplit) -> Any:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from .loading import data_status
+    # The light rows, not utils.data_status's frame: pandas and pyarrow cost a second here (issue 50).
+    from .split_files import NOT_DATA, not_data, status_rows
 
     if args.sizes:
         return _status_sizes()
-    frame = data_status()
+    splits = status_rows()
     data_directory = config.data_dir()
     problem = config.data_dir_problem(data_directory)
     if args.json:
-        report = {"data_dir": str(data_directory), "splits": frame.to_dict("records")}
+        report = {"data_dir": str(data_directory), "splits": splits}
         print(json.dumps({**report, "problem": problem} if problem else report, ensure_ascii=False))
         return 0
     console = _console()
@@ -227,13 +228,21 @@ def cmd_status(args: argparse.Namespace) -> int:
     if problem:
         console.print(_text(f"{problem[0].upper()}{problem[1:]}.", "bold red"))
     rows = []
-    status_rows: Iterable[Any] = frame.itertuples(index=False)  # data_status's columns
-    for row in status_rows:
-        path = Path(row.path)
+    for row in splits:
+        path = Path(row["path"])
         with contextlib.suppress(ValueError):
             path = path.relative_to(data_directory)
-        rows.append((clean(row.dataset), clean(row.split), clean(row.status), clean(path.as_posix())))
+        rows.append((clean(row["dataset"]), clean(row["split"]), clean(row["status"]), clean(path.as_posix())))
     _status_rows(console, rows)
+    for row in splits:
+        if row["status"] == NOT_DATA:
+            console.print(
+                _text(
+                    f"{row['dataset']}/{row['split']}: {row['path']} holds {not_data(Path(row['path']))}. Delete it "
+                    f"and run `{PROG} fetch {row['dataset']}`.",
+                    "red",
+                )
+            )
     if config.offline():
         getting = (
             f"Downloads are off: unset ${config.OFFLINE_ENV} for `atlas fetch DATASET`, or put the files "
@@ -277,9 +286,9 @@ def _status_rows(console: Any, rows: list[tuple[str, str, str, str]]) -> None:
     from rich import box
     from rich.table import Table
 
-    from .loading import DEMO, PARTIAL
+    from .split_files import DEMO, NOT_DATA, PARTIAL
 
-    styles = {"official file present": "green", PARTIAL: "yellow", DEMO: "red", "missing": "red"}
+    styles = {"official file present": "green", PARTIAL: "yellow", DEMO: "red", "missing": "red", NOT_DATA: "red"}
     headers = ("dataset", "split", "status", "file in the data directory")
     widths = [max(len(header), *(len(row[column]) for row in rows)) for column, header in enumerate(headers)]
     if sum(widths) + 2 * (len(widths) - 1) <= console.width:
@@ -998,7 +1007,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_names(show)
     which = show.add_mutually_exclusive_group()
-    which.add_argument("index", metavar="INDEX", type=int, nargs="?", help="position in the split (0-based)")
+    which.add_argument(
+        "index",
+        metavar="INDEX",
+        type=int,
+        nargs="?",
+        help="position in the split: 0 is the first, -1 the last (negative positions count from the end)",
+    )
     which.add_argument("--random", metavar="N", type=_positive, help="N dialogues chosen at random")
     which.add_argument("--search", metavar="TEXT", help="dialogues whose text contains TEXT (case-insensitive)")
     show.add_argument(

@@ -32,7 +32,11 @@ from ._cache import CacheWarning as CacheWarning  # re-exported: utils.CacheWarn
 from .errors import DataError, DataUnavailableError, DownloadError, UnknownNameError
 from .formats._io import lines_of_ids, refuse_a_cut_last_line
 from .records import RECORD_SCHEMA, Dialogue, export_records
-from .sources import DatasetSource, SourceFile, get_source, origin, registry
+from .sources import DatasetSource, SourceFile, get_source, origin
+
+# The provenance kinds are defined with the light status rows, which ``atlas status`` reads without
+# this module's pandas and pyarrow; they are this module's names too (utils.loading.DEMO, ...).
+from .split_files import DEMO, OFFICIAL, PARTIAL, SYNTHETIC, USER_COPY, is_synthetic, not_data
 from .text import counted
 
 if TYPE_CHECKING:
@@ -42,13 +46,6 @@ if TYPE_CHECKING:
 #: Dialogues converted to Arrow at a time when a split is handed to ``datasets`` as records.
 _RECORD_BATCH = 512
 
-#: Provenance kinds, from most to least trustworthy.
-OFFICIAL = "official"
-USER_COPY = "user copy"
-PARTIAL = "partial"
-DEMO = "demo sample"
-#: Full-size random text from ``benchmarks.synthetic``, for benchmarks: never the dataset.
-SYNTHETIC = "synthetic"
 
 
 class DemoDataWarning(UserWarning):
@@ -142,7 +139,7 @@ def _resolve(
     partial = [item for item in files if item.partial]
     for item in complete:
         path = data_directory / item.path
-        if path.is_file() and _is_synthetic(path):
+        if path.is_file() and is_synthetic(path):
             detail = "Random text written by benchmarks.synthetic in the original format, for benchmarks."
             return path, SYNTHETIC, "unverified", detail
         if path.is_file():
@@ -226,11 +223,6 @@ def _split_files(source: DatasetSource, split: str) -> tuple[SourceFile, ...]:
         raise UnknownNameError("split", split, list(source.splits), of=source.name) from None
 
 
-def _is_synthetic(path: Path) -> bool:
-    """True for a file that ``benchmarks.synthetic`` wrote (its marker file sits beside it)."""
-    return (path.parent / config.SYNTHETIC_MARKER).is_file()
-
-
 #: A file under this share of the official file's recorded size is refused: not a different version
 #: of the split (those differ by a few per cent) but a failed copy, a placeholder or another file.
 FAR_SMALLER = 0.5
@@ -247,6 +239,14 @@ def refuse_if_not_the_dataset(dataset: str, split: str, item: SourceFile, path: 
     """
     size = path.stat().st_size
     empty = size == 0 or (size <= _SMALL and not path.read_bytes().strip())
+    received = None if empty else not_data(path)
+    if received is not None:
+        raise DataError(
+            f"this is not the data file of {dataset}/{split}: it holds {received} (an error page or message "
+            f"kept in its place?). Delete it and run `atlas fetch {dataset}` (downloads need "
+            f"${config.OFFLINE_ENV} unset), or put the file from {origin(item)} there by hand.",
+            path=path,
+        )
     if not empty and (item.size is None or size >= item.size * FAR_SMALLER):
         return
     found = "it is empty" if size == 0 else "it holds only whitespace" if empty else f"it has only {size:,} bytes"
@@ -373,25 +373,13 @@ def _how_to_get(dataset: str, split: str, item: SourceFile, data_directory: Path
 
 
 def data_status(data_dir: str | Path | None = None) -> pd.DataFrame:
-    """What each split would be built on right now without downloading: a quick look, no hashing."""
-    data_directory = config.data_dir(data_dir)
-    rows = []
-    for dataset, source in registry().items():
-        for split, files in source.splits.items():
-            found = next((item for item in files if (data_directory / item.path).is_file()), None)
-            if found is None and config.data_dir_problem(data_directory):
-                status = "no data directory"
-            elif found is None:
-                status = DEMO if (source.demo_dir / files[0].path).is_file() else "missing"
-            elif _is_synthetic(data_directory / found.path):
-                status = SYNTHETIC
-            else:
-                status = PARTIAL if found.partial else "official file present"
-            path = data_directory / (found or files[0]).path
-            rows.append({"dataset": dataset, "split": split, "status": status, "path": str(path)})
+    """What each split would be built on right now without downloading: a quick look, no hashing
+    (:func:`utils.split_files.status_rows` as a frame)."""
     import pandas as pd
 
-    return pd.DataFrame(rows)
+    from .split_files import status_rows
+
+    return pd.DataFrame(status_rows(data_dir))
 
 
 def load(
@@ -411,13 +399,24 @@ def load(
     companions = source.companion_files(path) if source.companion_files else []
     key = _cache.cache_key(path, dataset, split, source.parser_version, companions)
     fast = source.parse_columns
-    tables = _cache.load_or_build(
-        config.cache_dir(),
-        key,
-        lambda: source.parse(path, split=split),
-        label=f"{dataset}/{split} ({path})",
-        fast_build=None if fast is None else lambda: fast(path, split=split),
-    )
+    try:
+        tables = _cache.load_or_build(
+            config.cache_dir(),
+            key,
+            lambda: source.parse(path, split=split),
+            label=f"{dataset}/{split} ({path})",
+            fast_build=None if fast is None else lambda: fast(path, split=split),
+        )
+    except DataError as exc:
+        if kind == OFFICIAL and checksum == "unverified":  # fetched, with nothing to verify it by
+            raise DataError(
+                f"{exc.reason} The atlas downloaded this file without a checksum to verify it: delete it "
+                f"and run `atlas fetch {dataset}` to download it again.",
+                path=exc.path,
+                record=exc.record,
+                field=exc.field,
+            ) from exc
+        raise
     if kind in (USER_COPY, PARTIAL):  # after the parser, whose errors say more where it finds one
         refuse_a_cut_last_line(path)
     _check_record_ids(source, split, path, tables)

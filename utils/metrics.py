@@ -1,6 +1,7 @@
 """Metrics shared by the chapters: token and grounding overlap, set overlap, ranking, BLEU and ROUGE-L.
 
-BLEU comes from ``sacrebleu`` and ROUGE-L from ``rouge-score``; the overlap measures follow
+BLEU comes from ``sacrebleu`` and ROUGE-L is ``rouge-score``'s (its tokens and formula, an LCS computed
+a machine word at a time); the overlap measures follow
 ParlAI's definitions so that numbers are comparable with the published ones.
 """
 
@@ -80,6 +81,84 @@ def grounding_overlap(
     return ngram_prf(tokenize(response), tokenize(evidence), n, distinct=distinct)
 
 
+class SubstringIndex:
+    """Every run of consecutive items of a sequence (its substrings), indexed in linear time: a suffix
+    automaton (Blumer et al.). :meth:`longest_match` finds the longest run another sequence shares
+    with it in one scan of that sequence.
+
+    Extending a match at every place its last item occurs, or :meth:`difflib.SequenceMatcher.find_longest_match`,
+    is quadratic in an item that repeats ("the the the ...", one character over and over: issue 50).
+    """
+
+    __slots__ = ("first_end", "length", "link", "next")
+
+    def __init__(self, sequence: Sequence[Hashable]) -> None:
+        self.next: list[dict[Hashable, int]] = [{}]
+        self.link = [-1]
+        self.length = [0]
+        #: where the strings of each state first end in the sequence (a state's strings share their ends)
+        self.first_end = [-1]
+        nxt, link, length, first_end = self.next, self.link, self.length, self.first_end
+        last = 0
+        for position, item in enumerate(sequence):
+            current = len(length)
+            nxt.append({})
+            link.append(0)
+            length.append(length[last] + 1)
+            first_end.append(position)
+            state = last
+            while state != -1 and item not in nxt[state]:
+                nxt[state][item] = current
+                state = link[state]
+            if state != -1:
+                target = nxt[state][item]
+                if length[state] + 1 == length[target]:
+                    link[current] = target
+                else:
+                    clone = len(length)
+                    nxt.append(dict(nxt[target]))
+                    link.append(link[target])
+                    length.append(length[state] + 1)
+                    first_end.append(first_end[target])
+                    while state != -1 and nxt[state].get(item) == target:
+                        nxt[state][item] = clone
+                        state = link[state]
+                    link[target] = link[current] = clone
+            last = current
+
+    def longest_match(self, other: Iterable[Hashable]) -> tuple[int, int]:
+        """``(start, size)``: the longest run of consecutive items of ``other`` that occurs in the
+        indexed sequence, as where it starts there and its length; of several, the one that starts
+        first in the indexed sequence (as :meth:`difflib.SequenceMatcher.find_longest_match` picks).
+        ``(0, 0)`` when they share no item."""
+        nxt, link, length, first_end = self.next, self.link, self.length, self.first_end
+        best_start, best = 0, 0
+        state = size = 0
+        for item in other:
+            while state and item not in nxt[state]:
+                state = link[state]
+                size = length[state]
+            if item in nxt[state]:
+                state = nxt[state][item]
+                size += 1
+            else:
+                state = size = 0
+                continue
+            start = first_end[state] - size + 1
+            if size > best or (size == best and start < best_start):
+                best_start, best = start, size
+        return (best_start, best) if best else (0, 0)
+
+
+def longest_common_run(first: Sequence[Hashable], second: Sequence[Hashable]) -> int:
+    """The length of the longest run of consecutive items of ``first`` that also occurs, consecutively,
+    in ``second`` (the longest common substring of two token lists), in time linear in both
+    (:class:`SubstringIndex`)."""
+    if not first or not second:
+        return 0
+    return SubstringIndex(second).longest_match(first)[1]
+
+
 def unigram_f1(predicted: str, gold: str, tokenize: Callable[[str], list[str]] = word_tokens) -> float:
     """ParlAI's unigram F1 between two strings (ParlAI normalisation by default)."""
     return token_prf(tokenize(predicted), tokenize(gold)).f1
@@ -125,15 +204,43 @@ class _CallableTokenizer:
         return self._tokenize(text)
 
 
+def lcs_length(first: Sequence[str], second: Sequence[str]) -> int:
+    """The length of the longest common subsequence of two token sequences.
+
+    Computed a machine word of ``second`` at a time (Allison and Dix's bit-vector recurrence, as
+    Hyyrö states it): the row of the textbook table is one integer whose set bits mark where the
+    row's value steps up, and each token of ``first`` updates it with a few integer operations. The
+    table cell by cell (WISE's authors' code, rouge-score) costs a Python step per pair of tokens
+    (issue 50: quadratic in a long turn); this is exact, and costs len(first) integer operations on
+    len(second)-bit integers.
+    """
+    if not first or not second:
+        return 0
+    matches: dict[str, int] = {}
+    for position, token in enumerate(second):
+        matches[token] = matches.get(token, 0) | (1 << position)
+    mask = (1 << len(second)) - 1
+    row = mask  # every bit set: no step up yet
+    for token in first:
+        match = matches.get(token, 0)
+        low = row & match
+        row = ((row + low) | (row - low)) & mask
+    return len(second) - row.bit_count()
+
+
 def rouge_l(predicted: str, gold: str, tokenize: Callable[[str], list[str]] | None = None) -> PRF:
-    """ROUGE-L (sentence-level LCS) from rouge-score; pass ``tokenize`` for character-level Chinese."""
-    from rouge_score import rouge_scorer
+    """ROUGE-L (sentence-level LCS) as rouge-score computes it, on its tokens (pass ``tokenize`` for
+    character-level Chinese). The LCS is :func:`lcs_length`'s: rouge-score fills the whole table in
+    Python, a step per pair of tokens, which is quadratic in a long response (issue 50)."""
+    from rouge_score import scoring, tokenizers
 
-    tokenizer = _CallableTokenizer(tokenize) if tokenize is not None else None
-    scorer = rouge_scorer.RougeScorer(["rougeL"], tokenizer=tokenizer)
-    score = scorer.score(gold, predicted)["rougeL"]
-    return PRF(score.precision, score.recall, score.fmeasure)
-
+    tokenizer = _CallableTokenizer(tokenize) if tokenize is not None else tokenizers.DefaultTokenizer(use_stemmer=False)
+    target, prediction = tokenizer.tokenize(gold), tokenizer.tokenize(predicted)
+    if not target or not prediction:
+        return PRF(0.0, 0.0, 0.0)
+    common = lcs_length(target, prediction)
+    precision, recall = common / len(prediction), common / len(target)
+    return PRF(precision, recall, scoring.fmeasure(precision, recall))
 
 #: How many examples a comparison needs before the project checks ask for an interval rather than
 #: a point: below it, a 95 % interval of a difference spans nearly everything (a demo sample's 8

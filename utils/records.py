@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from . import config
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -198,7 +200,9 @@ def export_records(split: LoadedSplit, *, parquet: bool = False) -> Iterator[dic
     source = {
         "kind": provenance.kind,
         "checksum": provenance.checksum,
-        "source": str(provenance.path),
+        # $ATLAS_DATA_DIR/<path> (or utils/... for a demo sample), as the terminal shows it: an
+        # exported file is shared, and the exporter's home folder is not the reader's business
+        "source": config.display_path(provenance.path),
         "size_bytes": provenance.size_bytes,
         "dialogues": provenance.dialogues,
         "turns": provenance.turns,

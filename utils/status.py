@@ -26,6 +26,7 @@ from .loading import DEMO, PARTIAL, SYNTHETIC, data_status, load
 from .render._html import SafeHTML, esc
 from .reported import Reported, all_reported
 from .sources import get_source
+from .split_files import NOT_DATA
 from .text import counted
 
 #: How the panel names each status of :func:`utils.data_status`.
@@ -34,6 +35,7 @@ BUILT_ON = {
     PARTIAL: "partial copy",
     DEMO: "demo sample, not the dataset",
     SYNTHETIC: "synthetic benchmark data, not the dataset",
+    NOT_DATA: "not the data file (an error page or message in its place)",
     "missing": "missing",
 }
 #: The chip (its colour and its one word) of each status: official green, partial amber, demo red.
@@ -42,6 +44,7 @@ CHIP = {
     PARTIAL: "partial",
     DEMO: "demo",
     SYNTHETIC: "synthetic",
+    NOT_DATA: "missing",
     "missing": "missing",
 }
 #: Reported counts that size a split, in order of preference (records first, then turns).
@@ -117,7 +120,7 @@ def build_status_frame(data_dir: str | Path | None = None) -> pd.DataFrame:
         item = reported_item(row.dataset, row.split)
         size = turns = compared = None
         unit, other, loaded_text = source.record_unit, "", ""
-        if row.status != "missing":
+        if row.status not in ("missing", NOT_DATA):  # a file not in its format would fail to load
             loaded = _loaded(row.dataset, row.split, data_dir)
             turns = loaded.turns
             size = loaded.records

@@ -144,6 +144,29 @@ def _author_year_style() -> type:
     return AuthorYear
 
 
+def _say_the_data(app: Any) -> None:
+    """The build's log says which data the chapters run on: the data directory, then one line per
+    dataset with what each split is built on (as ``atlas status`` lists them; issue 50)."""
+    from utils import config
+    from utils.split_files import dataset_lines
+
+    logger.info(bold(f"atlas: data directory {config.data_dir()}"))
+    for line in dataset_lines():
+        logger.info(f"atlas: {line}")
+
+
+def _encrypt_kernels(app: Any) -> None:
+    """The chapters' kernels, started by this process, talk to it with CurveZMQ keys the kernel
+    manager provisions, where the kernel says it can (ipykernel 7.4 and later): each kernel started
+    without them warns that it "is running over TCP without encryption", once per chapter in the
+    log (issue 50). The default is set on the class: myst-nb makes its kernel managers without a
+    configuration this process could pass."""
+    from jupyter_client.manager import KernelManager
+
+    if "transport_encryption" in KernelManager.class_traits():  # jupyter_client 8.10 and later
+        KernelManager.transport_encryption.default_value = "auto"
+
+
 def _viewer_dir(app: Any) -> Path:
     return Path(app.outdir) / "_viewer"
 
@@ -458,6 +481,8 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
     app.connect("html-page-context", _accessible_body)
     app.connect("html-page-context", _mark_missing_sql_console)
+    app.connect("builder-inited", _say_the_data)
+    app.connect("builder-inited", _encrypt_kernels)
     app.connect("builder-inited", _start_viewer)
     app.connect("build-finished", _finish_viewer)
     app.add_config_value("atlas_learner_branch", "learner-copies", "html")

@@ -12,7 +12,8 @@ import {
   chipCounts, codeCounts, codesHolding, computeMasks, keepKnownColumns, markFacets, sortRows, valueCounts,
 } from "./filters.js";
 import {
-  SQL_MISSING, createLevelView, loadDuckDB, resultRows, sqlConsoleMissing, sqlName, tableName, tablesNamed,
+  SQL_MISSING, createLevelView, extensionRefusal, extensionStatement, loadDuckDB, queryFailure, resultRows,
+  sqlConsoleMissing, sqlName, tableName, tablesNamed,
 } from "./sql.js";
 import { describe, histogramBins, percent } from "./statistics.js";
 import { SEARCH_CAP, cellText, codePoints, csvText, fmt, keyed, own } from "./text.js";
@@ -84,6 +85,8 @@ export class Viewer {
     this.baseBuffer = null;
     /** @type {string | null} */
     this.downloadUrl = null;
+    /** @type {string | null} the query a link brought, as it came: its errors are shown as its own */
+    this.linkedSql = null;
     /* A chapter's compact view: a few rows of its splits, each opening the dataset's viewer page
      * (data-viewer-page, from the site's root) at that row; no filters, statistics or SQL. */
     this.compact = holder.classList.contains("atlas-viewer-compact");
@@ -255,6 +258,7 @@ export class Viewer {
    * @param {string} sql
    */
   showLinkedQuery(sql) {
+    this.linkedSql = sql.trim();
     /** @type {HTMLDetailsElement} */ (this.sqlBox).open = true;
     /** @type {HTMLTextAreaElement} */ (this.sqlText).value = sql;
     if (sqlConsoleMissing()) { // no engine in this build: say so rather than offer to run it
@@ -1080,6 +1084,10 @@ export class Viewer {
     this.sqlStatus = make("p", "atlas-viewer-sqlstatus");
     this.sqlStatus.setAttribute("role", "status");
     box.appendChild(this.sqlStatus);
+    // DuckDB's error, apart from the console's words: a query (a link's) can make it say anything
+    this.sqlError = make("pre", "atlas-viewer-sqlerror");
+    this.sqlError.hidden = true;
+    box.appendChild(this.sqlError);
     box.appendChild(this.scroller(this.sqlResult = make("table", "atlas-viewer-grid atlas-viewer-result"), "The query's result"));
     examples.addEventListener("change", () => {
       const query = (data.manifest.queries || [])[Number(examples.value)];
@@ -1153,6 +1161,9 @@ export class Viewer {
   /** Clear the result and its CSV link (before a query runs, so a failed one leaves no old result). */
   clearResult() {
     clear(/** @type {HTMLTableElement} */ (this.sqlResult));
+    const error = /** @type {HTMLElement} */ (this.sqlError);
+    error.hidden = true;
+    error.textContent = "";
     const download = /** @type {HTMLAnchorElement} */ (this.download);
     download.hidden = true;
     download.removeAttribute("href");
@@ -1180,6 +1191,13 @@ export class Viewer {
       this.holder.setAttribute("data-sql-state", "missing");
       return Promise.resolve();
     }
+    const extension = extensionStatement(sql);
+    if (extension) { // refused before DuckDB answers: DuckDB-WASM would say "Success" to INSTALL
+      status.textContent = extensionRefusal(extension);
+      this.holder.setAttribute("data-sql-state", "error");
+      return Promise.resolve();
+    }
+    const fromLink = sql === this.linkedSql;
     status.textContent = "Starting DuckDB and loading the tables the query names\u2026";
     this.holder.setAttribute("data-sql-state", "running");
     const started = performance.now();
@@ -1200,9 +1218,11 @@ export class Viewer {
         this.holder.setAttribute("data-sql-rows", String(rows.length));
       }, (error) => {
         this.clearResult();
-        const message = error && error.message ? error.message : String(error);
-        status.textContent = "The query failed, so no result is shown: " + message + (/extension/i.test(message) ?
-          " (This console loads no extension and fetches nothing: its DuckDB has the functions it was built with.)" : "");
+        const failure = queryFailure(error && error.message ? error.message : String(error), fromLink);
+        status.textContent = failure.lead;
+        const shown = /** @type {HTMLElement} */ (this.sqlError);
+        shown.textContent = failure.error;
+        shown.hidden = false;
         this.holder.setAttribute("data-sql-state", "error");
       });
   }

@@ -227,3 +227,110 @@ export function resultRows(result) {
   const rows = result.toArray().map((/** @type {any} */ row) => names.map((/** @type {string} */ name) => plainValue(row[name])));
   return { names, rows };
 }
+
+/* What the console says of extensions, before anything DuckDB says: DuckDB's own errors advise
+ * "INSTALL json; LOAD json;", which this console refuses (LOCKDOWN), and DuckDB-WASM answers INSTALL
+ * with "Success" although nothing can then be loaded. */
+export const NO_EXTENSIONS = "This console loads no extension and fetches nothing: its DuckDB has the functions it was built with.";
+
+/**
+ * The query with its comments and the insides of its quoted strings and identifiers blanked, so that a
+ * ";" or a keyword inside them counts for nothing. Blanking errs on the side of seeing a statement: a
+ * backslash never escapes a quote here, and a block comment ends at its first "*\/".
+ * @param {string} sql
+ * @returns {string}
+ */
+export function blankedSql(sql) {
+  let out = "";
+  let k = 0;
+  while (k < sql.length) {
+    const c = sql[k];
+    const two = sql.slice(k, k + 2);
+    if (two === "--") {
+      const end = sql.indexOf("\n", k);
+      const stop = end === -1 ? sql.length : end;
+      out += " ".repeat(stop - k);
+      k = stop;
+    } else if (two === "/*") {
+      const end = sql.indexOf("*/", k + 2);
+      const stop = end === -1 ? sql.length : end + 2;
+      out += " ".repeat(stop - k);
+      k = stop;
+    } else if (c === "'" || c === '"') {
+      let stop = k + 1;
+      for (;;) {
+        const next = sql.indexOf(c, stop);
+        if (next === -1) { stop = sql.length; break; }
+        if (sql[next + 1] === c) { stop = next + 2; continue; } // a doubled quote stays inside
+        stop = next + 1;
+        break;
+      }
+      out += c + " ".repeat(Math.max(stop - k - 2, 0)) + (stop - k >= 2 ? c : "");
+      k = stop;
+    } else {
+      out += c;
+      k += 1;
+    }
+  }
+  return out;
+}
+
+/**
+ * The statement of ``sql`` that installs or loads a DuckDB extension (``INSTALL``, ``FORCE INSTALL``,
+ * ``LOAD``, ``UPDATE EXTENSIONS``), named by its keywords, or null. Such a statement is refused
+ * before DuckDB sees the query.
+ * @param {string} sql
+ * @returns {string | null}
+ */
+export function extensionStatement(sql) {
+  for (const statement of blankedSql(sql).split(";")) {
+    const head = statement.trim().match(/^(force\s+install|install|load|update\s+extensions)\b/i);
+    if (head) {
+      return head[1].toUpperCase().replace(/\s+/g, " ");
+    }
+  }
+  return null;
+}
+
+/**
+ * DuckDB's error without its advice to install or load an extension (the console's own note says
+ * why that cannot be done here).
+ * @param {string} message
+ * @returns {string}
+ */
+export function withoutExtensionAdvice(message) {
+  const advice = message.search(/please try installing|to install and load|alternatively, consider enabling auto|^\s*(?:force\s+)?install\s+\w+\s*;/im);
+  return (advice === -1 ? message : message.slice(0, advice)).trim();
+}
+
+/**
+ * @typedef {object} Failure
+ * @property {string} lead what the console says, in its own words
+ * @property {string} error the query's error, as DuckDB gave it: shown apart, as the query's text
+ */
+
+/**
+ * What the console shows when a query fails: its own lead (the extension note first, where the
+ * error is about one; that the query came with a link, where it did) and DuckDB's error kept apart,
+ * never run together with the console's words: a linked query can make DuckDB say anything
+ * (``SELECT error('...')``).
+ * @param {string} message DuckDB's error
+ * @param {boolean} fromLink the query is the one a link brought, unchanged
+ * @returns {Failure}
+ */
+export function queryFailure(message, fromLink) {
+  const aboutExtensions = /extension/i.test(message) || extensionStatement(message) !== null;
+  const lead = "The query failed, so no result is shown." + (aboutExtensions ? " " + NO_EXTENSIONS : "") +
+    (fromLink ? " The query came with the link you opened: the error below is what that query made DuckDB say, " +
+      "not a message of this book." : " DuckDB's error:");
+  return { lead, error: aboutExtensions ? withoutExtensionAdvice(message) : message };
+}
+
+/**
+ * The console's answer to a query that installs or loads an extension, before DuckDB sees it.
+ * @param {string} statement the keywords, as extensionStatement gives them
+ * @returns {string}
+ */
+export function extensionRefusal(statement) {
+  return "Not run: the query has " + (/^[AEIOU]/.test(statement) ? "an " : "a ") + statement + " statement. " + NO_EXTENSIONS;
+}

@@ -35,7 +35,7 @@ from sklearn.preprocessing import StandardScaler
 from ... import scoring
 from ...figures import caption as figure_caption
 from ...loading import LoadedSplit
-from ...metrics import ngrams
+from ...metrics import longest_common_run, ngrams
 from ...scoring import auc_rows
 from ...tables import Table, integer, table
 from ...text import word_tokens
@@ -93,23 +93,6 @@ def _precision(response: list[tuple[str, ...]], knowledge: set[tuple[str, ...]])
     return sum(item in knowledge for item in response) / len(response) if response else 0.0
 
 
-def _longest_copied_run(response: list[str], knowledge: list[str]) -> int:
-    """The longest run of consecutive response words that also occurs consecutively in the knowledge."""
-    if not response or not knowledge:
-        return 0
-    positions: dict[str, list[int]] = {}
-    for index, word in enumerate(knowledge):
-        positions.setdefault(word, []).append(index)
-    best = 0
-    previous: dict[int, int] = {}
-    for word in response:
-        current = {j: previous.get(j - 1, 0) + 1 for j in positions.get(word, ())}
-        if current:
-            best = max(best, *current.values())
-        previous = current
-    return best
-
-
 def _raw_words(text: str) -> list[str]:
     return [word.strip(".,;:!?\"'()[]") for word in text.split()]
 
@@ -130,7 +113,7 @@ def features(response: str, knowledge: str, message: str = "") -> dict[str, floa
         "unigram_precision": knowledge_precision(response, knowledge),
         "bigram_precision": _precision(ngrams(words, 2), set(ngrams(known, 2))),
         "trigram_precision": _precision(ngrams(words, 3), set(ngrams(known, 3))),
-        "copied_span": _longest_copied_run(words, known) / len(words) if words else 0.0,
+        "copied_span": longest_common_run(words, known) / len(words) if words else 0.0,
         "knowledge_recall": len(known_set & set(words)) / len(known_set) if known_set else 0.0,
         "novel_content": sum(word not in known_set for word in content) / len(content) if content else 0.0,
         "novel_numbers": float(sum(word not in known_set for word in numbers)),

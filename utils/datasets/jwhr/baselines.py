@@ -27,7 +27,7 @@ from ...plotting import text_as_typed
 from ...records import Dialogue
 from ...text import char_tokens
 from .parser import NOT_FOUND, NOTHING, QUOTE, SUMMARY, Sentence, Step, answered, sentences, trail
-from .stats import link_depth
+from .stats import link_depths
 
 if TYPE_CHECKING:
     from ...loading import Provenance
@@ -430,7 +430,7 @@ def trail_features(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
                 "link_steps": len(steps) - len(searches),
                 "keywords_per_search": sum(len(s.keywords) for s in searches) / len(searches) if searches else 0.0,
                 "distinct_pages": len({s.url for s in steps if s.title is not None}),
-                "max_link_depth": max((link_depth(steps, s.index) for s in steps), default=0),
+                "max_link_depth": max(link_depths(steps), default=0),
                 "not_found": sum(s.content == NOT_FOUND for s in steps),
                 "quotes": sum(s.content == QUOTE for s in steps),
                 "summaries": sum(s.content == SUMMARY for s in steps),

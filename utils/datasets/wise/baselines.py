@@ -44,7 +44,6 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from functools import lru_cache
 from statistics import median
 from typing import TYPE_CHECKING, cast
@@ -56,7 +55,7 @@ from rank_bm25 import BM25Plus
 from ... import tables
 from ...figures import data_caveat
 from ...loading import LoadedSplit, Provenance
-from ...metrics import PRF, set_prf
+from ...metrics import PRF, SubstringIndex, lcs_length, set_prf
 from ...records import SEEKER, WIZARD, Dialogue
 from ...tables import Table
 from ...text import char_tokens
@@ -330,17 +329,6 @@ def authors_bleu1(references: Sequence[Sequence[str]], hypothesis: Sequence[str]
     closest = min((len(reference) for reference in references), key=lambda n: (abs(n - length), n))
     penalty = 1.0 if length > closest else math.exp(1 - closest / length)
     return penalty * (matches + 1) / (length + 1)
-
-
-def lcs_length(first: Sequence[str], second: Sequence[str]) -> int:
-    """The length of the longest common subsequence of two token sequences."""
-    previous = [0] * (len(second) + 1)
-    for token in first:
-        current = [0]
-        for j, other in enumerate(second, start=1):
-            current.append(previous[j - 1] + 1 if token == other else max(previous[j], current[j - 1]))
-        previous = current
-    return previous[-1]
 
 
 def authors_rouge_l(references: Sequence[Sequence[str]], candidate: Sequence[str], beta: float = 1.2) -> float:
@@ -796,11 +784,14 @@ def extract_keyphrases(example: SystemTurnExample, min_length: int = 2) -> list[
     """
     text = "".join(char_tokens(example.user_text))
     best = ""
+    # the utterance indexed once, each candidate scanned once: linear, where difflib's
+    # find_longest_match was quadratic in a repeated character (issue 50); the same matches, the
+    # earliest in the utterance of the longest, the first candidate with the longest
+    index = SubstringIndex(text)
     for candidate in example.query_candidates:
-        matcher = SequenceMatcher(None, text, candidate, autojunk=False)
-        match = matcher.find_longest_match(0, len(text), 0, len(candidate))
-        if match.size > len(best):
-            best = text[match.a : match.a + match.size]
+        start, size = index.longest_match(candidate)
+        if size > len(best):
+            best = text[start : start + size]
     if len(best) >= min_length:
         return [best]
     return utterance_keyphrase(example)

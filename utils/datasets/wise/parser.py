@@ -495,7 +495,10 @@ class _CandidateColumns:
         outside = [value for value in dict.fromkeys(selected) if value not in shown]
         self._outside.extend(range(start + len(ordered), start + len(ordered) + len(outside)))
         ordered += outside
-        self._selected.extend(start + ordered.index(value) for value in set(selected))
+        # one look-up per selected passage: ordered.index() for each was quadratic in a turn that
+        # selects many of many shown passages (issue 50)
+        offsets = {value: offset for offset, value in enumerate(ordered)}
+        self._selected.extend(start + offsets[value] for value in set(selected))
         self._ids += ordered
         self._counts.append(len(ordered))
         return selected, unresolved
