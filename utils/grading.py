@@ -506,11 +506,42 @@ def verdict_outputs(verdict: Verdict) -> list[Any]:
     ]
 
 
+@contextlib.contextmanager
+def _data_folder(folder: Path | None) -> Iterator[None]:
+    """``$ATLAS_DATA_DIR`` set to ``folder`` for a verdict (left as it is for None)."""
+    if folder is None:
+        yield
+        return
+    before = os.environ.get("ATLAS_DATA_DIR")
+    os.environ["ATLAS_DATA_DIR"] = str(folder)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("ATLAS_DATA_DIR", None)
+        else:
+            os.environ["ATLAS_DATA_DIR"] = before
+
+
 def grade_notebook(
-    notebook: Any, files: Path | None, limits: Limits, *, data: Path | None, cache: Path | None
+    notebook: Any,
+    files: Path | None,
+    limits: Limits,
+    *,
+    data: Path | None,
+    cache: Path | None,
+    labelled: Path | None = None,
 ) -> tuple[Any, list[str]]:
-    """``notebook`` with its code cells' outputs from an isolated run and its tests' verdicts from here."""
+    """``notebook`` with its code cells' outputs from an isolated run and its tests' verdicts from here.
+
+    The sandbox reads ``data``, the students' data folder, and so do the verdicts, so that a test
+    scores an answer on the data it was computed on; the tests of projects whose labels the students'
+    folder holds out (:mod:`utils.projects`) read ``labelled``, the teacher's, instead."""
     import nbformat
+
+    from .projects import held_out_exercises
+
+    projects = {spec.exercise for spec in held_out_exercises()}
 
     sandboxed = nbformat.from_dict(json.loads(json.dumps(notebook)))
     names_of: dict[int, list[str]] = {}
@@ -537,7 +568,9 @@ def grade_notebook(
                     f"{'; '.join(problems) or 'see the cells above'}).",
                 )
             else:
-                verdict = verdict_of(cell.source, values, exercise=exercise)
+                project = re.sub(r"-test(-\d+)?$", "", exercise) in projects
+                with _data_folder(labelled if project and labelled is not None else data):
+                    verdict = verdict_of(cell.source, values, exercise=exercise)
             cell.outputs = verdict_outputs(verdict)
             continue
         outputs = ran.get("outputs", []) if ran is not None and ran.get("cell_type") == "code" else []
@@ -581,7 +614,7 @@ class IsolatedExecute(Preprocessor):
         files = Path(resources.get("metadata", {}).get("path") or ".")
         started = time.monotonic()
         try:
-            nb, problems = grade_notebook(nb, files, limits, data=data, cache=cache_dir())
+            nb, problems = grade_notebook(nb, files, limits, data=data, cache=cache_dir(), labelled=data_dir())
         except IsolationUnavailable:
             raise
         except Exception as problem:
@@ -794,7 +827,12 @@ def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] =
     source = course / "source" / assignment / f"{assignment}.ipynb"
     if not source.is_file():
         raise GradingSetupError(f"no assignment {assignment!r} in {course / 'source'}")
-    warmed = warm_cache(source.read_text(encoding="utf-8"))
+    text = source.read_text(encoding="utf-8")
+    warmed = warm_cache(text)
+    students = course / "student-data"
+    if students.is_dir():  # what the sandboxes read, and the verdicts of every test but the projects'
+        with _data_folder(students.resolve()):
+            warm_cache(text)
     if warmed:
         print(f"data loaded for grading: {', '.join(warmed)}")
     started = time.time()
