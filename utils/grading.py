@@ -829,9 +829,9 @@ def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] =
         raise GradingSetupError(f"no assignment {assignment!r} in {course / 'source'}")
     text = source.read_text(encoding="utf-8")
     warmed = warm_cache(text)
-    students = course / "student-data"
-    if students.is_dir():  # what the sandboxes read, and the verdicts of every test but the projects'
-        with _data_folder(students.resolve()):
+    shared = course / "student-data"
+    if shared.is_dir():  # what the sandboxes read, and the verdicts of every test but the projects'
+        with _data_folder(shared.resolve()):
             warm_cache(text)
     if warmed:
         print(f"data loaded for grading: {', '.join(warmed)}")

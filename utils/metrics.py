@@ -246,36 +246,3 @@ def rouge_l(predicted: str, gold: str, tokenize: Callable[[str], list[str]] | No
 #: a point: below it, a 95 % interval of a difference spans nearly everything (a demo sample's 8
 #: responses), and the point comparison is all one can do.
 MIN_FOR_INTERVAL = 50
-
-
-def paired_bootstrap(
-    metric: Callable[[Sequence[Hashable], Sequence[Hashable]], float],
-    gold: Sequence[Hashable],
-    mine: Sequence[Hashable],
-    baseline: Sequence[Hashable],
-    *,
-    resamples: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
-) -> tuple[float, float, float]:
-    """``metric(gold, mine) - metric(gold, baseline)`` and its percentile interval from resampling the
-    examples once for both (a paired bootstrap: ``resamples`` draws with ``seed``). A draw on which
-    the metric is undefined (it raises ValueError, as an AUC does on one class) is left out."""
-    import numpy as np
-
-    gold_array, mine_array, baseline_array = (np.asarray(values, dtype=object) for values in (gold, mine, baseline))
-    if not len(gold_array) == len(mine_array) == len(baseline_array):
-        raise ValueError("a paired comparison needs one prediction of each system per example")
-    point = metric(list(gold_array), list(mine_array)) - metric(list(gold_array), list(baseline_array))
-    rng = np.random.default_rng(seed)
-    differences = []
-    for _ in range(resamples):
-        index = rng.integers(0, len(gold_array), len(gold_array))
-        drawn = list(gold_array[index])
-        try:
-            differences.append(metric(drawn, list(mine_array[index])) - metric(drawn, list(baseline_array[index])))
-        except ValueError:
-            continue
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(differences, [tail, 100 - tail]) if differences else (float("nan"), float("nan"))
-    return float(point), float(low), float(high)

@@ -30,9 +30,10 @@ from ...checking import (
     turns_of,
 )
 from ...loading import SYNTHETIC
-from ...metrics import MIN_FOR_INTERVAL, paired_bootstrap
+from ...metrics import MIN_FOR_INTERVAL
 from ...projects import HeldOut, check_released_scores, released_ids
 from ...records import Dialogue
+from ...scoring import auc_rows, paired_bootstrap
 from . import baselines
 from .stats import edited_share, lengths, utterances
 
@@ -107,9 +108,6 @@ def is_synthetic(*data: object) -> bool:
 #: scores were made with the test labels. (A handful of demo responses can be separated by chance.)
 PERFECT_IS_SUSPECT = 20
 
-
-def _auc(labels: Sequence[Any], scores: Sequence[Any]) -> float:
-    return float(roc_auc_score(np.asarray(labels, dtype=int), np.asarray(scores, dtype=float)))
 
 
 @dataclass(frozen=True)
@@ -191,11 +189,16 @@ def check_ranking(
         fail(what, f"your scores rank the {len(labels)} test responses with a ROC AUC of {auc:.3f}, not above "
                     f"{bar_name} on the same responses. {hint}")
     if len(labels) >= MIN_FOR_INTERVAL:
-        _, low, _ = paired_bootstrap(_auc, list(labels), list(scores), list(reference))
+        # the paired bootstrap `atlas score --compare` reports (utils.scoring), on the same responses
+        def auc_of(values: np.ndarray) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+            return lambda index: {"ROC AUC": auc_rows(labels[index], values[index])}
+
+        _, low, _ = paired_bootstrap(auc_of(scores), auc_of(reference), len(labels))["ROC AUC"]
         if not low > 0:
             fail(what, f"your scores rank the {len(labels)} test responses with a ROC AUC of {auc:.3f}, but not "
                         f"above {bar_name} by more than chance could give: the 95 % paired bootstrap interval of "
-                        f"the difference (1,000 resamples of the responses) reaches zero. {hint}")
+                        f"the difference (1,000 resamples of the responses, as `atlas score --compare` "
+                        f"draws them) reaches zero. {hint}")
         passed(what, f"ROC AUC {auc:.3f} on {len(labels)} responses, above {bar_name} beyond chance "
                       "(a 95 % paired bootstrap interval of the difference above zero)")
         return
