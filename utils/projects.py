@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .loading import STUDENTS_COPY
 from .sources import get_source, get_split_files, registry
 
 #: Where an assignment's held-out inputs sit, beside its notebook.
@@ -225,6 +226,11 @@ def write_student_data(target: Path, source: Path, specs: Iterable[HeldOut]) -> 
                 os.link(path, destination)
             except OSError:
                 shutil.copy2(path, destination)
+    partial = [relative for relative in left_out if (staging / relative).is_file()]
+    (staging / STUDENTS_COPY).write_text(
+        json.dumps({"partial": partial, "why": "a course's students' copy: the held-out items are with the teacher"}),
+        encoding="utf-8",
+    )
     shutil.rmtree(target, ignore_errors=True)
     staging.replace(target)
     return left_out
