@@ -382,3 +382,43 @@ def test_an_answer_that_calls_the_chapters_answering_helper_is_listed(tmp_path: 
     assert [(item.student, item.like) for item in listed] == [
         ("eve", "the chapter's helper summary_frame(), which computes the answer")
     ]
+
+
+@pytest.mark.parametrize(
+    ("lms", "names"),
+    [
+        (
+            "canvas",
+            {
+                "doejane_1001_555001_begin.ipynb": "1001",
+                "smithjohn_LATE_1002_555002_begin.ipynb": "1002",
+                "leeann_1003_555003_begin-1.ipynb": "1003",
+            },
+        ),
+        (
+            "moodle",
+            {
+                "Jane Doe_2001_assignsubmission_file_/begin.ipynb": "2001",
+                "John Smith_2002_assignsubmission_file_/begin.ipynb": "2002",
+                "Ann Lee_2003_assignsubmission_file_/begin.ipynb": "2003",
+            },
+        ),
+    ],
+)
+def test_zip_collect_reads_the_file_names_of_the_lms_download(tmp_path: Path, lms: str, names: dict[str, str]) -> None:
+    import zipfile
+
+    folder = tmp_path / "course"
+    made = _run([*ATLAS, "course", "--out", str(folder), "--lms", lms, ASSIGNMENT], tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert _run([*NBGRADER, "generate_assignment", ASSIGNMENT], folder).returncode == 0
+    release = (folder / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_bytes()
+    archive = folder / "downloaded" / ASSIGNMENT / "archive"
+    archive.mkdir(parents=True)
+    with zipfile.ZipFile(archive / "submissions.zip", "w") as bundle:
+        for name in names:
+            bundle.writestr(name, release)
+    collected = _run([*NBGRADER, "zip_collect", ASSIGNMENT], folder)
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    for student in names.values():
+        assert (folder / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file(), collected.stderr
