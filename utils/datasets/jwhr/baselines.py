@@ -22,7 +22,7 @@ import pandas as pd
 
 from ... import tables
 from ...figures import data_caveat
-from ...metrics import PRF, grounding_overlap, set_prf
+from ...metrics import PRF, SubstringIndex, grounding_overlap, set_prf
 from ...plotting import text_as_typed
 from ...records import Dialogue
 from ...text import char_tokens
@@ -163,49 +163,16 @@ def _add(total: list[float], accuracy: float, prf: PRF) -> None:
 # -- 2. extractiveness ---------------------------------------------------------------------------
 
 
-class _SuffixAutomaton:
-    """The substrings of ``text[start:stop]``, built in linear time (Blumer et al.'s construction).
+class _SuffixAutomaton(SubstringIndex):
+    """The substrings of ``text[start:stop]`` (:class:`utils.metrics.SubstringIndex`, Blumer et al.'s
+    construction in linear time), with where each match first ends in ``text``: a match found while
+    scanning another string is placed at its earliest occurrence, as difflib places it."""
 
-    Each state keeps ``first_end``, where its strings first end in the text: with it, a match found
-    while scanning another string is placed at its earliest occurrence, as difflib places it.
-    """
-
-    __slots__ = ("first_end", "length", "link", "next")
+    __slots__ = ("offset",)
 
     def __init__(self, text: str, start: int, stop: int) -> None:
-        self.next: list[dict[str, int]] = [{}]
-        self.link = [-1]
-        self.length = [0]
-        self.first_end = [-1]
-        nxt, link, length, first_end = self.next, self.link, self.length, self.first_end
-        last = 0
-        for position in range(start, stop):
-            char = text[position]
-            current = len(length)
-            nxt.append({})
-            link.append(0)
-            length.append(length[last] + 1)
-            first_end.append(position)
-            state = last
-            while state != -1 and char not in nxt[state]:
-                nxt[state][char] = current
-                state = link[state]
-            if state != -1:
-                target = nxt[state][char]
-                if length[state] + 1 == length[target]:
-                    link[current] = target
-                else:
-                    clone = len(length)
-                    nxt.append(dict(nxt[target]))
-                    link.append(link[target])
-                    length.append(length[state] + 1)
-                    first_end.append(first_end[target])
-                    while state != -1 and nxt[state].get(char) == target:
-                        nxt[state][char] = clone
-                        state = link[state]
-                    link[target] = clone
-                    link[current] = clone
-            last = current
+        super().__init__(text[start:stop])
+        self.offset = start
 
     def match_lengths(self, text: str, start: int, stop: int, lengths: list[int], first_ends: list[int]) -> None:
         """For each ``p`` in ``range(start, stop)``, the longest ``text[q:p+1]`` (``q >= start``) found
@@ -223,7 +190,7 @@ class _SuffixAutomaton:
             else:
                 state = size = 0
             lengths[position] = size
-            first_ends[position] = first_end[state]
+            first_ends[position] = first_end[state] + self.offset if state else -1
 
 
 class _RangeMax:
