@@ -20,7 +20,7 @@ from conftest import _real_data_dir
 from utils import course, projects
 from utils.config import data_dir
 
-CHAPTERS = ("begin", "faithdial", "wise", "jwhr")
+CHAPTERS = ("begin", "faithdial", "wise", "jwhr", "wow")
 
 
 def _digest(path: Path) -> str:
@@ -50,10 +50,10 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_every_project_with_held_out_labels_is_declared() -> None:
     declared = {spec.exercise for spec in projects.held_out_exercises()}
-    assert {"begin-ex-4", "faithdial-ex-4", "wise-ex-4", "jwhr-ex-4"} <= declared
+    assert {"begin-ex-4", "faithdial-ex-4", "wise-ex-4", "jwhr-ex-4", "wow-ex-4"} <= declared
 
 
-@pytest.mark.parametrize("exercise", ["begin-ex-4", "faithdial-ex-4", "wise-ex-4", "jwhr-ex-4"])
+@pytest.mark.parametrize("exercise", ["begin-ex-4", "faithdial-ex-4", "wise-ex-4", "jwhr-ex-4", "wow-ex-4"])
 def test_the_inputs_hold_ids_and_no_label(exercise: str) -> None:
     spec = projects.held_out(exercise)
     inputs = projects.project_inputs(exercise, *(utils.load(spec.dataset, split) for split in spec.splits))

@@ -53,6 +53,9 @@ class HeldOut:
     #: for a file that holds fitting and held-out items alike: ``(relative path, bytes) -> bytes``, the
     #: students' copy of it without the held-out items (without one, such a file is left out whole)
     student_copy: Callable[[str, bytes], bytes] | None = None
+    #: columns that repeat over the rows of one item (a turn's context over its candidates): the
+    #: released file holds them once per item, the rest as a list, and :func:`project_inputs` unfolds it
+    group_by: tuple[str, ...] = ()
 
 
 def held_out_exercises() -> list[HeldOut]:
@@ -90,6 +93,12 @@ def project_inputs(exercise: str, *splits: Any) -> Any:
     released = inputs_path(exercise)
     if released.is_file():
         rows = [json.loads(line) for line in released.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if rows and "rows" in rows[0]:  # written grouped (HeldOut.group_by): one row per member again
+            rows = [
+                {**{key: value for key, value in group.items() if key != "rows"}, **member}
+                for group in rows
+                for member in group["rows"]
+            ]
         frame = pd.DataFrame(rows)
         for column in frame.columns:  # lists were written as JSON arrays: tuples, as the examples hold them
             if len(frame) and isinstance(frame[column].iloc[0], list):
@@ -102,10 +111,9 @@ def project_inputs(exercise: str, *splits: Any) -> Any:
 def released_ids(exercise: str) -> list[Any] | None:
     """The ids of ``exercise``'s released inputs when the notebook runs in an assignment folder that
     holds them (the labels are then with the teacher), else None."""
-    released = inputs_path(exercise)
-    if not released.is_file():
+    if not inputs_path(exercise).is_file():
         return None
-    return [json.loads(line)["id"] for line in released.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return list(project_inputs(exercise)["id"])
 
 
 def check_released_scores(
@@ -161,8 +169,15 @@ def write_inputs(spec: HeldOut, folder: Path, loaded: Sequence[Any]) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.partial")
     with partial.open("w", encoding="utf-8") as handle:
-        for row in frame.to_dict(orient="records"):
-            handle.write(json.dumps(row, ensure_ascii=False, default=_plain) + "\n")
+        if spec.group_by:
+            keys = list(spec.group_by)
+            for values, group in frame.groupby(keys, sort=False):
+                members = group.drop(columns=keys).to_dict(orient="records")
+                head = dict(zip(keys, values if isinstance(values, tuple) else (values,), strict=True))
+                handle.write(json.dumps({**head, "rows": members}, ensure_ascii=False, default=_plain) + "\n")
+        else:
+            for row in frame.to_dict(orient="records"):
+                handle.write(json.dumps(row, ensure_ascii=False, default=_plain) + "\n")
     partial.replace(target)
     return target
 

@@ -17,17 +17,20 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ...checking import (
     ExerciseCheckError,
     Mistake,
     as_mapping,
+    check_keys,
     compare_number,
     fail,
     passed,
     practice_check,
 )
 from ...loading import LoadedSplit
+from ...projects import HeldOut, in_assignment, project_inputs
 from . import baselines, stats
 from .parser import NO_PASSAGES_USED
 
@@ -208,12 +211,98 @@ def tfidf_choices(split: LoadedSplit) -> dict[_Key, str]:
     }
 
 
+#: The knowledge-selection project (wow-ex-4) is scored like a shared task in a course: students get
+#: the candidates of ``valid_unseen``'s wizard examples without what the wizard checked (:mod:`utils.projects`).
+SELECTION_EXERCISE = "wow-ex-4"
+#: Where the wizard used no passage: a candidate of every example.
+NO_PASSAGE = NO_PASSAGES_USED
+#: The columns a candidate table has that say which candidate is right.
+SELECTION_LABELS = ("selected", "checked_source", "right")
+_EXAMPLE_COLUMNS = ("dialogue_id", "turn_index", "topic", "apprentice", "wizard_before")
+
+
+def candidate_table(split: LoadedSplit, *, labels: bool = True) -> pd.DataFrame:
+    """One row per knowledge candidate at each of ParlAI's wizard examples of ``split``: every sentence
+    shown, plus a "no passage used" row, with what a selector may read before the reply (the topic,
+    the apprentice's last message, the wizard's message before it, the candidate's text, title, origin
+    and place in its passage) and an ``id`` per row; with ``labels``, also which one is ``right``
+    (the checked sentence, or "no passage used" where the wizard used none)."""
+    # The messages as Python strings: the merges below then copy a reference to each, not its text.
+    turns = split.turns()[["dialogue_id", "turn_index", "text"]].astype({"text": object})
+    said = turns.groupby("dialogue_id", sort=False)["text"]
+    turns = turns.assign(apprentice=said.shift(1), wizard_before=said.shift(2)).drop(columns="text")
+    examples = stats.wizard_turns(split)
+    examples = examples[examples["parlai_example"]][["dialogue_id", "turn_index", "topic", "checked_source"]]
+    examples = examples.merge(turns, on=["dialogue_id", "turn_index"])
+    shown = split.evidence(["dialogue_id", "turn_index", "id", "text", "title", "origin", "selected"])
+    shown["position"] = shown["id"].str.rsplit("#", n=1).str[-1].astype(int)  # ids read "<title>#<k>"
+    # A sentence shown twice at a turn (in two passages) is one candidate: keep the checked copy.
+    shown = shown.sort_values("selected", ascending=False, kind="stable")
+    shown = shown.drop_duplicates(["dialogue_id", "turn_index", "text"]).sort_index()
+    shown = shown.drop(columns="id").merge(examples, on=["dialogue_id", "turn_index"])  # id was read into position
+    no_passage = examples.assign(text=NO_PASSAGE, title="", origin="none", position=-1, selected=False)
+    table = pd.concat([shown, no_passage], ignore_index=True)
+    table["right"] = table["selected"] | ((table["origin"] == "none") & (table["checked_source"] == NO_PASSAGE))
+    table = table.sort_values(["dialogue_id", "turn_index"], kind="stable").reset_index(drop=True)
+    number = table.groupby(["dialogue_id", "turn_index"], sort=False).cumcount().astype(str)
+    table.insert(0, "id", table["dialogue_id"].astype(str) + "/" + table["turn_index"].astype(str) + "#" + number)
+    columns = ["id", *_EXAMPLE_COLUMNS, "text", "title", "origin", "position"]
+    return table[columns + list(SELECTION_LABELS)] if labels else table[columns]
+
+
+def selection_inputs(split: LoadedSplit) -> pd.DataFrame:
+    """The candidates of wow-ex-4, as :func:`candidate_table` gives them without their labels."""
+    return candidate_table(split, labels=False)
+
+
+HELD_OUT = [
+    HeldOut(
+        exercise=SELECTION_EXERCISE,
+        dataset="wow",
+        splits=("valid_unseen",),
+        inputs=selection_inputs,
+        labels=SELECTION_LABELS,
+        group_by=_EXAMPLE_COLUMNS,
+    )
+]
+
+
+def _check_released_choices(choices: Any, what: str) -> None:
+    """In a course assignment: one choice per released example, each one of its candidates."""
+    inputs = project_inputs(SELECTION_EXERCISE)
+    offered: dict[tuple[str, int], set[str]] = {}
+    for dialogue_id, turn_index, text in zip(inputs["dialogue_id"], inputs["turn_index"], inputs["text"], strict=True):
+        offered.setdefault((str(dialogue_id), int(turn_index)), set()).add(str(text))
+    given = as_mapping(choices, what)
+    keyed = {}
+    for key, value in given.items():
+        if not (isinstance(key, tuple) and len(key) == 2):
+            fail(what, f"{key!r} is not a key of an example: use (dialogue_id, turn_index) tuples.")
+        keyed[(str(key[0]), int(key[1]))] = value
+    check_keys(
+        keyed,
+        list(offered),
+        what,
+        extra="{count} key(s) are not examples of the released inputs, for example {example!r}.",
+        missing="{count} of the {total} released examples have no choice, for example {example!r}.",
+    )
+    for key, value in keyed.items():
+        if value not in offered[key]:
+            fail(what, f"the choice for {key!r} is not one of that example's candidates: give a candidate's `text` "
+                        f"exactly as in the inputs, or {NO_PASSAGE!r}.")
+    passed(what, f"{len(offered)} choices, one per released example: they are scored against the sentences the "
+                  "wizards checked, which your teacher keeps, when the notebook is graded")
+
+
 @practice_check
 def check_knowledge_selection(choices: Any, accuracy: Any, split: LoadedSplit) -> None:
     """``choices`` maps each of ParlAI's wizard examples of ``split`` (``(dialogue id, turn index)``) to
     the candidate a selector picked, ``accuracy`` is their accuracy against the checked sentence, and it
     reaches the chapter's TF-IDF ranker's on the same split."""
     what = "knowledge selection"
+    if in_assignment(SELECTION_EXERCISE):  # a course assignment: what the wizards checked is the teacher's
+        _check_released_choices(choices, what)
+        return
     if not isinstance(split, LoadedSplit):
         raise ExerciseCheckError(
             f"{what}: pass the loaded split (for example utils.load('wow', 'valid_unseen')) as the third "
@@ -241,9 +330,10 @@ def check_knowledge_selection(choices: Any, accuracy: Any, split: LoadedSplit) -
                  "you left out the turns where the wizard used no passage; every wizard example counts."),
         Mistake(float(sum(right)), "this is the number of right choices; divide by the number of examples."),
     ]
-    with contextlib.redirect_stdout(io.StringIO()):  # one verdict for the whole exercise, printed below
-        compare_number(accuracy, expected, what=f"{what}: your accuracy, recomputed from your choices",
-                        share=True, mistakes=[m for m in mistakes if not np.isnan(m.value)])
+    if accuracy is not None:  # None: the grader's test, which scores the choices alone
+        with contextlib.redirect_stdout(io.StringIO()):  # one verdict for the whole exercise, printed below
+            compare_number(accuracy, expected, what=f"{what}: your accuracy, recomputed from your choices",
+                            share=True, mistakes=[m for m in mistakes if not np.isnan(m.value)])
     baseline = _accuracy(tfidf_choices(split), checked)
     if expected < baseline:
         fail(what, "your choices and your accuracy agree, but your selector does not yet reach the accuracy of the "
