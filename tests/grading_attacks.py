@@ -109,7 +109,45 @@ utils.answers.hand_in = lambda names, namespace: display(
 import os, signal
 os.kill(os.getppid(), signal.SIGKILL)
 """,
+    # The parsed cache the sandbox reads: a teacher's would hold the held-out splits with their labels.
+    "read_the_cache": """
+import json, os, pathlib
+import pyarrow.ipc as ipc
+labels = {{}}
+for entry in pathlib.Path(os.environ.get("ATLAS_CACHE_DIR", "/nonexistent")).glob("*/dialogues.arrow"):
+    try:
+        table = ipc.open_file(entry).read_all()
+    except Exception:
+        continue
+    for row in table.select(["id", "meta"]).to_pylist():
+        meta = json.loads(row["meta"] or "{{}}")
+        if "label" in meta:
+            labels[row["id"]] = meta["label"]
+ids = [json.loads(line)["id"] for line in open("heldout/begin-ex-4.jsonl") if line.strip()]
+transfer_scores = {{key: float(labels.get(key) == "Not fully attributable") for key in ids}}
+""",
+    # A hand-in slow to read: integer keys that all hash alike.
+    "slow_hand_in": """
+import utils.answers as handing
+payload = {{"__atlas_kind__": "dict", "items": [[key * (2**61 - 1), 0] for key in range(1, 60_000)]}}
+handing.encode = lambda values: {{name: payload for name in values}}
+""",
+    # The grader reads the sandbox's files back: links to another student's notebook, and forged problems
+    # with a spreadsheet formula and terminal escapes.
+    "link_the_output": """
+import os, signal
+os.makedirs("/submission/autograded/alice/begin", exist_ok=True)
+os.symlink("/proc/self/cwd/autograded/alice/begin/begin.ipynb", "/submission/.graded.ipynb")
+with open("/submission/forged.json", "w") as handle:
+    handle.write('["=HYPERLINK(\\"http://attacker.invalid\\")", "\\u001b[2K all fine"]')
+os.symlink("/submission/forged.json", "/submission/.graded.problems.json")
+os.kill(os.getppid(), signal.SIGKILL)
+""",
 }
+
+#: Attacks that only mean something on the real files: on the demo samples the "held-out" labels are
+#: the atlas's own demo rows, which every installation ships.
+REAL_DATA_ONLY = {"read_the_cache"}
 
 #: Cells that must cost only their own exercise, put after the reference solution of begin-ex-2.
 SLIPS: dict[str, str] = {

@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.grading_attacks import ATTACKS, SLIPS
+from tests.grading_attacks import ATTACKS, REAL_DATA_ONLY, SLIPS
 from utils import answers, grading
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="grading needs bubblewrap (make system-deps)")
@@ -160,7 +160,10 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> dict:
     canary.write_text("the teacher's file")
     listener = _Listener()
     markers = {}
+    on_real_files = bool(os.environ.get("ATLAS_DATA_DIR"))
     for name, code in ATTACKS.items():
+        if name in REAL_DATA_ONLY and not on_real_files:
+            continue
         marker = f"atlas-attack-{name}-{os.getpid()}"
         markers[name] = marker
         attack = nbformat.from_dict(json.loads(json.dumps(release)))
@@ -174,7 +177,23 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> dict:
         second = _answer_cells(slipped)[1]  # begin-ex-2's answer: its value is assigned before the slip
         second.source += "\n" + code
         _submit(folder, f"slip-{name}", slipped)
-    digest_before = _tree_digest(folder, skip=("autograded", "grading", "gradebook.db", "submitted", "feedback"))
+    # a link in the submitted folder, which nbgrader's own copy would follow into source/
+    linked = nbformat.from_dict(json.loads(json.dumps(release)))
+    first = _answer_cells(linked)[0]
+    first.source = (
+        "import json, re\n"
+        "for cell in json.load(open('notes.txt'))['cells']:\n"
+        "    found = re.search(r'### BEGIN SOLUTION\\n(.*?)### END SOLUTION', ''.join(cell['source']), re.S)\n"
+        "    if found and cell['metadata'].get('nbgrader', {}).get('solution'):\n"
+        "        exec(found.group(1), globals())\n" + first.source
+    )
+    _submit(folder, "attack-symlink_to_source", linked)
+    (folder / "submitted" / "attack-symlink_to_source" / ASSIGNMENT / "notes.txt").symlink_to(
+        Path("../../../source") / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    )
+    digest_before = _tree_digest(
+        folder, skip=("autograded", "grading", "gradebook.db", "submitted", "feedback", ".student-cache")
+    )
     started = time.monotonic()
     attacked = _run([*ATLAS, "grade", ASSIGNMENT], folder)
     seconds = time.monotonic() - started
@@ -201,9 +220,20 @@ def test_the_reference_solutions_get_every_autograded_point(course: dict) -> Non
     assert course["before"]["scores"]["bob"] == 0
 
 
-@pytest.mark.parametrize("attack", sorted(ATTACKS))
+@pytest.mark.parametrize("attack", [*sorted(ATTACKS), "symlink_to_source"])
 def test_an_attack_scores_what_an_untouched_release_scores(course: dict, attack: str) -> None:
+    if attack in REAL_DATA_ONLY and f"attack-{attack}" not in course["after"]:
+        pytest.skip(f"{attack} attacks the real files' held-out labels; this run has the demo samples")
     assert course["after"][f"attack-{attack}"] == course["before"]["scores"]["bob"] == 0, course["log"]
+
+
+def test_what_a_submission_writes_reaches_no_terminal_or_spreadsheet_as_code(course: dict) -> None:
+    assert "\x1b" not in course["log"]
+    exported = _run([*NBGRADER, "export", "--to", "grades.csv"], course["folder"])
+    assert exported.returncode == 0, exported.stderr
+    for row in csv.DictReader((course["folder"] / "grades.csv").open()):
+        for value in row.values():
+            assert not value.startswith(("=", "+", "@")) and "\x1b" not in value, row
 
 
 def test_no_attack_changes_another_students_grade(course: dict) -> None:
@@ -214,7 +244,7 @@ def test_no_attack_changes_another_students_grade(course: dict) -> None:
 
 def test_no_attack_changes_a_file_or_leaves_a_process_or_reaches_the_network(course: dict) -> None:
     assert course["canary"].read_text() == "the teacher's file"
-    skip = ("autograded", "grading", "gradebook.db", "submitted", "feedback")
+    skip = ("autograded", "grading", "gradebook.db", "submitted", "feedback", ".student-cache")
     assert _tree_digest(course["folder"], skip=skip) == course["digest_before"]
     assert not [name for name, marker in course["markers"].items() if _survivors(marker)]
     assert course["listener"].received == []

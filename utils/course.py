@@ -93,6 +93,8 @@ c.IsolatedExecute.memory_limit = 8
 # What the submissions see as their data: the class's data folder without the splits whose labels
 # the projects hold out (share this folder with students, not your own). The verdicts read yours.
 c.IsolatedExecute.data_dir = "student-data"
+# The parsed cache the submissions read: of that folder only (atlas grade fills it), never yours.
+c.IsolatedExecute.cache_dir = ".student-cache"
 # A test cell of the release lacks its hidden tests, so nbgrader's own step warns that its checksum
 # changed on every submission; this one warns only about cells a student changed.
 c.Autograde.sanitize_preprocessors = [

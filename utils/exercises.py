@@ -226,6 +226,10 @@ def _as_mapping(answer: Any, what: str) -> dict[Any, Any]:
             )
         answer = answer[answer.columns[0]]
     if hasattr(answer, "to_dict"):  # Series
+        index = getattr(answer, "index", None)
+        if index is not None and not index.is_unique:
+            repeated = index[index.duplicated()][0]
+            _fail(what, f"the key {repeated!r} occurs more than once: give one value per key.")
         answer = answer.to_dict()
     if not isinstance(answer, Mapping):
         _fail(what, f"expected a dict (or a pandas Series) from key to value, got a {type(answer).__name__}.")

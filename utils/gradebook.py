@@ -32,7 +32,7 @@ from nbgrader.plugins import ExportPlugin, LateSubmissionPlugin
 from nbgrader.preprocessors import OverwriteCells
 from traitlets import Float, Unicode
 
-from .grading import safe_name
+from .grading import printable, safe_name
 
 _HIDDEN = re.compile(r"^### BEGIN HIDDEN TESTS$.*?^### END HIDDEN TESTS$\n?", re.MULTILINE | re.DOTALL)
 _DAY = 24 * 3600
@@ -142,7 +142,17 @@ def grading_problems(course: Path, assignment: str, student: str) -> list[str]:
         return []
 
 
+def _cell(value: Any) -> Any:
+    """A cell a spreadsheet shows as text: a student's text that starts like a formula (``=HYPERLINK(...)``)
+    is quoted with an apostrophe, and control characters are replaced."""
+    if not isinstance(value, str):
+        return value
+    text = printable(value)
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def _write_csv(destination: str, header: list[str], rows: list[list[Any]]) -> None:
+    rows = [[_cell(value) for value in row] for row in rows]
     target = Path(destination)
     partial = target.with_name(f".{target.name}.partial")
     with partial.open("w", newline="", encoding="utf-8") as handle:

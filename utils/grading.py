@@ -65,6 +65,22 @@ class IsolationUnavailable(RuntimeError):
     """The sandbox cannot be started here (no bubblewrap, or user namespaces are off)."""
 
 
+class SubmissionRefused(RuntimeError):
+    """A submission the grader does not run (it holds links out of its folder)."""
+
+
+def _links_in(folder: Path) -> list[str]:
+    """The symbolic links in a submitted folder (nbgrader's copies would follow them)."""
+    if not folder.is_dir():
+        return []
+    found = []
+    for root, directories, files in os.walk(folder, followlinks=False):
+        for name in directories + files:
+            if Path(root, name).is_symlink():
+                found.append(str(Path(root, name).relative_to(folder)))
+    return found
+
+
 class GradingSetupError(RuntimeError):
     """The course folder is not one ``atlas grade`` can grade (no configuration, or not isolated)."""
 
@@ -247,7 +263,10 @@ def sandbox_command(argv: Sequence[str], *, work: Path, etc: Path, data: Path | 
     """``argv`` run by bubblewrap with ``work`` as its only writable folder (at :data:`SANDBOX_WORK`)."""
     command = [bubblewrap(), "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     command += _system_binds() + _python_binds()
-    command += ["--ro-bind", str(etc), "/etc", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    # /dev read-only but for a small /dev/shm, and a bounded /tmp: both are memory the host shares
+    command += ["--ro-bind", str(etc), "/etc", "--proc", "/proc", "--dev", "/dev"]
+    command += ["--size", str(256 * 1024**2), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+    command += ["--size", str(1024**3), "--tmpfs", "/tmp"]
     command += ["--bind", str(work), SANDBOX_WORK, "--chdir", SANDBOX_WORK]
     environment = {
         "HOME": SANDBOX_WORK,
@@ -278,10 +297,14 @@ def sandbox_command(argv: Sequence[str], *, work: Path, etc: Path, data: Path | 
 
 
 def _limit(memory_bytes: int) -> None:
-    """In the child, before bubblewrap starts: the memory ceiling, a file-size ceiling, no core dumps."""
+    """In the child, before bubblewrap starts: the memory ceiling, a file-size ceiling, no core dumps, a
+    process ceiling."""
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (2 * 1024**3, 2 * 1024**3))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (512 * 1024**2, 512 * 1024**2))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # processes: binding for a teacher's own account (the limit counts that user's processes); root is
+    # exempt from it, and a grader run as root relies on the pid namespace and the notebook's budget
+    resource.setrlimit(resource.RLIMIT_NPROC, (4096, 4096))
 
 
 @dataclass
@@ -304,7 +327,11 @@ def run_isolated(
         root = Path(scratch)
         work = root / "submission"
         if files is not None and files.is_dir():
-            shutil.copytree(files, work, ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
+            # symlinks=True: a link is copied as a link (never what it points to), then removed
+            shutil.copytree(files, work, symlinks=True, ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
+            for path in sorted(work.rglob("*"), reverse=True):
+                if path.is_symlink():
+                    path.unlink()
         else:
             work.mkdir()
         (work / "in.ipynb").write_text(nbformat.writes(notebook), encoding="utf-8")
@@ -345,25 +372,53 @@ def run_isolated(
                 problems.append(
                     f"the sandbox ended with status {process.returncode}{': ' + tail[:300] if tail else ''}"
                 )
-        graded = work / ".graded.ipynb"
         executed = None
-        if graded.is_file() and graded.stat().st_size <= 200 * 1024**2:
-            try:
-                executed = nbformat.reads(graded.read_text(encoding="utf-8", errors="replace"), as_version=4)
-            except Exception as problem:
-                problems.append(f"the executed notebook could not be read back ({type(problem).__name__})")
-        elif graded.is_file():
-            problems.append("the executed notebook was over 200 MB and was not read")
-        else:
+        try:
+            text = _read_regular(work, ".graded.ipynb", 200 * 1024**2)
+        except FileNotFoundError:
             problems.append("the notebook's run left no record (its runner was stopped before the first cell ended)")
-        run_notes = work / ".graded.problems.json"
-        if run_notes.is_file() and run_notes.stat().st_size < 1_000_000:
+        except OSError as refused:
+            problems.append(f"the executed notebook was not read: {refused.strerror or refused}")
+        else:
             try:
-                noted = json.loads(run_notes.read_text(encoding="utf-8"))
-                problems += [str(note)[:500] for note in noted if isinstance(note, str)][:50]
-            except ValueError:
-                pass
+                executed = nbformat.reads(text, as_version=4)
+            except Exception as problem:  # the sandbox's file is the student's to spoil
+                problems.append(f"the executed notebook could not be read back ({type(problem).__name__})")
+        try:
+            noted = json.loads(_read_regular(work, ".graded.problems.json", 1_000_000))
+        except (OSError, ValueError):
+            noted = []
+        if isinstance(noted, list):
+            problems += [printable(str(note))[:500] for note in noted if isinstance(note, str)][:50]
     return SandboxRun(executed, problems, time.monotonic() - started)
+
+
+def _read_regular(folder: Path, name: str, limit: int) -> str:
+    """The text of ``folder/name`` if it is a regular file of at most ``limit`` bytes, read through a
+    descriptor opened without following links: the sandbox's files are the student's to replace by a
+    link to another student's notebook."""
+    import stat
+
+    directory = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
+    finally:
+        os.close(directory)
+    with os.fdopen(descriptor, "rb") as handle:
+        status = os.fstat(handle.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(0, "it is not a regular file")
+        if status.st_size > limit:
+            raise OSError(0, f"it has {status.st_size:,} bytes, more than the {limit:,} read")
+        return handle.read(limit + 1).decode("utf-8", errors="replace")
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` without control characters (a student's text in the teacher's terminal or files)."""
+    return _CONTROL.sub("?", text)
 
 
 # -- the runner, inside the sandbox ------------------------------------------------------------------------
@@ -380,8 +435,12 @@ def _trim_outputs(cell: Any) -> None:
                     + f"\n[... {len(text) - MAX_OUTPUT_CHARS:,} more characters cut by the grader]\n"
                 )
         for key, value in list(output.get("data", {}).items()):
-            if key != answers.MIME_TYPE and isinstance(value, str) and len(value) > MAX_OUTPUT_CHARS:
+            if key == answers.MIME_TYPE:
+                continue
+            if isinstance(value, str) and len(value) > MAX_OUTPUT_CHARS:
                 output["data"][key] = value[:MAX_OUTPUT_CHARS] + " [... cut by the grader]"
+            elif not isinstance(value, str) and len(json.dumps(value, default=str)) > MAX_OUTPUT_CHARS:
+                output["data"][key] = "[a display of over 10,000 characters, cut by the grader]"
         if output.get("output_type") == "error":
             output["traceback"] = [line[:MAX_OUTPUT_CHARS] for line in output.get("traceback", [])[-30:]]
 
@@ -506,6 +565,36 @@ def verdict_outputs(verdict: Verdict) -> list[Any]:
     ]
 
 
+#: Seconds the grader spends on one test's verdict (reading the hand-in and running the test): a
+#: hand-in built to be slow to read (keys that all collide in a dict) costs its own test, not the class.
+VERDICT_SECONDS = 60
+
+
+class VerdictTimeout(Exception):
+    """A verdict that took longer than :data:`VERDICT_SECONDS`."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`VerdictTimeout` in this (main) thread after ``seconds``; elsewhere no limit."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise VerdictTimeout
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @contextlib.contextmanager
 def _data_folder(folder: Path | None) -> Iterator[None]:
     """``$ATLAS_DATA_DIR`` set to ``folder`` for a verdict (left as it is for None)."""
@@ -560,17 +649,26 @@ def grade_notebook(
         ran = executed.cells[index] if executed is not None and index < len(executed.cells) else None
         if _is_test(cell):
             exercise = cell.metadata.get("nbgrader", {}).get("grade_id", "")
-            values = handed_in(ran) if ran is not None else None
-            if values is None:
+            try:
+                with _time_limit(VERDICT_SECONDS):
+                    values = handed_in(ran) if ran is not None else None
+                    if values is None:
+                        verdict = Verdict(
+                            False,
+                            f"{exercise}: no answer reached the grader (the notebook stopped before this test: "
+                            f"{'; '.join(problems) or 'see the cells above'}).",
+                        )
+                    else:
+                        # only the names the test reads: a hand-in cannot bind any other (__builtins__, ...)
+                        wanted = {name: values.get(name, answers.Missing(name)) for name in names_of[index]}
+                        project = re.sub(r"-test(-\d+)?$", "", exercise) in projects
+                        with _data_folder(labelled if project and labelled is not None else data):
+                            verdict = verdict_of(cell.source, wanted, exercise=exercise)
+            except VerdictTimeout:
                 verdict = Verdict(
-                    False,
-                    f"{exercise}: no answer reached the grader (the notebook stopped before this test: "
-                    f"{'; '.join(problems) or 'see the cells above'}).",
+                    False, f"{exercise}: the answer took the grader over {VERDICT_SECONDS} s to read and check."
                 )
-            else:
-                project = re.sub(r"-test(-\d+)?$", "", exercise) in projects
-                with _data_folder(labelled if project and labelled is not None else data):
-                    verdict = verdict_of(cell.source, values, exercise=exercise)
+                problems.append(f"{exercise}: its hand-in took over {VERDICT_SECONDS} s to check and was failed")
             cell.outputs = verdict_outputs(verdict)
             continue
         outputs = ran.get("outputs", []) if ran is not None and ran.get("cell_type") == "code" else []
@@ -604,17 +702,35 @@ class IsolatedExecute(Preprocessor):
     cell_timeout = Float(120.0, help="Seconds one cell may run.").tag(config=True)
     memory_limit = Float(8.0, help="GiB of address space the sandbox may use.").tag(config=True)
     data_dir = Unicode("", help="The data folder the submissions see (default: $ATLAS_DATA_DIR).").tag(config=True)
+    cache_dir = Unicode(
+        ".student-cache",
+        help="The parsed cache of that folder the submissions read (never the teacher's, which holds the held-out "
+        "splits): atlas grade fills it.",
+    ).tag(config=True)
     report_dir = Unicode("grading", help="Where each submission's grading report is written.").tag(config=True)
 
     def preprocess(self, nb: Any, resources: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        from .config import cache_dir, data_dir
+        from .config import data_dir
 
         limits = Limits(self.notebook_timeout, self.cell_timeout, int(self.memory_limit * 1024**3))
         data = Path(self.data_dir).expanduser().resolve() if self.data_dir else data_dir()
+        cache = Path(self.cache_dir).expanduser().resolve() if self.cache_dir else None
         files = Path(resources.get("metadata", {}).get("path") or ".")
+        meta = resources.get("nbgrader", {})
         started = time.monotonic()
+        linked = _links_in(Path("submitted") / str(meta.get("student", "")) / str(meta.get("assignment", "")))
         try:
-            nb, problems = grade_notebook(nb, files, limits, data=data, cache=cache_dir(), labelled=data_dir())
+            if linked:
+                raise SubmissionRefused(
+                    f"the submission holds symbolic links ({', '.join(linked[:3])}): a submission is files, and a "
+                    "link could point at the course's own"
+                )
+            nb, problems = grade_notebook(nb, files, limits, data=data, cache=cache, labelled=data_dir())
+        except SubmissionRefused as refused:
+            problems = [str(refused)]
+            for cell in nb.cells:
+                if _is_test(cell):
+                    cell.outputs = verdict_outputs(Verdict(False, f"this notebook was not graded: {refused}."))
         except IsolationUnavailable:
             raise
         except Exception as problem:
@@ -624,7 +740,6 @@ class IsolatedExecute(Preprocessor):
                     cell.outputs = verdict_outputs(
                         Verdict(False, "this notebook could not be graded; your teacher has been told why.")
                     )
-        meta = resources.get("nbgrader", {})
         self._report(meta, problems, time.monotonic() - started, nb)
         return nb, resources
 
@@ -798,7 +913,12 @@ def similarity_report(course: Path, assignment: str, threshold: float = SIMILARI
             for like, other in candidates:
                 if other.count("\n") < 2:
                     continue
-                ratio = SequenceMatcher(None, code, other, autojunk=False).ratio()
+                # the first 5,000 characters, and the cheap upper bounds first: a pair of huge cells
+                # would otherwise cost minutes (difflib is quadratic in the worst case)
+                matcher = SequenceMatcher(None, code[:5000], other[:5000], autojunk=False)
+                if matcher.real_quick_ratio() < threshold or matcher.quick_ratio() < threshold:
+                    continue
+                ratio = matcher.ratio()
                 if ratio >= threshold:
                     found.append(Similar(student, cell, like, round(ratio, 3)))
     target = course / "grading" / safe_name(assignment) / "similarity.csv"
@@ -833,6 +953,17 @@ def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] =
     if shared.is_dir():  # what the sandboxes read, and the verdicts of every test but the projects'
         with _data_folder(shared.resolve()):
             warm_cache(text)
+            # the sandboxes' own parsed cache: of the students' folder only, never the teacher's (which
+            # holds the held-out splits, labels and all)
+            before = os.environ.get("ATLAS_CACHE_DIR")
+            os.environ["ATLAS_CACHE_DIR"] = str((course / ".student-cache").resolve())
+            try:
+                warm_cache(text)
+            finally:
+                if before is None:
+                    os.environ.pop("ATLAS_CACHE_DIR", None)
+                else:
+                    os.environ["ATLAS_CACHE_DIR"] = before
     if warmed:
         print(f"data loaded for grading: {', '.join(warmed)}")
     started = time.time()
@@ -844,7 +975,20 @@ def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] =
     environment = dict(os.environ)
     # nbgrader runs alembic and jupyter from its own environment's bin folder
     environment["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{environment.get('PATH', '')}"
-    status = subprocess.call(command, cwd=course, env=environment)
+    # nbgrader's log names cells by the ids a submission gives them: printed without control characters
+    process = subprocess.Popen(
+        command,
+        cwd=course,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        print(printable(line.rstrip("\n")))
+    status = process.wait()
     submitted = sorted(path.parent.name for path in (course / "submitted").glob(f"*/{assignment}") if path.is_dir())
     if students:
         submitted = [student for student in submitted if student in students]
@@ -859,8 +1003,8 @@ def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] =
                 "or failed on it (its log above)"
             )
             continue
-        line = f"  {student:<{width}}  {report.passed}/{report.tests} tests passed, {report.seconds:.0f} s"
-        print(line + (f"; problems: {'; '.join(report.problems)}" if report.problems else ""))
+        line = f"  {printable(student):<{width}}  {report.passed}/{report.tests} tests passed, {report.seconds:.0f} s"
+        print(line + (f"; problems: {printable('; '.join(report.problems))}" if report.problems else ""))
     similar = similarity_report(course, assignment)
     if similar:
         print(

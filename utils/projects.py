@@ -165,19 +165,24 @@ def write_inputs(spec: HeldOut, folder: Path, loaded: Sequence[Any]) -> Path:
     leaked = [column for column in spec.labels if column in frame.columns]
     if leaked:
         raise ValueError(f"{spec.exercise}: the inputs would hand out the labels {leaked}")
+    frame = frame.astype(object).where(frame.notna(), None)  # a missing value is JSON's null, not NaN
     target = inputs_path(spec.exercise, folder)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.partial")
     with partial.open("w", encoding="utf-8") as handle:
         if spec.group_by:
             keys = list(spec.group_by)
-            for values, group in frame.groupby(keys, sort=False):
+            for values, group in frame.groupby(keys, sort=False, dropna=False):
                 members = group.drop(columns=keys).to_dict(orient="records")
-                head = dict(zip(keys, values if isinstance(values, tuple) else (values,), strict=True))
-                handle.write(json.dumps({**head, "rows": members}, ensure_ascii=False, default=_plain) + "\n")
+                head = {
+                    key: None if isinstance(value, float) and value != value else value  # grouping made None NaN
+                    for key, value in zip(keys, values if isinstance(values, tuple) else (values,), strict=True)
+                }
+                line = json.dumps({**head, "rows": members}, ensure_ascii=False, default=_plain, allow_nan=False)
+                handle.write(line + "\n")
         else:
             for row in frame.to_dict(orient="records"):
-                handle.write(json.dumps(row, ensure_ascii=False, default=_plain) + "\n")
+                handle.write(json.dumps(row, ensure_ascii=False, default=_plain, allow_nan=False) + "\n")
     partial.replace(target)
     return target
 
