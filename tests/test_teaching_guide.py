@@ -68,6 +68,9 @@ def test_the_threat_model_names_every_attack_the_suite_runs() -> None:
         "network_call": "network",
         "print_correct": "Correct",
         "kill_the_runner": "accounted for",
+        "read_the_cache": "parsed cache",
+        "slow_hand_in": "slow to read",
+        "link_the_output": "links",
     }
     assert set(words) == set(ATTACKS)
     for attack, word in words.items():
