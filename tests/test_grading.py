@@ -244,7 +244,18 @@ def test_no_attack_changes_another_students_grade(course: dict) -> None:
 
 def test_no_attack_changes_a_file_or_leaves_a_process_or_reaches_the_network(course: dict) -> None:
     assert course["canary"].read_text() == "the teacher's file"
-    skip = ("autograded", "grading", "gradebook.db", "submitted", "feedback", ".student-cache")
+    # what grading and the exports write are the grader's own files
+    skip = (
+        "autograded",
+        "grading",
+        "gradebook.db",
+        "submitted",
+        "feedback",
+        ".student-cache",
+        "grades.csv",
+        "canvas.csv",
+        "moodle.csv",
+    )
     assert _tree_digest(course["folder"], skip=skip) == course["digest_before"]
     assert not [name for name, marker in course["markers"].items() if _survivors(marker)]
     assert course["listener"].received == []
