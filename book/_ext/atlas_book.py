@@ -238,6 +238,24 @@ def _write_cards(outdir: Path) -> None:
         write_card(name, target / f"{name}.croissant.json")
 
 
+#: The renderings' stylesheet in the built site (``_static/``): :func:`utils.render.stylesheet_css`, the
+#: rules every notebook output carries in a ``<style>`` element. A viewer page (``book/viewer/*.md``) has no
+#: notebook output, so the rows it opens would show unstyled without it: every page links it.
+RENDER_CSS = "atlas-render.css"
+
+
+def _write_render_css(app: Any, exception: BaseException | None) -> None:
+    """Written from the package at each build (never a copy kept in ``book/_static``): the one source
+    of the rules stays ``utils/render/atlas.css`` and the dataset folders' ``render.css``."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from utils.render import stylesheet_css
+
+    target = Path(app.outdir) / "_static" / RENDER_CSS
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(stylesheet_css(), encoding="utf-8")
+
+
 #: The splits whose viewer files a build wrote, for the viewer pages (book/viewer/<dataset>.md).
 VIEWER_INDEX = "index.json"
 
@@ -460,6 +478,8 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("html-page-context", _mark_missing_sql_console)
     app.connect("builder-inited", _start_viewer)
     app.connect("build-finished", _finish_viewer)
+    app.add_css_file(RENDER_CSS)
+    app.connect("build-finished", _write_render_css)
     app.add_config_value("atlas_learner_branch", "learner-copies", "html")
     app.connect("source-read", _student_source)
     app.connect("config-inited", _add_folder_bibliographies)
