@@ -70,6 +70,32 @@ SQL_CONSOLE_MISSING = (
 PUBLISH_VARIABLE = "ATLAS_PUBLISH_SITE"
 
 
+#: Where the site carries the screenshot the browser test of the built site takes (the README shows it).
+SCREENSHOT = "_static/atlas-screenshot.png"
+
+
+def published_links(config: dict[str, Any]) -> dict[str, str]:
+    """The addresses the README links, from ``_config.yml``'s ``repository`` (and ``launch_buttons``):
+    ``site`` (the book on GitHub Pages, where the publishing workflow deploys it), ``screenshot``, and
+    ``binder`` and ``colab`` where the configuration names them. The one place they are derived."""
+    url = str(config["repository"]["url"]).rstrip("/")
+    match = re.fullmatch(r"https://github\.com/([\w.-]+)/([\w.-]+)", url)
+    if match is None:
+        raise ValueError(f"_config.yml: repository.url {url!r} is not a GitHub repository's address")
+    owner, name = match.groups()
+    branch = config["repository"].get("branch", "main")
+    site = f"https://{owner.lower()}.github.io/{name}/"
+    links = {"site": site, "screenshot": site + SCREENSHOT}
+    buttons = config.get("launch_buttons") or {}
+    if buttons.get("binderhub_url"):  # JupyterLab on the chapters
+        binder = buttons["binderhub_url"].rstrip("/")
+        links["binder"] = f"{binder}/v2/gh/{owner}/{name}/{branch}?urlpath=lab/tree/notebooks"
+    if buttons.get("colab_url"):  # the first chapter
+        colab = buttons["colab_url"].rstrip("/")
+        links["colab"] = f"{colab}/github/{owner}/{name}/blob/{branch}/notebooks/wow.ipynb"
+    return links
+
+
 def _drop_duplicate_scripts(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     scripts = context.get("script_files")
     if not scripts:
