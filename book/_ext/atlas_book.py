@@ -443,6 +443,27 @@ def _add_folder_bibliographies(app: Any, config: Any) -> None:
     config.bibtex_bibfiles = listed
 
 
+def _chapter_book_lines(app: Any, docname: str, source: list[str]) -> None:
+    """A chapter's lines written to read in JupyterLab (:func:`utils.chapters.book_source`: its Time to
+    learn, unknown there before its last cell runs) get the book's measured value. Connected after
+    the student edition's rewrite, so the learner copy a student edition reads is changed too."""
+    if not docname.startswith("notebooks/") or Path(app.env.doc2path(docname)).suffix != ".ipynb":
+        return
+    import nbformat
+
+    from utils.chapters import book_source
+
+    notebook = nbformat.reads(source[0], as_version=4)
+    changed = False
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            text = book_source(cell.source)
+            changed |= text != cell.source
+            cell.source = text
+    if changed:
+        source[0] = nbformat.writes(notebook)
+
+
 #: The block a page writes where every folder's "by hand" section goes.
 BY_HAND_BLOCK = "```{atlas-by-hand}\n```"
 
@@ -508,6 +529,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("build-finished", _write_render_css)
     app.add_config_value("atlas_learner_branch", "learner-copies", "html")
     app.connect("source-read", _student_source)
+    app.connect("source-read", _chapter_book_lines, priority=600)
     app.connect("config-inited", _add_folder_bibliographies)
     app.connect("source-read", _include_by_hand_sections)
     app.add_directive("atlas-bibtex", BibtexEntries)
