@@ -144,6 +144,12 @@ def single_labels(dataset: str) -> tuple[str, ...]:
     return tuple(_hook(dataset, "SINGLE_LABELS", ()))
 
 
+def column_notes(dataset: str) -> dict[str, str]:
+    """What some of the dataset's columns count, shown with their statistics (its ``COLUMN_NOTES``: a
+    length column and the length of a text column can count the same text differently)."""
+    return dict(_hook(dataset, "COLUMN_NOTES", {}))
+
+
 def dataset_rows(dataset: str, dialogues: Sequence[Dialogue], rows: SplitRows) -> SplitRows:
     """The split's rows as the dataset shows them (unchanged when it has no grouping of its own)."""
     hook = get_source(dataset).viewer_rows
@@ -168,6 +174,7 @@ def _columns(frame: pd.DataFrame) -> list[str]:
 __all__ = [
     "COMMON_QUERIES",
     "character_count",
+    "column_notes",
     "columns",
     "dataset_rows",
     "example_queries",
