@@ -601,6 +601,22 @@ def test_static_assets_are_our_own() -> None:
         assert not (SITE / "_static" / "explorer.js").exists(), "the built site still ships explorer.js"
 
 
+def test_the_renderings_rules_have_one_source_which_every_built_page_links() -> None:
+    """The rules of a rendering are the package's (utils/render/atlas.css and the folders' render.css): the
+    build writes them, as they are, to _static/atlas-render.css, and no stylesheet of the book copies them."""
+    from utils.render import stylesheet_css
+
+    for sheet in STATIC.rglob("*.css"):
+        assert ".atlas-turn" not in sheet.read_text(encoding="utf-8"), f"{sheet} copies the renderings' rules"
+    built = SITE / "_static" / "atlas-render.css"
+    if not (SITE / "index.html").is_file():
+        pytest.skip(f"{SITE} has no built book: run `make book` first")
+    assert built.read_text(encoding="utf-8") == stylesheet_css()
+    for page in ("book/viewer/wow.html", "notebooks/wow.html", "book/intro.html"):
+        text = (SITE / page).read_text(encoding="utf-8")
+        assert re.search(r'<link rel="stylesheet"[^>]*href="(\.\./)*_static/atlas-render\.css', text), page
+
+
 def _fixture_page(browser: Any, files: dict[str, tuple[str, str]]) -> tuple[Any, Any, list[str]]:
     """A page whose requests are answered from ``files`` (path -> content type and body), any other
     request refused, and the list its script errors are collected in."""

@@ -5,8 +5,9 @@ declaration (:meth:`~utils.declaration.DatasetSource.hook`; each is optional): `
 rows)`` (a grouping of the split's rows, read as ``viewer_rows``), ``QUERIES`` (example SQL, read
 as ``viewer_queries``), ``IDENTIFYING`` (per level, the columns that name a row, shown first),
 ``SINGLE_LABELS`` (label columns holding one label per row, shown and queried as a value, not a
-list) and ``row_texts(dialogue)`` (texts that identify a dialogue row: a question, a message and its
-response; by default the first turn). In a folder that declares two datasets, the one not named as
+list), ``COLUMN_NOTES`` (what a column's statistics count, shown with them) and
+``row_texts(dialogue)`` (texts that identify a dialogue row: a question, a message and its response;
+by default the first turn). In a folder that declares two datasets, the one not named as
 the folder puts its own part of its name in front of a hook it does not share with the other
 (``audit_rows`` and ``AUDIT_QUERIES`` for ``news_audit`` in a folder ``news/``); a plain name is the folder's,
 shared by both. This module applies them and adds the queries every split gets.
