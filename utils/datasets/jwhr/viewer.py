@@ -21,7 +21,7 @@ SINGLE_LABELS = ("answered",)
 #: left out), the text columns' panels every character of the text.
 COLUMN_NOTES = {
     "answer length (characters)": "characters of the answer without its spaces and line breaks, as the chapter "
-    "counts them; the panel of answer (text) counts every character, so its mean and maximum are higher",
+    "counts them; the panel of answer (text) counts every character, so no length there is lower",
     "question length (characters)": "characters of the question without its spaces and line breaks, as the "
     "chapter counts them; the panel of question (text) counts every character",
 }
