@@ -341,6 +341,10 @@ def test_an_opened_row_on_the_viewer_page_is_styled_as_on_its_chapter(
             open_page(page, link)
             check_viewer_page_opens(page, page_path, split, row, f"{path}: the row at {width_name} width")
             page.add_style_tag(content=UNSTICK_HEADERS)
+            # the grid drawn again once its lazy columns arrive moves the record: wait for the last drawing
+            page.wait_for_function("() => [...document.querySelectorAll('.atlas-viewer[data-datasets]')]"
+                                   ".every(el => el.getAttribute('data-grid-waiting') === '0')", timeout=30_000)
+            page.wait_for_load_state("networkidle")
             detail = page.locator(".atlas-viewer-detail").first
             detail.scroll_into_view_if_needed()
             detail.screenshot(path=str(artifacts / f"opened-row-{Path(path).stem}-{theme}-{width_name}.png"))
