@@ -314,8 +314,10 @@ def test_a_chapter_s_opening_reads_as_sentences_in_jupyterlab(
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
-        page.goto(f"{lab.url}/lab/tree/chapters/{chapter}?token={lab.token}")
-        # the chapter's own panel (the workspace keeps the chapters opened before in hidden tabs)
+        # a workspace of its own, emptied (?reset): the shared one would restore the tabs other tests opened,
+        # and one of them could take the focus from the chapter while it is read
+        workspace = f"opening-{Path(chapter).stem}"
+        page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/chapters/{chapter}?reset&token={lab.token}")
         panel = page.locator(".jp-NotebookPanel:visible", has_text="Prerequisites").first
         line = panel.locator(".jp-MarkdownCell li", has_text="Time to learn").first
         line.wait_for(timeout=READY_TIMEOUT_MS)
