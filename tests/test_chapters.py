@@ -179,3 +179,23 @@ def test_finish_prints_the_time_to_learn_for_a_reader_outside_the_book(
     finish(notebook, started=time.perf_counter())
     printed = capsys.readouterr().out
     assert printed.startswith("Time to learn: ") and "400 words of prose" in printed, printed
+
+
+def test_the_book_reads_each_chapter_with_its_measured_time_to_learn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build's source-read hook (book/_ext/atlas_book.py) turns the notebook's line into the glued one."""
+    from types import SimpleNamespace
+
+    from utils.chapters import TIME_TO_LEARN_BOOK_LINE, TIME_TO_LEARN_LINE
+
+    repo = Path(__file__).resolve().parents[1]
+    monkeypatch.syspath_prepend(str(repo / "book" / "_ext"))
+    import atlas_book
+
+    app = SimpleNamespace(env=SimpleNamespace(doc2path=lambda docname: str(repo / f"{docname}.ipynb")))
+    for chapter in sorted((repo / "notebooks").glob("*.ipynb")):
+        source = [chapter.read_text(encoding="utf-8")]
+        atlas_book._chapter_book_lines(app, f"notebooks/{chapter.stem}", source)
+        assert TIME_TO_LEARN_BOOK_LINE in source[0] and TIME_TO_LEARN_LINE not in source[0], chapter.name
+    page = ["- **Time to learn**: " + TIME_TO_LEARN_LINE]
+    atlas_book._chapter_book_lines(app, "book/teaching", page)  # a page that is not a chapter stays as it is
+    assert page == ["- **Time to learn**: " + TIME_TO_LEARN_LINE]
