@@ -105,3 +105,10 @@ def test_the_search_example_finds_a_dialogue_on_the_demo_sample(tmp_path: Path) 
     found = re.search(r"(\d+) of (\d+) dialogues match", done.stdout)
     assert found is not None, done.stdout[-500:]
     assert int(found.group(1)) > 0, f"the README's example {line.strip()!r} finds nothing on the demo sample"
+
+
+def test_a_repository_that_is_not_on_github_is_refused_by_name(links: dict[str, str]) -> None:
+    import atlas_book  # imported by the fixture
+
+    with pytest.raises(ValueError, match=r"_config.yml: repository.url 'https://example.org/x'"):
+        atlas_book.published_links({"repository": {"url": "https://example.org/x"}})

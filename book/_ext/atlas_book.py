@@ -20,6 +20,13 @@ a Markdown page has no launch buttons (Binder and Colab open notebooks, not MyST
 The book cites author-year ("Dziri et al., 2022c"), so its bibliography is labelled the same way
 instead of [1]-[17]: the ``atlas`` bibliography style is pybtex's ``plain`` with author-year labels.
 
+The renderings' rules (:func:`utils.render.stylesheet_css`) are written to ``_static/atlas-render.css`` at
+each build and linked from every page: notebook outputs carry them, but a viewer page has none, and the
+rows it opens were unstyled. A chapter's Time to learn line is written in the notebook to read in
+JupyterLab (:data:`utils.chapters.TIME_TO_LEARN_LINE`); the build reads it with the measured value.
+:func:`published_links` derives the addresses the README gives (the site, its screenshot, Binder,
+Colab) from ``_config.yml``.
+
 What a dataset folder holds for the book (:mod:`utils.folder_files`) is found there, so adding a
 folder needs no edit to the book's settings or pages: its ``citation.bib`` joins ``bibtex_bibfiles``
 when the build starts, a page's ``{atlas-by-hand}`` block becomes every folder's ``by_hand.md`` (MyST
