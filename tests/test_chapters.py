@@ -149,3 +149,53 @@ def test_no_two_visible_code_cells_follow_each_other_without_prose() -> None:
             if (pairs := _calls_without_prose_between(
                 json.loads(chapter.read_text(encoding="utf-8"))["cells"]))}
     assert runs == {}, f"visible code cells (by cell index) without prose between: {runs}"
+
+
+def test_every_chapter_states_its_time_to_learn_in_a_line_that_reads_outside_the_book() -> None:
+    """Regression: JupyterLab showed "Time to learn: time_to_learn:s" (jupyterlab-myst cannot resolve the
+    book's glue); the notebook's line is a sentence, which the book's build turns into the measured value."""
+    import json
+
+    from utils.chapters import TIME_TO_LEARN_BOOK_LINE, TIME_TO_LEARN_LINE, book_source
+
+    repo = Path(__file__).resolve().parents[1]
+    for chapter in sorted((repo / "notebooks").glob("*.ipynb")):
+        markdown = ["".join(cell["source"]) for cell in json.loads(chapter.read_text(encoding="utf-8"))["cells"]
+                    if cell["cell_type"] == "markdown"]
+        assert sum(TIME_TO_LEARN_LINE in text for text in markdown) == 1, chapter.name
+        assert not any("`time_to_learn" in text for text in markdown), f"{chapter.name} glues its time in prose"
+        assert sum(TIME_TO_LEARN_BOOK_LINE in book_source(text) for text in markdown) == 1, chapter.name
+    assert "{glue:text}`time_to_learn:s`" in TIME_TO_LEARN_BOOK_LINE
+
+
+def test_finish_prints_the_time_to_learn_for_a_reader_outside_the_book(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import time
+
+    from utils.chapters import finish
+
+    notebook = _notebook(tmp_path / "chapter.ipynb", ("markdown", "word " * 400))
+    finish(notebook, started=time.perf_counter())
+    printed = capsys.readouterr().out
+    assert printed.startswith("Time to learn: ") and "400 words of prose" in printed, printed
+
+
+def test_the_book_reads_each_chapter_with_its_measured_time_to_learn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build's source-read hook (book/_ext/atlas_book.py) turns the notebook's line into the glued one."""
+    from types import SimpleNamespace
+
+    from utils.chapters import TIME_TO_LEARN_BOOK_LINE, TIME_TO_LEARN_LINE
+
+    repo = Path(__file__).resolve().parents[1]
+    monkeypatch.syspath_prepend(str(repo / "book" / "_ext"))
+    import atlas_book
+
+    app = SimpleNamespace(env=SimpleNamespace(doc2path=lambda docname: str(repo / f"{docname}.ipynb")))
+    for chapter in sorted((repo / "notebooks").glob("*.ipynb")):
+        source = [chapter.read_text(encoding="utf-8")]
+        atlas_book._chapter_book_lines(app, f"notebooks/{chapter.stem}", source)
+        assert TIME_TO_LEARN_BOOK_LINE in source[0] and TIME_TO_LEARN_LINE not in source[0], chapter.name
+    page = ["- **Time to learn**: " + TIME_TO_LEARN_LINE]
+    atlas_book._chapter_book_lines(app, "book/teaching", page)  # a page that is not a chapter stays as it is
+    assert page == ["- **Time to learn**: " + TIME_TO_LEARN_LINE]

@@ -123,6 +123,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
         settings = scratch / "settings" / "@jupyterlab" / f"{plugin}.jupyterlab-settings"
         settings.parent.mkdir(parents=True, exist_ok=True)
         settings.write_text(json.dumps(values), encoding="utf-8")
+    # The chapters as a reader opens them with `make lab`, for the test that they read as sentences there.
+    shutil.copytree(REPO / "notebooks", root / "chapters", ignore=shutil.ignore_patterns(".*"))
     (scratch / "data").mkdir()
     env = jupyter_env(
         scratch,
@@ -276,3 +278,76 @@ def test_learner_copy_shows_exercise_titles_in_jupyterlab(lab: LabServer, chromi
     finally:
         context.close()
     assert errors == [], f"page errors: {errors}"
+
+
+# -- the chapters read as sentences outside the book ------------------------------------------------------
+
+#: The roles whose key jupyterlab-myst shows as it stands: ``{glue:text}`key:format``` and a ``{ref}`` without
+#: a text of its own (a ``{ref}`text <label>``` shows its text).
+RAW_KEY_ROLES = re.compile(r"\{glue(?::[a-z]+)?\}`(?P<glue>[^`]+)`|\{ref\}`(?P<ref>[^`<]+)`")
+CHAPTERS = sorted(path.name for path in (REPO / "notebooks").glob("*.ipynb"))
+
+
+def _opening_cells(chapter: str) -> list[str]:
+    """The markdown cells a reader meets first: from the title to the line giving the Time to learn."""
+    from utils.chapters import TIME_TO_LEARN_LINE
+
+    cells = nbformat.read(REPO / "notebooks" / chapter, as_version=4).cells
+    markdown = [cell.source for cell in cells if cell.cell_type == "markdown"]
+    end = next(i for i, text in enumerate(markdown) if TIME_TO_LEARN_LINE in text)
+    return markdown[: end + 1]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_a_chapter_s_opening_reads_as_sentences_in_jupyterlab(
+    lab: LabServer, chromium: Any, tmp_path: Path, chapter: str
+) -> None:
+    """Regression: every chapter's second line read "Time to learn: time_to_learn:s (... see ⓘ time-to-learn)"
+    in JupyterLab. Its opening cells, rendered there, show no key of a role JupyterLab cannot resolve."""
+    opening = _opening_cells(chapter)
+    assert not [m.group(0) for text in opening for m in RAW_KEY_ROLES.finditer(text)], (
+        f"{chapter}: its opening writes roles that JupyterLab shows as keys")
+    expect = playwright_sync.expect
+    context = chromium.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
+    try:
+        context.route("**/*", local_only)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
+        # a workspace of its own, emptied (?reset): the shared one would restore the tabs other tests opened,
+        # and one of them could take the focus from the chapter while it is read
+        workspace = f"opening-{Path(chapter).stem}"
+        page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/chapters/{chapter}?reset&token={lab.token}")
+        panel = page.locator(".jp-NotebookPanel:visible", has_text="Prerequisites").first
+        line = panel.locator(".jp-MarkdownCell li", has_text="Time to learn").first
+        line.wait_for(timeout=READY_TIMEOUT_MS)
+        expect(line).to_contain_text("measured each time the chapter runs", timeout=STEP_TIMEOUT_MS)
+        rendered = panel.locator(".jp-MarkdownCell").all_inner_texts()[: len(opening)]
+        shown = "\n".join(rendered)
+        assert "Time to learn: measured each time the chapter runs, and printed by its last cell (see how it is " \
+               "measured)" in " ".join(shown.split()), shown[:2000]
+        for raw in ("time_to_learn", "time-to-learn", "{glue", "{ref}"):
+            assert raw not in shown, f"{chapter}: JupyterLab shows {raw!r} in the chapter's opening"
+        line.screenshot(path=str(tmp_path / "time-to-learn.png"))
+        shot = SCREENSHOTS / f"jlab-screenshot-{Path(chapter).stem}-opening.png"
+        shutil.copyfile(tmp_path / "time-to-learn.png", shot)
+    finally:
+        context.close()
+    assert errors == [], f"page errors: {errors}"
+
+
+def test_the_lab_extra_s_extensions_all_report_ok() -> None:
+    """Regression: with JupyterLab 4.6, `jupyter labextension list` marked jupyterlab-myst 2.7 incompatible
+    (it is built against @jupyter/ydoc 3); pyproject.toml's `lab` extra pins a JupyterLab it runs with."""
+    import subprocess
+
+    jupyter = Path(sys.executable).with_name("jupyter")
+    if not jupyter.exists():
+        pytest.skip(f"{jupyter} is missing")
+    done = subprocess.run([str(jupyter), "labextension", "list"], capture_output=True, text=True, timeout=120)
+    listing = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
+    extensions = [line.split() for line in listing.splitlines() if re.search(r" v\d\S* +(enabled|disabled)", line)]
+    assert any(words[0] == "jupyterlab-myst" for words in extensions), listing
+    not_ok = [" ".join(words) for words in extensions if "OK" not in words]
+    assert not not_ok, f"extensions that do not report OK: {not_ok}\n{listing}"
+    assert "is not compatible" not in listing, listing

@@ -108,8 +108,8 @@ def new_page(browser: Any, *, width: int = 1280, theme: str = "light") -> tuple[
 def _missing_local_file(response: Any, errors: list[str]) -> None:
     """A stylesheet, script or image of the site's own that does not load is an error too."""
     url = urlsplit(response.url)
-    # Chromium asks every site for a favicon; the book declares none.
-    if response.status >= 400 and url.hostname in ("127.0.0.1", "localhost") and url.path != "/favicon.ico":
+    # the favicon too: the book declares one (_config.yml), so no page asks for a missing /favicon.ico
+    if response.status >= 400 and url.hostname in ("127.0.0.1", "localhost"):
         errors.append(f"HTTP {response.status} for {response.url}")
 
 
@@ -148,6 +148,9 @@ def test_page_loads_without_script_errors(browser: Any, site_url: str, path: str
     try:
         open_page(page, f"{site_url}/{path}")
         assert page.locator("main, article").count() > 0, f"{path} has no main content"
+        icon = page.evaluate("() => { const link = document.querySelector('link[rel~=icon]'); "
+                             "return link ? fetch(link.href).then(r => r.status) : null; }")
+        assert icon == 200, f"{path}: its favicon is {'not declared' if icon is None else f'HTTP {icon}'}"
         for number in range(page.locator(".atlas-chapter-view").count()):
             check_compact_view(page.locator(".atlas-chapter-view").nth(number), path)
         assert own_errors(errors) == [], f"{path}: uncaught errors from the book's scripts"
@@ -255,6 +258,126 @@ def test_dataset_chapter_shows_its_pinned_dialogue_and_opens_the_viewer_at_its_r
         page.wait_for_url(re.compile(r".*/book/viewer/.*#viewer=.*&row=.*"))
         page_path, split, row = row_of(page.url)
         check_viewer_page_opens(page, page_path, split, row, f"{path}: the compact view's first row")
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()
+
+
+#: Every chapter with a chapter view (a pinned dialogue linking its row on the dataset's viewer page).
+RENDERING_CHAPTERS = [*DATASET_CHAPTERS, "notebooks/begin.html"]
+#: What makes a rendering look like the atlas's, read from the computed style of the same element of the
+#: same dialogue on its chapter page and on its viewer page. Lengths set in em are compared as multiples
+#: of the element's own font size (the viewer's panel sets a smaller text than the chapter's column).
+RENDERING_STYLES = {
+    ".atlas-turn": {"background-color": "colour", "padding-top": "em", "padding-left": "em",
+                    "border-top-left-radius": "px", "border-top-width": "px", "margin-top": "em"},
+    ".atlas-speaker": {"text-transform": "keyword", "font-weight": "keyword"},
+    ".atlas-badge": {"display": "keyword", "padding-left": "em", "margin-right": "em",
+                     "border-top-left-radius": "px", "border-top-width": "px"},
+}
+
+
+def rendering_style(scope: Any) -> dict[str, dict[str, Any]]:
+    """The computed :data:`RENDERING_STYLES` of the first element of each selector inside ``scope``."""
+    return scope.evaluate(
+        """(root, wanted) => {
+            const out = {};
+            for (const [selector, properties] of Object.entries(wanted)) {
+                const element = root.querySelector(selector);
+                if (!element) { continue; }
+                const style = getComputedStyle(element);
+                const size = parseFloat(style.fontSize);
+                const values = {className: element.className};
+                for (const [name, unit] of Object.entries(properties)) {
+                    const value = style.getPropertyValue(name);
+                    values[name] = unit === "em" ? Math.round(parseFloat(value) / size * 100) / 100 : value;
+                }
+                out[selector] = values;
+            }
+            return out;
+        }""",
+        RENDERING_STYLES,
+    )
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("path", RENDERING_CHAPTERS)
+def test_an_opened_row_on_the_viewer_page_is_styled_as_on_its_chapter(
+    browser: Any, site_url: str, artifacts: Path, path: str, theme: str
+) -> None:
+    """Regression: the viewer pages carried none of the renderings' rules (no notebook output brings them),
+    so an opened row lost its bubbles and its labels ran together ("VRM: EdificationVRM: Disclosure").
+
+    The chapter's pinned dialogue links its row on the viewer page: the turn's tint, padding and frame, the
+    speaker line and the label chips' spacing must compute the same on both. Screenshots of the opened row,
+    laptop and phone width, go to tests/artifacts/ for a human to look at."""
+    if not (SITE / path).is_file():
+        pytest.fail(f"chapter {path} is not in the built site")
+    page, errors = new_page(browser, theme=theme)
+    try:
+        open_page(page, f"{site_url}/{path}")
+        pinned = page.locator(".atlas-chapter-view .atlas-chapter-pinned").first
+        on_chapter = rendering_style(pinned.locator(".atlas-dialogue").first)
+        assert ".atlas-turn" in on_chapter, f"{path}: the pinned dialogue has no turn"
+        turn = on_chapter[".atlas-turn"]
+        assert turn["padding-top"] > 0 and turn["background-color"] not in ("rgba(0, 0, 0, 0)", "transparent"), (
+            f"{path}: the chapter's own rendering is not styled: {turn}")
+        link = urljoin(page.url, pinned.locator("figcaption a").get_attribute("href"))
+        open_page(page, link)
+        page_path, split, row = row_of(link)
+        check_viewer_page_opens(page, page_path, split, row, f"{path}: the pinned dialogue's row")
+        rendering = page.locator(".atlas-viewer-detail .atlas-viewer-rendering").first
+        on_viewer = rendering_style(rendering)
+        for selector, expected in on_chapter.items():
+            assert on_viewer.get(selector) == expected, (
+                f"{path} ({theme}): {selector} of the opened row on {page_path} computes "
+                f"{on_viewer.get(selector)}, on the chapter {expected}")
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()
+    for width_name, width in WIDTHS.items():  # each width in a window opened at it, as a reader's would be
+        page, errors = new_page(browser, width=width, theme=theme)
+        try:
+            open_page(page, link)
+            check_viewer_page_opens(page, page_path, split, row, f"{path}: the row at {width_name} width")
+            page.add_style_tag(content=UNSTICK_HEADERS)
+            # the grid drawn again once its lazy columns arrive moves the record: wait for the last drawing
+            page.wait_for_function("() => [...document.querySelectorAll('.atlas-viewer[data-datasets]')]"
+                                   ".every(el => el.getAttribute('data-grid-waiting') === '0')", timeout=30_000)
+            page.wait_for_load_state("networkidle")
+            detail = page.locator(".atlas-viewer-detail").first
+            detail.scroll_into_view_if_needed()
+            detail.screenshot(path=str(artifacts / f"opened-row-{Path(path).stem}-{theme}-{width_name}.png"))
+            assert own_errors(errors) == []
+        finally:
+            page.context.close()
+
+
+#: Where the site carries the screenshot the README shows (``atlas_book.SCREENSHOT``): written here, by
+#: the test of the built site, into the site itself, which the publishing workflow deploys once checked.
+README_SCREENSHOT = "_static/atlas-screenshot.png"
+#: The view the README shows: a Wizard of Wikipedia dialogue opened in its viewer page.
+README_VIEW = "book/viewer/wow.html#viewer=wow/train&level=dialogues&row=0"
+
+
+def test_the_readme_screenshot_is_taken_of_the_built_site(browser: Any, site_url: str, artifacts: Path) -> None:
+    page, errors = new_page(browser, width=1280, theme="light")
+    try:
+        page.set_viewport_size({"width": 1280, "height": 800})
+        open_page(page, f"{site_url}/{README_VIEW}")
+        holder = page.locator(".atlas-viewer[data-datasets]").first
+        wait_viewer(holder)
+        detail = holder.locator(".atlas-viewer-detail[data-id] .atlas-turn").first
+        detail.wait_for(timeout=30_000)
+        page.add_style_tag(content=UNSTICK_HEADERS)
+        # the grid's last rows above the opened dialogue: the rows and one rendered, in one picture
+        page.evaluate("el => el.scrollIntoView({block: 'start'})",
+                      holder.locator(".atlas-viewer-grid tbody tr").last.element_handle())
+        page.evaluate("() => window.scrollBy(0, -160)")
+        target = SITE / README_SCREENSHOT
+        page.screenshot(path=str(target))
+        assert target.stat().st_size > 20_000, "the screenshot is nearly empty"
+        (artifacts / target.name).write_bytes(target.read_bytes())
         assert own_errors(errors) == []
     finally:
         page.context.close()
@@ -480,6 +603,22 @@ def test_static_assets_are_our_own() -> None:
             assert (SITE / "_static" / name).is_file(), f"{name} is not in the built site's _static"
     if SITE.is_dir():
         assert not (SITE / "_static" / "explorer.js").exists(), "the built site still ships explorer.js"
+
+
+def test_the_renderings_rules_have_one_source_which_every_built_page_links() -> None:
+    """The rules of a rendering are the package's (utils/render/atlas.css and the folders' render.css): the
+    build writes them, as they are, to _static/atlas-render.css, and no stylesheet of the book copies them."""
+    from utils.render import stylesheet_css
+
+    for sheet in STATIC.rglob("*.css"):
+        assert ".atlas-turn" not in sheet.read_text(encoding="utf-8"), f"{sheet} copies the renderings' rules"
+    built = SITE / "_static" / "atlas-render.css"
+    if not (SITE / "index.html").is_file():
+        pytest.skip(f"{SITE} has no built book: run `make book` first")
+    assert built.read_text(encoding="utf-8") == stylesheet_css()
+    for page in ("book/viewer/wow.html", "notebooks/wow.html", "book/intro.html"):
+        text = (SITE / page).read_text(encoding="utf-8")
+        assert re.search(r'<link rel="stylesheet"[^>]*href="(\.\./)*_static/atlas-render\.css', text), page
 
 
 def _fixture_page(browser: Any, files: dict[str, tuple[str, str]]) -> tuple[Any, Any, list[str]]:

@@ -334,3 +334,34 @@ def test_a_build_keeps_the_files_of_chapters_it_does_not_execute(
     import os
 
     assert os.environ["ATLAS_VIEWER_DIR"] == str(tmp_path / "_viewer")
+
+
+def test_column_notes_name_columns_the_viewer_shows_and_reach_the_manifest(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dataset's ``COLUMN_NOTES`` (what a column's statistics count) name columns of its rows, and the
+    manifest the viewer reads carries them (JWHR's length columns, whose panels seemed to contradict the
+    text columns')."""
+    import warnings
+
+    from utils.render.chapter_view import viewer_rows
+    from utils.render.viewer_fields import column_notes
+    from utils.sources import registry
+    from utils.viewer import VIEWER_DIR_VARIABLE
+
+    assert "answer length (characters)" in column_notes("jwhr")
+    for name, source in registry().items():
+        notes = column_notes(name)
+        if not notes:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", utils.DemoDataWarning)
+            split = utils.load(name, next(iter(source.splits)))
+        rows = viewer_rows(list(split))
+        shown = {column for frame in rows.frames.values() for column in frame.columns}
+        assert set(notes) <= shown, f"{name}: notes of columns it does not show: {set(notes) - shown}"
+    monkeypatch.setenv(VIEWER_DIR_VARIABLE, str(tmp_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", utils.DemoDataWarning)
+        chapter_view({"answered": utils.load("jwhr", "answered")})
+    manifest = json.loads((tmp_path / "jwhr" / "answered" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["column_notes"] == column_notes("jwhr")

@@ -318,6 +318,60 @@ def test_the_wise_viewer_finds_the_english_glosses(site_url: str, browser: Any) 
         page.context.close()
 
 
+def test_the_jwhr_length_panels_say_why_they_differ(site_url: str, browser: Any) -> None:
+    """JWHR: the panel of answer (text) and that of answer length (characters) gave two means for one text
+    (224.69 and 224.06 on the real files) with nothing saying why. The length column counts as the chapter
+    does, spaces and line breaks left out; its panel says so, and the two means differ by exactly the
+    answers' mean count of such characters."""
+    answers = read_level(_site() / "_viewer" / "jwhr" / "answered", "dialogues")["answer"].dropna()
+    spaces = answers.map(lambda text: sum(char.isspace() for char in text))
+    page, errors = new_page(browser)
+    try:
+        open_page(page, f"{site_url}/book/viewer/jwhr.html#viewer=jwhr/answered&level=dialogues")
+        holder = page.locator(".atlas-viewer[data-datasets]").first
+        _wait(holder)
+        holder.locator(".atlas-viewer-stats > summary").click()
+        text = holder.locator(".atlas-viewer-stat[data-column='answer']")
+        length = holder.locator(".atlas-viewer-stat[data-column='answer length (characters)']")
+        length.wait_for()
+        note = length.locator(".atlas-viewer-stat-note").text_content()
+        assert "without its spaces and line breaks" in note and "answer (text)" in note, note
+        assert "spaces included" in text.locator(".atlas-viewer-stat-summary").first.text_content()
+        difference = float(text.get_attribute("data-mean")) - float(length.get_attribute("data-mean"))
+        assert difference == pytest.approx(float(spaces.mean()))
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()
+
+
+def test_enter_on_a_row_takes_the_focus_to_the_record_and_close_brings_it_back(site_url: str, browser: Any) -> None:
+    """Keyboard: Enter opened a row but the focus stayed on it, and the record appeared below the page's 25
+    rows and the pager. Now the record, scrolled to, has the focus; closing it returns to the row."""
+    page, errors = new_page(browser)
+    try:
+        open_page(page, f"{site_url}/book/viewer/wow.html")
+        holder = page.locator(".atlas-viewer[data-datasets]").first
+        _wait(holder)
+        row = holder.locator(".atlas-viewer-grid tbody tr").nth(2)
+        row.focus()
+        page.keyboard.press("Enter")
+        detail = holder.locator(".atlas-viewer-detail")
+        page.wait_for_function("el => el.getAttribute('data-id') && document.activeElement === el",
+                               arg=detail.element_handle(), timeout=30_000)
+        assert detail.get_attribute("data-id") == row.get_attribute("data-id")
+        top = detail.evaluate("el => el.getBoundingClientRect().top")
+        assert 0 <= top < page.viewport_size["height"] / 2, f"the record's top is at {top}px"
+        assert detail.get_attribute("aria-label").endswith(" " + row.get_attribute("data-id"))
+        page.keyboard.press("Tab")  # the next stop is inside the record: its close button
+        assert page.evaluate("() => document.activeElement.classList.contains('atlas-viewer-close')")
+        page.keyboard.press("Enter")
+        assert detail.is_hidden()
+        assert page.evaluate("() => document.activeElement.getAttribute('data-row')") == row.get_attribute("data-row")
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()
+
+
 def test_the_jwhr_chapter_opens_the_viewer_at_the_session_it_shows(site_url: str, browser: Any) -> None:
     """JWHR: the session the chapter discusses (not session 1) opens, by its id, in the viewer page."""
     page, errors = new_page(browser)

@@ -25,6 +25,20 @@ from pathlib import Path
 #: measurement of any reader.
 WORDS_PER_MINUTE = 200
 
+#: A chapter's line under *Prerequisites*, as written in the notebook: a sentence that reads the same in
+#: JupyterLab, where Jupyter Book's ``{glue:text}`` role cannot be resolved (jupyterlab-myst shows its
+#: key), and the measured time is not known before the last cell has run.
+TIME_TO_LEARN_LINE = (
+    "- **Time to learn**: measured each time the chapter runs, and printed by its last cell "
+    "(see {ref}`how it is measured <time-to-learn>`)"
+)
+#: The same line in the book, which shows the time measured when the book last ran the chapter
+#: (:func:`book_source`).
+TIME_TO_LEARN_BOOK_LINE = (
+    "- **Time to learn**: {glue:text}`time_to_learn:s` (measured when this chapter last ran: "
+    "see {ref}`how it is measured <time-to-learn>`)"
+)
+
 _FENCE_OPENING = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\})?")
 _ROLE = re.compile(r"\{[a-z:]+\}`[^`]*`")
 _LINK = re.compile(r"\]\([^)]*\)")
@@ -75,6 +89,12 @@ def time_to_learn(notebook: str | Path, run_seconds: float, *, words_per_minute:
         f"{total} minutes: {words:,} words of prose at {words_per_minute} words a minute "
         f"({reading:.0f} min) and {run_seconds:.0f} s of code run time"
     )
+
+
+def book_source(markdown: str) -> str:
+    """A markdown cell as the book reads it: :data:`TIME_TO_LEARN_LINE` becomes
+    :data:`TIME_TO_LEARN_BOOK_LINE` (the book's build calls this on every chapter as it reads it)."""
+    return markdown.replace(TIME_TO_LEARN_LINE, TIME_TO_LEARN_BOOK_LINE)
 
 
 def glue(name: str, value: object, display: bool = True) -> None:
@@ -135,12 +155,10 @@ def finish(
     path = Path(notebook)
     if path.is_file():  # a copy run elsewhere (Colab) is not on disk under its name
         measured = time_to_learn(path, time.perf_counter() - started)
-        try:
-            import myst_nb  # noqa: F401  (the book's tools: the value goes to the page)
-        except ImportError:  # a plain Jupyter session without the book's tools
-            print(f"Time to learn: {measured}")
-        else:
-            glue("time_to_learn", measured, display=False)
+        # printed for a reader in JupyterLab (the chapter's first lines say so); the book hides this
+        # cell and shows the glued value under Prerequisites instead
+        print(f"Time to learn: {measured}")
+        glue("time_to_learn", measured, display=False)
     note = differences(claims)
     if note:
         from IPython.display import display

@@ -20,6 +20,13 @@ a Markdown page has no launch buttons (Binder and Colab open notebooks, not MyST
 The book cites author-year ("Dziri et al., 2022c"), so its bibliography is labelled the same way
 instead of [1]-[17]: the ``atlas`` bibliography style is pybtex's ``plain`` with author-year labels.
 
+The renderings' rules (:func:`utils.render.stylesheet_css`) are written to ``_static/atlas-render.css`` at
+each build and linked from every page: notebook outputs carry them, but a viewer page has none, and the
+rows it opens were unstyled. A chapter's Time to learn line is written in the notebook to read in
+JupyterLab (:data:`utils.chapters.TIME_TO_LEARN_LINE`); the build reads it with the measured value.
+:func:`published_links` derives the addresses the README gives (the site, its screenshot, Binder,
+Colab) from ``_config.yml``.
+
 What a dataset folder holds for the book (:mod:`utils.folder_files`) is found there, so adding a
 folder needs no edit to the book's settings or pages: its ``citation.bib`` joins ``bibtex_bibfiles``
 when the build starts, a page's ``{atlas-by-hand}`` block becomes every folder's ``by_hand.md`` (MyST
@@ -68,6 +75,35 @@ SQL_CONSOLE_MISSING = (
 #: The environment variable that makes a build a publication: rows of datasets whose licence does not
 #: allow redistribution are left out of the site.
 PUBLISH_VARIABLE = "ATLAS_PUBLISH_SITE"
+
+
+#: Where the site carries the screenshot the browser test of the built site takes (the README shows it).
+SCREENSHOT = "_static/atlas-screenshot.png"
+
+
+def published_links(config: dict[str, Any]) -> dict[str, str]:
+    """The addresses the README links, from ``_config.yml``'s ``repository`` (and ``launch_buttons``):
+    ``site`` (the book on GitHub Pages, where the publishing workflow deploys it), ``screenshot``, and
+    ``binder`` and ``colab`` (on the learner copies) where the configuration names them. The one place
+    they are derived."""
+    url = str(config["repository"]["url"]).rstrip("/")
+    match = re.fullmatch(r"https://github\.com/([\w.-]+)/([\w.-]+)", url)
+    if match is None:
+        raise ValueError(f"_config.yml: repository.url {url!r} is not a GitHub repository's address")
+    owner, name = match.groups()
+    site = f"https://{owner.lower()}.github.io/{name}/"
+    links = {"site": site, "screenshot": site + SCREENSHOT}
+    buttons = config.get("launch_buttons") or {}
+    # The badges open the learner copies (no solutions), on the branch the publishing workflow keeps
+    # them on, as the published student edition's buttons do: the README is read by students too.
+    learner = str(config.get("sphinx", {}).get("config", {}).get("atlas_learner_branch") or "learner-copies")
+    if buttons.get("binderhub_url"):  # JupyterLab on the learner copies
+        binder = buttons["binderhub_url"].rstrip("/")
+        links["binder"] = f"{binder}/v2/gh/{owner}/{name}/{learner}?urlpath=lab/tree/wow.ipynb"
+    if buttons.get("colab_url"):  # the first chapter's learner copy
+        colab = buttons["colab_url"].rstrip("/")
+        links["colab"] = f"{colab}/github/{owner}/{name}/blob/{learner}/wow.ipynb"
+    return links
 
 
 def _drop_duplicate_scripts(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
@@ -261,6 +297,24 @@ def _write_cards(outdir: Path) -> None:
         write_card(name, target / f"{name}.croissant.json")
 
 
+#: The renderings' stylesheet in the built site (``_static/``): :func:`utils.render.stylesheet_css`, the
+#: rules every notebook output carries in a ``<style>`` element. A viewer page (``book/viewer/*.md``) has no
+#: notebook output, so the rows it opens would show unstyled without it: every page links it.
+RENDER_CSS = "atlas-render.css"
+
+
+def _write_render_css(app: Any, exception: BaseException | None) -> None:
+    """Written from the package at each build (never a copy kept in ``book/_static``): the one source
+    of the rules stays ``utils/render/atlas.css`` and the dataset folders' ``render.css``."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from utils.render import stylesheet_css
+
+    target = Path(app.outdir) / "_static" / RENDER_CSS
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(stylesheet_css(), encoding="utf-8")
+
+
 #: The splits whose viewer files a build wrote, for the viewer pages (book/viewer/<dataset>.md).
 VIEWER_INDEX = "index.json"
 
@@ -422,6 +476,27 @@ def _add_folder_bibliographies(app: Any, config: Any) -> None:
     config.bibtex_bibfiles = listed
 
 
+def _chapter_book_lines(app: Any, docname: str, source: list[str]) -> None:
+    """A chapter's lines written to read in JupyterLab (:func:`utils.chapters.book_source`: its Time to
+    learn, unknown there before its last cell runs) get the book's measured value. Connected after
+    the student edition's rewrite, so the learner copy a student edition reads is changed too."""
+    if not docname.startswith("notebooks/") or Path(app.env.doc2path(docname)).suffix != ".ipynb":
+        return
+    import nbformat
+
+    from utils.chapters import book_source
+
+    notebook = nbformat.reads(source[0], as_version=4)
+    changed = False
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            text = book_source(cell.source)
+            changed |= text != cell.source
+            cell.source = text
+    if changed:
+        source[0] = nbformat.writes(notebook)
+
+
 #: The block a page writes where every folder's "by hand" section goes.
 BY_HAND_BLOCK = "```{atlas-by-hand}\n```"
 
@@ -485,8 +560,11 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("builder-inited", _encrypt_kernels)
     app.connect("builder-inited", _start_viewer)
     app.connect("build-finished", _finish_viewer)
+    app.add_css_file(RENDER_CSS)
+    app.connect("build-finished", _write_render_css)
     app.add_config_value("atlas_learner_branch", "learner-copies", "html")
     app.connect("source-read", _student_source)
+    app.connect("source-read", _chapter_book_lines, priority=600)
     app.connect("config-inited", _add_folder_bibliographies)
     app.connect("source-read", _include_by_hand_sections)
     app.add_directive("atlas-bibtex", BibtexEntries)

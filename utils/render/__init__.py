@@ -2,15 +2,15 @@
 
 :func:`render_dialogue` picks the renderer of the dialogue's dataset (its declaration's
 :attr:`utils.sources.DatasetSource.render`). The same HTML is shown in Jupyter, in the widgets and
-in the published book. :class:`SafeHTML`, :func:`esc` and
-:func:`stylesheet` are the public building blocks for HTML built outside this package (the
-cross-dataset chapter's notes, the figures); ``_html`` holds the renderers' own helpers.
+in the published book. :class:`SafeHTML`, :func:`esc` and :func:`stylesheet` (with
+:func:`stylesheet_css`, its rules alone) are the public building blocks for HTML built outside this
+package (the cross-dataset chapter's notes, the figures); ``_html`` holds the renderers' own helpers.
 """
 
 from __future__ import annotations
 
 from ..records import Dialogue
-from ._html import SafeHTML, esc, stylesheet
+from ._html import SafeHTML, esc, stylesheet, stylesheet_css
 
 
 def render_dialogue(dialogue: Dialogue, **options: object) -> SafeHTML:
@@ -20,4 +20,4 @@ def render_dialogue(dialogue: Dialogue, **options: object) -> SafeHTML:
     return source_of(dialogue).render(dialogue, **options)
 
 
-__all__ = ["SafeHTML", "esc", "render_dialogue", "stylesheet"]
+__all__ = ["SafeHTML", "esc", "render_dialogue", "stylesheet", "stylesheet_css"]

@@ -100,13 +100,20 @@ def json_for_script(value: Any) -> str:
 
 
 def stylesheet() -> str:
-    """The atlas's CSS as a ``<style>`` element: its own rules (``atlas.css``), then every registered
-    dataset folder's ``render.css``. Notebook outputs and the book's pages carry it with each rendering."""
+    """The atlas's CSS as a ``<style>`` element (:func:`stylesheet_css`). Notebook outputs and the
+    chapters' pages carry it with each rendering."""
+    return f"<style>{stylesheet_css()}</style>"
+
+
+def stylesheet_css() -> str:
+    """The atlas's CSS rules: its own (``atlas.css``), then every registered dataset folder's
+    ``render.css``. The book's build serves the same text as a file, for the renderings the data
+    viewer opens on pages that carry no notebook output (``book/viewer/*.md``)."""
     # Deferred: the registry imports the dataset folders, whose renderers import this module.
     from ..folder_files import dataset_css
 
     css = resources.files(__package__).joinpath("atlas.css").read_text(encoding="utf-8")
-    return f"<style>{css}{dataset_css()}</style>"
+    return css + dataset_css()
 
 
 def highlight_words(

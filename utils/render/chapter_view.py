@@ -265,7 +265,7 @@ def _viewer_rows_visiting(
 
 
 def _viewer_meta(part: _Part, entry: Mapping[str, str], rows: SplitRows) -> dict[str, Any]:
-    from .viewer_fields import example_queries, identifying
+    from .viewer_fields import column_notes, example_queries, identifying
 
     dataset = entry["dataset"]
     return {
@@ -276,6 +276,7 @@ def _viewer_meta(part: _Part, entry: Mapping[str, str], rows: SplitRows) -> dict
         "label": part.label,
         "kind": part.kind or "",
         "queries": example_queries(dataset, rows),
+        "column_notes": column_notes(dataset),
     }
 
 

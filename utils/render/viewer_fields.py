@@ -5,8 +5,9 @@ declaration (:meth:`~utils.declaration.DatasetSource.hook`; each is optional): `
 rows)`` (a grouping of the split's rows, read as ``viewer_rows``), ``QUERIES`` (example SQL, read
 as ``viewer_queries``), ``IDENTIFYING`` (per level, the columns that name a row, shown first),
 ``SINGLE_LABELS`` (label columns holding one label per row, shown and queried as a value, not a
-list) and ``row_texts(dialogue)`` (texts that identify a dialogue row: a question, a message and its
-response; by default the first turn). In a folder that declares two datasets, the one not named as
+list), ``COLUMN_NOTES`` (what a column's statistics count, shown with them) and
+``row_texts(dialogue)`` (texts that identify a dialogue row: a question, a message and its response;
+by default the first turn). In a folder that declares two datasets, the one not named as
 the folder puts its own part of its name in front of a hook it does not share with the other
 (``audit_rows`` and ``AUDIT_QUERIES`` for ``news_audit`` in a folder ``news/``); a plain name is the folder's,
 shared by both. This module applies them and adds the queries every split gets.
@@ -144,6 +145,12 @@ def single_labels(dataset: str) -> tuple[str, ...]:
     return tuple(_hook(dataset, "SINGLE_LABELS", ()))
 
 
+def column_notes(dataset: str) -> dict[str, str]:
+    """What some of the dataset's columns count, shown with their statistics (its ``COLUMN_NOTES``: a
+    length column and the length of a text column can count the same text differently)."""
+    return dict(_hook(dataset, "COLUMN_NOTES", {}))
+
+
 def dataset_rows(dataset: str, dialogues: Sequence[Dialogue], rows: SplitRows) -> SplitRows:
     """The split's rows as the dataset shows them (unchanged when it has no grouping of its own)."""
     hook = get_source(dataset).viewer_rows
@@ -168,6 +175,7 @@ def _columns(frame: pd.DataFrame) -> list[str]:
 __all__ = [
     "COMMON_QUERIES",
     "character_count",
+    "column_notes",
     "columns",
     "dataset_rows",
     "example_queries",

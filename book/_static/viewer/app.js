@@ -417,6 +417,7 @@ export class Viewer {
     this.buildPager(body);
 
     this.detail = make("div", "atlas-viewer-detail");
+    this.detail.setAttribute("role", "region"); // named by the record it shows
     this.detail.hidden = true;
     body.appendChild(this.detail);
 
@@ -703,10 +704,11 @@ export class Viewer {
         if (text.length > 160) { td.title = text; }
         tr.appendChild(td);
       });
-      const open = () => { this.openRowAt(rowIndex); };
-      tr.addEventListener("click", open);
+      tr.addEventListener("click", () => { this.openRowAt(rowIndex); });
+      // by keyboard, the opened record takes the focus (it is drawn below the page's rows and the pager,
+      // where a keyboard reader would otherwise have to tab to it)
       tr.addEventListener("keydown", (event) => {
-        if (event.key === "Enter") { open(); event.preventDefault(); }
+        if (event.key === "Enter") { this.openRowAt(rowIndex, true); event.preventDefault(); }
       });
       tbody.appendChild(tr);
     });
@@ -784,9 +786,10 @@ export class Viewer {
 
   /**
    * @param {number} rowIndex
+   * @param {boolean} [focus] move the focus to the opened record (opened by keyboard)
    * @returns {Promise<void>}
    */
-  openRowAt(rowIndex) {
+  openRowAt(rowIndex, focus = false) {
     const data = this.level();
     const id = cell(data.columns[data.info.id], rowIndex);
     if (this.compact) { // the row opens in the viewer page, at the same split, level and row
@@ -795,16 +798,18 @@ export class Viewer {
     }
     this.view().row = String(id);
     this.saveHash();
-    return cellLater(data.columns._dialogue, rowIndex).then((dialogue) => this.showDialogue(Number(dialogue), String(id)));
+    return cellLater(data.columns._dialogue, rowIndex).then((dialogue) => this.showDialogue(Number(dialogue), String(id),
+      focus));
   }
 
   /**
    * The dialogue as the atlas renders it.
    * @param {number} dialogue its position in the split
    * @param {string} id
+   * @param {boolean} [focus] move the focus to it (and back to its row when it is closed)
    * @returns {Promise<void>}
    */
-  showDialogue(dialogue, id) {
+  showDialogue(dialogue, id, focus = false) {
     const data = this.level();
     const split = /** @type {SplitEntry} */ (this.split);
     const entry = this.entry(split);
@@ -838,6 +843,10 @@ export class Viewer {
         detail.hidden = true;
         this.view().row = null;
         this.saveHash();
+        if (focus) { // back where the keyboard reader opened it, when that row is still on the page
+          const row = this.holder.querySelector(".atlas-viewer-grid tbody tr[data-id='" + CSS.escape(String(id)) + "']");
+          if (row instanceof HTMLElement) { row.focus(); }
+        }
       });
       head.appendChild(close);
       detail.appendChild(head);
@@ -845,7 +854,14 @@ export class Viewer {
       view.innerHTML = rendering; // rendered and escaped by the atlas's renderers, joined from its fragments
       detail.appendChild(view);
       detail.setAttribute("data-id", String(id));
-      detail.scrollIntoView({ block: "nearest" });
+      detail.setAttribute("aria-label", split.label + ": " + data.info.id + " " + id);
+      if (focus) {
+        detail.tabIndex = -1; // focusable by script, not a stop of its own in the tab order
+        detail.scrollIntoView({ block: "start" });
+        detail.focus({ preventScroll: true });
+      } else {
+        detail.scrollIntoView({ block: "nearest" });
+      }
     });
   }
 
@@ -901,6 +917,8 @@ export class Viewer {
     box.setAttribute("data-column", column.name);
     box.setAttribute("data-kind", column.kind);
     box.appendChild(make("div", "atlas-viewer-stat-title", column.name + " (" + column.kind + ")"));
+    const note = (data.manifest.column_notes || {})[column.name];
+    if (note) { box.appendChild(make("div", "atlas-viewer-stat-note", note)); }
     if (column.paged) {
       // its values are not held here: the lengths over the split were computed with the files
       if (rows.length === data.rows && column.splitLengths) {
@@ -968,7 +986,7 @@ export class Viewer {
       if (value !== undefined && value !== null) { box.setAttribute("data-" + key, String(value)); }
     });
     box.setAttribute("data-missing", String(missing));
-    const what = column.kind === "number" ? "" : column.kind === "labels" ? "labels per row: " : "length (characters): ";
+    const what = column.kind === "number" ? "" : column.kind === "labels" ? "labels per row: " : "length (characters, spaces included): ";
     box.appendChild(make("div", "atlas-viewer-stat-summary", what + (stats.count ?
       "min " + fmt(stats.min) + " \u00b7 max " + fmt(stats.max) + " \u00b7 mean " + fmt(stats.mean) +
       " \u00b7 median " + fmt(stats.median) + " \u00b7 std " + fmt(stats.std) + " \u00b7 " + fmt(stats.count) + " values"

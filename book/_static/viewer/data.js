@@ -61,6 +61,7 @@ const SHARDS_KEPT = 32;
  * @property {string} [note]
  * @property {Record<string, string[]>} [identifying] per level, the columns that name a row, shown first
  * @property {Array<{title: string, sql: string}>} [queries]
+ * @property {Record<string, string>} [column_notes] what a column's statistics count, where it needs saying
  * @property {number} dialogues
  * @property {Record<string, LevelInfo>} levels
  * @property {Renderings} html

@@ -16,6 +16,15 @@ from .parser import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY, answered, quest
 IDENTIFYING = {"dialogues": ("question", "answered", "answer"), "turns": ("role", "text")}
 #: One label per session.
 SINGLE_LABELS = ("answered",)
+#: What a column's statistics count, where two panels would otherwise seem to disagree: the length columns
+#: count as the chapter does (:func:`~utils.render.viewer_fields.character_count`, spaces and line breaks
+#: left out), the text columns' panels every character of the text.
+COLUMN_NOTES = {
+    "answer length (characters)": "characters of the answer without its spaces and line breaks, as the chapter "
+    "counts them; the panel of answer (text) counts every character, so no length there is lower",
+    "question length (characters)": "characters of the question without its spaces and line breaks, as the "
+    "chapter counts them; the panel of question (text) counts every character",
+}
 
 
 def row_texts(dialogue: Dialogue) -> dict[str, str | None]:

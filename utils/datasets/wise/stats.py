@@ -635,11 +635,21 @@ def sizes_table(splits: Mapping[str, LoadedSplit]) -> Table:
 
 
 def _label_table(distribution: pd.DataFrame, split: LoadedSplit, what: str, unit: str) -> Table:
-    frame = distribution.copy()
+    """The labels that occur in the split (a published label that does not is counted in a note, not
+    shown as a row of zeros: on a small split most of the 12 intents and 23 actions would be)."""
+    absent = distribution["published"] & (distribution["count"] == 0)
+    frame = distribution[~absent].copy()
     frame["authors' vocab"] = frame["authors' vocab"].replace("", EMPTY)
     unknown = int((~frame["published"]).sum())
-    notes = [f"{unknown} label(s) outside the authors' vocab, listed last: their models have no class for them "
-             f"({EMPTY} no vocab entry)."] if unknown else []
+    published = int(distribution["published"].sum())
+    missing = list(distribution.index[absent])
+    notes = []
+    if missing:
+        notes.append(f"{len(missing)} of the authors' {published} {what}s do not occur in this split and are "
+                     f"not listed: {', '.join(missing)}.")
+    if unknown:
+        notes.append(f"{unknown} label(s) outside the authors' vocab, listed last: their models have no class for "
+                     f"them ({EMPTY} no vocab entry).")
     return tables.table(
         frame,
         labels={"count": unit.capitalize(), "share": "Share", "published": "In the authors' vocab",
@@ -647,8 +657,8 @@ def _label_table(distribution: pd.DataFrame, split: LoadedSplit, what: str, unit
         index=what.capitalize(),
         integers=["count"],
         percents={"share": 1},
-        caption=_caption(f"{what.capitalize()}s of WISE {split.split}, in the order of the authors' vocab, "
-                         "zero counts included.", [split.provenance]),
+        caption=_caption(f"{what.capitalize()}s of WISE {split.split} that occur in it, in the order of the "
+                         "authors' vocab.", [split.provenance]),
         notes=notes,
         empty_note="",
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import warnings
 
 import pytest
@@ -210,6 +211,17 @@ def test_label_and_citation_tables(splits: dict) -> None:
     intents = _cells(st.intent_table(splits["train"]))
     row = intents.index("Reveal")
     assert intents[row : row + 5] == ["Reveal", "8", "50.0", "yes", "[Reveal]"]  # 8 of 16 user utterances
+    # only the labels that occur are rows; a note counts (and names) the published ones that do not
+    for table, distribution, published in ((st.intent_table(splits["train"]), st.intent_distribution(splits["train"]),
+                                            len(st.INTENTS)),
+                                           (st.action_table(splits["train"]), st.action_distribution(splits["train"]),
+                                            len(st.ACTIONS))):
+        absent = distribution.index[distribution["published"] & (distribution["count"] == 0)]
+        assert len(absent) > 0  # the demo sample lacks some classes: the case the note is for
+        shown = _cells(table)
+        assert not set(absent) & set(shown), f"labels that do not occur are listed: {set(absent) & set(shown)}"
+        notes = [html.unescape(note) for note in table.notes]
+        assert any(note.startswith(f"{len(absent)} of the authors' {published} ") for note in notes), notes
     citations = st.citations_table(splits["train"])
     cells = _cells(citations)
     row = cells.index("all action groups")
