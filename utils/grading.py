@@ -1008,8 +1008,10 @@ def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] =
     similar = similarity_report(course, assignment)
     if similar:
         print(
-            f"\n{len(similar)} answer cell(s) to read for copying (alike at {SIMILARITY_THRESHOLD:.0%} or more, or "
-            f"reading the practice checks' insides): grading/{safe_name(assignment)}/similarity.csv"
+            f"\n{len({(item.student, item.cell) for item in similar})} answer cell(s) of "
+            f"{len({item.student for item in similar})} submission(s) to read for copying (alike at "
+            f"{SIMILARITY_THRESHOLD:.0%} or more to the reference or another submission, or calling what computes the "
+            f"answer): grading/{safe_name(assignment)}/similarity.csv"
         )
     troubled = [student for student in submitted if student not in fresh or fresh[student].problems]
     if troubled:
