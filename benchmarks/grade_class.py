@@ -33,7 +33,8 @@ while True:
 """
 
 
-def _answered(release: nbformat.NotebookNode, source: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def answered(release: nbformat.NotebookNode, source: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The release with every answer cell holding the reference solution, as a careful student's would."""
     reference = {cell.metadata.get("nbgrader", {}).get("grade_id"): cell for cell in source.cells}
     copy = nbformat.from_dict(json.loads(json.dumps(release)))
     for cell in copy.cells:
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = course / "release" / args.assignment
         release = nbformat.read(folder / f"{args.assignment}.ipynb", as_version=4)
         source = nbformat.read(course / "source" / args.assignment / f"{args.assignment}.ipynb", as_version=4)
-        reference = _answered(release, source)
+        reference = answered(release, source)
         for number in range(args.students):
             notebook = nbformat.from_dict(json.loads(json.dumps(reference)))
             if number < args.hangs:

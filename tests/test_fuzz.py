@@ -44,12 +44,11 @@ import io
 import json
 import os
 import re
-import signal
 import tempfile
 import tracemalloc
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +58,7 @@ from hypothesis import strategies as st
 
 from conftest import demo_file
 from utils.errors import DataError
+from utils.grading import time_limit
 from utils.sources import dataset_names, get_source
 
 REPO = Path(__file__).resolve().parents[1]
@@ -146,18 +146,8 @@ class Hang(Exception):
     """A case ran past :data:`HARD_TIMEOUT`."""
 
 
-@contextmanager
-def hard_timeout(seconds: float) -> Iterator[None]:
-    def expire(signum: int, frame: object) -> None:
-        raise Hang(f"no result after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+def hard_timeout(seconds: float) -> AbstractContextManager[None]:
+    return time_limit(seconds, lambda: Hang(f"no result after {seconds} s"))
 
 
 def _storable(record: Any) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from benchmarks.grade_class import answered
 from tests.grading_attacks import ATTACKS, REAL_DATA_ONLY, SLIPS
 from utils import answers, grading
 
@@ -38,18 +39,6 @@ def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     environment = dict(os.environ)
     environment["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{environment.get('PATH', '')}"
     return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=1200, check=False)
-
-
-def _answered(release: nbformat.NotebookNode, source: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The release with every answer cell holding the reference solution, as a careful student's would."""
-    reference = {cell.metadata.get("nbgrader", {}).get("grade_id"): cell for cell in source.cells}
-    copy = nbformat.from_dict(json.loads(json.dumps(release)))
-    for cell in copy.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution") and cell.cell_type == "code":
-            text = reference[meta["grade_id"]].source
-            cell.source = text.replace("### BEGIN SOLUTION\n", "").replace("### END SOLUTION", "")
-    return copy
 
 
 def _answer_cells(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
@@ -147,7 +136,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> dict:
     assert released.returncode == 0, released.stderr
     release = nbformat.read(folder / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     source = nbformat.read(folder / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    reference = _answered(release, source)
+    reference = answered(release, source)
 
     _submit(folder, "alice", reference)
     _submit(folder, "bob", release)

@@ -39,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import asdict, dataclass, field
 from io import StringIO
@@ -575,8 +575,9 @@ class VerdictTimeout(Exception):
 
 
 @contextlib.contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`VerdictTimeout` in this (main) thread after ``seconds``; elsewhere no limit."""
+def time_limit(seconds: float, error: Callable[[], BaseException] = VerdictTimeout) -> Iterator[None]:
+    """Raise ``error()`` in this (main) thread once ``seconds`` have passed; in another thread no limit
+    (a signal reaches the main thread only)."""
     import threading
 
     if threading.current_thread() is not threading.main_thread():
@@ -584,7 +585,7 @@ def _time_limit(seconds: float) -> Iterator[None]:
         return
 
     def expire(signum: int, frame: Any) -> None:
-        raise VerdictTimeout
+        raise error()
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -650,7 +651,7 @@ def grade_notebook(
         if _is_test(cell):
             exercise = cell.metadata.get("nbgrader", {}).get("grade_id", "")
             try:
-                with _time_limit(VERDICT_SECONDS):
+                with time_limit(VERDICT_SECONDS):
                     values = handed_in(ran) if ran is not None else None
                     if values is None:
                         verdict = Verdict(
