@@ -261,6 +261,9 @@ def _compare_mapping(
             hint = "Use the exact names found in the data: these differ only in case."
         elif missing and not extra:
             hint = f"Every {key_name} that occurs needs a value: did you look at only part of the data?"
+        elif extra and not missing and any(_nonzero(given[key]) for key in extra):
+            # a value for a key these data lack: the answer was computed on other data (another split)
+            hint = f"Your answer gives values to {key_name}s these data do not have: was it computed on another split?"
         elif extra and not missing:
             hint = f"Leave out the {key_name}s that do not occur (a count or share of 0 is not asked for)."
         else:
@@ -288,6 +291,13 @@ def _compare_mapping(
         more = f" and {len(wrong) - 3} more" if len(wrong) > 3 else ""
         _fail(what, f"{len(wrong)} of {len(expected)} values are off: {shown}{more}.")
     _passed(what, f"{len(expected)} {key_name}{'' if len(expected) == 1 else 's'}")
+
+
+def _nonzero(value: Any) -> bool:
+    try:
+        return bool(float(value))
+    except (TypeError, ValueError):
+        return True
 
 
 def _dialogues(data: Iterable[Dialogue], what: str) -> Sequence[Dialogue]:
