@@ -1075,7 +1075,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="CHAPTER=DATE",
         action="append",
         default=[],
-        help="a due date in the gradebook, ISO 8601 (wow=2027-03-01T23:59+01:00; no zone: UTC); repeat per chapter",
+        help="a due date in the gradebook, ISO 8601 (CHAPTER=2027-03-01T23:59+01:00; no zone: UTC); repeat per chapter",
     )
     course.add_argument(
         "--late-per-day",
@@ -1106,7 +1106,8 @@ def _add_grade(commands: Any, formatter: Any) -> None:
         "(each submission in a bubblewrap sandbox without the course folder or the network, the hidden "
         "tests' verdicts computed outside the student's kernel), then list every submission with its "
         "tests passed and what went wrong. Needs Debian's or Ubuntu's `bubblewrap` package.",
-        epilog="example:\n  cd course && atlas grade wow\n  atlas grade wow --course course --student alice --force",
+        epilog="example:\n  cd course && atlas grade CHAPTER\n"
+        "  atlas grade CHAPTER --course course --student alice --force",
         formatter_class=formatter,
     )
     grade.add_argument("assignment", metavar="ASSIGNMENT", help="the assignment (a chapter's name)")

@@ -137,7 +137,7 @@ def parse_due(text: str) -> tuple[str, datetime]:
     """``ASSIGNMENT=DATE`` as the assignment and an aware datetime (a date without a zone is UTC)."""
     name, sep, when = text.partition("=")
     if not sep or not name.strip() or not when.strip():
-        raise ValueError(f"expected ASSIGNMENT=DATE (for example wow=2027-03-01T23:59+01:00), got {text!r}")
+        raise ValueError(f"expected ASSIGNMENT=DATE (for example CHAPTER=2027-03-01T23:59+01:00), got {text!r}")
     try:
         moment = datetime.fromisoformat(when.strip())
     except ValueError:

@@ -5,7 +5,7 @@ Each is an nbgrader plugin or preprocessor, named in the course's ``nbgrader_con
 
 * :class:`LatePenaltyPerDay`: ``nbgrader autograde`` takes a share of the points per day (or part
   of a day) late, from the ``timestamp.txt`` of a submission and the assignment's due date;
-* :func:`set_due_dates`: ``atlas course --due wow=2027-03-01T23:59+01:00`` writes due dates into the gradebook;
+* :func:`set_due_dates`: ``atlas course --due CHAPTER=2027-03-01T23:59+01:00`` writes due dates into the gradebook;
 * :class:`FlaggedCsvExport`, :class:`CanvasExport`, :class:`MoodleExport`: ``nbgrader export`` writes
   nbgrader's CSV with a column of grading problems, a Canvas gradebook import file, or a Moodle
   grading worksheet;

@@ -98,10 +98,10 @@ def names_handed_in(source: str) -> list[str]:
     """The names a test reads that it does not bind itself: the student's answers, in first-use order."""
     import ast
 
-    from .course import _python
+    from IPython.core.inputtransformer2 import TransformerManager  # IPython magics as calls
 
     try:
-        tree = ast.parse(_python(test_code(source)))
+        tree = ast.parse(TransformerManager().transform_cell(test_code(source)))
     except SyntaxError:
         return []
     bound: set[str] = set()

@@ -68,7 +68,7 @@ def not_data(path: Path) -> str | None:
 
 def dataset_lines(data_dir: str | Path | None = None) -> list[str]:
     """One line per dataset saying what each split would be built on, for a build's log:
-    ``"wow: train official file present, valid_seen demo sample, ..."`` (:func:`status_rows`)."""
+    ``"<dataset>: train official file present, valid_seen demo sample, ..."`` (:func:`status_rows`)."""
     by_dataset: dict[str, list[str]] = {}
     for row in status_rows(data_dir):
         by_dataset.setdefault(row["dataset"], []).append(f"{row['split']} {row['status']}")
