@@ -172,9 +172,9 @@ def test_a_build_without_the_sql_console_files_goes_on_and_marks_its_pages(atlas
     assert context["metatags"].strip() == atlas_book.SQL_CONSOLE_MISSING_META
 
 
-def test_sphinx_says_so_in_the_build_output(atlas_book: object, tmp_path: Path) -> None:
-    """A small Sphinx project with the book's extension and no npm packages: built with -W, it says the
-    SQL console is missing, and its page carries the mark the viewer reads."""
+def _small_book(tmp_path: Path, *options: str) -> tuple[int, str]:
+    """Build a one-page Sphinx project with the book's extension into ``tmp_path/out``: the exit status
+    and what the build printed."""
     from sphinx.cmd.build import build_main
 
     source = tmp_path / "src"
@@ -185,35 +185,31 @@ def test_sphinx_says_so_in_the_build_output(atlas_book: object, tmp_path: Path) 
     with open(log, "w") as output:
         sys.stdout, saved = output, sys.stdout
         try:
-            status = build_main(["-W", "-b", "html", str(source), str(tmp_path / "out")])
+            status = build_main([*options, "-b", "html", str(source), str(tmp_path / "out")])
         finally:
             sys.stdout = saved
+    return status, log.read_text()
+
+
+def test_sphinx_says_so_in_the_build_output(atlas_book: object, tmp_path: Path) -> None:
+    """A small Sphinx project with the book's extension and no npm packages: built with -W, it says the
+    SQL console is missing, and its page carries the mark the viewer reads."""
+    status, log = _small_book(tmp_path, "-W")
     assert status == 0
-    assert "built without its SQL console" in log.read_text()
+    assert "built without its SQL console" in log
     page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
     assert atlas_book.SQL_CONSOLE_MISSING_META in page
 
 
 def test_the_build_log_says_which_data_it_uses(atlas_book: object, tmp_path: Path, data_dir: Path) -> None:
     """One line per dataset, each split with what it is built on, as ``atlas status`` lists them (issue 50)."""
-    from sphinx.cmd.build import build_main
-
     from utils.sources import registry
 
     (data_dir / "jwhr").mkdir()
     (data_dir / "jwhr" / "answered.jsonl").write_text('{"id": 1}\n', encoding="utf-8")
-    source = tmp_path / "src"
-    source.mkdir()
-    (source / "conf.py").write_text("extensions = ['atlas_book']\n")
-    (source / "index.rst").write_text("Atlas\n=====\n\nA page.\n")
-    log = tmp_path / "log.txt"
-    with open(log, "w") as output:
-        sys.stdout, saved = output, sys.stdout
-        try:
-            assert build_main(["-b", "html", str(source), str(tmp_path / "out")]) == 0
-        finally:
-            sys.stdout = saved
-    lines = [line for line in log.read_text().splitlines() if line.startswith("atlas: ")]
+    status, log = _small_book(tmp_path)
+    assert status == 0
+    lines = [line for line in log.splitlines() if line.startswith("atlas: ")]
     assert f"atlas: data directory {data_dir}" in lines
     for dataset in registry():
         assert sum(line.startswith(f"atlas: {dataset}: ") for line in lines) == 1, dataset

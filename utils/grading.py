@@ -1038,10 +1038,5 @@ def _main(argv: Sequence[str] | None = None) -> int:
     return run_notebook(args.source, args.target, args.cell_seconds)
 
 
-def iter_tests(notebook: Any) -> Iterator[tuple[int, Any]]:
-    """The autograded test cells of a notebook, with their positions."""
-    return ((index, cell) for index, cell in enumerate(notebook.cells) if _is_test(cell))
-
-
 if __name__ == "__main__":
     sys.exit(_main())
