@@ -880,7 +880,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     console.print(_text("definitions:"))
     for source, names in definitions.items():
         console.print(_text(f"  {', '.join(names)}: {source}", "dim"))
-    for line in scores.task.notes:
+    for line in scores.notes:
         console.print(_text(line, "dim"))
     if args.json:
         Path(args.json).write_text(json.dumps(scores.record(["atlas", *sys.argv[1:]]), indent=1) + "\n", "utf-8")

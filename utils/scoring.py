@@ -28,12 +28,15 @@ bootstrap interval of the difference: both files are resampled with the same dra
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import shlex
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +56,10 @@ SEED = 20220601
 LEVEL = 0.95
 #: How many ids a coverage message names (the counts are always complete).
 SHOWN_IDS = 5
+
+#: Predictions given as records rather than a file: a pandas DataFrame (one row per line of the
+#: format) or an iterable of the JSON objects the file would hold.
+Records = Iterable[Mapping[str, Any]]
 
 #: ``statistic(columns) -> values``: columns of shape (resamples, examples), one value per row.
 Statistic = Callable[[Mapping[str, np.ndarray]], np.ndarray]
@@ -151,17 +158,22 @@ class Draws:
 
     def means(self, values: np.ndarray) -> np.ndarray:
         """The mean of ``values`` (one per example) in every resample, from per-unit sums: a resample
-        holds every example of each unit drawn, as often as the unit was drawn."""
+        holds every example of each unit drawn, as often as the unit was drawn. A NaN value is an
+        example the metric leaves out of its mean (ParlAI's metric of zero denominator)."""
+        counted = ~np.isnan(values)
+        kept = np.where(counted, values, 0.0)
         if self.singletons:  # the units are the examples, in order
-            return values[self.draws].mean(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return kept[self.draws].sum(axis=1) / counted[self.draws].sum(axis=1)
         units = self.draws.shape[1]
-        sums = np.bincount(self.groups, weights=values, minlength=units)
-        sizes = np.bincount(self.groups, minlength=units).astype(float)
+        sums = np.bincount(self.groups, weights=kept, minlength=units)
+        sizes = np.bincount(self.groups, weights=counted.astype(float), minlength=units)
         resamples = self.draws.shape[0]
         counts = np.bincount(
             (self.draws + units * np.arange(resamples)[:, None]).ravel(), minlength=resamples * units
         ).reshape(resamples, units)
-        return (counts @ sums) / (counts @ sizes)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (counts @ sums) / (counts @ sizes)
 
     def statistic(self, statistic: Statistic, columns: Mapping[str, np.ndarray]) -> np.ndarray:
         """``statistic`` on every resample (vectorised when each unit is one example)."""
@@ -195,7 +207,8 @@ class Metric:
         if self.statistic is not None:
             return float(self.statistic({name: values[None, :] for name, values in columns.items()})[0])
         values = columns[self.column]
-        return float(values.mean()) if values.size else math.nan
+        counted = values[~np.isnan(values)]  # NaN: an example this metric leaves out (see Draws.means)
+        return float(counted.mean()) if counted.size else math.nan
 
     def resampled(self, draws: Draws, columns: Mapping[str, np.ndarray]) -> np.ndarray:
         if self.statistic is not None:
@@ -222,6 +235,10 @@ class Gold:
     split: LoadedSplit | None = None
     #: the data file scored against (hashed into the record)
     path: Path | None = None
+    #: what a reader must know about this gold in particular (a reference corpus standing in, ...)
+    notes: tuple[str, ...] = ()
+    #: what the task's scorer needs beside the answers (a reference corpus's word counts, ...)
+    context: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -355,6 +372,7 @@ class Scores:
     dataset: str
     split: str
     task: Task
+    #: the predictions file, or ``(records)`` for predictions handed over in Python
     predictions: Path
     coverage: Coverage
     scored_ids: tuple[str, ...]
@@ -364,9 +382,17 @@ class Scores:
     seed: int
     level: float
     gold: Gold
+    #: sha256 of the predictions as read (of their JSON Lines when handed over as records)
+    predictions_sha256: str = ""
     #: ``--compare``: the other file and the paired difference per metric (this file minus it)
     compared: Path | None = None
+    compared_sha256: str = ""
     differences: list[Scored] = field(default_factory=list)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What a reader must know about these numbers: the task's notes, then the gold's."""
+        return (*self.task.notes, *self.gold.notes)
 
     @property
     def partial(self) -> bool:
@@ -388,7 +414,6 @@ class Scores:
     def record(self, argv: Sequence[str] | None = None) -> dict[str, Any]:
         """The JSON record a paper can cite (``--json``)."""
         from . import __version__
-        from ._download import sha256_of as sha256
 
         split = self.gold.split
         provenance = split.provenance if split is not None else None
@@ -398,7 +423,7 @@ class Scores:
         # as the provenance line shows it: the data directory by its variable, not a machine's path
         data: dict[str, Any] = {"path": display_path(Path(data_path)) if data_path else None}
         if data_path is not None and Path(data_path).is_file():
-            data["sha256"] = sha256(Path(data_path))
+            data["sha256"] = _sha256(Path(data_path))
         if provenance is not None:
             data.update(kind=provenance.kind, checksum=provenance.checksum, summary=provenance.summary())
             if provenance.is_demo:
@@ -407,7 +432,7 @@ class Scores:
             "dataset": self.dataset,
             "split": self.split,
             "task": self.task.name,
-            "predictions": {"path": str(self.predictions), "sha256": sha256(self.predictions)},
+            "predictions": {"path": str(self.predictions), "sha256": self.predictions_sha256},
             "data": data,
             "counts": {
                 "gold": self.coverage.gold,
@@ -424,13 +449,13 @@ class Scores:
                 "level": self.level,
                 "unit": "dialogue" if len(set(self.gold.units.values())) < len(self.gold.ids) else "example",
             },
-            "notes": list(self.task.notes),
+            "notes": list(self.notes),
             "atlas_version": __version__,
             "command": shlex.join(argv if argv is not None else sys.argv),
         }
         if self.compared is not None:
             record["compare"] = {
-                "other": {"path": str(self.compared), "sha256": sha256(self.compared)},
+                "other": {"path": str(self.compared), "sha256": self.compared_sha256},
                 "differences": [_metric_record(item) for item in self.differences],
             }
         return record
@@ -438,6 +463,16 @@ class Scores:
     def table(self) -> list[tuple[str, str, str]]:
         """``(metric, value with interval, source)`` rows for a terminal or a page."""
         return [(item.metric.name, _with_interval(item), item.metric.source) for item in self.metrics]
+
+    def frame(self) -> Any:
+        """Every metric as a pandas DataFrame indexed by the metric's name: ``value``, ``low`` and
+        ``high`` (its interval), ``definition`` (the source it follows) and ``what differs``."""
+        import pandas as pd
+
+        rows = [{"metric": item.metric.name, "value": item.value, "low": item.low, "high": item.high,
+                 "definition": item.metric.source, "what differs": item.metric.differs} for item in self.metrics]
+        return pd.DataFrame(rows, columns=["metric", "value", "low", "high", "definition", "what differs"]
+                            ).set_index("metric")
 
 
 def _with_interval(item: Scored) -> str:
@@ -475,11 +510,40 @@ def choose_task(dataset: str, task: str | None) -> Task:
     return tasks[task]
 
 
-def _aligned(path: Path, gold: Gold, task: Task, allow_missing: bool) -> tuple[Coverage, list[str], list[Any]]:
-    predictions = task.read(Path(path))
+@contextmanager
+def _predictions_file(predictions: str | Path | Records | Any) -> Iterator[tuple[Path, Path, str]]:
+    """``(file to read, path to show, sha256)``: a path as given, or records written as the JSON Lines
+    file they stand for, so that they are read (and refused) exactly as a file would be."""
+    if isinstance(predictions, str | Path):
+        path = Path(predictions)
+        yield path, path, _sha256(path) if path.is_file() else ""
+        return
+    if hasattr(predictions, "to_dict"):  # a pandas DataFrame: one record per row
+        predictions = predictions.to_dict("records")
+    text = "".join(json.dumps(_plain(record), ensure_ascii=False) + "\n" for record in predictions)
+    with tempfile.TemporaryDirectory(prefix="atlas-score-") as folder:
+        path = Path(folder) / "predictions.jsonl"
+        path.write_text(text, encoding="utf-8")
+        yield path, Path("(records)"), hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _plain(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A record with NumPy scalars (what a DataFrame's rows hold) as the Python numbers JSON writes."""
+    return {key: value.item() if isinstance(value, np.generic) else value for key, value in record.items()}
+
+
+def _sha256(path: Path) -> str:
+    from ._download import sha256_of
+
+    return sha256_of(path)
+
+
+def _aligned(path: Path, shown: Path, gold: Gold, task: Task,
+             allow_missing: bool) -> tuple[Coverage, list[str], list[Any]]:
+    predictions = task.read(path)
     coverage = check_coverage(gold.ids, (p.id for p in predictions))
     if coverage.duplicate or (not coverage.complete and not allow_missing):
-        raise CoverageError(Path(path), coverage, allowed=allow_missing)
+        raise CoverageError(shown, coverage, allowed=allow_missing)
     by_id = {p.id: p.value for p in predictions}
     ids = [i for i in gold.ids if i in by_id]
     return coverage, ids, [by_id[i] for i in ids]
@@ -488,17 +552,22 @@ def _aligned(path: Path, gold: Gold, task: Task, allow_missing: bool) -> tuple[C
 def score(
     dataset: str,
     split: str,
-    predictions: str | Path,
+    predictions: str | Path | Records | Any,
     *,
     task: str | None = None,
     allow_missing: bool = False,
-    compare: str | Path | None = None,
+    compare: str | Path | Records | Any | None = None,
     resamples: int = RESAMPLES,
     seed: int = SEED,
     level: float = LEVEL,
 ) -> Scores:
-    """Score the ``predictions`` file on ``dataset``/``split`` with every metric variant of ``task`` (the
+    """Score the ``predictions`` on ``dataset``/``split`` with every metric variant of ``task`` (the
     dataset's first task by default): values, percentile bootstrap intervals, coverage and a record.
+
+    ``predictions`` is a JSON Lines file in the task's format, or the same records in Python (a
+    pandas DataFrame with the format's fields as columns, or a list of dicts): records are read
+    exactly as the file they stand for, so a chapter scoring its baseline this way gets what
+    ``atlas score`` gives on that file.
 
     A file that misses, repeats or does not know gold ids raises :class:`CoverageError` (with
     ``allow_missing=True`` only a repeated id does, and the covered part is scored); a malformed line
@@ -508,11 +577,13 @@ def score(
     """
     chosen = choose_task(dataset, task)
     gold = chosen.gold(split)
-    path = Path(predictions)
-    coverage, ids, values = _aligned(path, gold, chosen, allow_missing)
+    with _predictions_file(predictions) as (path, shown, digest):
+        coverage, ids, values = _aligned(path, shown, gold, chosen, allow_missing)
     other_values: list[Any] | None = None
+    other_shown, other_digest = None, ""
     if compare is not None:
-        _, other_ids, other_values = _aligned(Path(compare), gold, chosen, allow_missing)
+        with _predictions_file(compare) as (other_path, other_shown, other_digest):
+            _, other_ids, other_values = _aligned(other_path, other_shown, gold, chosen, allow_missing)
         if other_ids != ids:  # pair on the ids both files cover
             shared = set(other_ids) & set(ids)
             first = dict(zip(ids, values, strict=True))
@@ -526,10 +597,11 @@ def score(
     for metric in chosen.metrics:
         low, high = percentile_interval(metric.resampled(draws, columns), level) if ids else (math.nan, math.nan)
         metrics.append(Scored(metric, metric.value(columns) if ids else math.nan, low, high))
-    result = Scores(dataset, split, chosen, path, coverage, tuple(ids), metrics, rows, resamples, seed, level, gold)
-    if compare is not None and other_values is not None:
+    result = Scores(dataset, split, chosen, shown, coverage, tuple(ids), metrics, rows, resamples, seed, level, gold,
+                    predictions_sha256=digest)
+    if other_shown is not None and other_values is not None:
         other_columns, _ = chosen.examples(gold, ids, other_values)
-        result.compared = Path(compare)
+        result.compared, result.compared_sha256 = other_shown, other_digest
         for metric in chosen.metrics:
             difference = metric.resampled(draws, columns) - metric.resampled(draws, other_columns)
             low, high = percentile_interval(difference, level)

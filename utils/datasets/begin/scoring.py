@@ -14,11 +14,11 @@ fits its critics' thresholds (the best accuracy on dev, ties to the lowest: the 
 ``best_threshold``), and applied to the test responses. Scoring a dev split fits the threshold on that
 split itself, which flatters the accuracy, and the metric's name says so.
 
-The ROC AUC of the chapter's two critics through ``atlas score`` equals the chapter's (a test checks it
-on BEGIN's WoW files), and so does the feature critic's accuracy, whose threshold is fitted on its own
-score as here. The lexical critic fits its threshold on knowledge precision, the complement of its
-score, where ties between equally accurate thresholds break the other way: on WoW test, measured,
-its accuracy through the command is 0.8625 against the chapter's 0.8584.
+The chapter's two critics scored through ``atlas score`` get the chapter's ROC AUC, accuracy and F1
+(a test checks it on BEGIN's WoW files): the lexical critic's threshold is fitted on knowledge
+precision in the chapter and on its complement here, and the tie rule of
+:func:`~utils.datasets.faithdial.baselines.best_threshold` (the threshold that flags the fewest) makes
+the two fits flag the same responses.
 
 BEGIN's authors (google/BEGIN-dataset) publish the labels and no scoring script: these metrics are the
 chapter's definitions, named as such.

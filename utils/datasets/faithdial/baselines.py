@@ -176,9 +176,14 @@ class CriticResult:
 
 
 def best_threshold(values: np.ndarray, labels: np.ndarray, *, flag_below: bool) -> float:
-    """The threshold with the best accuracy on ``labels`` (ties: the lowest), flagging a value below it
-    (``flag_below``) or at or above it. Candidates are the midpoints between consecutive distinct
-    values, plus both ends, so a threshold never sits exactly on a training value."""
+    """The threshold with the best accuracy on ``labels``, flagging a value below it (``flag_below``) or
+    at or above it. Candidates are the midpoints between consecutive distinct values, plus both ends,
+    so a threshold never sits exactly on a training value.
+
+    Ties go to the threshold that flags the fewest values: the lowest when values below it are
+    flagged, the highest when values at or above it are. The rule reads the decisions, not the axis,
+    so a critic fitted on a score or on its complement (knowledge precision, or one minus it, as
+    ``atlas score`` reads a critic's file) flags the same responses."""
     values, labels = np.asarray(values), np.asarray(labels)
     distinct = np.unique(values)
     candidates = np.concatenate([[distinct[0]], (distinct[:-1] + distinct[1:]) / 2, [distinct[-1] + 1e-9]])
@@ -192,7 +197,8 @@ def best_threshold(values: np.ndarray, labels: np.ndarray, *, flag_below: bool) 
         correct = positives_below + (len(values) - positives - negatives_below)
     else:  # right: the negatives below and the positives at or above
         correct = negatives_below + (positives - positives_below)
-    return float(candidates[int(np.argmax(correct))])
+    best = np.flatnonzero(correct == correct.max())
+    return float(candidates[best[0] if flag_below else best[-1]])
 
 
 @dataclass(frozen=True)
@@ -214,7 +220,8 @@ class LexicalCritic:
 
     @classmethod
     def fit(cls, examples: pd.DataFrame) -> LexicalCritic:
-        """Choose the precision threshold that maximises accuracy on ``examples`` (ties: the lowest).
+        """Choose the precision threshold that maximises accuracy on ``examples`` (ties: the lowest,
+        which flags the fewest: :func:`best_threshold`).
 
         Candidates are the midpoints between consecutive distinct precisions, plus both ends, so a
         threshold never sits exactly on a training value.

@@ -7,8 +7,11 @@ number them), one JSON object per line:
 
 * ``generation``: ``{"dialogue": 12, "turn": 3, "text": "..."}``, scored with ``f1_parlai`` (ParlAI's
   ``F1Metric`` against the wizard's reply), ``f1_kilt`` (the same with SQuAD's normaliser, which KILT
-  uses) and ``knowledge_f1_parlai`` (ParlAI's ``knowledge_f1``: F1 against the checked sentence, which
-  is ParlAI's ``no_passages_used`` token where the wizard used none);
+  uses), ``knowledge_f1_parlai`` (ParlAI's ``knowledge_f1``: F1 against the checked sentence, which
+  is ParlAI's ``no_passages_used`` token where the wizard used none) and ``rare_word_f1_parlai``
+  (ParlAI's ``rare_word_f1``: F1 on the words rarer than the cut-off of the release's ``data.json``,
+  :class:`RareWords`; a reply whose reference has no rare word is left out of the mean, as ParlAI's
+  zero-denominator metric is);
 * ``selection``: ``{"dialogue": 12, "turn": 3, "title": "...", "sentence": "..."}`` (``no_passages_used``
   for both to choose no passage), scored with ParlAI's ``title_r@1`` (normalised titles equal) and
   ``passage_r@1`` (the normalised checked sentence contained in the normalised predicted one). The
@@ -45,14 +48,18 @@ expects exactly one output per line. KILT prints a warning and skips a provenanc
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
-from ...errors import DataError
+from ...errors import DataError, DataUnavailableError
 from ...formats import iter_json_lines
 from ...metrics import token_prf
 from ...scoring import Gold, Metric, Prediction, Task, json_lines
@@ -282,6 +289,82 @@ KILT_TASKS = (
 )
 
 
+# -- ParlAI's rare_word_f1 -------------------------------------------------------------------------------
+
+PARLAI_RARE = ("facebookresearch/ParlAI parlai/tasks/wizard_of_wikipedia/agents.py (RareWordF1Calculator, "
+               "_build_rare_word_f1) at fb4d8aa")
+#: ParlAI's ``top_p``: the frequent words are those making up the first half of the corpus's tokens.
+RARE_TOP_P = 0.5
+
+
+@dataclass(frozen=True)
+class RareWords:
+    """ParlAI's ``RareWordF1Calculator``: word counts of a reference corpus (ParlAI-normalised tokens)
+    and the cut-off count, the count of the word at which the most common words first make up more
+    than ``top_p`` of all tokens. A word is rare when the corpus holds it fewer times than the
+    cut-off; a word the corpus lacks is dropped, as ParlAI's ``freq_dist.get(w, cutoff) < cutoff``
+    drops it."""
+
+    counts: Mapping[str, int]
+    cutoff: int
+
+    @classmethod
+    def of_texts(cls, texts: Iterable[str], top_p: float = RARE_TOP_P) -> RareWords:
+        counts: Counter[str] = Counter()
+        for text in texts:
+            counts.update(word_tokens(text))
+        target, running = sum(counts.values()) * top_p, 0
+        for count in sorted(counts.values(), reverse=True):
+            running += count
+            if running > target:
+                return cls(counts, count)
+        raise ValueError("no words in the reference corpus: the rare-word cut-off is undefined")
+
+    def kept(self, text: str) -> list[str]:
+        return [word for word in word_tokens(text) if self.counts.get(word, self.cutoff) < self.cutoff]
+
+    def f1(self, prediction: str, reference: str) -> float:
+        """F1 of the rare words, NaN where the reference holds none (ParlAI's ``F1Metric(0, 0)``,
+        which its mean leaves out)."""
+        gold = self.kept(reference)
+        if not gold:
+            return math.nan
+        return token_prf(self.kept(prediction), gold).f1
+
+
+class _Text(msgspec.Struct):
+    text: str
+
+
+class _DialogueTexts(msgspec.Struct):  # the only field ParlAI reads: msgspec skips the rest unparsed
+    dialog: list[_Text]
+
+
+@cache
+def _rare_words_of(path: Path, size: int, modified: float) -> RareWords:
+    # size and time in the key: a file replaced in place is read again
+    dialogues = msgspec.json.decode(path.read_bytes(), type=list[_DialogueTexts])
+    return RareWords.of_texts(message.text for dialogue in dialogues for message in dialogue.dialog)
+
+
+def rare_words() -> tuple[RareWords, str]:
+    """ParlAI's reference for ``rare_word_f1``, the release's ``data.json`` (every dialogue's
+    messages), and a note when another corpus stands in: without ``data.json`` here, the train split
+    as the loader finds it (official, partial or demo), which the note names."""
+    from ...loading import load, resolve_file
+
+    try:
+        path, _kind, _checksum, _detail = resolve_file("wow", "data", download=False)
+    except DataUnavailableError:
+        train = load("wow", "train")
+        texts = train.arrow("turns", ["text"]).column("text").to_pylist()
+        return RareWords.of_texts(texts), (
+            "rare_word_f1_parlai: ParlAI counts words in the release's data.json, which is not here; the train "
+            f"split stands in ({train.provenance.summary()})")
+    stat = path.stat()
+    return _rare_words_of(path, stat.st_size, stat.st_mtime), ""
+
+
 # -- ParlAI's wizard examples ---------------------------------------------------------------------------
 
 
@@ -342,6 +425,14 @@ def _wizard_gold(split: str) -> Gold:
     return Gold(tuple(ids), answers, units, split=loaded, path=Path(loaded.provenance.path))
 
 
+def _generation_gold(split: str) -> Gold:
+    """The wizard examples, with ParlAI's rare-word reference beside them."""
+    gold = _wizard_gold(split)
+    rare, note = rare_words()
+    return Gold(gold.ids, gold.answers, gold.units, split=gold.split, path=gold.path,
+                notes=(note,) if note else (), context={"rare_words": rare})
+
+
 def response_rows(ids: Sequence[str], replies: Sequence[str], references: Sequence[str],
                   knowledge: Sequence[str]) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
     """The response measures every English dialogue task shares: ``f1_parlai`` and ``f1_kilt`` against
@@ -356,7 +447,13 @@ def response_rows(ids: Sequence[str], replies: Sequence[str], references: Sequen
 def _generation_examples(gold: Gold, ids: Sequence[str], values: Sequence[Any]) -> tuple[dict[str, np.ndarray],
                                                                                        list[dict[str, Any]]]:
     answers = [gold.answers[i] for i in ids]
-    return response_rows(ids, values, [a["text"] for a in answers], [a["sentence"] for a in answers])
+    references = [a["text"] for a in answers]
+    columns, rows = response_rows(ids, values, references, [a["sentence"] for a in answers])
+    rare: RareWords = gold.context["rare_words"]
+    for row, text, reference in zip(rows, values, references, strict=True):
+        row["rare_word_f1_parlai"] = rare.f1(text, reference)
+    columns["rare_word_f1_parlai"] = np.array([row["rare_word_f1_parlai"] for row in rows], dtype=float)
+    return columns, rows
 
 
 def _selection_examples(gold: Gold, ids: Sequence[str], values: Sequence[Any]) -> tuple[dict[str, np.ndarray],
@@ -378,7 +475,7 @@ TASKS = (
         description="the wizard's reply at each of ParlAI's wizard examples",
         format='one JSON object per line: {"dialogue": <index in the split>, "turn": <wizard turn index>, '
         '"text": "<your reply>"}',
-        gold=_wizard_gold,
+        gold=_generation_gold,
         read=read_responses,
         examples=_generation_examples,
         metrics=(
@@ -386,8 +483,10 @@ TASKS = (
             Metric("f1_kilt", KILT_DOWNSTREAM, "token F1, SQuAD's normaliser (punctuation deleted)", "f1_kilt"),
             Metric("knowledge_f1_parlai", PARLAI_WOW, "f1_parlai against the checked sentence, not the reply",
                    "knowledge_f1_parlai"),
+            Metric("rare_word_f1_parlai", PARLAI_RARE, "f1_parlai on the words rarer than data.json's cut-off "
+                   "(the top half of its tokens are frequent); replies whose reference has no rare word left out",
+                   "rare_word_f1_parlai"),
         ),
-        notes=("ParlAI's rare_word_f1 is not computed: it needs ParlAI's word frequencies of the training split.",),
     ),
     Task(
         name="selection",

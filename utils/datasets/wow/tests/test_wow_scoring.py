@@ -303,3 +303,57 @@ def test_the_chapters_copy_baselines_score_the_same_through_the_command(tmp_path
         ])
         scores = utils.score("wow", "test_seen", path, allow_missing=len(used) < len(examples))
         assert scores.value("f1_parlai") == pytest.approx(reference[name]), name
+
+
+def test_rare_words_follow_parlais_calculator_on_its_own_corpus() -> None:
+    """ParlAI's RareWordF1Calculator (wizard_of_wikipedia/agents.py) on the sentence its rare-F1 test
+    uses: 14 tokens once the articles go, the top half reached at a word seen twice, so words seen once
+    are rare and a word the corpus lacks is dropped (``freq_dist.get(w, cutoff) < cutoff``)."""
+    import math
+
+    from utils.datasets.wow.scoring import RareWords
+
+    rare = RareWords.of_texts(["he was a man no he was a dragon man or maybe he was just a dragon"])
+    assert rare.cutoff == 2
+    assert rare.kept("No, maybe Trogdor was just a man.") == ["no", "maybe", "just"]
+    assert rare.f1("maybe just", "or maybe he") == pytest.approx(0.5)
+    # the reference holds no rare word: ParlAI's F1Metric(0, 0), left out of the mean
+    assert math.isnan(rare.f1("trogdor", "he was trogdor"))
+
+
+def test_rare_word_f1_leaves_out_replies_whose_reference_has_no_rare_word(tmp_path: Path) -> None:
+    import numpy as np
+
+    from utils.scoring import tasks_of
+
+    gold = tasks_of("wow")["generation"].gold("test_seen")
+    assert gold.notes and "data.json" in gold.notes[0]  # the stand-in corpus is said
+    first, second = (gold.answers[i] for i in gold.ids)
+    replies = _lines(tmp_path / "replies.jsonl", [
+        {"dialogue": 0, "turn": 1, "text": first["text"]},
+        {"dialogue": 0, "turn": 3, "text": "nothing alike"},
+    ])
+    scores = utils.score("wow", "test_seen", replies)
+    rare = gold.context["rare_words"]
+    per_example = [rare.f1(first["text"], first["text"]), rare.f1("nothing alike", second["text"])]
+    expected = np.nanmean(per_example) if not all(np.isnan(per_example)) else float("nan")
+    assert scores.value("rare_word_f1_parlai") == pytest.approx(expected, nan_ok=True)
+    assert gold.notes[0] in scores.record()["notes"]
+
+
+def test_records_in_python_score_as_the_file_they_stand_for(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from utils.scoring import tasks_of
+
+    gold = tasks_of("wow")["generation"].gold("test_seen")
+    rows = [{"dialogue": int(i.split(":")[0]), "turn": int(i.split(":")[1]), "text": gold.answers[i]["sentence"]}
+            for i in gold.ids]
+    from_file = utils.score("wow", "test_seen", _lines(tmp_path / "p.jsonl", rows))
+    from_frame = utils.score("wow", "test_seen", pd.DataFrame(rows))
+    assert from_frame.frame()[["value", "low", "high"]].equals(from_file.frame()[["value", "low", "high"]])
+    assert from_frame.record()["predictions"]["path"] == "(records)"
+    assert from_frame.record()["predictions"]["sha256"] == from_file.record()["predictions"]["sha256"]
+    with pytest.raises(DataError) as caught:  # refused as the file would be, naming the record's line
+        utils.score("wow", "test_seen", [{"dialogue": 0, "turn": "1", "text": "x"}])
+    assert (caught.value.record, caught.value.field) == ("line 1", "turn")
