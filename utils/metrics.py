@@ -7,8 +7,9 @@ ParlAI's definitions so that numbers are comparable with the published ones.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .text import word_tokens
@@ -192,6 +193,44 @@ def corpus_bleu(
 
     metric = BLEU(tokenize=tokenize, max_ngram_order=max_order, effective_order=max_order < 4)
     return metric.corpus_score(list(hypotheses), [list(references)]).score
+
+
+#: The order of :func:`bleu_statistics`' columns: lengths, then matches and totals per n-gram order.
+BLEU_STATISTICS = ("hypothesis_length", "reference_length", *(f"correct_{n}" for n in range(1, 5)),
+                   *(f"total_{n}" for n in range(1, 5)))
+
+
+def bleu_statistics(hypothesis: str, reference: str, *, tokenize: str = "13a") -> dict[str, int]:
+    """One pair's share of corpus BLEU (sacrebleu's sufficient statistics, named as
+    :data:`BLEU_STATISTICS`): summed over any set of pairs, :func:`bleu_from_statistics` gives the
+    corpus BLEU sacrebleu gives on that set, so a bootstrap needs no corpus rescored per resample."""
+    from sacrebleu.metrics.helpers import extract_all_word_ngrams
+
+    tokenizer = _bleu_tokenizer(tokenize)
+    guessed, length = extract_all_word_ngrams(tokenizer(hypothesis.rstrip()), 1, 4)
+    wanted, reference_length = extract_all_word_ngrams(tokenizer(reference.rstrip()), 1, 4)
+    row = {"hypothesis_length": length, "reference_length": reference_length}
+    for n in range(1, 5):
+        row[f"correct_{n}"] = sum(min(count, wanted[gram]) for gram, count in guessed.items() if len(gram) == n)
+        row[f"total_{n}"] = max(0, length - n + 1)
+    return row
+
+
+@functools.cache
+def _bleu_tokenizer(name: str) -> Callable[[str], str]:
+    from sacrebleu.metrics import BLEU
+
+    return BLEU(tokenize=name).tokenizer
+
+
+def bleu_from_statistics(sums: Mapping[str, float]) -> float:
+    """Corpus BLEU (0-100, sacrebleu's default exponential smoothing) of summed :func:`bleu_statistics`."""
+    from sacrebleu.metrics import BLEU
+
+    return BLEU.compute_bleu(
+        [int(sums[f"correct_{n}"]) for n in range(1, 5)], [int(sums[f"total_{n}"]) for n in range(1, 5)],
+        int(sums["hypothesis_length"]), int(sums["reference_length"]), smooth_method="exp",
+    ).score
 
 
 class _CallableTokenizer:

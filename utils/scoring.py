@@ -156,6 +156,19 @@ class Draws:
     def singletons(self) -> bool:
         return self.draws.shape[1] == self.groups.size
 
+    def _counts(self) -> np.ndarray:
+        """How often each unit was drawn in each resample, shape (resamples, units)."""
+        resamples, units = self.draws.shape
+        return np.bincount(
+            (self.draws + units * np.arange(resamples)[:, None]).ravel(), minlength=resamples * units
+        ).reshape(resamples, units)
+
+    def sums(self, values: np.ndarray) -> np.ndarray:
+        """The sum of ``values`` (one per example) in every resample."""
+        if self.singletons:
+            return values[self.draws].sum(axis=1)
+        return self._counts() @ np.bincount(self.groups, weights=values, minlength=self.draws.shape[1])
+
     def means(self, values: np.ndarray) -> np.ndarray:
         """The mean of ``values`` (one per example) in every resample, from per-unit sums: a resample
         holds every example of each unit drawn, as often as the unit was drawn. A NaN value is an
@@ -168,10 +181,7 @@ class Draws:
         units = self.draws.shape[1]
         sums = np.bincount(self.groups, weights=kept, minlength=units)
         sizes = np.bincount(self.groups, weights=counted.astype(float), minlength=units)
-        resamples = self.draws.shape[0]
-        counts = np.bincount(
-            (self.draws + units * np.arange(resamples)[:, None]).ravel(), minlength=resamples * units
-        ).reshape(resamples, units)
+        counts = self._counts()
         with np.errstate(invalid="ignore", divide="ignore"):
             return (counts @ sums) / (counts @ sizes)
 
@@ -202,8 +212,14 @@ class Metric:
     differs: str
     column: str = ""
     statistic: Statistic | None = None
+    #: a corpus-level metric (corpus BLEU): ``from_sums`` of the ``summed`` columns' sums, taken over
+    #: the examples and over each resample, so that no corpus is rescored per resample
+    summed: tuple[str, ...] = ()
+    from_sums: Callable[[Mapping[str, np.ndarray]], np.ndarray] | None = None
 
     def value(self, columns: Mapping[str, np.ndarray]) -> float:
+        if self.from_sums is not None:
+            return float(self.from_sums({name: np.array([columns[name].sum()]) for name in self.summed})[0])
         if self.statistic is not None:
             return float(self.statistic({name: values[None, :] for name, values in columns.items()})[0])
         values = columns[self.column]
@@ -211,6 +227,8 @@ class Metric:
         return float(counted.mean()) if counted.size else math.nan
 
     def resampled(self, draws: Draws, columns: Mapping[str, np.ndarray]) -> np.ndarray:
+        if self.from_sums is not None:
+            return self.from_sums({name: draws.sums(columns[name]) for name in self.summed})
         if self.statistic is not None:
             return draws.statistic(self.statistic, columns)
         return draws.means(columns[self.column])

@@ -537,3 +537,41 @@ class ChecksNote:
 def checks_note(*tables: pd.DataFrame) -> ChecksNote:
     """Every check of the chapter's :func:`~utils.reported.compare` tables, and what held, in one note."""
     return ChecksNote(checks_line(*tables))
+
+
+def scored_table(scored: Mapping[str, Any], *, caption: str = "") -> Table:
+    """Predictions scored by :func:`utils.scoring.score` (``name -> Scores``, all of one task and
+    split) for readers: one row per metric variant, one column per set of predictions with its value
+    and bootstrap interval, and the definition each variant follows. The notes give the bootstrap,
+    anything the scores must be read with, and the command that scores a reader's own file."""
+    from .figures import data_caveat
+
+    runs = list(scored.values())
+    if not runs:
+        raise ValueError("no scores to show")
+    first = runs[0]
+    if any((run.dataset, run.split, run.task.name) != (first.dataset, first.split, first.task.name) for run in runs):
+        raise ValueError("the scores shown side by side must be of one dataset, split and task")
+    frame = pd.DataFrame({"metric": [item.metric.name for item in first.metrics]})
+    for name, run in scored.items():
+        frame[name] = [_interval_cell(item.value, item.low, item.high) for item in run.metrics]
+    frame["definition"] = [item.metric.source for item in first.metrics]
+    unit = "dialogues" if first.record()["bootstrap"]["unit"] == "dialogue" else "examples"
+    notes = [
+        f"In brackets: {first.level:.0%} percentile bootstrap intervals, {first.resamples:,} resamples of "
+        f"{unit}, seed {first.seed}.",
+        *[f"{name}: {run.coverage_note()}" for name, run in scored.items() if run.partial],
+        *first.notes,
+        f"Your model: write its predictions in this format ({first.task.format}) and run "
+        f"atlas score {first.dataset} {first.split} predictions.jsonl --task {first.task.name}",
+    ]
+    provenances = [run.gold.split.provenance for run in runs if run.gold.split is not None]
+    return table(frame, unbroken=["metric"], caption=f"{data_caveat(provenances)} {caption}".strip(), notes=notes)
+
+
+def _interval_cell(value: float, low: float, high: float) -> str:
+    if math.isnan(value):
+        return ""
+    if math.isnan(low):
+        return f"{value:.3f}"
+    return f"{value:.3f} ({low:.3f}–{high:.3f})"

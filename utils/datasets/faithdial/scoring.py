@@ -7,9 +7,10 @@ turns FaithDial annotates):
 * ``generation``: ``{"dialogue": "<id>", "turn": 4, "text": "..."}``, against the faithful response.
   FaithDial's repository (McGill-NLP/FaithDial) holds no response metric, so the variants are
   ParlAI's ``f1_parlai`` and ``knowledge_f1_parlai`` (F1 against the knowledge the turn rests on),
-  ``f1_kilt`` (SQuAD's normaliser) and ``rouge_l_atlas`` (rouge-score's ROUGE-L F, as the chapter
-  scores its baselines). Corpus BLEU is left out: its bootstrap would recompute a corpus score a
-  thousand times.
+  ``f1_kilt`` (SQuAD's normaliser), and the chapter's own measures of its baselines:
+  ``bleu_sacrebleu`` (sacrebleu's corpus BLEU, from per-response statistics summed over each
+  resample), ``rouge_l_atlas`` (rouge-score's ROUGE-L F) and ``knowledge_precision_atlas`` (the share
+  of the reply's words found in the knowledge).
 * ``critic``: ``{"dialogue": "<id>", "turn": 4, "score": 0.83}``, a probability that the labelled
   response (the WoW original where annotators rewrote it) is hallucinated, on the records whose
   BEGIN label the authors' critic data converts (``critic_label``). ``accuracy_faithdial`` and
@@ -27,10 +28,10 @@ from typing import Any
 import numpy as np
 
 from ...errors import DataError
-from ...metrics import rouge_l
+from ...metrics import BLEU_STATISTICS, bleu_from_statistics, bleu_statistics, rouge_l
 from ...scoring import Gold, Metric, Prediction, Task, auc_rows, json_lines
 from ..wow.scoring import KILT_DOWNSTREAM, PARLAI_F1, PARLAI_WOW, response_rows
-from .baselines import critic_label
+from .baselines import critic_label, knowledge_precision
 
 _CRITIC = "McGill-NLP/FaithDial models/critic.py at d8dc393 (torchmetrics 0.7 Accuracy, F1Score macro, argmax)"
 _ATLAS = "the atlas's FaithDial chapter (rouge-score ROUGE-L F), as utils/datasets/faithdial/baselines.py"
@@ -86,10 +87,19 @@ def _generation_examples(gold: Gold, ids: Sequence[str], values: Sequence[Any]) 
     answers = [gold.answers[i] for i in ids]
     references = [a["response"] for a in answers]
     columns, rows = response_rows(ids, values, references, [a["knowledge"] for a in answers])
-    for row, text, reference in zip(rows, values, references, strict=True):
-        row["rouge_l"] = rouge_l(text, reference).f1
-    columns["rouge_l"] = np.array([row["rouge_l"] for row in rows], dtype=float)
+    for row, text, answer in zip(rows, values, answers, strict=True):
+        row["rouge_l"] = rouge_l(text, answer["response"]).f1
+        row["knowledge_precision"] = knowledge_precision(text, answer["knowledge"])
+        row.update(bleu_statistics(text, answer["response"]))
+    for name in ("rouge_l", "knowledge_precision", *BLEU_STATISTICS):
+        columns[name] = np.array([row[name] for row in rows], dtype=float)
     return columns, rows
+
+
+def corpus_bleu(sums: Mapping[str, np.ndarray]) -> np.ndarray:
+    """sacrebleu's corpus BLEU (0-100) of each row of summed statistics."""
+    return np.array([bleu_from_statistics({name: values[row] for name, values in sums.items()})
+                     for row in range(len(sums[BLEU_STATISTICS[0]]))])
 
 
 def _critic_examples(gold: Gold, ids: Sequence[str], values: Sequence[Any]) -> tuple[dict[str, np.ndarray],
@@ -130,7 +140,12 @@ TASKS = (
             Metric("f1_kilt", KILT_DOWNSTREAM, "token F1, SQuAD's normaliser (punctuation deleted)", "f1_kilt"),
             Metric("knowledge_f1_parlai", PARLAI_WOW, "f1_parlai against the knowledge, not the response",
                    "knowledge_f1_parlai"),
+            Metric("bleu_sacrebleu", _ATLAS + "; sacrebleu's corpus_score", "corpus BLEU 0-100 (13a tokens, case kept, "
+                   "exponential smoothing), not a mean of sentence scores", summed=BLEU_STATISTICS,
+                   from_sums=corpus_bleu),
             Metric("rouge_l_atlas", _ATLAS, "ROUGE-L F of rouge-score (its own tokeniser)", "rouge_l"),
+            Metric("knowledge_precision_atlas", _ATLAS, "share of the reply's words found in the knowledge (ParlAI "
+                   "tokens, counted as multisets): a crude faithfulness proxy, no reference", "knowledge_precision"),
         ),
         notes=("FaithDial's repository holds no response metric: these are ParlAI's, KILT's and the chapter's.",),
     ),

@@ -481,3 +481,51 @@ def authors_results() -> pd.DataFrame:
     means training those models (or running a human evaluation), which the atlas does not do."""
     table = compare("wow")
     return table[table["name"].isin(AUTHORS_RESULT_NAMES)].reset_index(drop=True)
+
+
+# -- KILT: baselines in KILT's submission format ----------------------------------------------------
+
+
+def kilt_submission(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """KILT's submission records (what ``atlas score wow_kilt`` and KILT's own scorer read) from a
+    frame with ``id``, ``answer`` and, optionally, ``wikipedia_id`` (one predicted page; empty or
+    missing for none)."""
+    pages = frame["wikipedia_id"] if "wikipedia_id" in frame else pd.Series("", index=frame.index)
+    return [
+        {"id": example_id, "output": [{"answer": answer, "provenance": [{"wikipedia_id": page}] if page else []}]}
+        for example_id, answer, page in zip(frame["id"], frame["answer"], pages, strict=True)
+    ]
+
+
+def kilt_baselines(split: LoadedSplit) -> dict[str, pd.DataFrame]:
+    """Two baselines that need no model nor KILT's Wikipedia, as frames for :func:`kilt_submission`:
+
+    * ``copy the last message``: the answer repeats the apprentice's last message; no page;
+    * ``TF-IDF page + last message``: the same answer, with the page whose title is closest (TF-IDF
+      cosine, scikit-learn) to the whole dialogue so far, among the pages the split's own provenance
+      names. That closed set is small and holds every gold page, so its R-precision is far above what
+      the same ranker would reach over KILT's 5.9 million pages: a ceiling for title matching.
+
+    The answers of KILT's files are the last turn of each example (:meth:`LoadedSplit.turns`); the
+    messages before it are the input."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    turns = split.turns()
+    last_turn = turns.groupby("dialogue_index")["turn_index"].transform("max")
+    inputs = turns[turns["turn_index"] < last_turn]
+    examples = pd.DataFrame({
+        "id": turns.groupby("dialogue_index")["dialogue_id"].first(),
+        "answer": inputs.groupby("dialogue_index")["text"].last(),
+        "history": inputs.groupby("dialogue_index")["text"].agg("\n".join),
+    }).fillna("")
+    evidence = split.evidence()
+    pages = (evidence.assign(wikipedia_id=evidence["id"].str.partition("@")[0])[["wikipedia_id", "title"]]
+             .drop_duplicates("wikipedia_id").reset_index(drop=True))
+    vectorizer = TfidfVectorizer().fit(pd.concat([pages["title"], examples["history"]]))
+    similarity = vectorizer.transform(examples["history"]) @ vectorizer.transform(pages["title"]).T
+    best = np.asarray(similarity.argmax(axis=1)).ravel()
+    return {
+        "copy the last message": examples[["id", "answer"]],
+        "TF-IDF page + last message": examples[["id", "answer"]].assign(
+            wikipedia_id=pages["wikipedia_id"].to_numpy()[best] if len(pages) else ""),
+    }

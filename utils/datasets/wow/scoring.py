@@ -56,11 +56,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import numpy as np
 
 from ...errors import DataError, DataUnavailableError
-from ...formats import iter_json_lines
+from ...formats import iter_json_lines, iter_json_list
 from ...metrics import token_prf
 from ...scoring import Gold, Metric, Prediction, Task, json_lines
 from ...text import normalize_parlai, squad_tokens, word_tokens
@@ -313,6 +312,10 @@ class RareWords:
         counts: Counter[str] = Counter()
         for text in texts:
             counts.update(word_tokens(text))
+        return cls.of_counts(counts, top_p)
+
+    @classmethod
+    def of_counts(cls, counts: Mapping[str, int], top_p: float = RARE_TOP_P) -> RareWords:
         target, running = sum(counts.values()) * top_p, 0
         for count in sorted(counts.values(), reverse=True):
             running += count
@@ -332,19 +335,22 @@ class RareWords:
         return token_prf(self.kept(prediction), gold).f1
 
 
-class _Text(msgspec.Struct):
-    text: str
-
-
-class _DialogueTexts(msgspec.Struct):  # the only field ParlAI reads: msgspec skips the rest unparsed
-    dialog: list[_Text]
-
-
 @cache
 def _rare_words_of(path: Path, size: int, modified: float) -> RareWords:
-    # size and time in the key: a file replaced in place is read again
-    dialogues = msgspec.json.decode(path.read_bytes(), type=list[_DialogueTexts])
-    return RareWords.of_texts(message.text for dialogue in dialogues for message in dialogue.dialog)
+    """ParlAI's reference of ``data.json``: every message's text of every dialogue, read a dialogue at
+    a time (the file holds the passages too: about a gigabyte, never in memory at once). Size and
+    time are in the key, so that a file replaced in place is read again."""
+    counts: Counter[str] = Counter()
+    for index, dialogue in iter_json_list(path):
+        messages = dialogue.get("dialog") if isinstance(dialogue, dict) else None
+        if not isinstance(messages, list):
+            raise DataError("expected a list of messages", path=path, record=f"dialogue {index}", field="dialog")
+        for position, message in enumerate(messages):
+            if not isinstance(message, dict) or not isinstance(message.get("text"), str):
+                raise DataError("expected a message with a text", path=path, record=f"dialogue {index}",
+                                field=f"dialog[{position}].text")
+            counts.update(word_tokens(message["text"]))
+    return RareWords.of_counts(counts)
 
 
 def rare_words() -> tuple[RareWords, str]:

@@ -48,5 +48,41 @@ def test_best_threshold_counts_as_comparing_every_value_with_every_candidate(fla
         values, labels = np.round(rng.random(size) * 3, 1), rng.integers(0, 2, size)  # ties on purpose
         distinct = np.unique(values)
         candidates = np.concatenate([[distinct[0]], (distinct[:-1] + distinct[1:]) / 2, [distinct[-1] + 1e-9]])
-        accuracy = [np.mean(((values < t) if flag_below else (values >= t)).astype(int) == labels) for t in candidates]
-        assert best_threshold(values, labels, flag_below=flag_below) == candidates[int(np.argmax(accuracy))]
+        accuracy = np.array([np.mean(((values < t) if flag_below else (values >= t)).astype(int) == labels)
+                             for t in candidates])
+        tied = np.flatnonzero(accuracy == accuracy.max())  # ties: the threshold flagging the fewest
+        assert best_threshold(values, labels, flag_below=flag_below) == candidates[tied[0] if flag_below else tied[-1]]
+
+
+def test_the_chapters_response_baselines_score_the_same_through_the_command() -> None:
+    """Copying the knowledge, scored by the chapter's own measures (corpus BLEU, ROUGE-L, F1 and
+    knowledge precision on every record) and through ``utils.score``: the same numbers."""
+    import pandas as pd
+
+    from utils.datasets.faithdial import baselines, stats
+
+    frame = stats.utterances(utils.load("faithdial", "test"))
+    chapter = baselines.score_responses(list(frame["knowledge"]), list(frame["response"]), list(frame["knowledge"]))
+    predictions = pd.DataFrame({"dialogue": frame["dialogue_id"], "turn": frame["turn_index"],
+                                "text": frame["knowledge"]})
+    scored = utils.score("faithdial", "test", predictions)
+    assert scored.value("bleu_sacrebleu") == pytest.approx(chapter["BLEU"], abs=1e-9)
+    assert scored.value("rouge_l_atlas") == pytest.approx(chapter["ROUGE-L"], abs=1e-12)
+    assert scored.value("f1_parlai") == pytest.approx(chapter["F1"], abs=1e-12)
+    assert scored.value("knowledge_precision_atlas") == pytest.approx(chapter["knowledge precision"], abs=1e-12)
+    low, high = scored.frame().loc["bleu_sacrebleu", ["low", "high"]]
+    assert low <= scored.value("bleu_sacrebleu") <= high
+
+
+def test_corpus_bleu_from_summed_statistics_is_sacrebleus_on_any_subset() -> None:
+    from utils.metrics import BLEU_STATISTICS, bleu_from_statistics, bleu_statistics, corpus_bleu
+
+    rng = np.random.default_rng(11)
+    words = ["the", "cat", "sat", "on", "a", "mat", ",", "dog", "ran", "far", "away", "!", "it's", "3.5", "km", "Über"]
+    pairs = [(" ".join(rng.choice(words, rng.integers(0, 12))), " ".join(rng.choice(words, rng.integers(1, 12))))
+             for _ in range(200)]
+    rows = [bleu_statistics(h, r) for h, r in pairs]
+    for chosen in (range(200), range(0, 200, 7), [3, 3, 3, 9]):  # a resample repeats pairs
+        sums = {name: sum(rows[i][name] for i in chosen) for name in BLEU_STATISTICS}
+        expected = corpus_bleu([pairs[i][0] for i in chosen], [pairs[i][1] for i in chosen])
+        assert bleu_from_statistics(sums) == pytest.approx(expected, abs=1e-9)

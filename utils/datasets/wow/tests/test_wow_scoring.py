@@ -357,3 +357,17 @@ def test_records_in_python_score_as_the_file_they_stand_for(tmp_path: Path) -> N
     with pytest.raises(DataError) as caught:  # refused as the file would be, naming the record's line
         utils.score("wow", "test_seen", [{"dialogue": 0, "turn": "1", "text": "x"}])
     assert (caught.value.record, caught.value.field) == ("line 1", "turn")
+
+
+def test_rare_words_read_data_json_a_dialogue_at_a_time_and_name_a_bad_message(tmp_path: Path) -> None:
+    from utils.datasets.wow.scoring import RareWords, _rare_words_of
+
+    corpus = "he was a man no he was a dragon man or maybe he was just a dragon"
+    path = tmp_path / "data.json"
+    path.write_text(json.dumps([{"dialog": [{"text": half, "speaker": "0_Wizard"}], "chosen_topic": "x"}
+                                for half in (corpus[:30], corpus[30:])]), encoding="utf-8")
+    assert _rare_words_of(path, 0, 0.0) == RareWords.of_texts([corpus[:30], corpus[30:]])
+    path.write_text(json.dumps([{"dialog": [{"text": "fine"}]}, {"dialog": [{"text": 3}]}]), encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        _rare_words_of(path, 1, 0.0)
+    assert (caught.value.record, caught.value.field) == ("dialogue 1", "dialog[0].text")
