@@ -3,7 +3,9 @@ coverage, and the names a wrong command line is answered with."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -75,3 +77,50 @@ def test_every_metric_is_a_named_variant_with_its_source() -> None:
     assert not variants["metric"].isin(["f1", "F1", "accuracy", "bleu", "rouge_l"]).any()  # never one bare "F1"
     assert variants["definition"].str.len().gt(0).all() and variants["what differs"].str.len().gt(0).all()
     assert len(formats_frame()) == variants.groupby(["dataset", "task"]).ngroups
+
+
+def test_the_weights_tier_says_what_it_would_install_and_download_and_fetches_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    from utils.cli import main
+    from utils.scoring import tasks_of, weights_frame
+
+    listed = weights_frame()
+    assert set(listed["dataset"]) >= {"wow", "faithdial"} and (listed["model"] == "roberta-large").all()
+    gold = tasks_of("wow")["generation"].gold("test_seen")
+    path = tmp_path / "replies.jsonl"
+    path.write_text("".join(json.dumps({"dialogue": int(i.split(":")[0]), "turn": int(i.split(":")[1]), "text": "hi"})
+                            + "\n" for i in gold.ids), encoding="utf-8")
+    if importlib.util.find_spec("bert_score") is None:  # the package is optional: absent, it is named
+        assert main(["score", "wow", "test_seen", str(path), "--with-weights"]) == 1
+        said = capsys.readouterr().err
+        assert "pip install bert-score" in said and "roberta-large" in said and "1.4 GB" in said
+    monkeypatch.setenv("ATLAS_OFFLINE", "1")
+    assert main(["score", "wow_kilt", "dev", str(path), "--with-weights"]) != 0  # KILT's task has no such metric
+    assert "no metric that needs model weights" in capsys.readouterr().err
+
+
+def test_a_weights_metric_is_scored_per_example_with_its_interval(tmp_path: Path) -> None:
+    """The tier's plumbing with a metric whose 'model' is a plain length ratio, so that it runs here."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    import utils.scoring as scoring
+    from utils.scoring import WeightsMetric, choose_task
+
+    def length_ratio(predictions: list[str], references: list[str]) -> np.ndarray:
+        pairs = zip(predictions, references, strict=True)
+        return np.array([min(len(p), len(r)) / max(len(p), len(r), 1) for p, r in pairs])
+
+    extra = WeightsMetric("length_ratio", "a test's own definition", "no model", package="numpy", module="numpy",
+                          model="none", download="nothing", compute=length_ratio)
+    task = replace(choose_task("wow", "generation"), weights=(extra,))
+    with_it = scoring._with_weights(task)
+    gold = task.gold("test_seen")
+    replies = [gold.answers[i]["text"] for i in gold.ids]
+    columns, rows = with_it.examples(gold, list(gold.ids), replies)
+    assert list(columns["length_ratio"]) == [1.0] * len(gold.ids) and rows[0]["length_ratio"] == 1.0
+    assert with_it.metrics[-1].name == "length_ratio"

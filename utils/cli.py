@@ -848,7 +848,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         with _warnings_said():
             scores = score(args.dataset, args.split, args.predictions, task=args.task, allow_missing=args.allow_missing,
                            compare=args.compare, resamples=args.resamples or RESAMPLES,
-                           seed=SEED if args.seed is None else args.seed)
+                           seed=SEED if args.seed is None else args.seed, with_weights=args.with_weights)
     except CoverageError as exc:
         raise UsageError(str(exc)) from None
     console = _console()
@@ -917,6 +917,8 @@ def _add_score(commands: Any) -> None:
     score.add_argument("--resamples", type=_positive, help="bootstrap resamples (default: the atlas's, stated in "
                        "every output)")
     score.add_argument("--seed", type=int, help="bootstrap seed (default: the atlas's, stated in every output)")
+    score.add_argument("--with-weights", action="store_true", help="add the metrics that need a model's weights "
+                       "(BERTScore): an optional package and a download, both named before anything is fetched")
     score.set_defaults(handler=cmd_score)
 
 

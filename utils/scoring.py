@@ -235,6 +235,48 @@ class Metric:
 
 
 @dataclass(frozen=True)
+class WeightsMetric:
+    """A metric that needs a trained model's weights (BERTScore, ...): the optional tier of
+    ``atlas score --with-weights``. It names the package and the model it would download, and how
+    large that is, so that nothing is fetched unannounced: without the package, or offline with the
+    model not in the local cache, scoring with it is refused with that sentence."""
+
+    name: str
+    source: str
+    differs: str
+    #: the pip package that computes it, as ``pip install`` spells it, and its import name
+    package: str
+    module: str
+    #: the model it loads, as its hub names it, where from, and roughly how large
+    model: str
+    download: str
+    #: ``compute(predictions, references) -> one value per example``
+    compute: Callable[[Sequence[str], Sequence[str]], np.ndarray]
+    #: the gold answer each prediction is compared with (a key of the gold's answers)
+    reference: str = "text"
+
+    def announcement(self) -> str:
+        """What scoring with this metric installs and downloads."""
+        return (f"{self.name} needs the {self.package} package (pip install {self.package}) and the model "
+                f"{self.model}, {self.download}")
+
+    def check_available(self) -> None:
+        """Refuse, saying what it would need, when the package is missing or the model cannot be had."""
+        import importlib.util
+        import os
+
+        from .config import offline
+
+        if importlib.util.find_spec(self.module) is None:
+            raise AtlasError(f"{self.announcement()}: the package is not installed")
+        if offline() or os.environ.get("HF_HUB_OFFLINE"):
+            from huggingface_hub import try_to_load_from_cache
+
+            if not isinstance(try_to_load_from_cache(self.model, "config.json"), str):
+                raise AtlasError(f"{self.announcement()}: downloads are off and the model is not in the cache")
+
+
+@dataclass(frozen=True)
 class Prediction:
     """One line of a predictions file: the dataset's id, what it predicts, and where it was read."""
 
@@ -275,6 +317,8 @@ class Task:
     metrics: tuple[Metric, ...]
     #: what a reader must know about the numbers (a library standing in for another, ...)
     notes: tuple[str, ...] = ()
+    #: metrics that need model weights, computed only when asked (``with_weights``)
+    weights: tuple[WeightsMetric, ...] = ()
 
 
 def tasks_of(dataset: str) -> dict[str, Task]:
@@ -578,6 +622,7 @@ def score(
     resamples: int = RESAMPLES,
     seed: int = SEED,
     level: float = LEVEL,
+    with_weights: bool = False,
 ) -> Scores:
     """Score the ``predictions`` on ``dataset``/``split`` with every metric variant of ``task`` (the
     dataset's first task by default): values, percentile bootstrap intervals, coverage and a record.
@@ -592,8 +637,17 @@ def score(
     raises :class:`~utils.errors.DataError` naming the file, the line and the field. With ``compare``
     (a second file of the same task), :attr:`Scores.differences` holds this file minus that one per
     metric, with a paired bootstrap interval over the ids both cover.
+
+    ``with_weights`` adds the task's metrics that need a model's weights (:class:`WeightsMetric`),
+    refused with what they would install and download when that cannot be had.
     """
     chosen = choose_task(dataset, task)
+    if with_weights:
+        if not chosen.weights:
+            raise AtlasError(f"{dataset}'s task {chosen.name} has no metric that needs model weights")
+        for extra in chosen.weights:
+            extra.check_available()
+        chosen = _with_weights(chosen)
     gold = chosen.gold(split)
     with _predictions_file(predictions) as (path, shown, digest):
         coverage, ids, values = _aligned(path, shown, gold, chosen, allow_missing)
@@ -625,6 +679,38 @@ def score(
             low, high = percentile_interval(difference, level)
             result.differences.append(Scored(metric, metric.value(columns) - metric.value(other_columns), low, high))
     return result
+
+
+def _with_weights(task: Task) -> Task:
+    """``task`` with its weights metrics computed per example beside its own measurements."""
+    from dataclasses import replace
+
+    def examples(gold: Gold, ids: Sequence[str], values: Sequence[Any]) -> tuple[dict[str, np.ndarray],
+                                                                               list[dict[str, Any]]]:
+        columns, rows = task.examples(gold, ids, values)
+        for extra in task.weights:
+            references = [gold.answers[i][extra.reference] for i in ids]
+            measured = np.asarray(extra.compute([str(v) for v in values], references), dtype=float)
+            columns[extra.name] = measured
+            for row, value in zip(rows, measured, strict=True):
+                row[extra.name] = float(value)
+        return columns, rows
+
+    added = tuple(Metric(extra.name, extra.source, extra.differs, extra.name) for extra in task.weights)
+    return replace(task, examples=examples, metrics=task.metrics + added)
+
+
+def weights_frame() -> Any:
+    """Every metric of the optional tier (a pandas DataFrame): ``dataset``, ``task``, ``metric``,
+    ``package``, ``model`` and ``download``."""
+    import pandas as pd
+
+    from .sources import dataset_names
+
+    rows = [{"dataset": name, "task": task.name, "metric": extra.name, "package": extra.package,
+             "model": extra.model, "download": extra.download}
+            for name in dataset_names() for task in tasks_of(name).values() for extra in task.weights]
+    return pd.DataFrame(rows, columns=["dataset", "task", "metric", "package", "model", "download"])
 
 
 def write_per_example(scores: Scores, out: Path) -> int:

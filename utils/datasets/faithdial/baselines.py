@@ -233,6 +233,13 @@ class LexicalCritic:
         """1 for hallucinated (knowledge precision below the threshold), else 0."""
         return ((1.0 - self.scores(responses, knowledge)) < self.threshold).astype(int)
 
+    def probability(self, responses: Iterable[str], knowledge: Iterable[str]) -> np.ndarray:
+        """The critic's score as the authors' critic gives one, a probability of hallucination that
+        decides at 0.5 (``atlas score faithdial ... --task critic`` reads it so): above 0.5 exactly
+        where the critic flags the response, ranked as one minus knowledge precision ranks it."""
+        precision = 1.0 - self.scores(responses, knowledge)
+        return np.clip(0.5 + (self.threshold - precision) / 2, 0.0, 1.0)
+
     def evaluate(self, examples: pd.DataFrame, name: str) -> CriticResult:
         """Accuracy, F1 and ROC of the critic on labelled ``examples`` (``response``, ``knowledge``,
         ``hallucinated``). AUC is NaN when only one class is present."""

@@ -30,11 +30,12 @@ import numpy as np
 from ...errors import DataError
 from ...metrics import BLEU_STATISTICS, bleu_from_statistics, bleu_statistics, rouge_l
 from ...scoring import Gold, Metric, Prediction, Task, auc_rows, json_lines
-from ..wow.scoring import KILT_DOWNSTREAM, PARLAI_F1, PARLAI_WOW, response_rows
+from ..wow.scoring import KILT_DOWNSTREAM, PARLAI_F1, PARLAI_WOW, bertscore, response_rows
 from .baselines import critic_label, knowledge_precision
 
 _CRITIC = "McGill-NLP/FaithDial models/critic.py at d8dc393 (torchmetrics 0.7 Accuracy, F1Score macro, argmax)"
-_ATLAS = "the atlas's FaithDial chapter (rouge-score ROUGE-L F), as utils/datasets/faithdial/baselines.py"
+_CHAPTER = "the atlas's FaithDial chapter (utils/datasets/faithdial/baselines.py, score_responses)"
+_ATLAS = f"{_CHAPTER}: rouge-score's ROUGE-L F"
 
 
 def _reader(field: str, kind: type | tuple[type, ...]) -> Any:
@@ -140,14 +141,16 @@ TASKS = (
             Metric("f1_kilt", KILT_DOWNSTREAM, "token F1, SQuAD's normaliser (punctuation deleted)", "f1_kilt"),
             Metric("knowledge_f1_parlai", PARLAI_WOW, "f1_parlai against the knowledge, not the response",
                    "knowledge_f1_parlai"),
-            Metric("bleu_sacrebleu", _ATLAS + "; sacrebleu's corpus_score", "corpus BLEU 0-100 (13a tokens, case kept, "
-                   "exponential smoothing), not a mean of sentence scores", summed=BLEU_STATISTICS,
+            Metric("bleu_sacrebleu", f"{_CHAPTER}: sacrebleu 2's BLEU().corpus_score",
+                   "corpus BLEU 0-100 (13a tokens, case kept, exponential smoothing), not a mean of sentence scores",
+                   summed=BLEU_STATISTICS,
                    from_sums=corpus_bleu),
             Metric("rouge_l_atlas", _ATLAS, "ROUGE-L F of rouge-score (its own tokeniser)", "rouge_l"),
-            Metric("knowledge_precision_atlas", _ATLAS, "share of the reply's words found in the knowledge (ParlAI "
+            Metric("knowledge_precision_atlas", _CHAPTER, "share of the reply's words found in the knowledge (ParlAI "
                    "tokens, counted as multisets): a crude faithfulness proxy, no reference", "knowledge_precision"),
         ),
         notes=("FaithDial's repository holds no response metric: these are ParlAI's, KILT's and the chapter's.",),
+        weights=(bertscore("response"),),
     ),
     Task(
         "critic", "a probability that each labelled response is hallucinated",

@@ -61,7 +61,7 @@ import numpy as np
 from ...errors import DataError, DataUnavailableError
 from ...formats import iter_json_lines, iter_json_list
 from ...metrics import token_prf
-from ...scoring import Gold, Metric, Prediction, Task, json_lines
+from ...scoring import Gold, Metric, Prediction, Task, WeightsMetric, json_lines
 from ...text import normalize_parlai, squad_tokens, word_tokens
 
 #: The KILT commit whose ``kilt/eval_downstream.py`` (last changed in 2734b46b, 8 Dec 2021) and
@@ -364,11 +364,32 @@ def rare_words() -> tuple[RareWords, str]:
     except DataUnavailableError:
         train = load("wow", "train")
         texts = train.arrow("turns", ["text"]).column("text").to_pylist()
+        train.release_pages()  # a scan of every turn's text: the chapter's kernel keeps none of its pages
         return RareWords.of_texts(texts), (
             "rare_word_f1_parlai: ParlAI counts words in the release's data.json, which is not here; the train "
             f"split stands in ({train.provenance.summary()})")
     stat = path.stat()
     return _rare_words_of(path, stat.st_size, stat.st_mtime), ""
+
+
+# -- the optional tier: metrics that need model weights ------------------------------------------------
+
+
+def _bertscore_f1(predictions: Sequence[str], references: Sequence[str]) -> np.ndarray:
+    from bert_score import score  # the optional tier's package: imported only when asked for
+
+    _, _, f1 = score(list(predictions), list(references), model_type="roberta-large", num_layers=17, verbose=False)
+    return np.asarray(f1.tolist(), dtype=float)
+
+
+def bertscore(reference: str) -> WeightsMetric:
+    """BERTScore F1 of each reply against the gold answer's ``reference`` field, as ``bert_score.score``
+    computes it for English (``lang="en"``: roberta-large, layer 17, no baseline rescaling)."""
+    return WeightsMetric(
+        "bertscore_f1", "Tiiiger/bert_score bert_score.score (lang='en' defaults: roberta-large, layer 17) 0.3.13",
+        "F1 of greedily matched contextual embeddings, not of words; no baseline rescaling",
+        package="bert-score", module="bert_score", model="roberta-large",
+        download="about 1.4 GB from huggingface.co on first use", compute=_bertscore_f1, reference=reference)
 
 
 # -- ParlAI's wizard examples ---------------------------------------------------------------------------
@@ -493,6 +514,7 @@ TASKS = (
                    "(the top half of its tokens are frequent); replies whose reference has no rare word left out",
                    "rare_word_f1_parlai"),
         ),
+        weights=(bertscore("text"),),
     ),
     Task(
         name="selection",

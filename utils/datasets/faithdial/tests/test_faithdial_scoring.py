@@ -86,3 +86,20 @@ def test_corpus_bleu_from_summed_statistics_is_sacrebleus_on_any_subset() -> Non
         sums = {name: sum(rows[i][name] for i in chosen) for name in BLEU_STATISTICS}
         expected = corpus_bleu([pairs[i][0] for i in chosen], [pairs[i][1] for i in chosen])
         assert bleu_from_statistics(sums) == pytest.approx(expected, abs=1e-9)
+
+
+def test_the_chapters_lexical_critic_scores_the_same_through_the_command() -> None:
+    """The chapter's critic, fitted on train and written as the probabilities the critic task reads:
+    the command's accuracy (decided at 0.5, as the authors' critic decides) and ROC AUC are the
+    chapter's own on the test split."""
+    from utils.datasets.faithdial import baselines, stats
+
+    train, test = (stats.utterances(utils.load("faithdial", name)) for name in ("train", "test"))
+    critic = baselines.LexicalCritic.fit(baselines.critic_examples(train, with_rewrites=True))
+    chapter = critic.evaluate(baselines.critic_examples(test), "test")
+    labelled = test[test["BEGIN"].map(baselines.critic_label).notna()]
+    scores = labelled[["dialogue_id", "turn_index"]].set_axis(["dialogue", "turn"], axis=1).assign(
+        score=critic.probability(labelled["labelled_response"], labelled["knowledge"]))
+    scored = utils.score("faithdial", "test", scores, task="critic")
+    assert scored.value("accuracy_faithdial") == pytest.approx(chapter.accuracy, abs=1e-12)
+    assert scored.value("roc_auc_atlas") == pytest.approx(chapter.roc_auc, abs=1e-12, nan_ok=True)

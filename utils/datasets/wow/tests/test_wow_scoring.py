@@ -371,3 +371,23 @@ def test_rare_words_read_data_json_a_dialogue_at_a_time_and_name_a_bad_message(t
     with pytest.raises(DataError) as caught:
         _rare_words_of(path, 1, 0.0)
     assert (caught.value.record, caught.value.field) == ("dialogue 1", "dialog[0].text")
+
+
+def test_the_chapters_kilt_baselines_score_through_the_command(tmp_path: Path) -> None:
+    """The KILT baselines of the chapter (:func:`kilt_baselines`) written as KILT submission files and
+    scored by ``atlas score``: complete, the same numbers as in Python, and the page the TF-IDF ranker
+    adds is what KILT-F1 needs (without a page, KILT-F1 is 0 whatever the answer)."""
+    from utils.datasets.wow import baselines
+
+    split = utils.load("wow_kilt", "dev")  # the real file where the data directory has it, else the demo
+    runs = {}
+    for name, frame in baselines.kilt_baselines(split).items():
+        path = _lines(tmp_path / "predictions.jsonl", baselines.kilt_submission(frame))
+        out = tmp_path / f"{len(runs)}.json"
+        assert main(["score", "wow_kilt", "dev", str(path), "--json", str(out)]) == 0
+        runs[name] = {m["name"]: m["value"] for m in json.loads(out.read_text())["metrics"]}
+        assert runs[name]["f1_kilt"] == pytest.approx(utils.score("wow_kilt", "dev", path).value("f1_kilt"))
+    copied, ranked = runs["copy the last message"], runs["TF-IDF page + last message"]
+    assert copied["rprec_kilt"] == 0 and copied["kilt_f1"] == 0
+    assert ranked["f1_kilt"] == copied["f1_kilt"] and ranked["rprec_kilt"] > 0
+    assert 0 < ranked["kilt_f1"] <= ranked["f1_kilt"]
