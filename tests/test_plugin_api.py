@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import inspect
 import sys
 from pathlib import Path
@@ -220,3 +221,32 @@ def test_label_vocabularies_are_declared() -> None:
         for key in source.label_keys
     }
     assert any(declared.values()), "no label vocabulary is declared in any card format"
+
+
+def test_every_attribute_of_a_part_is_a_typed_property_of_the_dataset() -> None:
+    """The parts' fields are read through properties with return types (no ``__getattr__``), so the type
+    check sees them; a field added to a part without its property fails here."""
+    from utils.declaration import _PARTS, DatasetSource
+
+    assert "__getattr__" not in vars(DatasetSource)
+    for names in _PARTS.values():
+        for name in names:
+            member = vars(DatasetSource).get(name)
+            assert isinstance(member, property), name
+            assert member.fget is not None and member.fget.__annotations__.get("return"), name
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy is not installed")
+def test_the_type_check_fails_on_a_misspelt_attribute_of_a_part(tmp_path: Path) -> None:
+    """``make lint`` runs mypy with the project's settings: a misspelt forwarded attribute is an error."""
+    import subprocess
+
+    checked = tmp_path / "misspelt.py"
+    checked.write_text("from utils.sources import get_source\n\n\ndef version() -> int:\n"
+                       "    return get_source('x').parser_versoin\n\n\ndef right() -> int:\n"
+                       "    return get_source('x').parser_version\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
+                           "--cache-dir", str(tmp_path / "cache"), "--follow-imports", "silent", str(checked)],
+                          capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 1, done.stdout
+    assert 'has no attribute "parser_versoin"' in done.stdout and done.stdout.count("error:") == 1, done.stdout

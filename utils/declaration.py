@@ -253,7 +253,8 @@ class ChapterFacts:
     notes: str = ""
 
 
-#: The attributes a :class:`DatasetSource` reads from its parts, by part.
+#: The attributes a :class:`DatasetSource` reads from its parts, by part (each one a typed property
+#: of :class:`DatasetSource` below: a test keeps the two lists the same).
 _PARTS = {
     "loader": tuple(name for name in Loader.__dataclass_fields__),
     "chapter": tuple(name for name in ChapterFacts.__dataclass_fields__),
@@ -276,11 +277,11 @@ class DatasetSource:
     two datasets, the one not named as the folder puts its own part in front of a hook it does not
     share: ``news_audit`` in ``news/`` has ``audit_rows`` and ``audit_columns`` and shares ``facets``.
 
-    The parts' attributes read as the dataset's own (``source.parse`` is ``source.loader.parse``,
-    imported if the declaration gave it with :func:`on_use`), and :meth:`replace` changes any of
-    them. Everything else that depends on which datasets exist (the loader, the data status, the data
-    viewer, the CLI, the cross-dataset chapter, the benchmark) reads it from
-    :func:`utils.sources.registry`; see "Adding a dataset" in ``book/contributing.md``.
+    The parts' attributes read as the dataset's own, through typed properties (``source.parse`` is
+    ``source.loader.parse``, imported if the declaration gave it with :func:`on_use`), and
+    :meth:`replace` changes any of them. Everything else that depends on which datasets exist (the
+    loader, the data status, the data viewer, the CLI, the cross-dataset chapter, the benchmark)
+    reads it from :func:`utils.sources.registry`; see "Adding a dataset" in ``book/contributing.md``.
     """
 
     name: str
@@ -303,14 +304,112 @@ class DatasetSource:
     #: the publisher's own statement the licence is read from (which file or page says it), shown
     #: beside the licence on the cite page and in the Croissant card
     license_statement: str = ""
-    def __getattr__(self, name: str) -> Any:
-        # Called only for a name the dataclass does not hold: a part's attribute, a reference
-        # (:func:`on_use`) imported now that it is used.
-        for part, names in _PARTS.items():
-            if name in names:
-                value = getattr(object.__getattribute__(self, part), name)
-                return value.resolve() if isinstance(value, Deferred) else value
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    # -- the parts' attributes, read as the dataset's own: typed, so that a misspelt one fails the type
+    # check, and a reference given with on_use() imported on first read
+
+    def _part(self, part: str, name: str) -> Any:
+        value = getattr(getattr(self, part), name)
+        return value.resolve() if isinstance(value, Deferred) else value
+
+    @property
+    def splits(self) -> dict[str, tuple[SourceFile, ...]]:
+        """``loader.splits``."""
+        return cast("dict[str, tuple[SourceFile, ...]]", self._part("loader", "splits"))
+
+    @property
+    def parse(self) -> Callable[..., Iterator[Dialogue]]:
+        """``loader.parse``."""
+        return cast("Callable[..., Iterator[Dialogue]]", self._part("loader", "parse"))
+
+    @property
+    def parser_version(self) -> int:
+        """``loader.parser_version``."""
+        return cast("int", self._part("loader", "parser_version"))
+
+    @property
+    def parse_columns(self) -> Callable[..., Iterator[Any]] | None:
+        """``loader.parse_columns``."""
+        return cast("Callable[..., Iterator[Any]] | None", self._part("loader", "parse_columns"))
+
+    @property
+    def companion_files(self) -> Callable[[Path], list[Path]] | None:
+        """``loader.companion_files``."""
+        return cast("Callable[[Path], list[Path]] | None", self._part("loader", "companion_files"))
+
+    @property
+    def extra_files(self) -> dict[str, SourceFile]:
+        """``loader.extra_files``."""
+        return cast("dict[str, SourceFile]", self._part("loader", "extra_files"))
+
+    @property
+    def original_split_names(self) -> dict[str, str]:
+        """``loader.original_split_names``."""
+        return cast("dict[str, str]", self._part("loader", "original_split_names"))
+
+    @property
+    def record_ids(self) -> RecordIds | None:
+        """``loader.record_ids``."""
+        return cast("RecordIds | None", self._part("loader", "record_ids"))
+
+    @property
+    def record_unit(self) -> str:
+        """``loader.record_unit``."""
+        return cast("str", self._part("loader", "record_unit"))
+
+    @property
+    def record_kinds(self) -> Callable[[Any], Mapping[str, int]] | None:
+        """``loader.record_kinds``."""
+        return cast("Callable[[Any], Mapping[str, int]] | None", self._part("loader", "record_kinds"))
+
+    @property
+    def label_keys(self) -> tuple[str, ...]:
+        """``loader.label_keys``."""
+        return cast("tuple[str, ...]", self._part("loader", "label_keys"))
+
+    @property
+    def joined_labels(self) -> tuple[str, ...]:
+        """``loader.joined_labels``."""
+        return cast("tuple[str, ...]", self._part("loader", "joined_labels"))
+
+    @property
+    def card_formats(self) -> tuple[CardFormat, ...]:
+        """``loader.card_formats``."""
+        return cast("tuple[CardFormat, ...]", self._part("loader", "card_formats"))
+
+    @property
+    def extra_label_counts(self) -> Callable[[Any], list[dict[str, Any]]] | None:
+        """``loader.extra_label_counts``."""
+        return cast("Callable[[Any], list[dict[str, Any]]] | None", self._part("loader", "extra_label_counts"))
+
+    @property
+    def reported(self) -> tuple[Reported, ...]:
+        """``chapter.reported``."""
+        return cast("tuple[Reported, ...]", self._part("chapter", "reported"))
+
+    @property
+    def quantity_labels(self) -> Mapping[str, str]:
+        """``chapter.quantity_labels``."""
+        return cast("Mapping[str, str]", self._part("chapter", "quantity_labels"))
+
+    @property
+    def chapter_splits(self) -> tuple[str, ...]:
+        """``chapter.chapter_splits``."""
+        return cast("tuple[str, ...]", self._part("chapter", "chapter_splits"))
+
+    @property
+    def profile(self) -> DatasetProfile | None:
+        """``chapter.profile``."""
+        return cast("DatasetProfile | None", self._part("chapter", "profile"))
+
+    @property
+    def synthetic(self) -> str | None:
+        """``chapter.synthetic``."""
+        return cast("str | None", self._part("chapter", "synthetic"))
+
+    @property
+    def notes(self) -> str:
+        """``chapter.notes``."""
+        return cast("str", self._part("chapter", "notes"))
 
     def replace(self, **changes: Any) -> DatasetSource:
         """A copy with ``changes`` made, each to the part that holds it (``parse=`` to the loader)."""
