@@ -124,8 +124,8 @@ def load(dataset: str, split: str) -> LoadedSplit:
 
 
 def export_records(split: LoadedSplit, *, parquet: bool = False) -> Iterator[dict[str, Any]]:
-    """:func:`utils.records.export_records`, imported when a command first exports."""
-    from .records import export_records as records_of
+    """:func:`utils.loading.export_records`, imported when a command first exports."""
+    from .loading import export_records as records_of
 
     return records_of(split, parquet=parquet)
 # C0/C1 control characters (an escape sequence could rewrite the terminal) and the bidirectional

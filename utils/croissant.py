@@ -50,10 +50,10 @@ from .declaration import TEXT as TEXT
 from .declaration import TSV as TSV
 from .declaration import CardField as CardField
 from .declaration import CardFormat as CardFormat
-from .declaration import DatasetSource, SourceFile
+from .declaration import DatasetSource, Reported, SourceFile
 from .errors import AtlasError
 from .folder_files import CITATION, as_published, entry_text
-from .reported import Reported, quantity_label
+from .reported import quantity_label
 from .sources import get_source
 
 #: The Croissant version the cards conform to.

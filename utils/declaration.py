@@ -40,7 +40,6 @@ from .text import LANGUAGE_CODES
 
 if TYPE_CHECKING:
     from .records import Dialogue
-    from .reported import Reported
 
 __all__ = [
     "BOOLEAN",
@@ -50,6 +49,7 @@ __all__ = [
     "INTEGER",
     "JSON",
     "JSON_LINES",
+    "LOWER_BOUND",
     "TAR",
     "TEXT",
     "TSV",
@@ -62,8 +62,10 @@ __all__ = [
     "Deferred",
     "Loader",
     "RecordIds",
+    "Reported",
     "SourceFile",
     "hub_file",
+    "number",
     "on_use",
 ]
 
@@ -230,6 +232,50 @@ class Loader:
                 if key in (card_field.name, card_field.column) and card_field.labels:
                     return card_field.labels
         return ()
+
+
+# -- the authors' numbers ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reported:
+    """One number the dataset's authors reported, with where it stands (a folder's ``reported.py``
+    declares them with :func:`number`; :mod:`utils.reported` compares them with what the chapters compute)."""
+
+    dataset: str
+    name: str
+    value: float
+    source: str
+    citation_key: str
+    #: the split or subset the number describes (``""`` for the whole dataset)
+    split: str = ""
+    unit: str = ""
+    #: the ParlAI teacher(s) whose recorded count this is, comma-separated (``""`` when not a ParlAI count)
+    teacher: str = ""
+    #: what the number measures, where its name does not say it
+    note: str = ""
+    #: ``">"`` when the source gives only a lower bound ("more than 60%"): a check then holds when
+    #: the reproduced value is above ``value``; ``""`` for a value.
+    bound: str = ""
+
+
+#: :attr:`Reported.bound` of a number the source states as "more than".
+LOWER_BOUND = ">"
+
+
+def number(
+    dataset: str,
+    name: str,
+    value: float,
+    src: tuple[str, str],
+    split: str = "",
+    unit: str = "",
+    teacher: str = "",
+    note: str = "",
+    bound: str = "",
+) -> Reported:
+    """One reported number; ``src`` is ``(where on the cited page it stands, citation key)``."""
+    return Reported(dataset, name, value, src[0], src[1], split, unit, teacher, note, bound)
 
 
 @dataclass(frozen=True)

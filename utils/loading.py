@@ -16,6 +16,7 @@ import contextlib
 import gc
 import html
 import itertools
+import json
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from . import _cache, _download, config
 from ._cache import CacheWarning as CacheWarning  # re-exported: utils.CacheWarning
 from .errors import DataError, DataUnavailableError, DownloadError, UnknownNameError
 from .formats._io import lines_of_ids, refuse_a_cut_last_line
-from .records import RECORD_SCHEMA, Dialogue, export_records
+from .records import RECORD_SCHEMA, Dialogue
 from .sources import DatasetSource, SourceFile, get_source, origin
 
 # The provenance kinds are defined with the light status rows, which ``atlas status`` reads without
@@ -736,3 +737,59 @@ def _shared_strings(values: pa.Array, positions: np.ndarray) -> Any:
 #: dialogues already in a list (a chapter may materialise a small split once; a LoadedSplit is a
 #: sequence of dialogues, so both work wherever this is asked for).
 Dialogues = LoadedSplit | Sequence[Dialogue]
+
+
+def export_records(split: LoadedSplit, *, parquet: bool = False) -> Iterator[dict[str, Any]]:
+    """The split's dialogues as records of :data:`~utils.records.RECORD_SCHEMA`; with
+    ``parquet``, ``meta`` fields as JSON text and labels as a list of ``{name, values}``."""
+    provenance = split.provenance
+    source = {
+        "kind": provenance.kind,
+        "checksum": provenance.checksum,
+        # $ATLAS_DATA_DIR/<path> (or utils/... for a demo sample), as the terminal shows it: an
+        # exported file is shared, and the exporter's home folder is not the reader's business
+        "source": config.display_path(provenance.path),
+        "size_bytes": provenance.size_bytes,
+        "dialogues": provenance.dialogues,
+        "turns": provenance.turns,
+    }
+
+    def meta(value: dict[str, Any]) -> Any:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True) if parquet else value
+
+    def labels(value: dict[str, list[str]]) -> Any:
+        if parquet:
+            return [{"name": key, "values": list(values)} for key, values in value.items()]
+        return {key: list(values) for key, values in value.items()}
+
+    for index, dialogue in enumerate(split):
+        yield {
+            "dataset": split.dataset,
+            "split": split.split,
+            "index": index,
+            "id": str(dialogue.id),
+            "topic": dialogue.topic,
+            "meta": meta(dialogue.meta),
+            "turns": [
+                {
+                    "index": turn.index,
+                    "role": turn.role,
+                    "speaker": turn.speaker,
+                    "text": turn.text,
+                    "labels": labels(turn.labels),
+                    "evidence": [
+                        {
+                            "id": item.id,
+                            "title": item.title,
+                            "origin": item.origin,
+                            "text": item.text,
+                            "selected": item.selected,
+                            "meta": meta(item.meta),
+                        }
+                        for item in turn.evidence
+                    ],
+                }
+                for turn in dialogue.turns
+            ],
+            "provenance": source,
+        }

@@ -1,28 +1,23 @@
-"""Common records shared by all four datasets.
+"""Common records shared by all four datasets, and the schema of one as ``atlas export`` writes it.
 
 A :class:`Dialogue` (a WoW conversation, a FaithDial dialogue, a WISE conversation or a JWHR QA
 session) holds ordered :class:`Turn` objects; each turn holds the :class:`Evidence` its speaker was
 shown and says which pieces were selected or cited. Roles are normalised to two values,
 :data:`SEEKER` and :data:`WIZARD`; the original speaker string is kept in :attr:`Turn.speaker`.
 Every original field that the common fields do not cover stays reachable in ``raw``/``meta``.
+
+The lowest layer: this module imports nothing of the atlas, and what builds records from a split
+(:func:`utils.loading.export_records`) lives above it.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from . import config
-
 if TYPE_CHECKING:
     import pyarrow as pa
-
-if TYPE_CHECKING:
-    from .declaration import DatasetSource
-    from .loading import LoadedSplit
 
 #: The person asking, learning or searching: WoW apprentice, FaithDial seeker, WISE user, JWHR
 #: question.
@@ -83,8 +78,9 @@ class _CarriesSource:
     __slots__ = ("_source",)
 
     @property
-    def source(self) -> DatasetSource | None:
-        """The declaration this dialogue was loaded from; ``None`` for one a parser or a test built.
+    def source(self) -> object | None:
+        """The declaration this dialogue was loaded from (a :class:`~utils.declaration.DatasetSource`,
+        read through :func:`utils.sources.source_of`); ``None`` for one a parser or a test built.
 
         Not a field: two dialogues of the same content are equal however they were made. A pickle
         keeps it (a registered declaration as its name: :mod:`utils.sources`).
@@ -95,7 +91,7 @@ class _CarriesSource:
             return None
 
     @source.setter
-    def source(self, value: DatasetSource | None) -> None:
+    def source(self, value: object | None) -> None:
         self._source = value
 
 
@@ -191,59 +187,3 @@ if TYPE_CHECKING:
     #: The Arrow schema of one exported record: ``atlas export --to parquet`` and
     #: ``LoadedSplit.to_hf_dataset("records")`` (fields documented in :mod:`utils.cli`).
     RECORD_SCHEMA: pa.Schema
-
-
-def export_records(split: LoadedSplit, *, parquet: bool = False) -> Iterator[dict[str, Any]]:
-    """The split's dialogues as records of :data:`~utils.records.RECORD_SCHEMA`; with
-    ``parquet``, ``meta`` fields as JSON text and labels as a list of ``{name, values}``."""
-    provenance = split.provenance
-    source = {
-        "kind": provenance.kind,
-        "checksum": provenance.checksum,
-        # $ATLAS_DATA_DIR/<path> (or utils/... for a demo sample), as the terminal shows it: an
-        # exported file is shared, and the exporter's home folder is not the reader's business
-        "source": config.display_path(provenance.path),
-        "size_bytes": provenance.size_bytes,
-        "dialogues": provenance.dialogues,
-        "turns": provenance.turns,
-    }
-
-    def meta(value: dict[str, Any]) -> Any:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True) if parquet else value
-
-    def labels(value: dict[str, list[str]]) -> Any:
-        if parquet:
-            return [{"name": key, "values": list(values)} for key, values in value.items()]
-        return {key: list(values) for key, values in value.items()}
-
-    for index, dialogue in enumerate(split):
-        yield {
-            "dataset": split.dataset,
-            "split": split.split,
-            "index": index,
-            "id": str(dialogue.id),
-            "topic": dialogue.topic,
-            "meta": meta(dialogue.meta),
-            "turns": [
-                {
-                    "index": turn.index,
-                    "role": turn.role,
-                    "speaker": turn.speaker,
-                    "text": turn.text,
-                    "labels": labels(turn.labels),
-                    "evidence": [
-                        {
-                            "id": item.id,
-                            "title": item.title,
-                            "origin": item.origin,
-                            "text": item.text,
-                            "selected": item.selected,
-                            "meta": meta(item.meta),
-                        }
-                        for item in turn.evidence
-                    ],
-                }
-                for turn in dialogue.turns
-            ],
-            "provenance": source,
-        }

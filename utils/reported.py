@@ -1,4 +1,9 @@
-"""Numbers the datasets' authors reported, each with its source. The one place they live.
+"""Numbers the datasets' authors reported, each with its source: the queries over every dataset's,
+and the one reported-versus-reproduced comparison.
+
+A number is declared in its dataset's folder (``reported.py``, with :class:`~utils.declaration.Reported`
+and :func:`~utils.declaration.number` of the schema module); the queries here ask the registry for
+all of them when called, so they sit above it.
 
 Chapters set these beside the numbers they compute from data at run time; nothing here is ever
 shown as reproduced. ``source`` is a short human-readable citation that says where on the cited
@@ -15,50 +20,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .declaration import LOWER_BOUND, Reported
 from .errors import UnknownNameError
 
 if TYPE_CHECKING:
     import pandas as pd
-
-
-@dataclass(frozen=True)
-class Reported:
-    """One reported number."""
-
-    dataset: str
-    name: str
-    value: float
-    source: str
-    citation_key: str
-    #: the split or subset the number describes (``""`` for the whole dataset)
-    split: str = ""
-    unit: str = ""
-    #: the ParlAI teacher(s) whose recorded count this is, comma-separated (``""`` when not a ParlAI count)
-    teacher: str = ""
-    #: what the number measures, where its name does not say it
-    note: str = ""
-    #: ``">"`` when the source gives only a lower bound ("more than 60%"): a check then holds when
-    #: the reproduced value is above ``value``; ``""`` for a value.
-    bound: str = ""
-
-
-#: :attr:`Reported.bound` of a number the source states as "more than".
-LOWER_BOUND = ">"
-
-
-def number(
-    dataset: str,
-    name: str,
-    value: float,
-    src: tuple[str, str],
-    split: str = "",
-    unit: str = "",
-    teacher: str = "",
-    note: str = "",
-    bound: str = "",
-) -> Reported:
-    """One reported number; ``src`` is ``(where on the cited page it stands, citation key)``."""
-    return Reported(dataset, name, value, src[0], src[1], split, unit, teacher, note, bound)
 
 
 def all_reported() -> tuple[Reported, ...]:

@@ -99,7 +99,9 @@ def source_of(dialogue: Dialogue) -> DatasetSource:
     """The declaration ``dialogue`` was loaded from: the one it carries (:attr:`Dialogue.source
     <utils.records.Dialogue.source>`), else, for a record built by hand, its dataset's by name."""
     source = dialogue.source
-    return get_source(dialogue.dataset) if source is None else source
+    # the record layer holds it as a plain object (it imports nothing of the atlas): a declaration
+    # is what the loader hands it, the only thing that sets it
+    return source if isinstance(source, DatasetSource) else get_source(dialogue.dataset)
 
 
 def _pickled_by_name(source: DatasetSource) -> str | tuple[Any, ...]:

@@ -22,9 +22,10 @@ from typing import Any
 
 import pandas as pd
 
+from .declaration import Reported
 from .loading import DEMO, PARTIAL, SYNTHETIC, data_status, load
 from .render._html import SafeHTML, esc
-from .reported import Reported, all_reported
+from .reported import all_reported
 from .sources import get_source
 from .split_files import NOT_DATA
 from .text import counted

@@ -2,8 +2,7 @@
 
 ``parlai data_stats``' counts per role (:func:`role_counts`), label and evidence counts
 (:func:`label_counts`, :func:`evidence_counts`). The split's dialogues as records of the one record
-schema (``atlas export``) are :func:`utils.records.export_records`, beside the schema; the name is
-kept here too.
+schema (``atlas export``) are :func:`utils.loading.export_records`; the name is kept here too.
 """
 
 from __future__ import annotations
@@ -14,8 +13,8 @@ from typing import Any
 
 from .declaration import DatasetSource
 from .loading import LoadedSplit
+from .loading import export_records as export_records  # where ``atlas export`` found it first
 from .records import ROLES
-from .records import export_records as export_records  # where ``atlas export`` found it first
 from .text import tokenizer_for
 
 

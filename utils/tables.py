@@ -23,7 +23,8 @@ from typing import Any, cast
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from .reported import FAILED, HELD, LOWER_BOUND, NOT_CHECKED, QUOTED_ONLY, failures
+from .declaration import LOWER_BOUND
+from .reported import FAILED, HELD, NOT_CHECKED, QUOTED_ONLY, failures
 
 #: Where the bibliography page lies relative to a chapter page (``notebooks/*.html``).
 BIBLIOGRAPHY_URL = "../book/bibliography.html"

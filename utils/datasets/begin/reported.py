@@ -9,7 +9,7 @@ the chapter says so rather than filling them in from memory.
 
 from __future__ import annotations
 
-from ...reported import Reported, number
+from ...declaration import Reported, number
 
 _README = (
     "BEGIN repository README (google/BEGIN-dataset, commit 6e65f0d): 'comprised of 12k dialogue turns'; "

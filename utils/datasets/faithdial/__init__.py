@@ -8,9 +8,7 @@ Two declarations share this folder: ``faithdial`` (the hub repository's JSON fil
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, SourceFile, hub_file, on_use
 from . import card  # the parsers, render.py and viewer.py: imported on first use
@@ -47,19 +45,6 @@ _AUDIT_FILES = {
     "ctrl_cmu": ("CTRL/ctrl_processed_cmu.csv", "fdf6b4fd326cc9c0b7222f4a2c3a6a7b8943ec4feda195adc727b86e11a86664", 251638),
     "ctrl_topical": ("CTRL/ctrl_processed_topicalchat.csv", "b6c6ed1c3bfeb2578dab05ab694482047119b16ff0e3350b88f6a2f86605b201", 304084),
 }
-
-def _audit_record_kinds(split: Any) -> dict[str, int]:
-    """An audit file's rows by what they are: only rows with a BEGIN label are labelled responses
-    (``gold/topical.csv`` has 205 of them among 997 rows, 789 of the rest blank)."""
-    from .audit_parser import STATUS_BLANK, STATUS_LABELLED, STATUS_NO_BEGIN
-
-    statuses = Counter(meta.get("status") for meta in split.dialogues_frame()["meta"])
-    return {
-        "labelled responses": statuses[STATUS_LABELLED],
-        "blank rows": statuses[STATUS_BLANK],
-        "rows without a BEGIN label": statuses[STATUS_NO_BEGIN],
-    }
-
 
 FAITHDIAL = DatasetSource(
     name="faithdial",
@@ -142,7 +127,7 @@ FAITHDIAL_AUDIT = DatasetSource(
         # a CSV row is a record, but not every row is a labelled response (blank rows, rows without a
         # BEGIN label): the status panel counts the labelled ones (record_kinds)
         record_unit="rows",
-        record_kinds=_audit_record_kinds,
+        record_kinds=on_use(__name__, "audit_parser:record_kinds"),
         parse=on_use(__name__, "audit_parser:parse"),
         parser_version=on_use(__name__, "audit_parser:PARSER_VERSION"),
         splits={

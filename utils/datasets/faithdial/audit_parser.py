@@ -340,3 +340,14 @@ def audit_file_label(name: str) -> str:
     if system not in SYSTEMS or benchmark not in BENCHMARKS:
         return name
     return f"{BENCHMARKS[benchmark]}, {SYSTEMS[system]}"
+
+
+def record_kinds(split: Any) -> dict[str, int]:
+    """An audit file's rows by what they are: only rows with a BEGIN label are labelled responses
+    (``gold/topical.csv`` has 205 of them among 997 rows, 789 of the rest blank)."""
+    statuses = Counter(meta.get("status") for meta in split.dialogues_frame()["meta"])
+    return {
+        "labelled responses": statuses[STATUS_LABELLED],
+        "blank rows": statuses[STATUS_BLANK],
+        "rows without a BEGIN label": statuses[STATUS_NO_BEGIN],
+    }

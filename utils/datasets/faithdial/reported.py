@@ -6,7 +6,7 @@ set them beside what they compute from the loaded data. Nothing here is ever sho
 
 from __future__ import annotations
 
-from ...reported import LOWER_BOUND, Reported, number
+from ...declaration import LOWER_BOUND, Reported, number
 
 _FAITHDIAL_CARD = ("FaithDial dataset card", "faithdial2022card")
 #: the abstract says the standard benchmarks (WoW among them) "consist of >60% hallucinated responses"

@@ -7,7 +7,6 @@ The chapter is ``notebooks/jwhr.ipynb``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ...declaration import ChapterFacts, DatasetProfile, DatasetSource, Loader, RecordIds, hub_file, on_use
 from . import card  # the parser, render.py and viewer.py: imported on first use
@@ -25,13 +24,6 @@ ORDER = 40
 #: not at hand to compare): a download that differs from them fails loudly instead of being parsed.
 REVISION = "02e85c83a64f345aee62fba3a35af99c075a331f"
 _REPOSITORY = "baobab-trees/wikipedia-human-retrieval-ja"
-
-def _reference_label_counts(split: Any) -> list[dict[str, object]]:
-    # Imported when asked: the statistics module draws figures, which the registry does not need.
-    from .stats import reference_label_counts
-
-    return reference_label_counts(split)
-
 
 JWHR = DatasetSource(
     name="jwhr",
@@ -54,7 +46,8 @@ JWHR = DatasetSource(
         parse=on_use(__name__, "parser:parse"),
         parse_columns=on_use(__name__, "parser:parse_columns"),
         parser_version=on_use(__name__, "parser:PARSER_VERSION"),
-        extra_label_counts=_reference_label_counts,
+        # imported when asked: the statistics module draws figures, which the registry does not need
+        extra_label_counts=on_use(__name__, "stats:reference_label_counts"),
         splits={
             "answered": (
                 hub_file(

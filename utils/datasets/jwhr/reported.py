@@ -6,7 +6,7 @@ set them beside what they compute from the loaded data. Nothing here is ever sho
 
 from __future__ import annotations
 
-from ...reported import Reported, number
+from ...declaration import Reported, number
 
 _JWHR_CARD = ("Japanese Wikipedia Human Retrieval dataset card", "oda2023jwhr")
 

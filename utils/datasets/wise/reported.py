@@ -6,7 +6,7 @@ set them beside what they compute from the loaded data. Nothing here is ever sho
 
 from __future__ import annotations
 
-from ...reported import Reported, number
+from ...declaration import Reported, number
 
 #: WISE.md of PengjieRen/CaSE_WISE states "1.9K conversation", "37K utterances" and "an average turn
 #: number of 9.2", nothing more; the paper's tables (split sizes, baseline scores) are not readable here

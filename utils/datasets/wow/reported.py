@@ -6,7 +6,7 @@ set them beside what they compute from the loaded data. Nothing here is ever sho
 
 from __future__ import annotations
 
-from ...reported import Reported, number
+from ...declaration import Reported, number
 
 _GEM = ("GEM data card for Wizard of Wikipedia, 'Data Statistics' (train split)", "gem2021wowcard")
 _GEM_COLLECTION = (

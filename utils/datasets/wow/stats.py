@@ -20,12 +20,13 @@ import numpy as np
 import pandas as pd
 
 from ... import tables
+from ...declaration import Reported
 from ...errors import UnknownNameError
 from ...figures import caption
 from ...loading import LoadedSplit
 from ...plotting import text_as_typed
 from ...records import SEEKER, WIZARD, Dialogue, Turn
-from ...reported import Reported, Reproduced, compare
+from ...reported import Reproduced, compare
 from ...text import counted
 from .parser import NO_PASSAGES_USED, evidence_source
 from .reported import REPORTED
