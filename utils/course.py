@@ -385,7 +385,8 @@ def assignment_notebook(notebook: nbformat.NotebookNode, name: str) -> tuple[nbf
     _nbgrader(heading, f"{name}-setup", solution=False, grade=False)
     add(heading)
     colab = _colab_install(cells)
-    if colab:
+    # a chapter's one setup cell holds its Colab lines: copied among the setup, they install on Colab
+    if colab and not any("google.colab" in cells[index].source for index in setup):
         install = nbformat.v4.new_code_cell(colab)
         _nbgrader(install, f"{name}-colab", solution=False, grade=False)
         add(install)
