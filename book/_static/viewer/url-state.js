@@ -6,6 +6,8 @@ import { SEARCH_CAP, keyed } from "./text.js";
 
 export const HASH_KEY = "viewer";
 export const LEVELS = ["dialogues", "turns", "evidence"];
+/* The most rows a page of the grid shows (a link asking for more gets this many). */
+export const MAX_PER_PAGE = 1000;
 
 /**
  * @typedef {object} ViewState
@@ -16,6 +18,7 @@ export const LEVELS = ["dialogues", "turns", "evidence"];
  * @property {string} sort the column sorted by ("" for file order)
  * @property {boolean} desc
  * @property {number} page from 0
+ * @property {number} per rows per page (0: the viewer's own number)
  * @property {string | null} row the id of the open row
  * @property {string} sql
  * @property {Record<string, string[]>} facets column -> chosen values
@@ -37,6 +40,7 @@ export function fullState(partial) {
     sort: partial.sort || "",
     desc: !!partial.desc,
     page: partial.page || 0,
+    per: partial.per && partial.per > 0 ? Math.min(Math.floor(partial.per), MAX_PER_PAGE) : 0,
     row: partial.row === undefined ? null : partial.row,
     sql: partial.sql || "",
     facets: partial.facets || keyed(),
@@ -79,6 +83,7 @@ export function readHash(hash) {
     sort: params.get("sort") || "",
     desc: params.get("desc") === "1",
     page: Math.max(0, (parseInt(params.get("page") || "1", 10) || 1) - 1),
+    per: parseInt(params.get("per") || "0", 10) || 0,
     row: params.get("row"),
     sql: params.get("sql") || "",
     facets,
@@ -99,6 +104,7 @@ export function writeHash(state) {
   if (state.sort) { params.set("sort", state.sort); }
   if (state.sort && state.desc) { params.set("desc", "1"); }
   if (state.page) { params.set("page", String(state.page + 1)); }
+  if (state.per) { params.set("per", String(state.per)); }
   Object.keys(state.facets).forEach((name) => {
     state.facets[name].forEach((value) => { params.append("f", name + "=" + value); });
   });
