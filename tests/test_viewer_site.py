@@ -759,3 +759,115 @@ def test_the_first_query_says_the_engine_is_starting_and_numbers_are_readable(ti
         assert own_errors(errors) == []
     finally:
         _close(page, server)
+
+
+def test_a_search_in_every_split_pinned_dialogues_side_by_side_and_labels_coloured(site_url: str, browser: Any) -> None:
+    """WoW's page: a search run over every split of the dataset (each split's count that of its files), a
+    split opened from there at the search; a dialogue pinned, another opened beside it; the turns' roles and
+    labels coloured as the chapters colour them."""
+    index = json.loads((_site() / "_viewer" / "index.json").read_text(encoding="utf-8"))
+    splits = [entry["split"] for entry in index["splits"] if entry["dataset"] == "wow"]
+    assert len(splits) >= 2
+    word = "the"
+    expected = {}
+    for name in splits:
+        directory = _site() / "_viewer" / "wow" / name
+        frame = read_level(directory, "turns")
+        columns = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))["levels"]["turns"]["columns"]
+        searched = [c for c in columns if not c.get("paged")]
+        expected[f"wow/{name}"] = sum(word in hay for hay in _haystack(frame, searched))
+    page, errors = new_page(browser)
+    try:
+        open_page(page, f"{site_url}/book/viewer/wow.html#viewer=wow/{splits[0]}&level=turns&q={word}")
+        holder = page.locator(".atlas-viewer[data-datasets]").first
+        _wait(holder)
+        holder.locator(".atlas-viewer-every-run").click()
+        every = holder.locator(".atlas-viewer-every[data-state='done']")
+        every.wait_for(timeout=60_000)
+        found = {item.get_attribute("data-split"): int(item.get_attribute("data-matches"))
+                 for item in every.locator("li[data-matches]").all()}
+        assert found == expected
+        assert int(every.get_attribute("data-matches")) == sum(expected.values())
+        other = next(key for key in expected if key != f"wow/{splits[0]}" and expected[key])
+        every.locator(f"li[data-split='{other}'] button").click()
+        page.wait_for_function("([el, n]) => el.getAttribute('data-matches') === String(n) && "
+                               "el.getAttribute('data-viewer-state') === 'ready'",
+                               arg=[holder.element_handle(), expected[other]])
+        assert f"#viewer={other}&level=turns&q={word}" in page.url
+        # -- the roles and labels of the turns, coloured
+        row = holder.locator(".atlas-viewer-grid tbody tr[data-role='wizard']").first
+        assert row.locator("td").first.evaluate("el => getComputedStyle(el).boxShadow") != "none"
+        # -- two dialogues side by side
+        holder.locator(".atlas-viewer-search").fill("")
+        _search(page, holder, "", expected_rows := int(holder.get_attribute("data-rows")))
+        assert expected_rows > 1
+        rows = holder.locator(".atlas-viewer-grid tbody tr")
+        first_id = rows.first.get_attribute("data-id")
+        rows.first.click()
+        detail = holder.locator(".atlas-viewer-detail")
+        page.wait_for_function("([el, id]) => el.getAttribute('data-id') === id",
+                               arg=[detail.element_handle(), first_id])
+        holder.locator(".atlas-viewer-pin").click()
+        second = next(rows.nth(k) for k in range(rows.count()) if rows.nth(k).get_attribute("data-id") != first_id)
+        second_id = second.get_attribute("data-id")
+        second.click()
+        page.wait_for_function("([el, id]) => el.getAttribute('data-id') === id",
+                               arg=[detail.element_handle(), second_id])
+        pinned = detail.locator(".atlas-viewer-pinned")
+        assert pinned.get_attribute("data-title").endswith(" " + first_id)
+        left, right = pinned.bounding_box(), detail.locator(".atlas-viewer-current").bounding_box()
+        assert left["x"] + left["width"] <= right["x"] + 1 and abs(left["y"] - right["y"]) < 5, (left, right)
+        assert second_id in detail.locator(".atlas-viewer-current > .atlas-viewer-detail-head strong").text_content()
+        pinned.locator(".atlas-viewer-unpin").click()
+        assert pinned.count() == 0
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()
+
+
+def test_faithdial_and_its_audit_are_one_sql_catalogue_with_one_begin_spelling(site_url: str, browser: Any) -> None:
+    """FaithDial's page: the audit's gold and model files and FaithDial's own splits are tables of one
+    console, listed by name, joined in one query; the normalised BEGIN class counts the gold file's
+    "Partial Hallucination" and the model file's list Entailment, Hallucination alike."""
+    audit = _site() / "_viewer" / "faithdial_audit"
+    gold, model = read_level(audit / "gold_wow", "turns"), read_level(audit / "gpt2_wow", "turns")
+    column = "BEGIN class (normalised)"
+    assert column in gold.columns and column in model.columns, "the book was built before the normalised column"
+    partial_gold = int((gold[column] == "Partial Hallucination").sum())
+    listed_model = int(model["BEGIN"].map(
+        lambda v: isinstance(v, list) and {"Entailment", "Hallucination"} <= set(v)).sum())
+    assert partial_gold > 0 and listed_model > 0
+    assert (gold["BEGIN"].map(lambda v: isinstance(v, list) and "Partial Hallucination" in v)).sum() == partial_gold
+    page, errors = new_page(browser)
+    try:
+        open_page(page, f"{site_url}/book/viewer/faithdial.html#viewer=faithdial_audit/gold_wow&level=turns")
+        holder = page.locator(".atlas-viewer[data-datasets]").first
+        _wait(holder)
+        holder.locator(".atlas-viewer-sql > summary").click()
+        if page.locator('meta[name="atlas-sql-console"][content="missing"]').count():
+            pytest.skip("the book was built without npm")
+        names = set(holder.locator(".atlas-viewer-tablename").all_text_contents())
+        assert {"faithdial_audit_gold_wow_turns", "faithdial_audit_gpt2_wow_turns", "faithdial_train_turns",
+                "gold_wow_turns"} <= names
+        # one query over two files: the classes of the gold responses beside GPT-2's, joined on the class
+        per_class = "(SELECT \"{c}\" AS class, count(*) AS n FROM {t} WHERE \"{c}\" IS NOT NULL GROUP BY 1)"
+        sql = (f"SELECT g.class, g.n AS gold, m.n AS gpt2 FROM {per_class.format(c=column, t='gold_wow_turns')} g "
+               f"JOIN {per_class.format(c=column, t='faithdial_audit_gpt2_wow_turns')} m USING (class) ORDER BY class")
+        holder.locator(".atlas-viewer-sqltext").fill(sql)
+        holder.locator(".atlas-viewer-run").click()
+        page.wait_for_function("el => ['done', 'error'].includes(el.getAttribute('data-sql-state'))",
+                               arg=holder.element_handle(), timeout=120_000)
+        status = holder.locator(".atlas-viewer-sqlstatus").text_content()
+        assert holder.get_attribute("data-sql-state") == "done", status
+        cells = holder.locator(".atlas-viewer-result tbody tr").evaluate_all(
+            "rows => rows.map(r => Array.from(r.cells).map(c => c.textContent))")
+        both = pd.concat([gold[column].value_counts().rename("gold"), model[column].value_counts().rename("gpt2")],
+                         axis=1, join="inner").sort_index()
+        assert cells == [[name, f"{row.gold:,}", f"{row.gpt2:,}"] for name, row in both.iterrows()]
+        assert both.loc["Partial Hallucination"].tolist() == [partial_gold, listed_model]
+        # the badges of the normalised column take the renderings' colours
+        badge = holder.locator(".atlas-viewer-grid .atlas-badge-begin-partial-hallucination").first
+        assert badge.evaluate("el => getComputedStyle(el).backgroundColor") not in ("rgba(0, 0, 0, 0)", "transparent")
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()

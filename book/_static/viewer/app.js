@@ -11,11 +11,14 @@ import {
 import {
   chipCounts, codeCounts, codesHolding, computeMasks, keepKnownColumns, markFacets, sortRows, valueCounts,
 } from "./filters.js";
+import { pinnedPane, sideBySide } from "./compare.js";
 import { downloadBox } from "./download.js";
 import { embedBox } from "./embed.js";
+import { everySplit } from "./every-split.js";
 import { PAGE_SIZES, pager } from "./pager.js";
 import { scroller } from "./scroller.js";
 import { consoleState, sqlConsole } from "./sql-console.js";
+import { cssToken, labelBadges } from "./labels.js";
 import { statPanel } from "./stat-panels.js";
 import { SEARCH_CAP, cellText, fmt, keyed, own } from "./text.js";
 import { LEVELS, fullState, writeHash } from "./url-state.js";
@@ -73,6 +76,8 @@ export class Viewer {
     this.sqlHeld = consoleState();
     /** @type {ReturnType<typeof sqlConsole> | null} */
     this.sql = null;
+    /** @type {HTMLElement | null} the dialogue pinned beside the open one */
+    this.pinned = null;
     /* the panel of filters, downloads and notes: closed until the reader opens it (or a link filters) */
     this.toolsOpen = false;
     /** @type {string | null} */
@@ -349,6 +354,9 @@ export class Viewer {
     searchRow.appendChild(this.count);
     const reset = button("Clear filters", "atlas-viewer-reset");
     searchRow.appendChild(reset);
+    const every = button("search every split", "atlas-viewer-every-run");
+    every.title = "the search in every split of " + split.dataset + ", at this level";
+    if (!this.compact) { searchRow.appendChild(every); }
     this.link = make("a", "atlas-viewer-link", "link to this view");
     searchRow.appendChild(this.link);
     searchInput.title = "up to " + SEARCH_CAP + " characters";
@@ -413,6 +421,18 @@ export class Viewer {
     tools.addEventListener("toggle", () => { this.toolsOpen = tools.open; });
     body.appendChild(tools);
     this.buildFilters();
+    const everySlot = make("div", "atlas-viewer-everyslot");
+    body.appendChild(everySlot);
+    every.addEventListener("click", () => {
+      clear(everySlot);
+      const view = this.view();
+      everySlot.appendChild(everySplit({
+        splits: this.splits.filter((one) => one.dataset === split.dataset), level: view.level, q: view.q,
+        load: (one) => this.manifest(one).then((m) => (m.levels[view.level] ? this.load(one, view.level) : null)),
+        release: (one) => { if (one !== this.split) { delete this.entry(one).levels[view.level]; } },
+        open: (one) => { this.go({ split: this.splitKey(one), level: view.level, q: view.q }); },
+      }));
+    });
 
     body.appendChild(scroller(this.table = make("table", "atlas-viewer-grid"), "The rows"));
     body.appendChild(this.pagerSlot = make("div", "atlas-viewer-pagerslot"));
@@ -696,8 +716,12 @@ export class Viewer {
         const value = cell(column, rowIndex);
         if (value === undefined && waiting.indexOf(column) === -1) { waiting.push(column); }
         const text = value === undefined ? "\u2026" : cellText(value);
-        const td = make("td", "atlas-viewer-" + column.kind, text.length > 160 ? text.slice(0, 159) + "\u2026" : text);
+        const badges = (column.kind === "label" || column.kind === "labels") && value !== undefined;
+        const td = make("td", "atlas-viewer-" + column.kind, badges ? null
+          : text.length > 160 ? text.slice(0, 159) + "\u2026" : text);
+        if (badges) { labelBadges(td, column.name, value); } // coloured as in the chapters
         td.setAttribute("data-label", column.name); // a phone's card names each value by its column
+        if (column.name === "role" && typeof value === "string") { tr.setAttribute("data-role", cssToken(value)); }
         if (text.length > 160) { td.title = text; }
         tr.appendChild(td);
       });
@@ -834,8 +858,12 @@ export class Viewer {
     }).then((rendering) => {
       clear(detail);
       detail.hidden = false;
+      const current = make("div", "atlas-viewer-current");
       const head = make("div", "atlas-viewer-detail-head");
-      head.appendChild(make("strong", null, split.label + ": " + data.info.id + " " + id));
+      const title = split.label + ": " + data.info.id + " " + id;
+      head.appendChild(make("strong", null, title));
+      const pin = button("pin to compare", "atlas-viewer-pin");
+      pin.title = "keep this dialogue on screen, beside the next one you open";
       const close = button("close", "atlas-viewer-close");
       close.addEventListener("click", () => {
         detail.hidden = true;
@@ -847,10 +875,18 @@ export class Viewer {
         }
       });
       head.appendChild(close);
-      detail.appendChild(head);
+      head.appendChild(pin);
+      current.appendChild(head);
       const view = make("div", "atlas-viewer-rendering");
       view.innerHTML = rendering; // rendered and escaped by the atlas's renderers, joined from its fragments
-      detail.appendChild(view);
+      current.appendChild(view);
+      detail.appendChild(current);
+      pin.addEventListener("click", () => {
+        const pane = pinnedPane(title, view, () => { this.pinned = null; sideBySide(detail, null); });
+        this.pinned = pane;
+        sideBySide(detail, pane);
+      });
+      sideBySide(detail, this.pinned || null);
       detail.setAttribute("data-id", String(id));
       detail.setAttribute("aria-label", split.label + ": " + data.info.id + " " + id);
       if (focus) {
