@@ -32,8 +32,10 @@ export function badgeClass(column, value) {
  */
 export function labelBadges(td, column, value) {
   const values = Array.isArray(value) ? value : value === null || value === undefined || value === "" ? [] : [value];
+  const holder = make("span", "atlas-viewer-badges"); // one child of the cell: a phone's card lays cells out in two columns
   values.forEach((item, k) => {
-    if (k) { td.appendChild(make("span", "atlas-sr", ", ")); } // read and copied as "a, b", as the grid wrote them
-    td.appendChild(make("span", badgeClass(column, String(item)), String(item)));
+    if (k) { holder.appendChild(make("span", "atlas-sr", ", ")); } // read and copied as "a, b", as the grid wrote them
+    holder.appendChild(make("span", badgeClass(column, String(item)), String(item)));
   });
+  if (values.length) { td.appendChild(holder); } // else the cell stays empty (a phone's card leaves it out)
 }
