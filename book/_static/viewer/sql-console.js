@@ -50,6 +50,11 @@ export function sqlConsole(viewer, held) {
     box.appendChild(make("p", "atlas-viewer-note atlas-viewer-sql-missing", SQL_MISSING));
   }
   box.appendChild(tableList(tables, split));
+  // what a column holds, where the dataset says (a normalised label beside the one as written)
+  const notes = data.manifest.column_notes || {};
+  Object.keys(notes).filter((name) => data.columns[name]).forEach((name) => {
+    box.appendChild(make("p", "atlas-viewer-note atlas-viewer-sql-colnote", "\u201c" + name + "\u201d: " + notes[name]));
+  });
   box.appendChild(make("p", "atlas-viewer-note atlas-viewer-sql-about",
     "Label columns holding lists: unnest or list_contains them. A table is loaded when a query first names it. " +
     "Numbers are shown rounded (4 decimals, thousands grouped); the CSV keeps every digit. DuckDB-WASM is served by " +
@@ -208,9 +213,11 @@ export function sqlConsole(viewer, held) {
  */
 function tableList(tables, split) {
   const box = make("div", "atlas-viewer-note atlas-viewer-sql-tables");
-  box.appendChild(make("p", null, "Tables of this page (every split of every dataset it shows, at each level: join them " +
-    "by name). The split on screen is also dialogues, turns and evidence; the splits of " + split.dataset +
-    " also go by <split>_<level>."));
+  box.appendChild(make("p", null, "Tables: every split of every dataset this page shows, at each level, as " +
+    "<dataset>_<split>_<level> (join them by name); the split on screen is also dialogues, turns and evidence, and the " +
+    "splits of " + split.dataset + " also go by <split>_<level>."));
+  const all = make("details", "atlas-viewer-tables");
+  all.appendChild(make("summary", null, "the " + tables.length + " table names of this page, by split"));
   const list = make("ul", "atlas-viewer-tablelist");
   /** @type {Record<string, Table[]>} */
   const bySplit = keyed();
@@ -233,7 +240,8 @@ function tableList(tables, split) {
     });
     list.appendChild(item);
   });
-  box.appendChild(list);
+  all.appendChild(list);
+  box.appendChild(all);
   return box;
 }
 
