@@ -100,7 +100,7 @@ def rows(dialogues: Sequence[Dialogue], found: SplitRows) -> SplitRows:
     turns = found.frames.get("turns")
     if turns is not None and "BEGIN" in turns.columns and BEGIN_CLASS not in turns.columns:
         classes = [begin_class(labels) if isinstance(labels, list | tuple) else None for labels in turns["BEGIN"]]
-        at = turns.columns.get_loc("BEGIN") + 1
+        at = list(turns.columns).index("BEGIN") + 1
         turns.insert(at, BEGIN_CLASS, pd.Series(classes, index=turns.index, dtype=object))
         found.kinds.setdefault("turns", {})[BEGIN_CLASS] = "label"
     return found
