@@ -871,3 +871,28 @@ def test_faithdial_and_its_audit_are_one_sql_catalogue_with_one_begin_spelling(s
         assert own_errors(errors) == []
     finally:
         page.context.close()
+
+
+def test_the_embed_snippet_shows_the_view_without_the_book_around_it(site_url: str, browser: Any) -> None:
+    """The snippet's iframe, in another page: the same rows, and the viewer alone (no header, navigation or
+    introduction), its first row within the frame's 720 px."""
+    page, errors = new_page(browser, width=1000)
+    try:
+        open_page(page, f"{site_url}/book/viewer/wow.html#viewer=wow/train&level=turns&sort=turn&desc=1")
+        holder = page.locator(".atlas-viewer[data-datasets]").first
+        _wait(holder)
+        first = holder.locator(".atlas-viewer-grid tbody tr").first.get_attribute("data-row")
+        open_filters(holder)
+        snippet = holder.locator(".atlas-viewer-embedtext").input_value()
+        assert snippet.startswith("<iframe src=") and "sort=turn&amp;desc=1" in snippet
+        page.set_content(f"<!DOCTYPE html><html><body><p>Another page</p>{snippet}</body></html>")
+        frame = page.frame_locator("iframe")
+        row = frame.locator(".atlas-viewer[data-viewer-state='ready'] .atlas-viewer-grid tbody tr").first
+        row.wait_for(timeout=60_000)
+        assert row.get_attribute("data-row") == first
+        assert frame.locator(".bd-header").first.is_hidden() and frame.locator(".bd-sidebar-primary").is_hidden()
+        top = row.evaluate("el => el.getBoundingClientRect().bottom")
+        assert top < 720, f"the first row ends at {top} px of the frame"
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()
