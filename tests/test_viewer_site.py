@@ -818,8 +818,18 @@ def test_a_search_in_every_split_pinned_dialogues_side_by_side_and_labels_colour
         left, right = pinned.bounding_box(), detail.locator(".atlas-viewer-current").bounding_box()
         assert left["x"] + left["width"] <= right["x"] + 1 and abs(left["y"] - right["y"]) < 5, (left, right)
         assert second_id in detail.locator(".atlas-viewer-current > .atlas-viewer-detail-head strong").text_content()
+        # the comparison is in the link: a reload shows the two again
+        assert f"pin={first_id}" in page.url
+        page.reload()
+        holder = page.locator(".atlas-viewer[data-datasets]").first
+        detail = holder.locator(".atlas-viewer-detail")
+        pinned = detail.locator(".atlas-viewer-pinned")
+        pinned.wait_for(timeout=30_000)
+        page.wait_for_function("([el, id]) => el.getAttribute('data-id') === id",
+                               arg=[detail.element_handle(), second_id])
+        assert pinned.get_attribute("data-title").endswith(" " + first_id)
         pinned.locator(".atlas-viewer-unpin").click()
-        assert pinned.count() == 0
+        assert pinned.count() == 0 and "pin=" not in page.url
         assert own_errors(errors) == []
     finally:
         page.context.close()

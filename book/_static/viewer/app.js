@@ -232,7 +232,12 @@ export class Viewer {
       if (state.sql && this.sql) {
         this.sql.showLinked(state.sql);
       }
-      if (state.row !== null && !this.compact) {
+      if (!state.pin) { this.pinned = null; } // a pin belongs to its split's view (and to its link)
+      if (state.pin && !this.compact) { // the pinned row first, then the open one beside it
+        const row = state.row;
+        const pinned = state.pin;
+        this.openRow(pinned).then(() => { this.pinOpen(); return row !== null ? this.openRow(row) : undefined; });
+      } else if (state.row !== null && !this.compact) {
         this.openRow(state.row);
       }
       if (fromHash && !this.compact) {
@@ -881,11 +886,7 @@ export class Viewer {
       view.innerHTML = rendering; // rendered and escaped by the atlas's renderers, joined from its fragments
       current.appendChild(view);
       detail.appendChild(current);
-      pin.addEventListener("click", () => {
-        const pane = pinnedPane(title, view, () => { this.pinned = null; sideBySide(detail, null); });
-        this.pinned = pane;
-        sideBySide(detail, pane);
-      });
+      pin.addEventListener("click", () => { this.pinOpen(); });
       sideBySide(detail, this.pinned || null);
       detail.setAttribute("data-id", String(id));
       detail.setAttribute("aria-label", split.label + ": " + data.info.id + " " + id);
@@ -897,6 +898,26 @@ export class Viewer {
         detail.scrollIntoView({ block: "nearest" });
       }
     });
+  }
+
+  /** Pin the open dialogue: it stays beside the next one opened (kept in the link as pin=<id>). */
+  pinOpen() {
+    const detail = /** @type {HTMLElement} */ (this.detail);
+    const view = detail.querySelector(".atlas-viewer-current .atlas-viewer-rendering");
+    const id = detail.getAttribute("data-id");
+    if (!(view instanceof HTMLElement) || id === null) {
+      return;
+    }
+    const title = detail.getAttribute("aria-label") || id;
+    this.pinned = pinnedPane(title, view, () => {
+      this.pinned = null;
+      this.view().pin = null;
+      this.saveHash();
+      sideBySide(detail, null);
+    });
+    this.view().pin = id;
+    this.saveHash();
+    sideBySide(detail, this.pinned);
   }
 
   /* -- column statistics ------------------------------------------------------------------------- */

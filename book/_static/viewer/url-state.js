@@ -20,6 +20,7 @@ export const MAX_PER_PAGE = 1000;
  * @property {number} page from 0
  * @property {number} per rows per page (0: the viewer's own number)
  * @property {string | null} row the id of the open row
+ * @property {string | null} [pin] the id of the row pinned beside it (compared)
  * @property {string} sql
  * @property {Record<string, string[]>} facets column -> chosen values
  * @property {Record<string, Array<number | null>>} ranges column -> [from, to]
@@ -42,6 +43,7 @@ export function fullState(partial) {
     page: partial.page || 0,
     per: partial.per && partial.per > 0 ? Math.min(Math.floor(partial.per), MAX_PER_PAGE) : 0,
     row: partial.row === undefined ? null : partial.row,
+    pin: partial.pin === undefined ? null : partial.pin,
     sql: partial.sql || "",
     facets: partial.facets || keyed(),
     ranges: partial.ranges || keyed(),
@@ -85,6 +87,7 @@ export function readHash(hash) {
     page: Math.max(0, (parseInt(params.get("page") || "1", 10) || 1) - 1),
     per: parseInt(params.get("per") || "0", 10) || 0,
     row: params.get("row"),
+    pin: params.get("pin"),
     sql: params.get("sql") || "",
     facets,
     ranges,
@@ -113,6 +116,7 @@ export function writeHash(state) {
     params.append("r", name + "=" + (range[0] === null ? "" : range[0]) + "~" + (range[1] === null ? "" : range[1]));
   });
   if (state.row !== null && state.row !== undefined) { params.set("row", state.row); }
+  if (state.pin !== null && state.pin !== undefined) { params.set("pin", state.pin); }
   if (state.sql) { params.set("sql", state.sql); }
   /** @type {string[]} */
   const parts = [];
