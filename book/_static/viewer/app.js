@@ -1,7 +1,9 @@
-/* The data viewer of a dataset's splits: controls, the grid, filters, statistics, the open row and
- * the SQL console, over the modules that hold the logic (data.js, filters.js, statistics.js,
- * sql.js, url-state.js). The view is always in the URL's hash, so a link or a reload reproduces
- * it, except that a query from a link is only shown: it runs when the reader presses Run. */
+/* The data viewer of a dataset's splits: the controls, the grid, the filters and the open row, wiring
+ * the modules that hold the logic (data.js, filters.js, statistics.js, sql.js, url-state.js) and the
+ * parts each built by a function returning its element (pager.js, scroller.js, stat-panels.js,
+ * sql-console.js, download.js, embed.js, every-split.js, compare.js, labels.js). The view is always
+ * in the URL's hash, so a link or a reload reproduces it, except that a query from a link is only
+ * shown: it runs when the reader presses Run. */
 
 import { button, clear, labelled, make } from "./dom.js";
 import {
@@ -15,10 +17,10 @@ import { pinnedPane, sideBySide } from "./compare.js";
 import { downloadBox } from "./download.js";
 import { embedBox } from "./embed.js";
 import { everySplit } from "./every-split.js";
+import { cssToken, labelBadges } from "./labels.js";
 import { PAGE_SIZES, pager } from "./pager.js";
 import { scroller } from "./scroller.js";
 import { consoleState, sqlConsole } from "./sql-console.js";
-import { cssToken, labelBadges } from "./labels.js";
 import { statPanel } from "./stat-panels.js";
 import { SEARCH_CAP, cellText, fmt, keyed, own } from "./text.js";
 import { LEVELS, fullState, writeHash } from "./url-state.js";
