@@ -223,6 +223,8 @@ def _measure_in(browser: Any, url: str, level: str, settle: float) -> dict[str, 
         timed(lambda: holder.locator(f"th[data-column='{number}'] button").click(), "sort by a number (s)")
         timed(lambda: holder.locator(f"th[data-column='{text}'] button").click(), "sort by text (s)")
         column, value = actions["label"]
+        # the filters' panel is closed on arrival (the first screen is the rows)
+        holder.locator(".atlas-viewer-filters").first.evaluate("el => { el.open = true; }")
         timed(lambda: holder.locator(f"fieldset[data-column='{column}'] label[data-value='{value}'] input").check(),
               "filter by a label (s)")
         found["matches after the label"] = int(holder.get_attribute("data-matches"))

@@ -25,7 +25,7 @@ from urllib.parse import quote, urlsplit
 import pandas as pd
 import pytest
 import test_site
-from test_viewer_site import _serve, _wait
+from test_viewer_site import PAGE_SIZE, _serve, _wait, open_filters
 
 from utils.viewer import DIALOGUE, SplitRows, write_split
 
@@ -293,7 +293,7 @@ def test_crafted_links_with_object_member_names_do_not_stall(crafted_site: Any, 
                 expected = int(frame[column].map(lambda cell, v=value: v in cell if isinstance(cell, list)
                                                  else cell == v).sum())
             assert int(holder.get_attribute("data-matches")) == expected, params
-            assert holder.locator(".atlas-viewer-grid tbody tr").count() == min(25, expected), params
+            assert holder.locator(".atlas-viewer-grid tbody tr").count() == min(PAGE_SIZE, expected), params
         assert errors == [], errors
     finally:
         context.close()
@@ -310,6 +310,7 @@ def test_label_values_named_like_object_members_count_filter_and_summarise(craft
         page.goto(_link(base, level="dialogues"), wait_until="load")
         holder = page.locator(".atlas-viewer")
         _wait(holder)
+        open_filters(holder)
         moods = frame["mood"].value_counts().to_dict()
         tags = pd.Series([tag for cell in frame["tags"] for tag in cell]).value_counts().to_dict()
         for column, counts in (("mood", moods), ("tags", tags)):

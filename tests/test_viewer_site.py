@@ -125,13 +125,13 @@ def test_viewer_shows_every_row_filters_sorts_searches_and_queries(
                                arg=holder.element_handle())
         assert int(holder.get_attribute("data-rows")) == expected_turns
         rows = holder.locator(".atlas-viewer-grid tbody tr")
-        assert rows.count() == min(25, expected_turns)
+        assert rows.count() == min(PAGE_SIZE, expected_turns)
         # -- paging
-        if expected_turns > 25:
+        if expected_turns > PAGE_SIZE:
             first_page = rows.first.get_attribute("data-row")
             holder.locator(".atlas-viewer-next").click()
             assert holder.locator(".atlas-viewer-page").text_content().startswith("page 2 of")
-            assert rows.first.get_attribute("data-row") == "25" != first_page
+            assert rows.first.get_attribute("data-row") == str(PAGE_SIZE) != first_page
             holder.locator(".atlas-viewer-prev").click()
         # -- sorting by a number, both ways
         holder.locator("th[data-column='turn'] button").click()
@@ -140,6 +140,7 @@ def test_viewer_shows_every_row_filters_sorts_searches_and_queries(
         top = int(rows.first.locator("td").nth(_column_position(holder, "turn")).text_content())
         assert top == turns_file["turn"].max()
         # -- a label filter: its count, then the grid
+        open_filters(holder)
         role = library_turns["role"].value_counts()
         chosen = role.index[-1]
         chip = holder.locator(f"fieldset[data-column='{facet}'] label[data-value='{chosen}']")
@@ -238,6 +239,15 @@ def test_viewer_shows_every_row_filters_sorts_searches_and_queries(
         assert own_errors(errors) == []
     finally:
         page.context.close()
+
+
+#: Rows a viewer page's grid shows at a time (book/_static/viewer/app.js's PAGE_SIZE).
+PAGE_SIZE = 100
+
+
+def open_filters(holder: Any) -> None:
+    """Open the panel of filters, downloads and notes (closed on arrival: the first screen is the rows)."""
+    holder.locator(".atlas-viewer-filters").first.evaluate("el => { el.open = true; }")
 
 
 def _column_position(holder: Any, name: str) -> int:
@@ -480,7 +490,7 @@ def test_evidence_rows_page_sort_filter_and_query_with_paged_ids(tiny_site: Any,
         rows = holder.locator(".atlas-viewer-grid tbody tr")
         # sorted by the paged column: Python's order of the ids, the values fetched for the page
         holder.locator("th[data-column='evidence id'] button").click()
-        expected = sorted(evidence["id"].tolist())[:25]
+        expected = sorted(evidence["id"].tolist())[:PAGE_SIZE]
         page.wait_for_function("el => el.getAttribute('data-viewer-state') === 'ready' && "
                                "el.getAttribute('data-grid-waiting') === '0'", arg=holder.element_handle())
         column = [c["name"] for c in manifest["levels"]["evidence"]["columns"] if c["kind"] != "hidden"].index(
@@ -530,8 +540,9 @@ def test_evidence_rows_page_sort_filter_and_query_with_paged_ids(tiny_site: Any,
         status = holder.locator(".atlas-viewer-sqlstatus").text_content()
         assert holder.get_attribute("data-sql-state") == "done", status
         cells = holder.locator(".atlas-viewer-result tbody tr").first.locator("td").all_text_contents()
-        assert [float(c) for c in cells] == [float(evidence["selected"].sum()), float(evidence["text"].nunique()),
-                                             float(len(split.turns())), float(evidence["turn_index"].sum())]
+        assert [float(c.replace(",", "")) for c in cells] == [  # shown with thousands separators
+            float(evidence["selected"].sum()), float(evidence["text"].nunique()), float(len(split.turns())),
+            float(evidence["turn_index"].sum())]
         assert "evidence.evidence id" in status
         assert own_errors(errors) == []
     finally:
@@ -570,3 +581,328 @@ def test_a_viewer_built_without_npm_says_it_has_no_sql_console(tiny_site: Any, b
     finally:
         page.context.close()
         server.shutdown()
+
+
+# -- issue 48, "what a reader sees": the first screen, pages, downloads, embedding, a phone, the SQL engine ------
+
+#: The viewer pages of the book (book/viewer/<dataset>.md).
+VIEWER_PAGES = ["wow", "faithdial", "wise", "jwhr", "begin"]
+
+
+@pytest.mark.parametrize("name", VIEWER_PAGES)
+def test_the_first_grid_row_is_on_the_first_screen_of_every_viewer_page(site_url: str, browser: Any, name: str) -> None:
+    """At 1280 x 800 the grid's first row is within the viewport on arrival: the filters, downloads and notes
+    are in a closed panel, the search shares the split's line (before: the first row's top was at 777 to
+    894 px, below the fold on every page)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.route("**/*", test_site.local_only)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
+    try:
+        open_page(page, f"{site_url}/book/viewer/{name}.html")
+        holder = page.locator(".atlas-viewer[data-datasets]").first
+        _wait(holder)
+        box = holder.locator(".atlas-viewer-grid tbody tr").first.bounding_box()
+        assert box is not None
+        assert box["y"] >= 0 and box["y"] + min(box["height"], 60) <= 800, f"the first row is at {box['y']:.0f} px"
+        assert not holder.locator(".atlas-viewer-filters").evaluate("el => el.open")
+        assert own_errors(errors) == []
+    finally:
+        context.close()
+
+
+def _tiny_page(browser: Any, site: Path, hash_: str, *, width: int = 1280) -> tuple[Any, Any, list[str], Any]:
+    server = _serve(site)
+    page, errors = new_page(browser, width=width)
+    page.context.set_default_timeout(60_000)
+    open_page(page, f"http://127.0.0.1:{server.server_address[1]}/index.html{hash_}")
+    holder = page.locator(".atlas-viewer")
+    _wait(holder)
+    return page, holder, errors, server
+
+
+def _close(page: Any, server: Any) -> None:
+    page.context.close()
+    server.shutdown()
+    server.server_close()
+
+
+def test_page_numbers_rows_per_page_a_split_s_csv_and_an_embed_snippet(tiny_site: Any, browser: Any) -> None:
+    """100 rows a page, page numbers to jump to, a number of rows per page kept in the link; the whole
+    split's level downloaded as CSV (the library's rows); an iframe snippet whose address opens the same view."""
+    site, split = tiny_site
+    turns = split.turns()
+    page, holder, errors, server = _tiny_page(browser, site, "#viewer=wow/train&level=turns")
+    try:
+        rows = holder.locator(".atlas-viewer-grid tbody tr")
+        assert len(turns) > 2 * PAGE_SIZE and rows.count() == PAGE_SIZE
+        pages = -(-len(turns) // PAGE_SIZE)
+        numbers = holder.locator(".atlas-viewer-pagenumber").evaluate_all("els => els.map(e => e.dataset.page)")
+        assert numbers[0] == "1" and numbers[-1] == str(pages)
+        holder.locator(f".atlas-viewer-pagenumber[data-page='{pages}']").click()
+        assert rows.first.get_attribute("data-row") == str((pages - 1) * PAGE_SIZE)
+        assert holder.locator(".atlas-viewer-pagenumber[aria-current='page']").text_content() == str(pages)
+        assert f"page={pages}" in page.url
+        holder.locator(".atlas-viewer-pagesize").select_option("25")
+        assert rows.count() == 25 and "per=25" in page.url
+        first = rows.first.get_attribute("data-row")
+        assert int(first) == (pages - 1) * PAGE_SIZE, "the first row on screen stays on screen"
+        # -- the whole level of the split as CSV, every row as the library has it
+        open_filters(holder)
+        with page.expect_download() as download_info:
+            holder.locator(".atlas-viewer-download-split").click()
+        assert download_info.value.suggested_filename == "wow-train-turns.csv"
+        table = pd.read_csv(download_info.value.path(), keep_default_na=False)
+        assert len(table) == len(turns)
+        assert table["turn"].tolist() == turns["turn_index"].tolist()
+        assert table["text"].tolist() == turns["text"].tolist()
+        # -- the embed snippet: an iframe of this page at this view
+        snippet = holder.locator(".atlas-viewer-embedtext").input_value()
+        found = re.match(r'<iframe src="([^"]+)" title="[^"]+"', snippet)
+        assert found, snippet
+        src = found.group(1).replace("&amp;", "&")
+        assert src == page.url
+        fresh, fresh_errors = new_page(browser)
+        try:
+            open_page(fresh, src)
+            again = fresh.locator(".atlas-viewer")
+            _wait(again)
+            assert again.locator(".atlas-viewer-grid tbody tr").first.get_attribute("data-row") == first
+            assert again.locator(".atlas-viewer-grid tbody tr").count() == 25
+            assert own_errors(fresh_errors) == []
+        finally:
+            fresh.context.close()
+        assert own_errors(errors) == []
+    finally:
+        _close(page, server)
+
+
+def test_a_phone_shows_each_row_as_a_card_and_says_when_a_table_scrolls_sideways(tiny_site: Any, browser: Any) -> None:
+    """At 390 px the grid's row is a card: several of its values side by side with their columns' names,
+    none cut off on the right and the page not scrolling sideways; a wider table (a query's result) says it
+    scrolls sideways."""
+    site, _ = tiny_site
+    page, holder, errors, server = _tiny_page(browser, site, "#viewer=wow/train&level=turns", width=390)
+    try:
+        row = holder.locator(".atlas-viewer-grid tbody tr").first
+        row.scroll_into_view_if_needed()
+        cells = row.locator("td").evaluate_all("""cells => cells.filter(c => c.textContent.trim()).map(c => {
+            const box = c.getBoundingClientRect();
+            return {label: getComputedStyle(c, '::before').content, left: box.left, right: box.right,
+                    height: box.height};
+        })""")
+        assert len(cells) >= 4
+        assert all(cell["label"] not in ("none", "normal", '""') for cell in cells), cells
+        assert all(cell["left"] >= 0 and cell["right"] <= 390 for cell in cells), cells
+        texts = [c for c in cells if c["height"] > 0]
+        assert len(texts) == len(cells)
+        grid = holder.locator(".atlas-viewer-grid").first.locator("xpath=ancestor::div[@role='region']")
+        assert grid.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+        assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")
+        if not (site / "_static" / "vendor" / "duckdb" / "duckdb-eh.wasm").is_file():
+            pytest.skip("the SQL console's files are not installed (make vendor)")
+        holder.locator(".atlas-viewer-sql > summary").click()
+        holder.locator(".atlas-viewer-sqltext").fill("SELECT * FROM turns LIMIT 5")
+        holder.locator(".atlas-viewer-run").click()
+        page.wait_for_function("el => el.getAttribute('data-sql-state') === 'done'", arg=holder.element_handle(),
+                               timeout=120_000)
+        result = holder.locator(".atlas-viewer-result").locator("xpath=ancestor::div[@class='atlas-viewer-scrollbox']")
+        page.wait_for_function("el => el.getAttribute('data-overflow') === 'right'", arg=result.element_handle())
+        assert result.locator(".atlas-viewer-scrollhint").is_visible()
+        assert own_errors(errors) == []
+    finally:
+        _close(page, server)
+
+
+def test_the_first_query_says_the_engine_is_starting_and_numbers_are_readable(tiny_site: Any, browser: Any) -> None:
+    """The first query: a live status says the SQL engine is starting, with the seconds; the result shows a
+    fraction to 4 decimals and integers grouped, the CSV every digit; the console lists the tables by name,
+    and the split's full and short names are one table."""
+    site, split = tiny_site
+    if not (site / "_static" / "vendor" / "duckdb" / "duckdb-eh.wasm").is_file():
+        pytest.skip("the SQL console's files are not installed (make vendor)")
+    page, holder, errors, server = _tiny_page(browser, site, "#viewer=wow/train&level=dialogues")
+    try:
+        holder.locator(".atlas-viewer-sql > summary").click()
+        names = holder.locator(".atlas-viewer-tablename").all_text_contents()
+        assert {"wow_train_dialogues", "wow_train_turns", "wow_train_evidence", "train_turns"} <= set(names)
+        status = holder.locator(".atlas-viewer-sqlstatus")
+        assert status.get_attribute("aria-live") == "polite" and status.get_attribute("role") == "status"
+        holder.locator(".atlas-viewer-sqltext").fill(
+            "SELECT 2.360381861575179 AS fraction, 1234567 AS whole, (SELECT count(*) FROM wow_train_turns) AS turns, "
+            "(SELECT count(*) FROM train_turns t JOIN dialogues d ON d.id = t.\"dialogue id\") AS joined")
+        holder.locator(".atlas-viewer-run").click()
+        page.wait_for_function("el => el.getAttribute('data-stage') !== null", arg=status.element_handle())
+        assert "Starting the SQL engine" in status.text_content()
+        assert re.search(r"\d+ s$", status.text_content().strip())
+        page.wait_for_function("el => ['done', 'error'].includes(el.getAttribute('data-sql-state'))",
+                               arg=holder.element_handle(), timeout=120_000)
+        assert holder.get_attribute("data-sql-state") == "done", status.text_content()
+        cells = holder.locator(".atlas-viewer-result tbody td").all_text_contents()
+        turns = len(split.turns())
+        assert cells == ["2.3604", "1,234,567", f"{turns:,}", f"{turns:,}"]
+        assert "SQL engine's start included" in status.text_content()
+        with page.expect_download() as download_info:
+            holder.locator(".atlas-viewer-download").click()
+        rows = list(csv.reader(io.StringIO(Path(download_info.value.path()).read_text(encoding="utf-8"))))
+        assert rows[1] == ["2.360381861575179", "1234567", str(turns), str(turns)]
+        first = int(holder.get_attribute("data-sql-ms"))
+        # a second query: the engine is up, nothing says it is starting
+        holder.locator(".atlas-viewer-sqltext").fill("SELECT count(*) AS n FROM wow_train_dialogues")
+        holder.locator(".atlas-viewer-run").click()
+        page.wait_for_function("el => el.getAttribute('data-sql-state') === 'done' && el.getAttribute('data-sql-rows')",
+                               arg=holder.element_handle(), timeout=60_000)
+        assert "start" not in status.text_content()
+        print(f"first query {first} ms (engine start {holder.get_attribute('data-sql-start-ms')} ms), "
+              f"second {holder.get_attribute('data-sql-ms')} ms")
+        assert own_errors(errors) == []
+    finally:
+        _close(page, server)
+
+
+def test_a_search_in_every_split_pinned_dialogues_side_by_side_and_labels_coloured(site_url: str, browser: Any) -> None:
+    """WoW's page: a search run over every split of the dataset (each split's count that of its files), a
+    split opened from there at the search; a dialogue pinned, another opened beside it; the turns' roles and
+    labels coloured as the chapters colour them."""
+    index = json.loads((_site() / "_viewer" / "index.json").read_text(encoding="utf-8"))
+    splits = [entry["split"] for entry in index["splits"] if entry["dataset"] == "wow"]
+    assert len(splits) >= 2
+    word = "the"
+    expected = {}
+    for name in splits:
+        directory = _site() / "_viewer" / "wow" / name
+        frame = read_level(directory, "turns")
+        columns = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))["levels"]["turns"]["columns"]
+        searched = [c for c in columns if not c.get("paged")]
+        expected[f"wow/{name}"] = sum(word in hay for hay in _haystack(frame, searched))
+    page, errors = new_page(browser)
+    try:
+        open_page(page, f"{site_url}/book/viewer/wow.html#viewer=wow/{splits[0]}&level=turns&q={word}")
+        holder = page.locator(".atlas-viewer[data-datasets]").first
+        _wait(holder)
+        holder.locator(".atlas-viewer-every-run").click()
+        every = holder.locator(".atlas-viewer-every[data-state='done']")
+        every.wait_for(timeout=60_000)
+        found = {item.get_attribute("data-split"): int(item.get_attribute("data-matches"))
+                 for item in every.locator("li[data-matches]").all()}
+        assert found == expected
+        assert int(every.get_attribute("data-matches")) == sum(expected.values())
+        other = next(key for key in expected if key != f"wow/{splits[0]}" and expected[key])
+        every.locator(f"li[data-split='{other}'] button").click()
+        page.wait_for_function("([el, n]) => el.getAttribute('data-matches') === String(n) && "
+                               "el.getAttribute('data-viewer-state') === 'ready'",
+                               arg=[holder.element_handle(), expected[other]])
+        assert f"#viewer={other}&level=turns&q={word}" in page.url
+        # -- the roles and labels of the turns, coloured
+        row = holder.locator(".atlas-viewer-grid tbody tr[data-role='wizard']").first
+        assert row.locator("td").first.evaluate("el => getComputedStyle(el).boxShadow") != "none"
+        # -- two dialogues side by side
+        holder.locator(".atlas-viewer-search").fill("")
+        _search(page, holder, "", expected_rows := int(holder.get_attribute("data-rows")))
+        assert expected_rows > 1
+        rows = holder.locator(".atlas-viewer-grid tbody tr")
+        first_id = rows.first.get_attribute("data-id")
+        rows.first.click()
+        detail = holder.locator(".atlas-viewer-detail")
+        page.wait_for_function("([el, id]) => el.getAttribute('data-id') === id",
+                               arg=[detail.element_handle(), first_id])
+        holder.locator(".atlas-viewer-pin").click()
+        second = next(rows.nth(k) for k in range(rows.count()) if rows.nth(k).get_attribute("data-id") != first_id)
+        second_id = second.get_attribute("data-id")
+        second.click()
+        page.wait_for_function("([el, id]) => el.getAttribute('data-id') === id",
+                               arg=[detail.element_handle(), second_id])
+        pinned = detail.locator(".atlas-viewer-pinned")
+        assert pinned.get_attribute("data-title").endswith(" " + first_id)
+        left, right = pinned.bounding_box(), detail.locator(".atlas-viewer-current").bounding_box()
+        assert left["x"] + left["width"] <= right["x"] + 1 and abs(left["y"] - right["y"]) < 5, (left, right)
+        assert second_id in detail.locator(".atlas-viewer-current > .atlas-viewer-detail-head strong").text_content()
+        # the comparison is in the link: a reload shows the two again
+        assert f"pin={first_id}" in page.url
+        page.reload()
+        holder = page.locator(".atlas-viewer[data-datasets]").first
+        detail = holder.locator(".atlas-viewer-detail")
+        pinned = detail.locator(".atlas-viewer-pinned")
+        pinned.wait_for(timeout=30_000)
+        page.wait_for_function("([el, id]) => el.getAttribute('data-id') === id",
+                               arg=[detail.element_handle(), second_id])
+        assert pinned.get_attribute("data-title").endswith(" " + first_id)
+        pinned.locator(".atlas-viewer-unpin").click()
+        assert pinned.count() == 0 and "pin=" not in page.url
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()
+
+
+def test_faithdial_and_its_audit_are_one_sql_catalogue_with_one_begin_spelling(site_url: str, browser: Any) -> None:
+    """FaithDial's page: the audit's gold and model files and FaithDial's own splits are tables of one
+    console, listed by name, joined in one query; the normalised BEGIN class counts the gold file's
+    "Partial Hallucination" and the model file's list Entailment, Hallucination alike."""
+    audit = _site() / "_viewer" / "faithdial_audit"
+    gold, model = read_level(audit / "gold_wow", "turns"), read_level(audit / "gpt2_wow", "turns")
+    column = "BEGIN class (normalised)"
+    assert column in gold.columns and column in model.columns, "the book was built before the normalised column"
+    partial_gold = int((gold[column] == "Partial Hallucination").sum())
+    listed_model = int(model["BEGIN"].map(
+        lambda v: isinstance(v, list) and {"Entailment", "Hallucination"} <= set(v)).sum())
+    assert partial_gold > 0 and listed_model > 0
+    assert (gold["BEGIN"].map(lambda v: isinstance(v, list) and "Partial Hallucination" in v)).sum() == partial_gold
+    page, errors = new_page(browser)
+    try:
+        open_page(page, f"{site_url}/book/viewer/faithdial.html#viewer=faithdial_audit/gold_wow&level=turns")
+        holder = page.locator(".atlas-viewer[data-datasets]").first
+        _wait(holder)
+        holder.locator(".atlas-viewer-sql > summary").click()
+        if page.locator('meta[name="atlas-sql-console"][content="missing"]').count():
+            pytest.skip("the book was built without npm")
+        names = set(holder.locator(".atlas-viewer-tablename").all_text_contents())
+        assert {"faithdial_audit_gold_wow_turns", "faithdial_audit_gpt2_wow_turns", "faithdial_train_turns",
+                "gold_wow_turns"} <= names
+        # one query over two files: the classes of the gold responses beside GPT-2's, joined on the class
+        per_class = "(SELECT \"{c}\" AS class, count(*) AS n FROM {t} WHERE \"{c}\" IS NOT NULL GROUP BY 1)"
+        sql = (f"SELECT g.class, g.n AS gold, m.n AS gpt2 FROM {per_class.format(c=column, t='gold_wow_turns')} g "
+               f"JOIN {per_class.format(c=column, t='faithdial_audit_gpt2_wow_turns')} m USING (class) ORDER BY class")
+        holder.locator(".atlas-viewer-sqltext").fill(sql)
+        holder.locator(".atlas-viewer-run").click()
+        page.wait_for_function("el => ['done', 'error'].includes(el.getAttribute('data-sql-state'))",
+                               arg=holder.element_handle(), timeout=120_000)
+        status = holder.locator(".atlas-viewer-sqlstatus").text_content()
+        assert holder.get_attribute("data-sql-state") == "done", status
+        cells = holder.locator(".atlas-viewer-result tbody tr").evaluate_all(
+            "rows => rows.map(r => Array.from(r.cells).map(c => c.textContent))")
+        both = pd.concat([gold[column].value_counts().rename("gold"), model[column].value_counts().rename("gpt2")],
+                         axis=1, join="inner").sort_index()
+        assert cells == [[name, f"{row.gold:,}", f"{row.gpt2:,}"] for name, row in both.iterrows()]
+        assert both.loc["Partial Hallucination"].tolist() == [partial_gold, listed_model]
+        # the badges of the normalised column take the renderings' colours
+        badge = holder.locator(".atlas-viewer-grid .atlas-badge-begin-partial-hallucination").first
+        assert badge.evaluate("el => getComputedStyle(el).backgroundColor") not in ("rgba(0, 0, 0, 0)", "transparent")
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()
+
+
+def test_the_embed_snippet_shows_the_view_without_the_book_around_it(site_url: str, browser: Any) -> None:
+    """The snippet's iframe, in another page: the same rows, and the viewer alone (no header, navigation or
+    introduction), its first row within the frame's 720 px."""
+    page, errors = new_page(browser, width=1000)
+    try:
+        open_page(page, f"{site_url}/book/viewer/wow.html#viewer=wow/train&level=turns&sort=turn&desc=1")
+        holder = page.locator(".atlas-viewer[data-datasets]").first
+        _wait(holder)
+        first = holder.locator(".atlas-viewer-grid tbody tr").first.get_attribute("data-row")
+        open_filters(holder)
+        snippet = holder.locator(".atlas-viewer-embedtext").input_value()
+        assert snippet.startswith("<iframe src=") and "sort=turn&amp;desc=1" in snippet
+        page.set_content(f"<!DOCTYPE html><html><body><p>Another page</p>{snippet}</body></html>")
+        frame = page.frame_locator("iframe")
+        row = frame.locator(".atlas-viewer[data-viewer-state='ready'] .atlas-viewer-grid tbody tr").first
+        row.wait_for(timeout=60_000)
+        assert row.get_attribute("data-row") == first
+        assert frame.locator(".bd-header").first.is_hidden() and frame.locator(".bd-sidebar-primary").is_hidden()
+        top = row.evaluate("el => el.getBoundingClientRect().bottom")
+        assert top < 720, f"the first row ends at {top} px of the frame"
+        assert own_errors(errors) == []
+    finally:
+        page.context.close()

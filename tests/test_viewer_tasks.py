@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import test_site
 from test_site import SITE, new_page, open_page, own_errors
+from test_viewer_site import open_filters
 
 import utils
 from utils.viewer import read_level
@@ -143,6 +144,7 @@ def test_begin_labels_by_model_and_a_link_restoring_filters_sort_row_and_query(s
         open_page(page, f"{site_url}/book/viewer/begin.html#viewer=begin/wow_test&level=dialogues")
         holder = _holder(page)
         assert holder.locator(".atlas-viewer-grid thead th").first.get_attribute("data-column") == "message"
+        open_filters(holder)
         holder.locator(f"fieldset[data-column='model'] label[data-value='{t5}'] input").check()
         holder.locator("fieldset[data-column='attribution label (BEGIN)'] "
                        "label[data-value='Not fully attributable'] input").check()

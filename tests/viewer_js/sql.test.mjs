@@ -60,3 +60,28 @@ test("the console's note on extensions comes first, and DuckDB's INSTALL advice 
   assert.equal(withoutExtensionAdvice(binder), "Binder Error: read_json is in the json extension.");
   assert.equal(withoutExtensionAdvice("Parser Error: no advice here"), "Parser Error: no advice here");
 });
+
+test("the tables of a page: every split of every dataset by its full name, the dataset on screen's by its short one", async () => {
+  const { catalogue } = await import("../../book/_static/viewer/sql.js");
+  const splits = [{ dataset: "faithdial", split: "train" }, { dataset: "faithdial_audit", split: "gold_wow" },
+    { dataset: "faithdial_audit", split: "gpt2_wow" }];
+  const tables = catalogue(splits, "faithdial_audit", ["dialogues", "turns"]);
+  const names = tables.map((table) => table.name);
+  assert.deepEqual(names, ["faithdial_train_dialogues", "faithdial_train_turns", "faithdial_audit_gold_wow_dialogues",
+    "faithdial_audit_gold_wow_turns", "faithdial_audit_gpt2_wow_dialogues", "faithdial_audit_gpt2_wow_turns",
+    "gold_wow_dialogues", "gold_wow_turns", "gpt2_wow_dialogues", "gpt2_wow_turns"]);
+  const short = tables.find((table) => table.name === "gold_wow_turns");
+  assert.equal(short && short.canonical, "faithdial_audit_gold_wow_turns");
+  assert.equal(new Set(names).size, names.length);
+  // a short name that is another table's full name is not given twice
+  const clash = catalogue([{ dataset: "a", split: "b_c" }, { dataset: "x", split: "a_b_c" }], "x", ["turns"]);
+  assert.deepEqual(clash.map((table) => table.name), ["a_b_c_turns", "x_a_b_c_turns"]);
+});
+
+test("a DECIMAL's unscaled digits with the point placed by its scale", async () => {
+  const { decimalValue } = await import("../../book/_static/viewer/sql.js");
+  assert.equal(decimalValue(2360381861575179, 15), 2.360381861575179);
+  assert.equal(decimalValue("-5", 2), -0.05);
+  assert.equal(decimalValue(BigInt(1234500), 2), 12345);
+  assert.equal(decimalValue(null, 3), null);
+});

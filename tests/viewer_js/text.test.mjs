@@ -39,3 +39,18 @@ test("lengths count code points as Python does; cells show lists joined and numb
   assert.equal(cellText(null), "");
   assert.equal(fmt(null), "\u2013");
 });
+
+test("a query's numbers as shown: four decimals, thousands grouped; the CSV keeps every digit", async () => {
+  const { resultText, csvText, csvParts } = await import("../../book/_static/viewer/text.js");
+  assert.equal(resultText(2.360381861575179), "2.3604");
+  assert.equal(resultText(1234567), "1,234,567");
+  assert.equal(resultText(-0.5), "-0.5");
+  assert.equal(resultText(12345.67891), "12,345.6789");
+  assert.equal(resultText("9007199254740993"), "9,007,199,254,740,993");
+  assert.equal(resultText("2.5 apples"), "2.5 apples");
+  assert.equal(resultText(null), "");
+  assert.equal(resultText(["a", "b"]), '["a","b"]');
+  assert.ok(csvText(["x"], [[2.360381861575179]]).includes("2.360381861575179"));
+  const parts = csvParts(["a", "b"], [2, 0], (row, k) => (k ? "=cmd" : row * 1.5));
+  assert.equal(parts.join(""), "a,b\r\n3,'=cmd\r\n0,'=cmd\r\n");
+});

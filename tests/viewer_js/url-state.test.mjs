@@ -29,3 +29,16 @@ test("crafted links: unknown levels, prototype names, long searches", () => {
   assert.equal(state.searchCut, true);
   assert.equal(readHash("#wow/train/0"), null);
 });
+
+test("a pinned row and the rows per page are kept in the link", () => {
+  const state = fullState({ split: "wow/train", level: "turns", row: "train/3", pin: "train/1", per: 250 });
+  const hash = writeHash(state);
+  assert.ok(hash.includes("row=train/3") && hash.includes("pin=train/1") && hash.includes("per=250"), hash);
+  const back = readHash(hash);
+  assert.ok(back);
+  assert.equal(back.pin, "train/1");
+  assert.equal(back.per, 250);
+  const huge = readHash("#viewer=wow/train&per=100000");
+  assert.ok(huge);
+  assert.equal(huge.per, 1000);
+});

@@ -1,7 +1,9 @@
-/* The data viewer of a dataset's splits: controls, the grid, filters, statistics, the open row and
- * the SQL console, over the modules that hold the logic (data.js, filters.js, statistics.js,
- * sql.js, url-state.js). The view is always in the URL's hash, so a link or a reload reproduces
- * it, except that a query from a link is only shown: it runs when the reader presses Run. */
+/* The data viewer of a dataset's splits: the controls, the grid, the filters and the open row, wiring
+ * the modules that hold the logic (data.js, filters.js, statistics.js, sql.js, url-state.js) and the
+ * parts each built by a function returning its element (pager.js, scroller.js, stat-panels.js,
+ * sql-console.js, download.js, embed.js, every-split.js, compare.js, labels.js). The view is always
+ * in the URL's hash, so a link or a reload reproduces it, except that a query from a link is only
+ * shown: it runs when the reader presses Run. */
 
 import { button, clear, labelled, make } from "./dom.js";
 import {
@@ -11,12 +13,16 @@ import {
 import {
   chipCounts, codeCounts, codesHolding, computeMasks, keepKnownColumns, markFacets, sortRows, valueCounts,
 } from "./filters.js";
-import {
-  SQL_MISSING, createLevelView, extensionRefusal, extensionStatement, loadDuckDB, queryFailure, resultRows,
-  sqlConsoleMissing, sqlName, tableName, tablesNamed,
-} from "./sql.js";
-import { describe, histogramBins, percent } from "./statistics.js";
-import { SEARCH_CAP, cellText, codePoints, csvText, fmt, keyed, own } from "./text.js";
+import { pinnedPane, sideBySide } from "./compare.js";
+import { downloadBox } from "./download.js";
+import { embedBox } from "./embed.js";
+import { everySplit } from "./every-split.js";
+import { cssToken, labelBadges } from "./labels.js";
+import { PAGE_SIZES, pager } from "./pager.js";
+import { scroller } from "./scroller.js";
+import { consoleState, sqlConsole } from "./sql-console.js";
+import { statPanel } from "./stat-panels.js";
+import { SEARCH_CAP, cellText, fmt, keyed, own } from "./text.js";
 import { LEVELS, fullState, writeHash } from "./url-state.js";
 
 /** @typedef {import("./data.js").Column} Column */
@@ -24,7 +30,6 @@ import { LEVELS, fullState, writeHash } from "./url-state.js";
 /** @typedef {import("./data.js").Manifest} Manifest */
 /** @typedef {import("./url-state.js").ViewState} ViewState */
 /** @typedef {import("./filters.js").Masks} Masks */
-/** @typedef {import("./sql.js").Engine} Engine */
 
 /**
  * @typedef {object} SplitEntry a split as a page lists it
@@ -42,7 +47,7 @@ import { LEVELS, fullState, writeHash } from "./url-state.js";
  * @property {Record<string, Promise<string[]>>} fragments chunk -> its fragments
  */
 
-export const PAGE_SIZE = 25;
+export const PAGE_SIZE = 100;
 /* Rows a chapter's compact view shows at a time. */
 export const COMPACT_PAGE_SIZE = 5;
 /* A search stops testing further words after this long (and says so): each word scans every
@@ -69,10 +74,14 @@ export class Viewer {
     this.split = null;
     /** @type {Uint32Array} */
     this.matches = new Uint32Array(0);
-    /** @type {Record<string, string>} table -> what it holds (split path and level) */
-    this.sqlLoaded = keyed();
-    /** @type {string[]} */
-    this.sqlLeftOut = [];
+    /* what DuckDB holds, across the consoles of the levels shown */
+    this.sqlHeld = consoleState();
+    /** @type {ReturnType<typeof sqlConsole> | null} */
+    this.sql = null;
+    /** @type {HTMLElement | null} the dialogue pinned beside the open one */
+    this.pinned = null;
+    /* the panel of filters, downloads and notes: closed until the reader opens it (or a link filters) */
+    this.toolsOpen = false;
     /** @type {string | null} */
     this.ownHash = null;
     this.sorting = false;
@@ -83,10 +92,6 @@ export class Viewer {
     this.chips = [];
     /** @type {Uint8Array | null} */
     this.baseBuffer = null;
-    /** @type {string | null} */
-    this.downloadUrl = null;
-    /** @type {string | null} the query a link brought, as it came: its errors are shown as its own */
-    this.linkedSql = null;
     /* A chapter's compact view: a few rows of its splits, each opening the dataset's viewer page
      * (data-viewer-page, from the site's root) at that row; no filters, statistics or SQL. */
     this.compact = holder.classList.contains("atlas-viewer-compact");
@@ -107,8 +112,9 @@ export class Viewer {
   start() {
     const holder = this.holder;
     holder.hidden = false;
-    holder.appendChild(make("div", "atlas-viewer-title", this.compact ? "The rows of this chapter's splits"
-      : "Every row of every split: the data viewer"));
+    if (this.compact) { // a viewer page's title is the page's
+      holder.appendChild(make("div", "atlas-viewer-title", "The rows of this chapter's splits"));
+    }
     const bar = make("div", "atlas-viewer-bar-top");
     this.splitSelect = make("select", "atlas-viewer-split");
     this.splits.forEach((split, i) => {
@@ -128,6 +134,9 @@ export class Viewer {
     if (!this.compact) {
       bar.appendChild(this.openButton);
     }
+    /* the search, the count and the link: one line with the split's controls (filled by build) */
+    this.searchSlot = make("div", "atlas-viewer-searchrow");
+    bar.appendChild(this.searchSlot);
     holder.appendChild(bar);
     this.body = make("div", "atlas-viewer-body");
     this.body.hidden = true;
@@ -221,10 +230,16 @@ export class Viewer {
         this.holder.setAttribute("data-viewer-state", "ready");
       }
       this.holder.setAttribute("data-load-ms", String(Math.round(performance.now() - started)));
-      if (state.sql && !this.compact) {
-        this.showLinkedQuery(state.sql);
+      /** @type {HTMLButtonElement} */ (this.openButton).hidden = true;
+      if (state.sql && this.sql) {
+        this.sql.showLinked(state.sql);
       }
-      if (state.row !== null && !this.compact) {
+      if (!state.pin) { this.pinned = null; } // a pin belongs to its split's view (and to its link)
+      if (state.pin && !this.compact) { // the pinned row first, then the open one beside it
+        const row = state.row;
+        const pinned = state.pin;
+        this.openRow(pinned).then(() => { this.pinOpen(); return row !== null ? this.openRow(row) : undefined; });
+      } else if (state.row !== null && !this.compact) {
         this.openRow(state.row);
       }
       if (fromHash && !this.compact) {
@@ -251,23 +266,6 @@ export class Viewer {
         if (path !== split.path || other !== level) { delete this.cache[path].levels[other]; }
       });
     });
-  }
-
-  /**
-   * A query from a link is the sender's text: shown, and run only when the reader asks.
-   * @param {string} sql
-   */
-  showLinkedQuery(sql) {
-    this.linkedSql = sql.trim();
-    /** @type {HTMLDetailsElement} */ (this.sqlBox).open = true;
-    /** @type {HTMLTextAreaElement} */ (this.sqlText).value = sql;
-    if (sqlConsoleMissing()) { // no engine in this build: say so rather than offer to run it
-      /** @type {HTMLElement} */ (this.sqlStatus).textContent = SQL_MISSING;
-      this.holder.setAttribute("data-sql-state", "missing");
-    } else {
-      /** @type {HTMLElement} */ (this.sqlPending).hidden = false;
-      this.holder.setAttribute("data-sql-state", "waiting");
-    }
   }
 
   /**
@@ -340,7 +338,8 @@ export class Viewer {
       .map((pair) => pair.column);
   }
 
-  /** The controls of a loaded level. */
+  /** The controls of a loaded level: the search on the split's line; the filters, downloads, embedding
+   * and notes in a panel the reader opens; then the rows, so that they are the first screen. */
   build() {
     const body = /** @type {HTMLElement} */ (this.body);
     const data = this.level();
@@ -349,30 +348,27 @@ export class Viewer {
     clear(body);
     body.hidden = false;
     const manifest = data.manifest;
-    /** @param {string} level */
-    const rowsOf = (level) => fmt(manifest.levels[level] ? manifest.levels[level].rows : 0);
-    body.appendChild(make("p", "atlas-viewer-about", manifest.title + ", " + split.label + " (" + (manifest.kind || "data") +
-      "): " + rowsOf("dialogues") + " dialogue rows, " + rowsOf("turns") + " turns, " + rowsOf("evidence") + " evidence rows."));
-    if (manifest.note) {
-      body.appendChild(make("p", "atlas-viewer-note", manifest.note));
-    }
-    const searchRow = make("div", "atlas-viewer-searchrow");
+    const searchRow = /** @type {HTMLElement} */ (this.searchSlot);
+    clear(searchRow);
     const searchInput = (this.searchInput = make("input", "atlas-viewer-search"));
     searchInput.type = "search";
     searchInput.placeholder = 'words, ids, glosses, or "an exact phrase"';
     searchInput.maxLength = SEARCH_CAP;
     searchInput.value = state.q;
     searchRow.appendChild(labelled("Search", searchInput));
-    this.searchNote = make("span", "atlas-viewer-searchcap", "up to " + SEARCH_CAP + " characters");
-    searchRow.appendChild(this.searchNote);
-    const reset = button("Clear filters", "atlas-viewer-reset");
-    searchRow.appendChild(reset);
     this.count = make("span", "atlas-viewer-count");
     this.count.setAttribute("aria-live", "polite");
     searchRow.appendChild(this.count);
+    const reset = button("Clear filters", "atlas-viewer-reset");
+    searchRow.appendChild(reset);
+    const every = button("search every split", "atlas-viewer-every-run");
+    every.title = "the search in every split of " + split.dataset + ", at this level";
+    if (!this.compact) { searchRow.appendChild(every); }
     this.link = make("a", "atlas-viewer-link", "link to this view");
     searchRow.appendChild(this.link);
-    body.appendChild(searchRow);
+    searchInput.title = "up to " + SEARCH_CAP + " characters";
+    // said next to the box when a search was cut or stopped early (see showSearchLimits)
+    searchRow.appendChild(this.searchNote = make("span", "atlas-viewer-searchcap"));
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     let typing;
     searchInput.addEventListener("input", () => {
@@ -397,24 +393,56 @@ export class Viewer {
       this.buildFilters();
       this.refresh();
     });
+    /** @param {string} level */
+    const rowsOf = (level) => fmt(manifest.levels[level] ? manifest.levels[level].rows : 0);
+    const about = make("p", "atlas-viewer-about", manifest.title + ", " + split.label + " (" + (manifest.kind || "data") +
+      "): " + rowsOf("dialogues") + " dialogue rows, " + rowsOf("turns") + " turns, " + rowsOf("evidence") + " evidence rows.");
+    const note = manifest.note ? make("p", "atlas-viewer-note", manifest.note) : null;
 
     if (this.compact) {
       this.link.textContent = "open these rows in the data viewer";
       this.link.classList.add("atlas-viewer-open-page");
-      body.appendChild(this.scroller(this.table = make("table", "atlas-viewer-grid"), "The rows"));
-      this.buildPager(body);
+      body.appendChild(about);
+      if (note) { body.appendChild(note); }
+      body.appendChild(scroller(this.table = make("table", "atlas-viewer-grid"), "The rows"));
+      body.appendChild(this.pagerSlot = make("div", "atlas-viewer-pagerslot"));
       return;
     }
-    this.filters = make("details", "atlas-viewer-filters");
-    this.filters.appendChild(make("summary", null, "Filters: labels and ranges"));
+    const tools = (this.filters = make("details", "atlas-viewer-filters atlas-viewer-tools"));
+    tools.appendChild(make("summary", null, "Filters, download, embed, and about these rows" +
+      (manifest.kind ? " (" + manifest.kind + ")" : "")));
+    tools.appendChild(about);
+    if (note) { tools.appendChild(note); }
+    tools.appendChild(make("p", "atlas-viewer-note", "Search: every word must occur in a row, \"quoted text\" as written " +
+      "(up to " + SEARCH_CAP + " characters); ids, label names and English glosses are searched too."));
     this.filterBox = make("div", "atlas-viewer-filterbox");
-    this.filters.appendChild(this.filterBox);
-    this.filters.open = window.innerWidth > 700;
-    body.appendChild(this.filters);
+    tools.appendChild(this.filterBox);
+    tools.appendChild(downloadBox({
+      file: split.dataset + "-" + split.split + "-" + data.level, columns: this.visibleColumns(), rows: data.rows,
+      matches: () => this.matches, level: data.level,
+    }));
+    tools.appendChild(this.embed = embedBox(() => window.location.href.split("#")[0] + writeHash(this.view()),
+      () => manifest.title + ", " + split.label + ": the data viewer"));
+    // open while the reader keeps it open, and when the link filters (its filters are then on view)
+    tools.open = this.toolsOpen || Object.keys(state.facets).length > 0 || Object.keys(state.ranges).length > 0;
+    tools.addEventListener("toggle", () => { this.toolsOpen = tools.open; });
+    body.appendChild(tools);
     this.buildFilters();
+    const everySlot = make("div", "atlas-viewer-everyslot");
+    body.appendChild(everySlot);
+    every.addEventListener("click", () => {
+      clear(everySlot);
+      const view = this.view();
+      everySlot.appendChild(everySplit({
+        splits: this.splits.filter((one) => one.dataset === split.dataset), level: view.level, q: view.q,
+        load: (one) => this.manifest(one).then((m) => (m.levels[view.level] ? this.load(one, view.level) : null)),
+        release: (one) => { if (one !== this.split) { delete this.entry(one).levels[view.level]; } },
+        open: (one) => { this.go({ split: this.splitKey(one), level: view.level, q: view.q }); },
+      }));
+    });
 
-    body.appendChild(this.scroller(this.table = make("table", "atlas-viewer-grid"), "The rows"));
-    this.buildPager(body);
+    body.appendChild(scroller(this.table = make("table", "atlas-viewer-grid"), "The rows"));
+    body.appendChild(this.pagerSlot = make("div", "atlas-viewer-pagerslot"));
 
     this.detail = make("div", "atlas-viewer-detail");
     this.detail.setAttribute("role", "region"); // named by the record it shows
@@ -428,36 +456,30 @@ export class Viewer {
     this.statsBox.addEventListener("toggle", () => { this.drawStats(); });
     body.appendChild(this.statsBox);
 
-    this.buildSql();
+    body.appendChild(this.sql = sqlConsole(this, this.sqlHeld));
   }
 
-  /** @param {HTMLElement} body */
-  buildPager(body) {
-    const pager = make("div", "atlas-viewer-pager");
-    this.prev = button("\u25c0 previous", "atlas-viewer-prev");
-    this.next = button("next \u25b6", "atlas-viewer-next");
-    this.pageText = make("span", "atlas-viewer-page");
-    pager.appendChild(this.prev);
-    pager.appendChild(this.pageText);
-    pager.appendChild(this.next);
-    body.appendChild(pager);
-    this.prev.addEventListener("click", () => { this.view().page -= 1; this.refresh(); });
-    this.next.addEventListener("click", () => { this.view().page += 1; this.refresh(); });
+  /** Rows per page: the link's, else the viewer's own. @returns {number} */
+  perPage() {
+    return this.compact ? this.pageSize : this.view().per || this.pageSize;
   }
 
-  /**
-   * A region that scrolls sideways, reachable and scrollable by keyboard (a focusable, named region).
-   * @param {HTMLElement} content
-   * @param {string} name
-   * @returns {HTMLElement}
-   */
-  scroller(content, name) {
-    const box = make("div", "atlas-viewer-scroll");
-    box.tabIndex = 0;
-    box.setAttribute("role", "region");
-    box.setAttribute("aria-label", name);
-    box.appendChild(content);
-    return box;
+  /** The pager under the grid, drawn again at each refresh. @param {number} pages */
+  drawPager(pages) {
+    const slot = /** @type {HTMLElement} */ (this.pagerSlot);
+    clear(slot);
+    const view = this.view();
+    slot.appendChild(pager({
+      page: view.page, pages, size: this.perPage(), sizes: this.compact ? undefined : PAGE_SIZES,
+      onPage: (page) => { this.view().page = page; this.refresh(); },
+      onSize: (size) => {
+        const current = this.view();
+        const first = current.page * this.perPage(); // the first row on screen stays on screen
+        current.per = size === this.pageSize ? 0 : size;
+        current.page = Math.floor(first / size);
+        this.refresh();
+      },
+    }));
   }
 
   buildFilters() {
@@ -575,16 +597,14 @@ export class Viewer {
     const count = this.matches.length;
     this.updateChips(masks);
     this.holder.setAttribute("data-refresh-ms", String(Math.round(performance.now() - t0)));
-    const pages = Math.max(1, Math.ceil(count / this.pageSize));
+    const pages = Math.max(1, Math.ceil(count / this.perPage()));
     state.page = Math.min(Math.max(0, state.page), pages - 1);
     this.drawGrid();
     /** @type {HTMLElement} */ (this.count).textContent = fmt(count) + " of " + fmt(n) + " " + data.level + " rows match";
     this.holder.setAttribute("data-matches", String(count));
     this.holder.setAttribute("data-rows", String(n));
     this.showSearchLimits();
-    /** @type {HTMLElement} */ (this.pageText).textContent = "page " + fmt(state.page + 1) + " of " + fmt(pages);
-    /** @type {HTMLButtonElement} */ (this.prev).disabled = state.page === 0;
-    /** @type {HTMLButtonElement} */ (this.next).disabled = state.page >= pages - 1;
+    this.drawPager(pages);
     if (!this.sorting) { /** @type {HTMLElement} */ (this.status).textContent = ""; }
     this.drawStats();
     this.saveHash();
@@ -600,7 +620,9 @@ export class Viewer {
       text += "; stopped after " + SEARCH_BUDGET_MS / 1000 + " s: the rows shown hold its first " +
         fmt(this.searchStopped) + " of " + fmt(this.searchWords) + " words";
     }
-    /** @type {HTMLElement} */ (this.searchNote).textContent = "(" + text + ")";
+    const note = /** @type {HTMLElement} */ (this.searchNote);
+    note.textContent = "(" + text + ")";
+    note.hidden = !this.searchCut && !this.searchStopped;
     this.holder.setAttribute("data-search", this.view().q);
     this.holder.setAttribute("data-search-cut", this.searchCut ? "1" : "0");
     this.holder.setAttribute("data-search-stopped", String(this.searchStopped || 0));
@@ -686,9 +708,10 @@ export class Viewer {
     head.appendChild(headRow);
     table.appendChild(head);
     const tbody = make("tbody");
-    const start = state.page * this.pageSize;
+    const per = this.perPage();
+    const start = state.page * per;
     const idColumn = data.columns[data.info.id];
-    const shown = Array.from(this.matches.subarray(start, start + this.pageSize));
+    const shown = Array.from(this.matches.subarray(start, start + per));
     /** @type {Column[]} */
     const waiting = [];
     shown.forEach((rowIndex) => {
@@ -700,7 +723,12 @@ export class Viewer {
         const value = cell(column, rowIndex);
         if (value === undefined && waiting.indexOf(column) === -1) { waiting.push(column); }
         const text = value === undefined ? "\u2026" : cellText(value);
-        const td = make("td", "atlas-viewer-" + column.kind, text.length > 160 ? text.slice(0, 159) + "\u2026" : text);
+        const badges = (column.kind === "label" || column.kind === "labels") && value !== undefined;
+        const td = make("td", "atlas-viewer-" + column.kind, badges ? null
+          : text.length > 160 ? text.slice(0, 159) + "\u2026" : text);
+        if (badges) { labelBadges(td, column.name, value); } // coloured as in the chapters
+        td.setAttribute("data-label", column.name); // a phone's card names each value by its column
+        if (column.name === "role" && typeof value === "string") { tr.setAttribute("data-role", cssToken(value)); }
         if (text.length > 160) { td.title = text; }
         tr.appendChild(td);
       });
@@ -738,6 +766,7 @@ export class Viewer {
     }
     const hash = writeHash(this.view());
     /** @type {HTMLAnchorElement} */ (this.link).setAttribute("href", hash);
+    if (this.embed) { this.embed.refresh(); }
     if (window.location.hash !== hash) {
       this.ownHash = hash;
       history.replaceState(null, "", hash);
@@ -836,8 +865,12 @@ export class Viewer {
     }).then((rendering) => {
       clear(detail);
       detail.hidden = false;
+      const current = make("div", "atlas-viewer-current");
       const head = make("div", "atlas-viewer-detail-head");
-      head.appendChild(make("strong", null, split.label + ": " + data.info.id + " " + id));
+      const title = split.label + ": " + data.info.id + " " + id;
+      head.appendChild(make("strong", null, title));
+      const pin = button("pin to compare", "atlas-viewer-pin");
+      pin.title = "keep this dialogue on screen, beside the next one you open";
       const close = button("close", "atlas-viewer-close");
       close.addEventListener("click", () => {
         detail.hidden = true;
@@ -849,10 +882,14 @@ export class Viewer {
         }
       });
       head.appendChild(close);
-      detail.appendChild(head);
+      head.appendChild(pin);
+      current.appendChild(head);
       const view = make("div", "atlas-viewer-rendering");
       view.innerHTML = rendering; // rendered and escaped by the atlas's renderers, joined from its fragments
-      detail.appendChild(view);
+      current.appendChild(view);
+      detail.appendChild(current);
+      pin.addEventListener("click", () => { this.pinOpen(); });
+      sideBySide(detail, this.pinned || null);
       detail.setAttribute("data-id", String(id));
       detail.setAttribute("aria-label", split.label + ": " + data.info.id + " " + id);
       if (focus) {
@@ -863,6 +900,26 @@ export class Viewer {
         detail.scrollIntoView({ block: "nearest" });
       }
     });
+  }
+
+  /** Pin the open dialogue: it stays beside the next one opened (kept in the link as pin=<id>). */
+  pinOpen() {
+    const detail = /** @type {HTMLElement} */ (this.detail);
+    const view = detail.querySelector(".atlas-viewer-current .atlas-viewer-rendering");
+    const id = detail.getAttribute("data-id");
+    if (!(view instanceof HTMLElement) || id === null) {
+      return;
+    }
+    const title = detail.getAttribute("aria-label") || id;
+    this.pinned = pinnedPane(title, view, () => {
+      this.pinned = null;
+      this.view().pin = null;
+      this.saveHash();
+      sideBySide(detail, null);
+    });
+    this.view().pin = id;
+    this.saveHash();
+    sideBySide(detail, this.pinned);
   }
 
   /* -- column statistics ------------------------------------------------------------------------- */
@@ -903,368 +960,14 @@ export class Viewer {
       "Numbers: min, max, mean, median, standard deviation (n \u2212 1) and a histogram (click a bar to filter); " +
       "text and lists: their lengths; labels: every value with its count (click one to filter); and the share of " +
       "empty values."));
-    this.statColumns().forEach((column) => { body.appendChild(this.statPanel(column, rows)); });
+    const context = {
+      data, chosen: (/** @type {string} */ name) => this.view().facets[name] || [],
+      toggleFacet: (/** @type {string} */ name, /** @type {string} */ value, /** @type {boolean} */ on) => {
+        this.toggleFacet(name, value, on);
+      },
+      setRange: (/** @type {string} */ name, /** @type {Array<number | null>} */ range) => { this.setRange(name, range); },
+    };
+    this.statColumns().forEach((column) => { body.appendChild(statPanel(column, rows, context)); });
   }
 
-  /**
-   * @param {Column} column
-   * @param {Uint32Array} rows
-   * @returns {HTMLElement}
-   */
-  statPanel(column, rows) {
-    const data = this.level();
-    const box = make("div", "atlas-viewer-stat");
-    box.setAttribute("data-column", column.name);
-    box.setAttribute("data-kind", column.kind);
-    box.appendChild(make("div", "atlas-viewer-stat-title", column.name + " (" + column.kind + ")"));
-    const note = (data.manifest.column_notes || {})[column.name];
-    if (note) { box.appendChild(make("div", "atlas-viewer-stat-note", note)); }
-    if (column.paged) {
-      // its values are not held here: the lengths over the split were computed with the files
-      if (rows.length === data.rows && column.splitLengths) {
-        this.numberSummary(box, column, /** @type {any} */ (column.splitLengths), 0, rows.length);
-      } else {
-        box.appendChild(make("div", "atlas-viewer-stat-summary", "not computed for a filter: " + fmt(column.size) +
-          " distinct values, fetched only for the rows on screen"));
-      }
-      return box;
-    }
-    const perCode = codeCounts(column, rows.length === data.rows ? null : rows, data.rows);
-    const missing = perCode[column.size];
-    const dict = column.dict || [];
-    if (column.kind !== "label") {
-      const measure = column.kind === "number" ? (/** @type {any} */ v) => v
-        : column.kind === "labels" ? (/** @type {any} */ v) => v.length : (/** @type {any} */ v) => codePoints(String(v));
-      const numbers = new Float64Array(rows.length - missing);
-      for (let k = 0, at = 0; k < column.size; k += 1) {
-        if (!perCode[k]) { continue; }
-        numbers.fill(measure(dict[k]), at, at + perCode[k]);
-        at += perCode[k];
-      }
-      this.numberSummary(box, column, describe(numbers), missing, rows.length);
-    }
-    if (column.kind === "label" || column.kind === "labels") {
-      const counts = valueCounts(column, perCode);
-      const list = make("ul", "atlas-viewer-values");
-      const chosen = this.view().facets[column.name] || [];
-      Object.keys(counts).sort((a, b) => counts[b] - counts[a] || (a < b ? -1 : a > b ? 1 : 0)).forEach((value) => {
-        const li = make("li");
-        li.setAttribute("data-value", value);
-        li.setAttribute("data-count", String(counts[value]));
-        const pick = button(value, "atlas-viewer-value");
-        pick.title = "show only the rows with " + column.name + " " + value;
-        pick.setAttribute("aria-pressed", chosen.indexOf(value) !== -1 ? "true" : "false");
-        pick.addEventListener("click", () => { this.toggleFacet(column.name, value, chosen.indexOf(value) === -1); });
-        const track = make("span", "atlas-viewer-track");
-        const fill = make("span", "atlas-viewer-fill");
-        fill.style.width = (100 * counts[value]) / Math.max(rows.length, 1) + "%";
-        track.appendChild(fill);
-        li.appendChild(pick);
-        li.appendChild(track);
-        li.appendChild(make("span", "atlas-viewer-number", fmt(counts[value])));
-        list.appendChild(li);
-      });
-      if (missing) {
-        list.appendChild(make("li", "atlas-viewer-missing", "empty: " + fmt(missing) + " (" + percent(missing, rows.length) + ")"));
-      }
-      box.appendChild(list);
-    }
-    return box;
-  }
-
-  /**
-   * A summary line and a histogram with axes; a bar of a number column filters on a click.
-   * @param {HTMLElement} box
-   * @param {Column} column
-   * @param {import("./statistics.js").Summary} stats
-   * @param {number} missing
-   * @param {number} total
-   */
-  numberSummary(box, column, stats, missing, total) {
-    ["count", "min", "max", "mean", "median", "std"].forEach((key) => {
-      const value = /** @type {any} */ (stats)[key];
-      if (value !== undefined && value !== null) { box.setAttribute("data-" + key, String(value)); }
-    });
-    box.setAttribute("data-missing", String(missing));
-    const what = column.kind === "number" ? "" : column.kind === "labels" ? "labels per row: " : "length (characters, spaces included): ";
-    box.appendChild(make("div", "atlas-viewer-stat-summary", what + (stats.count ?
-      "min " + fmt(stats.min) + " \u00b7 max " + fmt(stats.max) + " \u00b7 mean " + fmt(stats.mean) +
-      " \u00b7 median " + fmt(stats.median) + " \u00b7 std " + fmt(stats.std) + " \u00b7 " + fmt(stats.count) + " values"
-      : "no values") + " \u00b7 empty: " + fmt(missing) + " (" + percent(missing, total) + ")"));
-    if (stats.sorted && stats.count) {
-      box.appendChild(this.histogram(column, stats.sorted));
-    }
-  }
-
-  /**
-   * @param {Column} column
-   * @param {Float64Array} sorted
-   * @returns {HTMLElement}
-   */
-  histogram(column, sorted) {
-    const { bins, integers } = histogramBins(sorted);
-    const clickable = column.kind === "number";
-    const figure = make("div", "atlas-viewer-hist");
-    /** @param {import("./statistics.js").Bin} bin */
-    const span = (bin) => (integers && bin.from === bin.to ? fmt(bin.from) : fmt(bin.from) + "\u2013" + fmt(bin.to));
-    const top = Math.max(...bins.map((bin) => bin.count));
-    const what = column.kind === "number" ? column.name : column.kind === "labels" ? "labels per row" : "length";
-    const plot = make("div", "atlas-viewer-plot");
-    const yAxis = make("div", "atlas-viewer-yaxis");
-    yAxis.setAttribute("aria-hidden", "true");
-    yAxis.appendChild(make("span", null, fmt(top)));
-    yAxis.appendChild(make("span", null, "0"));
-    plot.appendChild(yAxis);
-    const bars = make("div", "atlas-viewer-bars");
-    bars.setAttribute("role", clickable ? "group" : "img");
-    bars.setAttribute("aria-label", "histogram of " + what + " (" + column.name + "): " +
-      bins.map((bin) => span(bin) + ": " + bin.count).join(", "));
-    bins.forEach((bin) => {
-      const label = what + " " + span(bin) + ": " + fmt(bin.count) + " rows";
-      const bar = clickable ? button("", "atlas-viewer-bar") : make("span", "atlas-viewer-bar");
-      bar.style.height = (top ? (100 * bin.count) / top : 0) + "%";
-      bar.title = label + (clickable ? " (click to show only these)" : "");
-      bar.setAttribute("data-from", String(bin.from));
-      bar.setAttribute("data-to", String(bin.to));
-      bar.setAttribute("data-count", String(bin.count));
-      if (clickable) {
-        bar.setAttribute("aria-label", label + ", filter to these");
-        bar.addEventListener("click", () => { this.setRange(column.name, [bin.from, bin.to]); });
-      }
-      bars.appendChild(bar);
-    });
-    plot.appendChild(bars);
-    figure.appendChild(plot);
-    const xAxis = make("div", "atlas-viewer-xaxis");
-    xAxis.setAttribute("aria-hidden", "true");
-    xAxis.appendChild(make("span", null, fmt(bins[0].from)));
-    xAxis.appendChild(make("span", "atlas-viewer-axis-name", what));
-    xAxis.appendChild(make("span", null, fmt(sorted[sorted.length - 1])));
-    figure.appendChild(xAxis);
-    return figure;
-  }
-
-  /* -- SQL console ------------------------------------------------------------------------------- */
-
-  /** The tables every split and level of this page gives: <split>_<level>.
-   * @returns {Array<{name: string, split: SplitEntry, level: string}>} */
-  sqlCatalogue() {
-    /** @type {Array<{name: string, split: SplitEntry, level: string}>} */
-    const tables = [];
-    const dataset = /** @type {SplitEntry} */ (this.split).dataset;
-    this.splits.filter((split) => split.dataset === dataset).forEach((split) => {
-      LEVELS.forEach((level) => { tables.push({ name: tableName(split.split, level), split, level }); });
-    });
-    return tables;
-  }
-
-  buildSql() {
-    const box = (this.sqlBox = make("details", "atlas-viewer-sql"));
-    const data = this.level();
-    const missing = sqlConsoleMissing();
-    box.appendChild(make("summary", null, "SQL console (DuckDB, in your browser)" + (missing ? ": not in this build" : "")));
-    if (missing) {
-      box.appendChild(make("p", "atlas-viewer-note atlas-viewer-sql-missing", SQL_MISSING));
-    }
-    const names = this.sqlCatalogue().map((table) => table.name);
-    box.appendChild(make("p", "atlas-viewer-note atlas-viewer-sql-tables",
-      "Tables: every split and level as <split>_<level> (" + names.join(", ") + "), and dialogues, turns and evidence " +
-      "for the split on screen, with the columns of the grid (label columns holding lists: unnest or list_contains " +
-      "them). A table is loaded when a query first names it. DuckDB-WASM is served by this book and runs in your " +
-      "browser, closed to the network: a query reads only these tables (no file, URL or extension is read, written " +
-      "or fetched), so nothing leaves your browser."));
-    const examples = make("select", "atlas-viewer-examples");
-    const none = make("option", null, "example queries\u2026");
-    none.value = "";
-    examples.appendChild(none);
-    (data.manifest.queries || []).forEach((query, i) => {
-      const option = make("option", null, query.title);
-      option.value = String(i);
-      examples.appendChild(option);
-    });
-    box.appendChild(labelled("Example", examples));
-    const text = (this.sqlText = make("textarea", "atlas-viewer-sqltext"));
-    text.rows = 5;
-    text.spellcheck = false;
-    text.setAttribute("aria-label", "SQL query");
-    text.value = this.view().sql || "SELECT * FROM " + data.level + " LIMIT 10";
-    box.appendChild(text);
-    const run = button("Run", "atlas-viewer-run");
-    box.appendChild(run);
-    this.sqlPending = make("span", "atlas-viewer-note atlas-viewer-sqlpending",
-      "This query came with the link and has not run: it runs only when you press Run.");
-    this.sqlPending.hidden = true;
-    box.appendChild(this.sqlPending);
-    this.download = make("a", "atlas-viewer-download", "download the result as CSV");
-    this.download.hidden = true;
-    this.download.setAttribute("download", "query-result.csv");
-    box.appendChild(this.download);
-    this.sqlStatus = make("p", "atlas-viewer-sqlstatus");
-    this.sqlStatus.setAttribute("role", "status");
-    box.appendChild(this.sqlStatus);
-    // DuckDB's error, apart from the console's words: a query (a link's) can make it say anything
-    this.sqlError = make("pre", "atlas-viewer-sqlerror");
-    this.sqlError.hidden = true;
-    box.appendChild(this.sqlError);
-    box.appendChild(this.scroller(this.sqlResult = make("table", "atlas-viewer-grid atlas-viewer-result"), "The query's result"));
-    examples.addEventListener("change", () => {
-      const query = (data.manifest.queries || [])[Number(examples.value)];
-      if (examples.value !== "" && query) {
-        text.value = query.sql;
-      }
-    });
-    run.addEventListener("click", () => { this.runSql(); });
-    text.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { this.runSql(); event.preventDefault(); }
-    });
-    /** @type {HTMLElement} */ (this.body).appendChild(box);
-  }
-
-  /**
-   * The tables a query names, loaded into DuckDB (each once; the aliases dialogues, turns and
-   * evidence pointed at the split on screen). A level not on screen is loaded for this, then let go
-   * here (DuckDB keeps its copy).
-   * @param {Engine} engine
-   * @param {string} sql
-   * @returns {Promise<void>}
-   */
-  sqlTables(engine, sql) {
-    const split = /** @type {SplitEntry} */ (this.split);
-    const catalogue = this.sqlCatalogue();
-    const named = tablesNamed(sql, catalogue.map((table) => table.name).concat(LEVELS));
-    /** @type {Array<{name: string, split: SplitEntry, level: string}>} */
-    const wanted = [];
-    named.forEach((name) => {
-      const alias = LEVELS.indexOf(name) !== -1;
-      const table = alias ? catalogue.find((t) => t.split === split && t.level === name)
-        : catalogue.find((t) => t.name === name);
-      if (table && wanted.indexOf(table) === -1) { wanted.push(table); }
-    });
-    /** @type {Promise<unknown>} */
-    let chain = Promise.resolve();
-    wanted.forEach((table) => {
-      if (this.sqlLoaded[table.name]) {
-        return;
-      }
-      chain = chain.then(() => this.manifest(table.split)).then((manifest) => {
-        if (!manifest.levels[table.level]) {
-          return null; // a split without this level: its table is not made, and DuckDB says so
-        }
-        return this.load(table.split, table.level).then((data) => createLevelView(engine, data, table.name).then((leftOut) => {
-          this.sqlLoaded[table.name] = table.split.path + table.level;
-          leftOut.forEach((name) => { this.sqlLeftOut.push(table.name + ": " + name); });
-          const view = this.view();
-          if (table.split !== this.split || table.level !== view.level) {
-            delete this.entry(table.split).levels[table.level];
-          }
-        }));
-      });
-    });
-    LEVELS.forEach((level) => {
-      if (named.indexOf(level) === -1 || this.sqlLoaded[level] === split.path + level) {
-        return;
-      }
-      const target = tableName(split.split, level);
-      chain = chain.then(() => {
-        if (!this.sqlLoaded[target]) {
-          return;
-        }
-        return engine.conn.query("CREATE OR REPLACE VIEW " + sqlName(level) + " AS SELECT * FROM " + sqlName(target))
-          .then(() => { this.sqlLoaded[level] = split.path + level; });
-      });
-    });
-    return chain.then(() => undefined);
-  }
-
-  /** Clear the result and its CSV link (before a query runs, so a failed one leaves no old result). */
-  clearResult() {
-    clear(/** @type {HTMLTableElement} */ (this.sqlResult));
-    const error = /** @type {HTMLElement} */ (this.sqlError);
-    error.hidden = true;
-    error.textContent = "";
-    const download = /** @type {HTMLAnchorElement} */ (this.download);
-    download.hidden = true;
-    download.removeAttribute("href");
-    if (this.downloadUrl) {
-      URL.revokeObjectURL(this.downloadUrl);
-      this.downloadUrl = null;
-    }
-    this.holder.removeAttribute("data-sql-rows");
-  }
-
-  /** @returns {Promise<void>} */
-  runSql() {
-    const text = /** @type {HTMLTextAreaElement} */ (this.sqlText);
-    const status = /** @type {HTMLElement} */ (this.sqlStatus);
-    const sql = text.value.trim();
-    if (!sql) {
-      return Promise.resolve();
-    }
-    this.view().sql = sql;
-    /** @type {HTMLElement} */ (this.sqlPending).hidden = true;
-    this.saveHash();
-    this.clearResult();
-    if (sqlConsoleMissing()) {
-      status.textContent = SQL_MISSING;
-      this.holder.setAttribute("data-sql-state", "missing");
-      return Promise.resolve();
-    }
-    const extension = extensionStatement(sql);
-    if (extension) { // refused before DuckDB answers: DuckDB-WASM would say "Success" to INSTALL
-      status.textContent = extensionRefusal(extension);
-      this.holder.setAttribute("data-sql-state", "error");
-      return Promise.resolve();
-    }
-    const fromLink = sql === this.linkedSql;
-    status.textContent = "Starting DuckDB and loading the tables the query names\u2026";
-    this.holder.setAttribute("data-sql-state", "running");
-    const started = performance.now();
-    return loadDuckDB(this.siteRoot).then((engine) => this.sqlTables(engine, sql).then(() => engine.conn.query(sql)))
-      .then((result) => {
-        const { names, rows } = resultRows(result);
-        this.showResult(names, rows);
-        const split = /** @type {SplitEntry} */ (this.split);
-        const download = /** @type {HTMLAnchorElement} */ (this.download);
-        this.downloadUrl = URL.createObjectURL(new Blob([csvText(names, rows)], { type: "text/csv" }));
-        download.href = this.downloadUrl;
-        download.setAttribute("download", split.dataset + "-" + split.split + "-query.csv");
-        download.hidden = false;
-        status.textContent = fmt(rows.length) + " rows" + (rows.length > 500 ? " (the first 500 shown; the CSV has all)" : "") +
-          " in " + fmt(Math.round(performance.now() - started)) + " ms." + (this.sqlLeftOut.length ? " Left out of the tables, " +
-          "having too many distinct values to load here: " + this.sqlLeftOut.join(", ") + "." : "");
-        this.holder.setAttribute("data-sql-state", "done");
-        this.holder.setAttribute("data-sql-rows", String(rows.length));
-      }, (error) => {
-        this.clearResult();
-        const failure = queryFailure(error && error.message ? error.message : String(error), fromLink);
-        status.textContent = failure.lead;
-        const shown = /** @type {HTMLElement} */ (this.sqlError);
-        shown.textContent = failure.error;
-        shown.hidden = false;
-        this.holder.setAttribute("data-sql-state", "error");
-      });
-  }
-
-  /**
-   * @param {string[]} names
-   * @param {any[][]} rows
-   */
-  showResult(names, rows) {
-    const table = /** @type {HTMLTableElement} */ (this.sqlResult);
-    clear(table);
-    const head = make("tr");
-    names.forEach((name) => { head.appendChild(make("th", null, name)); });
-    const thead = make("thead");
-    thead.appendChild(head);
-    table.appendChild(thead);
-    const tbody = make("tbody");
-    rows.slice(0, 500).forEach((row) => {
-      const tr = make("tr");
-      row.forEach((value) => {
-        tr.appendChild(make("td", null, value === null ? "" : typeof value === "object" ? JSON.stringify(value) : value));
-      });
-      tbody.appendChild(tr);
-    });
-    table.appendChild(tbody);
-  }
 }

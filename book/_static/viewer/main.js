@@ -76,6 +76,9 @@ function setupPages(siteRoot) {
  * @returns {Promise<void>}
  */
 export function setup(siteRoot) {
+  if (window.self !== window.top) { // embedded (the viewer's iframe snippet): the rows without the book around them
+    document.documentElement.setAttribute("data-atlas-embedded", "");
+  }
   const blocks = document.querySelectorAll("script.atlas-viewer-data");
   for (let i = 0; i < blocks.length; i += 1) {
     const section = blocks[i].parentNode;

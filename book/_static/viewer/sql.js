@@ -223,9 +223,33 @@ export function createLevelView(engine, data, name) {
  * @returns {Result}
  */
 export function resultRows(result) {
-  const names = result.schema.fields.map((/** @type {{name: string}} */ field) => field.name);
-  const rows = result.toArray().map((/** @type {any} */ row) => names.map((/** @type {string} */ name) => plainValue(row[name])));
+  const fields = result.schema.fields;
+  const names = fields.map((/** @type {{name: string}} */ field) => field.name);
+  // a DECIMAL (DuckDB's type of a literal such as 2.36) comes as its unscaled digits: its scale places the point
+  const scales = fields.map((/** @type {any} */ field) => (field.type && field.type.typeId === ARROW_DECIMAL ? field.type.scale : 0));
+  const rows = result.toArray().map((/** @type {any} */ row) => names.map((/** @type {string} */ name, /** @type {number} */ k) =>
+    (scales[k] ? decimalValue(plainValue(row[name]), scales[k]) : plainValue(row[name]))));
   return { names, rows };
+}
+
+/* Arrow's type id of a decimal. */
+const ARROW_DECIMAL = 7;
+
+/**
+ * A decimal's value from its unscaled digits and its scale (2360381861575179 at scale 15 is
+ * 2.360381861575179): a number, as the digits' text with the point placed parses.
+ * @param {unknown} digits
+ * @param {number} scale
+ * @returns {unknown}
+ */
+export function decimalValue(digits, scale) {
+  const text = typeof digits === "number" || typeof digits === "bigint" ? String(digits) : digits;
+  if (typeof text !== "string" || !/^-?\d+$/.test(text)) {
+    return digits;
+  }
+  const negative = text.charAt(0) === "-";
+  const bare = (negative ? text.slice(1) : text).padStart(scale + 1, "0");
+  return Number((negative ? "-" : "") + bare.slice(0, bare.length - scale) + "." + bare.slice(bare.length - scale));
 }
 
 /* What the console says of extensions, before anything DuckDB says: DuckDB's own errors advise
@@ -333,4 +357,75 @@ export function queryFailure(message, fromLink) {
  */
 export function extensionRefusal(statement) {
   return "Not run: the query has " + (/^[AEIOU]/.test(statement) ? "an " : "a ") + statement + " statement. " + NO_EXTENSIONS;
+}
+
+/**
+ * @typedef {object} CatalogueSplit
+ * @property {string} dataset
+ * @property {string} split
+ */
+
+/**
+ * @template {CatalogueSplit} S
+ * @typedef {object} CatalogueTable a table the console offers
+ * @property {string} name as a query names it
+ * @property {S} split
+ * @property {string} level
+ * @property {string} canonical the table loaded into DuckDB (``name`` itself, or the one it is a view of)
+ */
+
+/**
+ * The tables of a page's splits: every split of every dataset the page shows, at every level, as
+ * <dataset>_<split>_<level> (wow_train_turns, faithdial_audit_gold_wow_turns), so that splits of two
+ * datasets on one page can be joined; the splits of the dataset on screen also as <split>_<level>
+ * (train_turns), views of the same tables. A name already taken is not given twice.
+ * @template {CatalogueSplit} S
+ * @param {S[]} splits
+ * @param {string} dataset the dataset on screen
+ * @param {string[]} levels
+ * @returns {Array<CatalogueTable<S>>}
+ */
+export function catalogue(splits, dataset, levels) {
+  /** @type {Array<CatalogueTable<S>>} */
+  const tables = [];
+  /** @type {Set<string>} */
+  const taken = new Set();
+  splits.forEach((split) => {
+    levels.forEach((level) => {
+      const name = tableName(split.dataset + "_" + split.split, level);
+      if (!taken.has(name)) {
+        taken.add(name);
+        tables.push({ name, split, level, canonical: name });
+      }
+    });
+  });
+  splits.filter((split) => split.dataset === dataset).forEach((split) => {
+    levels.forEach((level) => {
+      const name = tableName(split.split, level);
+      if (!taken.has(name)) {
+        taken.add(name);
+        tables.push({ name, split, level, canonical: tableName(split.dataset + "_" + split.split, level) });
+      }
+    });
+  });
+  return tables;
+}
+
+/** @type {Promise<Engine> | null} */
+let started = null;
+
+/** @returns {boolean} true once DuckDB has started (a query then needs no start-up) */
+export function duckDBReady() {
+  return started !== null;
+}
+
+/**
+ * loadDuckDB, remembering that it has started.
+ * @param {string} siteRoot
+ * @returns {Promise<Engine>}
+ */
+export function startDuckDB(siteRoot) {
+  const engine = loadDuckDB(siteRoot);
+  engine.then((ready) => { started = Promise.resolve(ready); }, () => { started = null; });
+  return engine;
 }

@@ -123,3 +123,53 @@ export function cellText(value) {
   }
   return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
+
+const resultFraction = new Intl.NumberFormat("en-US", { maximumFractionDigits: 4 });
+const resultInteger = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
+/**
+ * A cell of a query's result as the console shows it: a fraction to 4 decimals (2.360381861575179 is
+ * 2.3604), a whole number with thousands separators (1234567 is 1,234,567), a list joined; missing as
+ * nothing. Only the display: the downloaded CSV keeps every digit.
+ * @param {unknown} value
+ * @returns {string}
+ */
+export function resultText(value) {
+  if (value === null || value === undefined) {
+    return "";
+  }
+  if (typeof value === "number") {
+    if (!isFinite(value)) { return String(value); }
+    return Number.isInteger(value) ? resultInteger.format(value) : resultFraction.format(value);
+  }
+  if (typeof value === "bigint") {
+    return resultInteger.format(value);
+  }
+  if (typeof value === "string" && /^-?\d{16,}$/.test(value)) { // an integer past 2^53, kept as its digits
+    return resultInteger.format(BigInt(value));
+  }
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * A whole CSV file of a level's rows, built in pieces of ``step`` rows (a split's level can hold
+ * hundreds of thousands): ``valueOf(row, k)`` is the value of column k at the row.
+ * @param {string[]} names
+ * @param {ArrayLike<number>} rows
+ * @param {(row: number, k: number) => unknown} valueOf
+ * @returns {string[]} the file's parts, joined by a Blob
+ */
+export function csvParts(names, rows, valueOf) {
+  const parts = [names.map(csvCell).join(",") + "\r\n"];
+  const step = 5000;
+  for (let start = 0; start < rows.length; start += step) {
+    const lines = [];
+    for (let i = start; i < Math.min(rows.length, start + step); i += 1) {
+      const line = [];
+      for (let k = 0; k < names.length; k += 1) { line.push(csvCell(valueOf(rows[i], k))); }
+      lines.push(line.join(","));
+    }
+    parts.push(lines.join("\r\n") + "\r\n");
+  }
+  return parts;
+}

@@ -6,6 +6,8 @@ import { SEARCH_CAP, keyed } from "./text.js";
 
 export const HASH_KEY = "viewer";
 export const LEVELS = ["dialogues", "turns", "evidence"];
+/* The most rows a page of the grid shows (a link asking for more gets this many). */
+export const MAX_PER_PAGE = 1000;
 
 /**
  * @typedef {object} ViewState
@@ -16,7 +18,9 @@ export const LEVELS = ["dialogues", "turns", "evidence"];
  * @property {string} sort the column sorted by ("" for file order)
  * @property {boolean} desc
  * @property {number} page from 0
+ * @property {number} per rows per page (0: the viewer's own number)
  * @property {string | null} row the id of the open row
+ * @property {string | null} [pin] the id of the row pinned beside it (compared)
  * @property {string} sql
  * @property {Record<string, string[]>} facets column -> chosen values
  * @property {Record<string, Array<number | null>>} ranges column -> [from, to]
@@ -37,7 +41,9 @@ export function fullState(partial) {
     sort: partial.sort || "",
     desc: !!partial.desc,
     page: partial.page || 0,
+    per: partial.per && partial.per > 0 ? Math.min(Math.floor(partial.per), MAX_PER_PAGE) : 0,
     row: partial.row === undefined ? null : partial.row,
+    pin: partial.pin === undefined ? null : partial.pin,
     sql: partial.sql || "",
     facets: partial.facets || keyed(),
     ranges: partial.ranges || keyed(),
@@ -79,7 +85,9 @@ export function readHash(hash) {
     sort: params.get("sort") || "",
     desc: params.get("desc") === "1",
     page: Math.max(0, (parseInt(params.get("page") || "1", 10) || 1) - 1),
+    per: parseInt(params.get("per") || "0", 10) || 0,
     row: params.get("row"),
+    pin: params.get("pin"),
     sql: params.get("sql") || "",
     facets,
     ranges,
@@ -99,6 +107,7 @@ export function writeHash(state) {
   if (state.sort) { params.set("sort", state.sort); }
   if (state.sort && state.desc) { params.set("desc", "1"); }
   if (state.page) { params.set("page", String(state.page + 1)); }
+  if (state.per) { params.set("per", String(state.per)); }
   Object.keys(state.facets).forEach((name) => {
     state.facets[name].forEach((value) => { params.append("f", name + "=" + value); });
   });
@@ -107,6 +116,7 @@ export function writeHash(state) {
     params.append("r", name + "=" + (range[0] === null ? "" : range[0]) + "~" + (range[1] === null ? "" : range[1]));
   });
   if (state.row !== null && state.row !== undefined) { params.set("row", state.row); }
+  if (state.pin !== null && state.pin !== undefined) { params.set("pin", state.pin); }
   if (state.sql) { params.set("sql", state.sql); }
   /** @type {string[]} */
   const parts = [];

@@ -3,12 +3,27 @@ their rows' facets, columns and search words, and example SQL."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import pandas as pd
+
 from ...records import WIZARD, Dialogue
 from ...render.viewer_fields import Columns, Facets, rounded_mean, unique_values, word_count
-from ...viewer import Query
+from ...viewer import Query, SplitRows
+from .audit_parser import begin_class
 
 #: The audit's class of a row is one label. (Hooks found by name: see :mod:`utils.render.viewer_fields`.)
 SINGLE_LABELS = ("BEGIN class of the audit row",)
+
+#: The turns' BEGIN class, one spelling for every file: beside the BEGIN list as written (see :func:`rows`).
+BEGIN_CLASS = "BEGIN class (normalised)"
+
+COLUMN_NOTES = {
+    BEGIN_CLASS: "The turn's BEGIN list read as one of the five classes, the same in every file: the audit's gold "
+                 "files write Partial Hallucination as that label, the model files and FaithDial as the list "
+                 "Entailment, Hallucination (the BEGIN column keeps what the file wrote). Query this column to "
+                 "compare gold and model files, or FaithDial with its audit, in one query.",
+}
 
 QUERIES: tuple[Query, ...] = (
     (
@@ -16,6 +31,12 @@ QUERIES: tuple[Query, ...] = (
         "SELECT role, label, count(*) AS turns\nFROM (SELECT role, unnest(BEGIN) AS label FROM turns)\n"
         "GROUP BY role, label ORDER BY turns DESC",
         ("turns.role", "turns.BEGIN"),
+    ),
+    (
+        "BEGIN classes, one spelling for gold and model files",
+        f'SELECT "{BEGIN_CLASS}" AS class, count(*) AS turns FROM turns\nWHERE "{BEGIN_CLASS}" IS NOT NULL '
+        "GROUP BY class ORDER BY turns DESC",
+        (f"turns.{BEGIN_CLASS}",),
     ),
     (
         "Responses labelled Hallucination, with their text",
@@ -69,3 +90,17 @@ def audit_columns(dialogue: Dialogue) -> Columns:
 def columns(dialogue: Dialogue) -> Columns:
     """Turns, and response and knowledge lengths in words."""
     return {"turns": len(dialogue.turns), **audit_columns(dialogue)}
+
+
+def rows(dialogues: Sequence[Dialogue], found: SplitRows) -> SplitRows:
+    """The turns' BEGIN lists also as one class each (:data:`BEGIN_CLASS`, by
+    :func:`~utils.datasets.faithdial.audit_parser.begin_class`), next to the list as the file wrote it: the
+    gold audit files spell ``Partial Hallucination`` where the model files (and FaithDial) write the list
+    ``Entailment, Hallucination``, so one query over the normalised column counts both alike."""
+    turns = found.frames.get("turns")
+    if turns is not None and "BEGIN" in turns.columns and BEGIN_CLASS not in turns.columns:
+        classes = [begin_class(labels) if isinstance(labels, list | tuple) else None for labels in turns["BEGIN"]]
+        at = list(turns.columns).index("BEGIN") + 1
+        turns.insert(at, BEGIN_CLASS, pd.Series(classes, index=turns.index, dtype=object))
+        found.kinds.setdefault("turns", {})[BEGIN_CLASS] = "label"
+    return found

@@ -252,3 +252,21 @@ def test_a_history_written_as_an_empty_list_gives_no_seeker_turn(tmp_path: Path)
     assert row.meta["history_as_written"] == "[]"
     assert "[]" not in str(first_turn(row))
     assert "No earlier turn" in str(render(row)) and "[]" not in str(render(row))
+
+
+def test_the_viewer_s_turns_carry_one_begin_class_for_gold_and_model_files() -> None:
+    """Issue 48: the gold file's "Partial Hallucination" and the model files' list Entailment, Hallucination
+    are one value of the viewer's normalised column, next to the BEGIN list as written (kept)."""
+    from utils.datasets.faithdial.viewer import BEGIN_CLASS, COLUMN_NOTES, rows
+    from utils.viewer import SplitRows
+
+    turns = pd.DataFrame({"BEGIN": [["Partial Hallucination"], ["Entailment", "Hallucination"], [], None,
+                                    ["Entailment", "Uncooperative"], ["Generic"]], "VRM": [None] * 6})
+    found = rows([], SplitRows(frames={"turns": turns}, id_columns={"turns": "id"}))
+    frame = found.frames["turns"]
+    assert list(frame.columns) == ["BEGIN", BEGIN_CLASS, "VRM"]
+    assert frame[BEGIN_CLASS].tolist() == ["Partial Hallucination", "Partial Hallucination", None, None,
+                                           "Uncooperative", "Generic"]
+    assert frame["BEGIN"].tolist()[1] == ["Entailment", "Hallucination"]  # the original, as written
+    assert found.kinds["turns"][BEGIN_CLASS] == "label"
+    assert "Partial Hallucination" in COLUMN_NOTES[BEGIN_CLASS]
