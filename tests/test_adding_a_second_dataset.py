@@ -5,6 +5,7 @@ with a citation) and needs no edit."""
 
 from __future__ import annotations
 
+import contextlib
 import html
 import importlib
 import io
@@ -181,3 +182,34 @@ def test_a_book_with_its_toc_line_cites_it_and_shows_how_to_get_it_by_hand(
     chapter = (tmp_path / "html" / "toy_qa.html").read_text(encoding="utf-8")
     assert 'href="data.html#data-toy-qa"' in chapter and "Atlas test suite, 2024" in text_of("toy_qa.html")
     assert "Toy question answering: sessions over retrieved passages" in text_of("bibliography.html")
+
+
+def test_the_build_lists_its_chapter_and_writes_its_viewer_page(toy_qa: Path, tmp_path: Path) -> None:
+    """The folder's chapter (``notebooks/toy_qa.ipynb``) needs no line in ``_toc.yml``: the build adds it
+    after the chapters listed, and the viewer part gets one generated page per chapter, in their order."""
+    import yaml
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "toy_qa.ipynb").write_text("{}", encoding="utf-8")
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8"))
+    completed, pages = _atlas_book().dataset_pages(toc, tmp_path)
+    parts = {part["caption"]: [entry["file"] for entry in part["chapters"]] for part in completed["parts"]}
+    chapters = parts["The datasets"]
+    assert chapters[-1] == "notebooks/toy_qa" and chapters[:-1] == [
+        entry["file"] for part in toc["parts"] if part["caption"] == "The datasets" for entry in part["chapters"]]
+    assert parts["The data viewer"] == [f"book/viewer/{name.rpartition('/')[2]}" for name in chapters]
+    page = pages["book/viewer/toy_qa.md"]
+    assert 'data-datasets="toy_qa"' in page and "Every row of every split of" in page  # no PAGE_ROWS: the default
+    captions = [part["caption"] for part in completed["parts"]]
+    assert captions.index("The data viewer") == captions.index("The datasets") + 1
+
+
+def test_the_contributor_s_check_says_what_the_folder_lacks(toy_qa: Path) -> None:
+    from utils.folder_files import folder_check, main
+
+    lacking = {part for part, present, _ in folder_check("toy_qa") if not present}
+    assert {"exercises.py", "card.py", "scoring.py", "viewer.py"} <= lacking and "render.py" not in lacking
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        assert main(["toy_qa"]) == 0
+    assert "lacks exercises.py" in shown.getvalue() and "(`atlas course`)" in shown.getvalue()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import yaml
 
@@ -37,3 +39,23 @@ def test_launch_buttons_are_configured() -> None:
     buttons = CONFIG["launch_buttons"]
     assert buttons["binderhub_url"] == "https://mybinder.org"
     assert buttons["colab_url"] == "https://colab.research.google.com"
+
+
+def test_the_viewer_pages_are_written_by_the_build_one_per_chapter_as_they_read() -> None:
+    """No viewer page is kept by hand: the build writes each from its folder, the same text the pages
+    had when they were hand-written (title, what the rows are, the datasets shown)."""
+    import importlib
+
+    sys.path.insert(0, str(REPO / "book" / "_ext"))
+    try:
+        atlas_book = importlib.import_module("atlas_book")
+    finally:
+        sys.path.remove(str(REPO / "book" / "_ext"))
+    assert not subprocess.run(["git", "ls-files", "book/viewer"], capture_output=True, text=True, cwd=REPO,
+                              check=True).stdout.strip(), "a viewer page kept in git"
+    _, pages = atlas_book.dataset_pages(yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8")), REPO)
+    assert list(pages) == [f"book/viewer/{name}.md" for name in ("wow", "faithdial", "wise", "jwhr", "begin")]
+    assert "# Wizard of Wikipedia: the data viewer" in pages["book/viewer/wow.md"]
+    assert 'data-datasets="wow wow_kilt"' in pages["book/viewer/wow.md"]
+    assert 'data-datasets="faithdial faithdial_audit"' in pages["book/viewer/faithdial.md"]
+    assert "# WISE: the data viewer" in pages["book/viewer/wise.md"]

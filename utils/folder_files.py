@@ -13,7 +13,8 @@ A folder of ``utils/datasets/`` may hold, beside its declaration, parser and ren
   serves the atlas's own rules followed by every folder's.
 
 Each is looked for in every registered folder, in the registry's order (the book's order); a folder
-without one gives nothing.
+without one gives nothing. :func:`folder_check` (``python -m utils.folder_files FOLDER``) lists every
+part a folder may hold and what one it lacks leaves out.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ __all__ = [
     "dataset_css",
     "dataset_folders",
     "entry_text",
+    "folder_check",
     "folder_files",
 ]
 
@@ -117,3 +119,47 @@ def dataset_css() -> str:
 def _css_of(paths: tuple[Path, ...]) -> str:
     # Read once per set of folders: the stylesheet goes with every rendering a notebook shows.
     return "".join(f"\n/* {path.parent.name}/{CSS} */\n{path.read_text(encoding='utf-8')}" for path in paths)
+
+
+# -- the contributor's check: what a folder holds, and what each optional part it lacks would give ------
+
+#: The parts a folder may hold, each with what the atlas does with it (file names only: no dataset).
+OPTIONAL_PARTS: tuple[tuple[str, str], ...] = (
+    ("render.py", "the renderings of its dialogues (required: the chapters, viewer and widgets show them)"),
+    ("viewer.py", "the data viewer's facets, columns, example SQL and viewer-page text (PAGE_ROWS)"),
+    ("card.py", "the record sets of its Croissant card (`atlas croissant`): its fields and label vocabularies"),
+    ("exercises.py", "its chapter's exercises in the course (`atlas course`): their checks and hidden tests"),
+    ("scoring.py", "its tasks in `atlas score`: predictions formats and metric variants"),
+    ("claims.py", "what its chapter's text states of the official files, checked on the files it ran on"),
+    ("reported.py", "the authors' numbers beside the reproduced ones, each with its source"),
+    (CITATION, "its entries in the book's bibliography and on the cite page"),
+    (BY_HAND, "its section of 'Getting the data': the files by hand"),
+    (CSS, "the rules of classes only its renderer uses"),
+    ("demo", "its demo sample: the offline fallback, and the seed of the fuzz and HTML-safety tests"),
+    ("tests", "its own tests, collected with the suite"),
+)
+
+
+def folder_check(name: str) -> list[tuple[str, bool, str]]:
+    """``(part, present, what it gives)`` for every part a dataset folder may hold: the contributor's
+    check (``python -m utils.folder_files FOLDER``), which says what a missing part leaves out."""
+    folder = next((path for path in dataset_folders() if path.name == name), None)
+    if folder is None:
+        raise UnknownNameError("dataset folder", name, [path.name for path in dataset_folders()])
+    return [(part, (folder / part).exists(), gives) for part, gives in OPTIONAL_PARTS]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print :func:`folder_check` for each folder named (every registered folder by default)."""
+    import sys
+
+    names = (sys.argv[1:] if argv is None else argv) or [path.name for path in dataset_folders()]
+    for name in names:
+        print(f"utils/datasets/{name}/")
+        for part, present, gives in folder_check(name):
+            print(f"  {'has' if present else 'lacks':5} {part:14} {gives}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

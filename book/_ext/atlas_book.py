@@ -540,6 +540,71 @@ class BibtexEntries(SphinxDirective):
         return [block]
 
 
+# -- the datasets' pages in the table of contents, from the folders -------------------------------------
+
+#: The parts of ``_toc.yml`` the build completes: a dataset folder's chapter (``notebooks/<folder>.ipynb``)
+#: not listed under the first is added at its end, and the second lists one viewer page per chapter there.
+DATASETS_PART, VIEWER_PART = "The datasets", "The data viewer"
+#: Where the build writes the table of contents it completed (in the build folder, never in the project).
+BUILT_TOC = "atlas-toc.yml"
+
+
+def dataset_pages(toc: dict[str, Any], srcdir: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    """``toc`` completed from the dataset folders, and the viewer pages to write (path -> text): a
+    folder that ships a chapter is listed under :data:`DATASETS_PART`, and each listed chapter of a
+    folder gets its viewer page under :data:`VIEWER_PART`, generated (no page is written by hand)."""
+    import copy
+
+    from utils.render.chapter_view import VIEWER_PAGES, viewer_page_source
+    from utils.sources import registry
+
+    toc = copy.deepcopy(toc)
+    parts = toc.get("parts", [])
+    datasets = next((part for part in parts if part.get("caption") == DATASETS_PART), None)
+    if datasets is None:  # a book of other pages (a test's small book): nothing to complete
+        return toc, {}
+    folders = list(dict.fromkeys(source.folder.name for source in registry().values()))
+    chapters = datasets.setdefault("chapters", [])
+    listed = {entry.get("file") for entry in chapters}
+    for folder in folders:
+        if (srcdir / "notebooks" / f"{folder}.ipynb").is_file() and f"notebooks/{folder}" not in listed:
+            chapters.append({"file": f"notebooks/{folder}"})
+    pages: dict[str, str] = {}
+    viewer_entries = []
+    for entry in chapters:
+        name = str(entry.get("file", "")).rpartition("/")[2]
+        if name in folders:
+            pages[f"{VIEWER_PAGES}/{name}.md"] = viewer_page_source(name)
+            viewer_entries.append({"file": f"{VIEWER_PAGES}/{name}"})
+    viewer = next((part for part in parts if part.get("caption") == VIEWER_PART), None)
+    if viewer is None:
+        viewer = {"caption": VIEWER_PART}
+        parts.insert(parts.index(datasets) + 1, viewer)
+    viewer["chapters"] = viewer_entries
+    return toc, pages
+
+
+def _complete_the_toc(app: Any, config: Any) -> None:
+    """Before sphinx-external-toc reads the table of contents (``config-inited`` at its priority 900):
+    the viewer pages written and the toc completed from the folders, so that a new dataset needs no
+    line outside its folder and its chapter (``book/contributing.md``)."""
+    import yaml
+
+    toc_path = Path(app.srcdir) / str(config.external_toc_path)
+    toc, pages = dataset_pages(yaml.safe_load(toc_path.read_text(encoding="utf-8")), Path(app.srcdir))
+    if not pages:
+        return
+    for relative, text in pages.items():
+        page = Path(app.srcdir) / relative
+        page.parent.mkdir(parents=True, exist_ok=True)
+        if not page.is_file() or page.read_text(encoding="utf-8") != text:  # unchanged: not rebuilt
+            page.write_text(text, encoding="utf-8")
+    built = Path(app.doctreedir).parent / BUILT_TOC
+    built.parent.mkdir(parents=True, exist_ok=True)
+    built.write_text(yaml.safe_dump(toc, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    config.external_toc_path = str(built)
+
+
 def _number_exercises_per_page(app: Any, env: Any) -> list[str]:
     for numbers_by_type in env.toc_fignumbers.values():
         numbers = numbers_by_type.get("exercise")
@@ -566,6 +631,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("source-read", _student_source)
     app.connect("source-read", _chapter_book_lines, priority=600)
     app.connect("config-inited", _add_folder_bibliographies)
+    app.connect("config-inited", _complete_the_toc, priority=400)
     app.connect("source-read", _include_by_hand_sections)
     app.add_directive("atlas-bibtex", BibtexEntries)
     app.connect("build-finished", _learner_copies)

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from ..errors import UnknownNameError
 from ..records import Dialogue
-from ..sources import DatasetSource, get_source, source_of
+from ..sources import DatasetSource, get_source, registry, source_of
 from . import render_dialogue
 from ._html import SafeHTML, esc, json_for_script, stylesheet
 from .viewer_fields import columns, facets, search_words
@@ -75,6 +76,27 @@ def viewer_page(dataset: str) -> str:
 
 def _viewer_page_of(source: DatasetSource) -> str:
     return f"{VIEWER_PAGES}/{source.folder.name}.html"
+
+
+def viewer_page_source(folder: str) -> str:
+    """The viewer page of a dataset folder (``book/viewer/<folder>.md``), as the book's build writes it:
+    the datasets the folder declares, what their rows are (``PAGE_ROWS`` of the folder's ``viewer.py``)
+    and where the page keeps its tools. A folder needs no page of its own."""
+    sources = [source for source in registry().values() if source.folder.name == folder]
+    if not sources:
+        raise UnknownNameError("dataset folder", folder, sorted({s.folder.name for s in registry().values()}))
+    main = next((source for source in sources if source.name == folder), sources[0])
+    title = main.title.split(" (")[0]  # the name a reader knows it by: "WISE", not its expansion
+    rows = main.hook("viewer", "PAGE_ROWS") or f"Every row of every split of {title}"
+    names = " ".join(source.name for source in sources)
+    return (
+        "---\nhtml_theme.sidebar_secondary.remove: true\n---\n\n"
+        f"# {title}: the data viewer\n\n"
+        f"{rows}, at three levels (dialogues, turns, evidence). Search and sort here; filters, downloads and an "
+        "embed snippet are in the panel under the search, every split and level is queryable in SQL below the "
+        f"rows, and the view is kept in the page's address. The chapter on {title} explains the data.\n\n"
+        f'<div class="atlas-viewer atlas-viewer-wide" data-datasets="{esc(names)}" hidden></div>\n'
+    )
 
 
 def viewer_link(dialogue: Dialogue, *, from_root: str = "../") -> str:
@@ -293,4 +315,4 @@ def _viewer_holder(splits: Sequence[Mapping[str, str]]) -> str:
     return f'<div class="atlas-viewer atlas-viewer-compact" data-viewer-page="{esc(page)}" hidden></div>'
 
 
-__all__ = ["chapter_view", "default_search_text", "viewer_link", "viewer_page", "viewer_rows"]
+__all__ = ["chapter_view", "default_search_text", "viewer_link", "viewer_page", "viewer_page_source", "viewer_rows"]

@@ -10,6 +10,9 @@ from ...viewer import Query
 from .parser import knowledge, label, message, response_turn
 from .render import MODELS, SOURCES
 
+#: What the dataset's viewer page (``book/viewer/begin.md``, written by the build) says its rows are.
+PAGE_ROWS = "Every row of every benchmark's responses with their attribution labels"
+
 #: A row is known by the message and the response, then the model and its label.
 IDENTIFYING = {
     "dialogues": ("message", "response", "model", "attribution label (BEGIN)"),

@@ -12,6 +12,9 @@ from ...render.viewer_fields import Columns, Facets, rounded_mean, unique_values
 from ...viewer import Query, SplitRows
 from .audit_parser import begin_class
 
+#: What the dataset's viewer page (``book/viewer/faithdial.md``, written by the build) says its rows are.
+PAGE_ROWS = "Every row of FaithDial's splits, and the hallucination audit's files"
+
 #: The audit's class of a row is one label. (Hooks found by name: see :mod:`utils.render.viewer_fields`.)
 SINGLE_LABELS = ("BEGIN class of the audit row",)
 

@@ -12,6 +12,9 @@ from ...render.viewer_fields import Columns, Facets, character_count, unique_val
 from ...viewer import Query
 from .parser import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY, answered, question, sentences, trail
 
+#: What the dataset's viewer page (``book/viewer/jwhr.md``, written by the build) says its rows are.
+PAGE_ROWS = "Every row of the answered and the not-answered sessions"
+
 #: A session is known by its question, then whether it was answered.
 IDENTIFYING = {"dialogues": ("question", "answered", "answer"), "turns": ("role", "text")}
 #: One label per session.

@@ -28,6 +28,9 @@ QUERIES: tuple[Query, ...] = (
 
 # -- the facets, columns and search words of its rows (its declaration names them) ---------------
 
+#: What the dataset's viewer page (``book/viewer/wise.md``, written by the build) says its rows are.
+PAGE_ROWS = "Every row of every split of WISE"
+
 def facets(dialogue: Dialogue) -> Facets:
     """The user's intents and the system's actions, as the authors name them."""
     intents = (published_label(turn.labels.get("intent", [])) for turn in dialogue.turns_by(SEEKER))

@@ -10,6 +10,9 @@ from ...render.viewer_fields import Columns, Facets, rounded_mean, unique_values
 from ...viewer import DIALOGUE, SEARCH, Query, SplitRows
 from .parser import NO_PASSAGES_USED
 
+#: What the dataset's viewer page (``book/viewer/wow.md``, written by the build) says its rows are.
+PAGE_ROWS = "Every row of ParlAI's files of every split, and KILT's examples grouped into their dialogues"
+
 #: A dialogue is known by its topic and its first turn. (Hooks found by name: see
 #: :mod:`utils.render.viewer_fields`.)
 IDENTIFYING = {"dialogues": ("topic", "first turn"), "turns": ("topic", "role", "text", "checked_source")}
