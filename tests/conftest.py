@@ -265,3 +265,14 @@ def record_parse_calls(monkeypatch: pytest.MonkeyPatch, dataset: str) -> list[st
 
     monkeypatch.setitem(registry(), dataset, get_source(dataset).replace(parse=spy))
     return calls
+
+
+#: The first bytes of a publisher's archive: zip, gzip, bzip2, xz (a tar names itself at byte 257).
+ARCHIVE_MAGIC = (b"PK\x03\x04", b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")
+
+
+def is_archive(path: Path) -> bool:
+    """Whether ``path`` is an archive, by its bytes (a split may be declared as its publisher's archive)."""
+    with open(path, "rb") as handle:
+        head = handle.read(262)
+    return head.startswith(ARCHIVE_MAGIC) or head[257:262] == b"ustar"

@@ -354,3 +354,21 @@ def test_mlcroissant_reads_faithdial_s_utterances_from_a_synthetic_hub_repositor
         assert len(records) == len(expected) > 0, split
         for field in ("knowledge", "original_response", "response"):
             assert [_text(r[f"{split}/{field}"]) for r in records] == [u[field] for u in expected], (split, field)
+
+
+def test_one_archive_declared_as_every_split_s_file_is_listed_once() -> None:
+    """A publisher's archive that holds three splits, declared as each split's file: one FileObject
+    (ids are unique in a card), typed as the archive it is, and each split's record set points at it."""
+    from utils.croissant import _distribution
+    from utils.declaration import SourceFile
+    from utils.sources import get_source
+
+    archive = SourceFile(path="toy/conversations.zip", url="https://example.org/conversations.zip", sha256="0" * 64,
+                         size=10)
+    source = get_source("begin").replace(splits={name: (archive,) for name in ("train", "valid", "test")},
+                                         card_formats=())
+    nodes, listed, left_out = _distribution(source)
+    ids = [node["@id"] for node in nodes]
+    assert len(ids) == len(set(ids)) == 1 and not left_out
+    assert nodes[0]["encodingFormat"] == "application/zip"
+    assert set(listed) == {"train", "valid", "test"} and len({file_id for _, file_id in listed.values()}) == 1

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = [ROOT / "utils" / "datasets", ROOT / "tests" / "datasets", ROOT / "tests" / "second_dataset"]
+FOLDERS = [ROOT / "utils" / "datasets", ROOT / "tests" / "datasets", ROOT / "tests" / "second_dataset",
+           ROOT / "tests" / "archive_dataset"]
 
 
 def _module_of(path: Path) -> list[str]:

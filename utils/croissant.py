@@ -209,8 +209,10 @@ def _pinned(url: str | None) -> tuple[str, str, str] | None:
 def _encoding(path: str, formats: Mapping[str, CardFormat], split: str) -> str:
     if split in formats:
         return formats[split].encoding
-    suffix = path.rsplit(".", 1)[-1]
-    return {"csv": CSV, "tsv": TSV, "jsonl": JSON_LINES, "json": JSON}.get(suffix, "application/octet-stream")
+    suffix = path.rsplit(".", 1)[-1].lower()
+    known = {"csv": CSV, "tsv": TSV, "jsonl": JSON_LINES, "json": JSON, "zip": "application/zip", "tar": TAR,
+             "tgz": TAR, "gz": "application/gzip"}
+    return known.get(suffix, "application/octet-stream")
 
 
 def _distribution(source: DatasetSource) -> tuple[list[dict[str, Any]], dict[str, tuple[str, str]], list[str]]:
@@ -235,7 +237,10 @@ def _distribution(source: DatasetSource) -> tuple[list[dict[str, Any]], dict[str
             nodes.append(_member(item, encoding, archives[archive.url]))
             kind = "fileObject"
         elif item.sha256 and item.url:
-            nodes.append(_file_object(item, encoding))
+            # one file may hold several splits (a publisher's archive declared as each split's file):
+            # listed once, each split's record set pointing at it
+            if not any(node.get("@id") == _id(item.path) for node in nodes):
+                nodes.append(_file_object(item, encoding))
             kind = "fileObject"
         elif (pinned := _pinned(item.url)) is not None:
             clone, commit, in_repository = pinned
