@@ -51,7 +51,8 @@ def test_each_split_is_read_from_its_member_of_the_one_archive(toy_archive: Path
 def test_its_chapter_gets_a_viewer_link_a_viewer_page_and_a_toc_entry(toy_archive: Path, tmp_path: Path) -> None:
     with pytest.warns(utils.DemoDataWarning):
         split = utils.load("toy_archive", "train")
-    assert "../book/viewer/toy_archive.html#viewer=toy_archive/train&amp;level=dialogues" in str(chapter_view(split, pinned={"train": [0]}))
+    view = str(chapter_view(split, pinned={"train": [0]}))
+    assert "../book/viewer/toy_archive.html#viewer=toy_archive/train&amp;level=dialogues" in view
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "notebooks" / "toy_archive.ipynb").write_text("{}", encoding="utf-8")
     monkeypatch = pytest.MonkeyPatch()
