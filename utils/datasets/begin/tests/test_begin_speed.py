@@ -1,0 +1,90 @@
+"""BEGIN's chapter made fast (issue 50, item 9) with the same numbers: the remembered features and
+lexical scores, and the counted bootstrap AUC, against the routes they replaced."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import utils
+from conftest import require_real_file
+from utils.datasets.begin import baselines, stats
+from utils.datasets.faithdial import baselines as faithdial_baselines
+from utils.scoring import auc_rows
+
+
+def _slow_statistics(scored: baselines.Scored) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+    """The bootstrap's statistics as they were: every resample ranked (``rankdata``) for its AUC."""
+    def statistics(index: np.ndarray) -> dict[str, np.ndarray]:
+        labels, scores, predicted = scored.labels[index], scored.scores[index], scored.predicted[index]
+        true_positive = (predicted * labels).sum(axis=1)
+        flagged, positives = predicted.sum(axis=1), labels.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            f1 = np.where(flagged + positives > 0, 2 * true_positive / (flagged + positives), 0.0)
+        return {"accuracy": (predicted == labels).mean(axis=1), "F1": f1, "ROC AUC": auc_rows(labels, scores)}
+
+    return statistics
+
+
+@pytest.fixture
+def slow_routes(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Nothing remembered, every resample ranked: the chapter's computations as before the change."""
+    features = baselines._feature_values.__wrapped__  # type: ignore[attr-defined]
+    precision = faithdial_baselines.knowledge_precision.__wrapped__  # type: ignore[attr-defined]
+    monkeypatch.setattr(baselines, "_feature_values", features)
+    monkeypatch.setattr(baselines, "knowledge_precision", precision)
+    monkeypatch.setattr(faithdial_baselines, "knowledge_precision", precision)
+    monkeypatch.setattr(baselines, "_statistics", _slow_statistics)
+    yield
+
+
+def _chapter_numbers(splits: dict[str, utils.LoadedSplit]) -> dict[str, pd.DataFrame]:
+    rows = stats.response_frame(splits)
+    examples = baselines.critic_examples(rows)
+    pairs = baselines.dev_test_pairs(list(splits))
+    return {
+        "features": baselines.feature_frame(rows),
+        "by label": baselines.features_by_label(rows),
+        "evaluation": baselines.evaluate_on_test(examples, pairs),
+        "by model": baselines.evaluate_on_test(examples, pairs, by=("split", "model")),
+        "auc by split": baselines.auc_by_split(examples),
+        "improvement": baselines.improvement_frame(examples, pairs),
+        "blind spots": baselines.blind_spots(examples)["spurious"],
+    }
+
+
+def _same_numbers_as_before(request: pytest.FixtureRequest) -> None:
+    """Every table the chapter computes, fast (twice: the second from what the first remembered) and
+    then by the slow routes: equal to the last bit."""
+    splits = {name: utils.load("begin", name) for name in ("wow_dev", "wow_test", "cmu_dev", "tc_dev")}
+    fast = _chapter_numbers(splits)
+    fast_again = _chapter_numbers(splits)
+    request.getfixturevalue("slow_routes")
+    slow = _chapter_numbers(splits)
+    for name, frame in slow.items():
+        pd.testing.assert_frame_equal(fast[name], frame, check_exact=True)
+        pd.testing.assert_frame_equal(fast_again[name], frame, check_exact=True)
+
+
+def test_the_chapters_numbers_are_those_of_the_slow_routes(request: pytest.FixtureRequest) -> None:
+    _same_numbers_as_before(request)  # the demo samples
+
+
+def test_the_chapters_numbers_on_the_real_files_are_those_of_the_slow_routes(
+    real_data_dir: Path, request: pytest.FixtureRequest
+) -> None:
+    require_real_file(real_data_dir, "begin/wow/begin_test_wow.tsv")
+    _same_numbers_as_before(request)
+
+
+def test_remembered_features_are_copies_the_caller_may_change() -> None:
+    first = baselines.features("I saw it in 1990.", "It was built in 1990.", "when?")
+    first["question"] = 99.0
+    again = baselines.features("I saw it in 1990.", "It was built in 1990.", "when?")
+    assert again["question"] == 0.0 and list(again) == list(baselines.FEATURES)
+    assert again == dict(zip(baselines.FEATURES, baselines._feature_values.__wrapped__(  # type: ignore[attr-defined]
+        "I saw it in 1990.", "It was built in 1990.", "when?"), strict=True))
