@@ -419,6 +419,7 @@ def load(
     companions = source.companion_files(path) if source.companion_files else []
     key = _cache.cache_key(path, dataset, split, source.parser_version, companions)
     fast = source.parse_columns
+    size = sum(item.stat().st_size for item in (path, *companions) if item.is_file())
     try:
         tables = _cache.load_or_build(
             config.cache_dir(),
@@ -426,6 +427,7 @@ def load(
             lambda: source.parse(path, split=split),
             label=f"{dataset}/{split} ({path})",
             fast_build=None if fast is None else lambda: fast(path, split=split),
+            compress=size < _cache.COMPRESSED_BELOW,
         )
     except DataError as exc:
         if kind == OFFICIAL and checksum == "unverified":  # fetched, with nothing to verify it by

@@ -88,3 +88,55 @@ def test_remembered_features_are_copies_the_caller_may_change() -> None:
     assert again["question"] == 0.0 and list(again) == list(baselines.FEATURES)
     assert again == dict(zip(baselines.FEATURES, baselines._feature_values.__wrapped__(  # type: ignore[attr-defined]
         "I saw it in 1990.", "It was built in 1990.", "when?"), strict=True))
+
+
+# -- the loader's fast path (issue 50, item 12) ------------------------------------------------------
+
+HEADER = "model_name\tdata_source\tknowledge\tmessage\tresponse\tbegin_label"
+ROW = "t5\twow\tThe lamp was lit in 1871.\tTell me.\tIt was lit in 1871.\tFully attributable"
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [HEADER + "\textra", ROW + "\tmore"],  # a seventh column: kept in meta by the record path
+        [HEADER, ROW.replace("Fully attributable", "Maybe")],  # a label outside the three
+        [HEADER, "t5\twow\tonly three"],  # too few fields
+        [HEADER, ROW.replace("t5", " ", 1)],  # an empty model name
+        ["response\tmodel_name", ROW],  # a header without the six columns
+        [],  # an empty file
+        [HEADER, ROW.replace("t5", "null", 1)],  # JSON whose text holds null: the cache's other encoder
+    ],
+    ids=["extra column", "unknown label", "short row", "empty model", "bad header", "empty file", "null"],
+)
+def test_the_fast_path_declines_what_the_record_path_treats_apart(tmp_path: Path, lines: list[str]) -> None:
+    from utils.datasets.begin import parser
+    from utils.formats import FastPathDeclined
+
+    path = tmp_path / "begin_dev_wow.tsv"
+    path.write_text("\r\n".join(lines), encoding="utf-8")
+    with pytest.raises(FastPathDeclined):
+        list(parser.parse_columns(path, split="wow_dev"))
+
+
+def test_a_file_the_fast_path_declines_is_cached_by_the_record_path(tmp_path: Path) -> None:
+    """As the loader builds a cache: the fast path first, the record path from the start when it declines."""
+    from utils import _cache
+    from utils.datasets.begin import parser
+
+    path = tmp_path / "begin_dev_wow.tsv"
+    builds = iter(range(10))
+
+    def cached(*lines: str) -> list[utils.Dialogue]:
+        path.write_text("\r\n".join(lines), encoding="utf-8")
+        key = f"{next(builds):024x}"  # a new entry for each file
+        tables = _cache.load_or_build(tmp_path / "cache", key, lambda: parser.parse(path, split="wow_dev"),
+                                      fast_build=lambda: parser.parse_columns(path, split="wow_dev"), compress=True)
+        return _cache.rebuild_dialogues(tables, 0, tables.dialogues.num_rows)
+
+    rows = cached(HEADER + "\textra", ROW + "\tmore", "", ROW + "\t")
+    assert [row.meta["extra_columns"] for row in rows] == [{"extra": "more"}, {"extra": ""}]
+    assert [row.meta["line"] for row in rows] == [2, 4]
+    assert cached(HEADER, ROW, "", ROW) == list(parser.parse(path, split="wow_dev"))
+    with pytest.raises(utils.DataError, match="unknown BEGIN label"):
+        cached(HEADER, ROW, ROW.replace("Fully attributable", "Maybe"))
