@@ -145,13 +145,14 @@ _SMALL_REAL_FILES = [
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize("compressed", [True, False], ids=["compressed", "mapped"])
+@pytest.mark.parametrize("compressed", [True, False], ids=["small split", "large split"])
 @pytest.mark.parametrize(("dataset", "split", "relative"), _SMALL_REAL_FILES, ids=lambda value: str(value))
 def test_small_real_files_survive_the_cache_compressed_or_not(
     real_data_dir: Path, monkeypatch: pytest.MonkeyPatch, dataset: str, split: str, relative: str, compressed: bool
 ) -> None:
-    """A split under COMPRESSED_BELOW has its tables zstd-compressed (issue 50, item 12); over it, mapped
-    as they are: the same records either way, and the compressed cache smaller than the file."""
+    """A split under COMPRESSED_BELOW has its tables zstd-compressed when they outgrow its file (issue 50,
+    item 12); over it, they are mapped as written: the same records either way, and a small split's
+    tables smaller than its file."""
     path = real_data_dir / relative
     if not path.is_file():
         pytest.skip(f"{relative} is not in the data directory")

@@ -427,7 +427,7 @@ def load(
             lambda: source.parse(path, split=split),
             label=f"{dataset}/{split} ({path})",
             fast_build=None if fast is None else lambda: fast(path, split=split),
-            compress=size < _cache.COMPRESSED_BELOW,
+            compress_beyond=size if size < _cache.COMPRESSED_BELOW else None,
         )
     except DataError as exc:
         if kind == OFFICIAL and checksum == "unverified":  # fetched, with nothing to verify it by

@@ -131,7 +131,7 @@ def test_a_file_the_fast_path_declines_is_cached_by_the_record_path(tmp_path: Pa
         path.write_text("\r\n".join(lines), encoding="utf-8")
         key = f"{next(builds):024x}"  # a new entry for each file
         tables = _cache.load_or_build(tmp_path / "cache", key, lambda: parser.parse(path, split="wow_dev"),
-                                      fast_build=lambda: parser.parse_columns(path, split="wow_dev"), compress=True)
+                                      fast_build=lambda: parser.parse_columns(path, split="wow_dev"), compress_beyond=0)
         return _cache.rebuild_dialogues(tables, 0, tables.dialogues.num_rows)
 
     rows = cached(HEADER + "\textra", ROW + "\tmore", "", ROW + "\t")

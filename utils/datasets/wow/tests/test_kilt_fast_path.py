@@ -87,7 +87,7 @@ def test_a_declined_file_is_cached_by_the_record_path(tmp_path: Path) -> None:
     path = _write(tmp_path, EXAMPLE, {**EXAMPLE, "meta": {"k": 1}})
     tables = _cache.load_or_build(
         tmp_path / "cache", "0" * 24, lambda: kilt_parser.parse(path, split="dev"),
-        fast_build=lambda: kilt_parser.parse_columns(path, split="dev"), compress=True,
+        fast_build=lambda: kilt_parser.parse_columns(path, split="dev"), compress_beyond=0,
     )
     assert _cache.rebuild_dialogues(tables, 0, 2) == list(kilt_parser.parse(path, split="dev"))
     path.write_text(json.dumps(EXAMPLE) + "\n{not json\n", encoding="utf-8")
