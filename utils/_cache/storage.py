@@ -2,8 +2,10 @@
 its atomic writing and its reading (memory maps), and the warnings when it cannot be used.
 
 A split is parsed once, streamed into Arrow record batches and written atomically; later loads
-memory-map the files, so reloading a split of any size takes little time and memory. The cache key
-covers the source file (path, inode, size, modification and status-change times: copying a file with
+memory-map the files, so reloading a split of any size takes little time and memory (a small split
+whose tables outgrow its file has them compressed, and read into memory:
+:func:`~utils._cache.encoding.compress_tables`). The cache key covers the source file (path, inode,
+size, modification and status-change times: copying a file with
 ``cp -p`` or ``rsync -t`` keeps its size and modification time but not the other two), the parser
 version and the cache's format version, so a changed file or parser rebuilds the cache. A manifest,
 written last, records the byte size and a CRC-32 of every table: a cache cut short or damaged in place
