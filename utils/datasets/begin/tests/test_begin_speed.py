@@ -39,6 +39,7 @@ def slow_routes(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(baselines, "knowledge_precision", precision)
     monkeypatch.setattr(faithdial_baselines, "knowledge_precision", precision)
     monkeypatch.setattr(baselines, "_statistics", _slow_statistics)
+    monkeypatch.setattr(stats, "_rows_key", lambda split, dialogues: None)  # every row read afresh
     yield
 
 
@@ -140,3 +141,27 @@ def test_a_file_the_fast_path_declines_is_cached_by_the_record_path(tmp_path: Pa
     assert cached(HEADER, ROW, "", ROW) == list(parser.parse(path, split="wow_dev"))
     with pytest.raises(utils.DataError, match="unknown BEGIN label"):
         cached(HEADER, ROW, ROW.replace("Fully attributable", "Maybe"))
+
+
+@pytest.mark.filterwarnings("ignore:.*using it as a user copy")
+def test_a_loaded_split_s_rows_are_remembered_until_its_file_changes(data_dir: Path) -> None:
+    """response_frame remembers the rows of a loaded split by its file (issue 50, item 9): the same frame
+    as read afresh, a list of dialogues never remembered, and a changed file read again."""
+    from utils.datasets.begin import stats
+
+    path = data_dir / "begin/cmu-dog/begin_test_cmu.tsv"  # no checksum to match: any copy loads
+    path.parent.mkdir(parents=True)
+    header = "model_name\tdata_source\tknowledge\tmessage\tresponse\tbegin_label"
+    row = "t5\tcmu\tThe film is from 1999.\tWhen?\tIt is from 1999.\tFully attributable"
+    path.write_text("\r\n".join([header, row, row, ""]), encoding="utf-8")
+    first = stats.response_frame({"cmu_test": utils.load("begin", "cmu_test")})
+    again = stats.response_frame({"cmu_test": utils.load("begin", "cmu_test")})
+    pd.testing.assert_frame_equal(first, again)
+    assert any(key[0] == "cmu_test" for key in stats._REMEMBERED_ROWS)
+    again.loc[0, "response"] = "changed by the caller"
+    pd.testing.assert_frame_equal(stats.response_frame({"cmu_test": utils.load("begin", "cmu_test")}), first)
+    listed = list(utils.load("begin", "cmu_test"))
+    pd.testing.assert_frame_equal(stats.response_frame({"cmu_test": listed}), first)
+    assert stats._rows_key("cmu_test", listed) is None
+    path.write_text("\r\n".join([header, row, ""]), encoding="utf-8")
+    assert len(stats.response_frame({"cmu_test": utils.load("begin", "cmu_test")})) == 1
