@@ -172,15 +172,15 @@ def test_small_real_files_survive_the_cache_compressed_or_not(
 def test_begin_fast_path_writes_the_tables_of_the_record_path(real_data_dir: Path, split: str) -> None:
     """BEGIN's columns (parse_columns, which the loader builds with) against its records (parse): the
     same four tables, row for row, and the same raw texts."""
-    from utils.datasets.begin import parser as begin
+    from utils.datasets.begin import columns, parser
 
     relative = next(item.path for item in get_source("begin").splits[split])
     path = real_data_dir / relative
     if not path.is_file():
         pytest.skip(f"{relative} is not in the data directory")
-    fast = _cache.build_in_memory(begin.parse_columns(path, split=split))
-    records = _cache.build_in_memory(begin.parse(path, split=split))
+    fast = _cache.build_in_memory(columns.parse_columns(path, split=split))
+    records = _cache.build_in_memory(parser.parse(path, split=split))
     for name in ("dialogues", "turns", "evidence", "passages"):
         assert getattr(fast, name).equals(getattr(records, name)), name
     assert fast.raw.column().equals(records.raw.column())
-    assert get_source("begin").parse_columns is begin.parse_columns
+    assert get_source("begin").parse_columns is columns.parse_columns

@@ -111,19 +111,19 @@ ROW = "t5\twow\tThe lamp was lit in 1871.\tTell me.\tIt was lit in 1871.\tFully 
     ids=["extra column", "unknown label", "short row", "empty model", "bad header", "empty file", "null"],
 )
 def test_the_fast_path_declines_what_the_record_path_treats_apart(tmp_path: Path, lines: list[str]) -> None:
-    from utils.datasets.begin import parser
+    from utils.datasets.begin import columns
     from utils.formats import FastPathDeclined
 
     path = tmp_path / "begin_dev_wow.tsv"
     path.write_text("\r\n".join(lines), encoding="utf-8")
     with pytest.raises(FastPathDeclined):
-        list(parser.parse_columns(path, split="wow_dev"))
+        list(columns.parse_columns(path, split="wow_dev"))
 
 
 def test_a_file_the_fast_path_declines_is_cached_by_the_record_path(tmp_path: Path) -> None:
     """As the loader builds a cache: the fast path first, the record path from the start when it declines."""
     from utils import _cache
-    from utils.datasets.begin import parser
+    from utils.datasets.begin import columns, parser
 
     path = tmp_path / "begin_dev_wow.tsv"
     builds = iter(range(10))
@@ -132,7 +132,8 @@ def test_a_file_the_fast_path_declines_is_cached_by_the_record_path(tmp_path: Pa
         path.write_text("\r\n".join(lines), encoding="utf-8")
         key = f"{next(builds):024x}"  # a new entry for each file
         tables = _cache.load_or_build(tmp_path / "cache", key, lambda: parser.parse(path, split="wow_dev"),
-                                      fast_build=lambda: parser.parse_columns(path, split="wow_dev"), compress_beyond=0)
+                                      fast_build=lambda: columns.parse_columns(path, split="wow_dev"),
+                                      compress_beyond=0)
         return _cache.rebuild_dialogues(tables, 0, tables.dialogues.num_rows)
 
     rows = cached(HEADER + "\textra", ROW + "\tmore", "", ROW + "\t")
