@@ -1086,7 +1086,9 @@ def _book(args: argparse.Namespace, scratch: Path, rows: list[Row], notes: list[
     if not directory.is_dir():
         print(f"the book's data: no directory {directory}; its chapters and cold loads skipped", flush=True)
         return []
-    found, verdicts = book.measure(directory, scratch, timeout=args.timeout, report=_print_measurement)
+    found, verdicts = book.measure(
+        directory, scratch, quick=args.goals, timeout=args.timeout, report=_print_measurement
+    )
     rows += found
     notes.append(f"- the book's chapters and the small real files' cold loads: on `{directory}` (benchmarks.book).")
     return verdicts

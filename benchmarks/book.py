@@ -210,14 +210,18 @@ def measure(
     data_dir: Path,
     scratch: Path,
     *,
+    quick: bool = False,
     timeout: float = 1800.0,
     in_process: bool = False,
     report: Callable[[bench.Measurement], None] = lambda m: None,
 ) -> tuple[list[bench.Row], list[str]]:
-    """Both goals on ``data_dir``: the rows for the table and the verdict lines."""
+    """Both goals on ``data_dir``: the rows for the table and the verdict lines. ``quick`` (``make
+    bench-quick``, whose whole run has ten minutes) runs the chapters once: their caches are then built
+    by the chapter that first loads a split, a fraction of a second on the book's small files."""
     cache = scratch / "book-cache"
     print(f"== the book's chapters ({data_dir})", flush=True)
-    chapters = chapter_costs(data_dir, cache, timeout=timeout, in_process=in_process, report=report)
+    rounds = 1 if quick else CHAPTER_ROUNDS
+    chapters = chapter_costs(data_dir, cache, rounds=rounds, timeout=timeout, in_process=in_process, report=report)
     shutil.rmtree(cache, ignore_errors=True)
     print(f"== cold loads of the small real files ({data_dir})", flush=True)
     cold = cold_load_costs(data_dir, scratch, timeout=timeout, in_process=in_process, report=report)
