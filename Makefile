@@ -115,11 +115,12 @@ lint: env
 fuzz: env
 	ATLAS_OFFLINE=1 HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -p no:xdist tests/test_fuzz.py
 
-## Full-size performance benchmark (writes its table under bench-results/).
+## Full-size performance benchmark (writes its table under bench-results/); with the book's chapters and the
+## small real files' cold loads, on the real data directory (benchmarks/book.py; --no-book leaves them out).
 bench: env
 	$(BIN)/python -m benchmarks.bench --out bench-results
 
-## Issue 37's goals only, at a quarter of the published sizes: a check that runs in minutes.
+## Issue 37's goals only, at a quarter of the published sizes, and issue 50's book goals: a check that runs in minutes.
 bench-quick: env
 	$(BIN)/python -m benchmarks.bench --goals --scale 0.25 --out bench-results
 

@@ -25,6 +25,11 @@ Run ``python -m benchmarks.bench`` (``make bench``). Per dataset, side by side i
   by cell against the same data directory (its caches already built), so the benchmark times the
   chapter's own code rather than a copy of it.
 
+Apart from the datasets' rows, on the real data directory the book is built on (:mod:`benchmarks.book`;
+``--no-book`` leaves it out): every chapter of the book, executed as above, with BEGIN's judged against
+the median chapter (issue 50, item 9), and the cold loads of BEGIN's and KILT's real files against a bare
+read loop of each file, with the size of their caches (item 12).
+
 Every step runs in a fresh Python process: its wall time (of the step itself; ``process s`` adds the
 interpreter start and imports) and its peak resident memory (``VmHWM`` of that process, imports
 included; ``RSS before`` is what the imports alone took) are honest, unpolluted by earlier steps.
@@ -116,6 +121,9 @@ STEPS = (
     "chapter (notebook)",
 )
 NAIVE = ("pandas.read_json", "datasets.load_dataset")
+#: Steps of :mod:`benchmarks.book`, run on the real data directory rather than per dataset.
+BOOK_CHAPTER_STEP = "chapter (book data)"
+BARE_LOOP_STEP = "bare read loop"
 BIG_FILE = 500 * 2**20  # datasets.load_dataset is skipped above this size unless --big-datasets
 
 # Targets (issues 9 and 28), binding on the full-size WoW train file.
@@ -387,6 +395,18 @@ def _step_chapter(task: dict[str, Any]) -> str:
     return f"{len(cells)} code cells of notebooks/{notebook.name}"
 
 
+def _step_bare_loop(task: dict[str, Any]) -> str:
+    """The file read as bare Python reads it, a record at a time (the floor of a small file's cold load,
+    :mod:`benchmarks.book`): ``csv.reader`` (tabs, no quoting, as BEGIN's files are written) for a TSV
+    file, ``json.loads`` of every line (or ``json.load`` of a list) otherwise."""
+    path = Path(task["path"])
+    if path.suffix == ".tsv":
+        with open(path, encoding="utf-8", newline="") as handle:
+            rows = sum(1 for _ in csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+        return f"{rows - 1:,} rows"
+    return f"{_load_json(path, _layout(path)):,} records"
+
+
 def _step_viewer_files(task: dict[str, Any]) -> str:
     """Write the split's viewer files as the book's build does (the rows of its three levels, the
     renderings of its dialogues) into the scratch directory, and say their size and count."""
@@ -420,6 +440,9 @@ STEP_FUNCTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "atlas first load (other splits)": _step_other_splits,
     "viewer files on disk": _step_viewer_files,
     "chapter (notebook)": _step_chapter,
+    # The book's chapters and the small real files (:mod:`benchmarks.book`), measured apart from STEPS.
+    BOOK_CHAPTER_STEP: _step_chapter,
+    BARE_LOOP_STEP: _step_bare_loop,
 }
 
 
@@ -973,6 +996,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="measure only what issue 37's goals are judged on (WoW and JWHR); with --scale 0.25, a check "
         "that runs in minutes",
     )
+    parser.add_argument(
+        "--no-book",
+        action="store_true",
+        help="leave out the book's chapters and the small real files' cold loads (issue 50's items 9 and 12, "
+        "measured on the real data directory: benchmarks.book)",
+    )
     parser.add_argument("--task", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.task:
@@ -1027,9 +1056,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 big_datasets=args.big_datasets,
                 report=_print_measurement,
             )
+        book_verdicts = _book(args, Path(scratch), rows, notes)
     package = None if args.in_process else package_costs()
     verdicts = goal_verdicts(rows, package, scale=args.scale, elapsed=time.perf_counter() - started)
     notes += ["", "Issue 37's goals:", "", *[f"- {verdict}" for verdict in verdicts]]
+    if book_verdicts:
+        notes += ["", "Issue 50's goals (the book's data):", "", *[f"- {verdict}" for verdict in book_verdicts]]
+        verdicts += book_verdicts
     if package:
         notes.append("- CPU seconds: " + ", ".join(f"{name} {cpu:.2f}" for name, cpu in package.items()))
     markdown, table = write_report(rows, args.out, data_dir, notes)
@@ -1040,6 +1073,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         removal = "; `make clean` removes them" if data_dir == default_data_dir(args.scale).resolve() else ""
         print(f"kept the synthetic files in {data_dir} ({size:.1f} GB) for the next run{removal}")
     return 0
+
+
+def _book(args: argparse.Namespace, scratch: Path, rows: list[Row], notes: list[str]) -> list[str]:
+    """Issue 50's items 9 and 12 (:mod:`benchmarks.book`) on the real data directory: their rows are
+    added to ``rows`` and their verdicts returned (none when left out)."""
+    if args.no_book or args.in_process:  # in-process is the smoke test's: chapters would run in it
+        return []
+    from . import book
+
+    directory = (args.real_data or _configured_data_dir()).resolve()
+    if not directory.is_dir():
+        print(f"the book's data: no directory {directory}; its chapters and cold loads skipped", flush=True)
+        return []
+    found, verdicts = book.measure(
+        directory, scratch, quick=args.goals, timeout=args.timeout, report=_print_measurement
+    )
+    rows += found
+    notes.append(f"- the book's chapters and the small real files' cold loads: on `{directory}` (benchmarks.book).")
+    return verdicts
 
 
 def default_data_dir(scale: float) -> Path:

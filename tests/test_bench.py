@@ -390,3 +390,95 @@ def test_a_gc_off_step_run_in_process_leaves_the_collector_on(tmp_path: Path, st
     result = bench.run_task({"step": step, "dataset": "wow", "path": str(path), "layout": "list"})
     assert result["detail"].startswith("2 records")
     assert gc.isenabled()
+
+
+# -- the book's chapters and the small real files (issue 50, items 9 and 12: benchmarks.book) ---------
+
+
+def _chapter(name: str, cpu: float | None, error: str = "") -> bench.Measurement:
+    return bench.Measurement(name, "", bench.BOOK_CHAPTER_STEP, cpu, cpu, cpu, 300.0, 100.0, error=error)
+
+
+def test_the_slow_chapter_is_judged_against_the_median_chapter() -> None:
+    from benchmarks import book
+
+    chapters = [_chapter("wow", 3.0), _chapter("jwhr", 5.0), _chapter("wise", 4.0), _chapter("begin", 7.0)]
+    verdict = book.chapter_verdict(chapters)  # median 4.5 s: 7 s is 1.56x
+    assert verdict.startswith("issue 50 item 9 (begin chapter <= 2x the median chapter, CPU): yes (1.56x")
+    assert book.chapter_verdict([*chapters[:3], _chapter("begin", 10.0)]).split(": ")[1].startswith("NO")
+    failed = book.chapter_verdict([*chapters, _chapter("faithdial", None, "ZeroDivisionError")])
+    assert ": NO (" in failed and "failed: faithdial" in failed
+    assert book.chapter_verdict(chapters[:3]).endswith("not measured")
+    rows = book.rows(chapters, [])
+    assert [row.met for row in rows] == ["", "", "", "yes"] and "1.56x" in rows[-1].target
+
+
+def test_chapters_are_timed_by_executing_each_notebook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks import book
+
+    chapters = tmp_path / "notebooks"
+    chapters.mkdir()
+    for name, source in (("fast", "x = 1"), ("slow", "x = sum(range(300_000))"), ("broken", "1 / 0")):
+        notebook = {"cells": [{"cell_type": "code", "source": source}]}
+        (chapters / f"{name}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    monkeypatch.setattr(bench, "CHAPTERS", chapters)
+    monkeypatch.chdir(tmp_path)
+    assert book.chapter_names() == ["broken", "fast", "slow"]
+    found = {m.dataset: m for m in book.chapter_costs(tmp_path, tmp_path / "cache", rounds=2, in_process=True)}
+    assert "ZeroDivisionError" in found["broken"].error
+    assert found["slow"].detail == "1 code cells of notebooks/slow.ipynb" and found["slow"].cpu_seconds > 0
+
+
+def test_the_bare_read_loop_reads_tsv_and_json_lines(tmp_path: Path) -> None:
+    tsv = tmp_path / "begin_dev_wow.tsv"
+    tsv.write_text('model_name\tresponse\r\nt5\t"quoted" is a literal\r\ngpt2\tx', encoding="utf-8")
+    assert bench.run_task({"step": bench.BARE_LOOP_STEP, "path": str(tsv)})["detail"] == "2 rows"
+    lines = tmp_path / "dev.jsonl"
+    lines.write_text('{"id": 1}\n{"id": 2}\n\n{"id": 3}\n', encoding="utf-8")
+    assert bench.run_task({"step": bench.BARE_LOOP_STEP, "path": str(lines)})["detail"] == "3 records"
+
+
+def test_cold_loads_are_judged_over_a_dataset_s_splits_together(tmp_path: Path) -> None:
+    from benchmarks import book
+
+    files = {}
+    for split, size in (("wow_dev", 100_000), ("wow_test", 1_000_000)):
+        files[split] = tmp_path / f"{split}.tsv"
+        files[split].write_bytes(b"x" * size)
+
+    def measured(split: str, step: str, cpu: float | None = None, cache_kb: float | None = None) -> bench.Measurement:
+        m = bench.Measurement("begin", split, step, cpu, cpu, cpu, 100.0, 90.0, files_read=[str(files[split])])
+        m.cache_mb = None if cache_kb is None else cache_kb * 1000 / 2**20
+        return m
+
+    cold = [
+        measured("wow_dev", book.BARE_STEP, 0.001), measured("wow_dev", book.COLD_STEP, 0.010),
+        measured("wow_dev", book.CACHE_STEP, cache_kb=60),
+        measured("wow_test", book.BARE_STEP, 0.009), measured("wow_test", book.COLD_STEP, 0.015),
+        measured("wow_test", book.CACHE_STEP, cache_kb=400),
+    ]
+    begin, kilt = book.cold_load_verdicts(cold)
+    # 0.025 s against 0.010 s: 2.5x; 460 kB of cache for 1,100 kB of files
+    assert begin.startswith("issue 50 item 12 (begin cold load <= 3x a bare read loop, cache <= 1x the file): yes")
+    assert "2.5x" in begin and "cache 0.42x the file" in begin
+    assert kilt.endswith("not measured")
+    cold[4] = measured("wow_test", book.COLD_STEP, 0.030)
+    assert ": NO (4.0x" in book.cold_load_verdicts(cold)[0]
+    rows = {(row.measurement.split, row.measurement.step): row for row in book.rows([], cold)}
+    assert rows[("wow_dev", book.COLD_STEP)].target == "<= 3x the bare read loop (is 10.0x)"
+    assert rows[("wow_test", book.CACHE_STEP)].met == "(yes)"
+
+
+@pytest.mark.realdata
+def test_a_cold_load_of_a_real_file_is_measured_in_processes_of_its_own(real_data_dir: Path, tmp_path: Path) -> None:
+    from benchmarks import book
+
+    if not (real_data_dir / "begin/wow/begin_dev_wow.tsv").is_file():
+        pytest.skip("BEGIN's WoW dev file is not in the data directory")
+    found = book.cold_load_costs(real_data_dir, tmp_path, loads={"begin": ("wow_dev", "tc_test")}, rounds=1)
+    assert [(m.split, m.step) for m in found] == [  # tc_test's file is not among the real files here
+        ("wow_dev", book.BARE_STEP), ("wow_dev", book.COLD_STEP), ("wow_dev", book.CACHE_STEP)]
+    bare, cold, on_disk = found
+    assert bare.detail == "430 rows" and cold.detail.startswith("430 dialogues") and cold.cpu_seconds > 0
+    assert 0 < on_disk.cache_mb < 1 and on_disk.detail.endswith("kB for a 144 kB file")
+    assert not list(tmp_path.iterdir())  # every cold load's cache removed

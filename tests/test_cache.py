@@ -424,6 +424,8 @@ def test_kilt_dev_loads_with_the_disk_full_by_a_patched_writer(
     real_data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     require_real_file(real_data_dir, "wow/kilt/wow-dev-kilt.jsonl")
+    # Written uncompressed, as a split over COMPRESSED_BELOW is (compressed, KILT dev's fits in 1 MB).
+    monkeypatch.setattr(_cache, "COMPRESSED_BELOW", 0)
     fill_the_disk_after(monkeypatch, 1 << 20)  # each table gets 1 MB: the turns table needs more
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -441,6 +443,8 @@ def test_kilt_dev_loads_on_a_2_mb_cache_filesystem(
     require_real_file(real_data_dir, "wow/kilt/wow-dev-kilt.jsonl")
     root = tiny_filesystem("2m") / "parsed"
     monkeypatch.setenv("ATLAS_CACHE_DIR", str(root))
+    # Written uncompressed, as a split over COMPRESSED_BELOW is (compressed, KILT dev's 0.9 MB would fit).
+    monkeypatch.setattr(_cache, "COMPRESSED_BELOW", 0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         split = utils.load("wow_kilt", "dev")

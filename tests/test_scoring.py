@@ -12,7 +12,16 @@ import pytest
 
 from utils.cli import main
 from utils.errors import UnknownNameError
-from utils.scoring import Draws, bootstrap_intervals, check_coverage, choose_task, percentile_interval
+from utils.scoring import (
+    Draws,
+    auc_of_draws,
+    auc_rows,
+    bootstrap_intervals,
+    check_coverage,
+    choose_task,
+    percentile_interval,
+    resample_index,
+)
 
 
 def test_a_resample_of_dialogues_holds_every_turn_of_each_dialogue_drawn() -> None:
@@ -124,3 +133,22 @@ def test_a_weights_metric_is_scored_per_example_with_its_interval(tmp_path: Path
     columns, rows = with_it.examples(gold, list(gold.ids), replies)
     assert list(columns["length_ratio"]) == [1.0] * len(gold.ids) and rows[0]["length_ratio"] == 1.0
     assert with_it.metrics[-1].name == "length_ratio"
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 400])
+def test_auc_of_draws_equals_ranking_every_resample_to_the_last_bit(n: int) -> None:
+    """The counted AUC (issue 50, item 9) against rankdata of every row: equal floats, ties, rows with one
+    class (NaN) and scores holding NaN (which take the ranked route) included."""
+    rng = np.random.default_rng(n)
+    for trial in range(12):
+        labels = rng.integers(0, 2, n)
+        scores = rng.integers(0, 5, n) / 5.0 if trial % 2 else rng.random(n)  # many ties, or none
+        if trial == 4:
+            labels[:] = 1
+        if trial == 6:
+            scores[0] = np.nan
+        index = resample_index(n, 200, trial)
+        expected = auc_rows(labels[index], scores[index])
+        found = auc_of_draws(labels, scores, index)
+        assert found.dtype == expected.dtype
+        assert np.array_equal(found, expected, equal_nan=True)

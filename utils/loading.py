@@ -420,6 +420,7 @@ def load(
     companions = source.companion_files(path) if source.companion_files else []
     key = _cache.cache_key(path, dataset, split, source.parser_version, companions)
     fast = source.parse_columns
+    size = sum(item.stat().st_size for item in (path, *companions) if item.is_file())
     try:
         tables = _cache.load_or_build(
             config.cache_dir(),
@@ -427,6 +428,7 @@ def load(
             lambda: source.parse(path, split=split),
             label=f"{dataset}/{split} ({path})",
             fast_build=None if fast is None else lambda: fast(path, split=split),
+            compress_beyond=size if size < _cache.COMPRESSED_BELOW else None,
         )
     except DataError as exc:
         if kind == OFFICIAL and checksum == "unverified":  # fetched, with nothing to verify it by
@@ -681,7 +683,8 @@ class LoadedSplit(Sequence[Dialogue]):
 
     def arrow(self, table: str = "turns", columns: Sequence[str] | None = None) -> Any:
         """The underlying memory-mapped :class:`pyarrow.Table`: ``turns``, ``evidence``, ``dialogues`` or
-        ``passages`` (only ``columns``, when given).
+        ``passages`` (only ``columns``, when given). A small split whose tables outgrew its file was
+        cached compressed: its tables are held in memory instead (:data:`utils._cache.COMPRESSED_BELOW`).
 
         Evidence text lives in the ``passages`` table (``text``, ``title``, ``meta``), each distinct one
         stored once: an ``evidence`` row holds ``passage``, the row it shows; :meth:`evidence` spells

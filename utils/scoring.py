@@ -136,6 +136,39 @@ def auc_rows(labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
         return (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
 
 
+def auc_of_draws(labels: np.ndarray, scores: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """:func:`auc_rows` of ``labels[index]`` against ``scores[index]``, the same floats, without ranking
+    every row: ``labels`` and ``scores`` are one value per example, ``index`` an array of positions of
+    shape (rows, draws), such as :func:`resample_index` gives.
+
+    A bootstrap's rows draw from the same ``n`` scores, so their ranks follow from how often each
+    distinct score was drawn: the scores are ranked once, and each row only counts its draws per
+    distinct score (a ``bincount``, linear) instead of sorting (``rankdata`` of 1,000 rows of 3,600
+    draws took a third of a second). The rank sums are whole multiples of one half, exact in both
+    routes, and go through :func:`auc_rows`' own formula, so the AUCs are equal to the last bit. Scores
+    holding NaN (which ``rankdata`` spreads to the whole row) take :func:`auc_rows` itself.
+    """
+    labels, scores, index = np.asarray(labels), np.asarray(scores), np.asarray(index)
+    if index.ndim != 2 or np.isnan(scores).any() or not np.isin(labels, (0, 1)).all():
+        return auc_rows(labels[index], scores[index])
+    rows, width = index.shape
+    distinct, level = np.unique(scores, return_inverse=True)
+    levels = distinct.size
+    # Row r's draws counted per distinct score, all rows in one bincount (row r's counts at r*levels...).
+    cell = (level.reshape(-1)[index] + levels * np.arange(rows)[:, None]).ravel()
+    drawn = np.bincount(cell, minlength=rows * levels).reshape(rows, levels)
+    positive = np.bincount(cell, weights=labels.reshape(-1)[index].ravel(), minlength=rows * levels)
+    positive = positive.reshape(rows, levels).astype(np.int64)
+    below = np.cumsum(drawn, axis=1) - drawn  # draws with a lower score, per row and level
+    # A level's draws share the average rank below + (count + 1) / 2: twice the rank sum is whole.
+    twice_rank_sum = (positive * (2 * below + drawn + 1)).sum(axis=1)
+    positives = positive.sum(axis=1)
+    rank_sum = twice_rank_sum / 2
+    negatives = width - positives
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
+
+
 @dataclass(frozen=True)
 class Draws:
     """The bootstrap's draws for examples grouped into resampling units (dialogues): ``draws[r]`` the

@@ -14,6 +14,7 @@ seams the tests patch) are reached through the module that owns them.
 
 from .encoding import (
     CACHE_FORMAT_VERSION,
+    COMPRESSED_BELOW,
     DIALOGUE_SCHEMA,
     EVIDENCE_COLUMNS,
     EVIDENCE_PASSAGE_COLUMNS,
@@ -45,6 +46,7 @@ from .storage import CacheWarning, cache_key, describe_os_error, file_identity, 
 
 __all__ = [
     "CACHE_FORMAT_VERSION",
+    "COMPRESSED_BELOW",
     "DIALOGUE_SCHEMA",
     "EVIDENCE_COLUMNS",
     "EVIDENCE_PASSAGE_COLUMNS",

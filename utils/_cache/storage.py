@@ -2,8 +2,10 @@
 its atomic writing and its reading (memory maps), and the warnings when it cannot be used.
 
 A split is parsed once, streamed into Arrow record batches and written atomically; later loads
-memory-map the files, so reloading a split of any size takes little time and memory. The cache key
-covers the source file (path, inode, size, modification and status-change times: copying a file with
+memory-map the files, so reloading a split of any size takes little time and memory (a small split
+whose tables outgrow its file has them compressed, and read into memory:
+:func:`~utils._cache.encoding.compress_tables`). The cache key covers the source file (path, inode,
+size, modification and status-change times: copying a file with
 ``cp -p`` or ``rsync -t`` keeps its size and modification time but not the other two), the parser
 version and the cache's format version, so a changed file or parser rebuilds the cache. A manifest,
 written last, records the byte size and a CRC-32 of every table: a cache cut short or damaged in place
@@ -50,6 +52,7 @@ from filelock import FileLock, Timeout
 from ..records import Dialogue
 from .encoding import (
     _FILES,
+    _TABLES,
     CACHE_FORMAT_VERSION,
     CachedTables,
     EvidenceBatch,
@@ -59,6 +62,7 @@ from .encoding import (
     _dumps,
     _write_tables,
     build_in_memory,
+    compress_tables,
 )
 
 
@@ -95,6 +99,7 @@ def load_or_build(
     *,
     label: str = "this split",
     fast_build: Callable[[], Iterable[Dialogue | PassageTable | EvidenceBatch]] | None = None,
+    compress_beyond: int | None = None,
 ) -> CachedTables:
     """Memory-map the cached tables for ``key``, building them from ``build()`` when absent or broken.
 
@@ -104,7 +109,10 @@ def load_or_build(
 
     When the cache cannot be written, the tables are built in memory instead (``build()`` is called
     again) and a :class:`CacheWarning` names ``cache_root`` and the reason; ``label`` (for example
-    ``"<dataset>/<split>"``) says which split in that warning. Errors raised while reading the source
+    ``"<dataset>/<split>"``) says which split in that warning. ``compress_beyond`` (bytes: a small
+    split's file size, :data:`~utils._cache.encoding.COMPRESSED_BELOW`) has the tables compressed when
+    they come to more than that (:func:`~utils._cache.encoding.compress_tables`), read back into memory
+    rather than mapped. Errors raised while reading the source
     (``build()`` and the iterator it returns) are never taken for cache failures: they propagate.
     """
     target = cache_root / key
@@ -126,9 +134,9 @@ def load_or_build(
             try:
                 if fast_build is None:
                     raise FastPathDeclined
-                _build(target, _watched(fast_build, source_errors))
+                _build(target, _watched(fast_build, source_errors), compress_beyond)
             except FastPathDeclined:
-                _build(target, _watched(build, source_errors))
+                _build(target, _watched(build, source_errors), compress_beyond)
             opened, problem = _open(target, rebuilt=True)
     except OSError as exc:
         if any(exc is error for error in source_errors):
@@ -388,12 +396,15 @@ def _first_line(exc: BaseException) -> str:
     return lines[0][:200] if lines else type(exc).__name__
 
 
-def _build(target: Path, dialogues: Iterable[Dialogue]) -> None:
+def _build(target: Path, dialogues: Iterable[Dialogue], compress_beyond: int | None = None) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         with contextlib.ExitStack() as files:
             sinks = {name: files.enter_context(_open_sink(staging / f"{name}.arrow")) for name in _FILES}
             rows, raw_batches = _write_tables(sinks, dialogues)
+        tables = sum((staging / f"{name}.arrow").stat().st_size for name in _TABLES)
+        if compress_beyond is not None and tables > compress_beyond:
+            compress_tables(staging)
         crc = {name: _crc32(staging / f"{name}.arrow") for name in _FILES}
         manifest = {
             "format": CACHE_FORMAT_VERSION,

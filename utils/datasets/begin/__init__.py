@@ -73,6 +73,7 @@ BEGIN = DatasetSource(
         label_keys=("BEGIN",),
         record_unit="labelled responses",
         parse=on_use(__name__, "parser:parse"),
+        parse_columns=on_use(__name__, "columns:parse_columns"),
         parser_version=on_use(__name__, "parser:PARSER_VERSION"),
         splits={
             split: (SourceFile(path=f"begin/{path}", url=f"{_RAW}/{path}", git_blob=blob, sha256=sha256, size=size),)

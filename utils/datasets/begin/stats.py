@@ -41,27 +41,60 @@ def response_frame(splits: Mapping[str, Iterable[Dialogue]]) -> pd.DataFrame:
     (``response_words``, ``knowledge_words``; ParlAI-normalised tokens)."""
     records = []
     for split, dialogues in splits.items():
-        for dialogue in dialogues:
-            response = response_turn(dialogue).text
-            snippet = knowledge(dialogue)
-            records.append(
-                {
-                    "split": split,
-                    "source": dialogue.meta.get("source", ""),
-                    "part": split.partition("_")[2],
-                    "model": dialogue.meta.get("model", ""),
-                    "label": label(dialogue),
-                    "message": message(dialogue),
-                    "response": response,
-                    "knowledge": snippet,
-                    "row": dialogue.meta.get("row"),
-                    "response_words": len(word_tokens(response)),
-                    "knowledge_words": len(word_tokens(snippet)),
-                }
-            )
+        key = _rows_key(split, dialogues)
+        rows = _REMEMBERED_ROWS.get(key) if key is not None else None
+        if rows is None:
+            rows = [_response_record(split, dialogue) for dialogue in dialogues]
+            if key is not None:
+                if len(_REMEMBERED_ROWS) >= _REMEMBERED_SPLITS:
+                    _REMEMBERED_ROWS.clear()
+                _REMEMBERED_ROWS[key] = rows
+        records += rows
     columns = ["split", "source", "part", "model", "label", "message", "response", "knowledge", "row",
                "response_words", "knowledge_words"]
     return pd.DataFrame(records, columns=columns)
+
+
+#: Rows of the loaded splits :func:`response_frame` has read, by split name and file. The chapter and
+#: its exercise checks ask for the rows of the same splits 22 times (each check loads its splits
+#: afresh), and rebuilding every dialogue from the cache and counting its words took a tenth of the
+#: chapter. The records are only read (the frame copies them into its columns).
+_REMEMBERED_ROWS: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+_REMEMBERED_SPLITS = 16
+
+
+def _rows_key(split: str, dialogues: Iterable[Dialogue]) -> tuple[Any, ...] | None:
+    """What the rows of a loaded split depend on: its name here, what was loaded, and the file as the
+    cache keys it (path, inode, size, modification and status-change times); ``None`` for dialogues
+    that are not a loaded split (a list may change between two calls)."""
+    if not isinstance(dialogues, LoadedSplit):
+        return None
+    provenance = dialogues.provenance
+    try:
+        stat = provenance.path.stat()
+    except OSError:
+        return None
+    identity = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+    loaded = (provenance.dataset, provenance.split, provenance.kind, str(provenance.path), len(dialogues))
+    return (split, *loaded, identity)
+
+
+def _response_record(split: str, dialogue: Dialogue) -> dict[str, Any]:
+    response = response_turn(dialogue).text
+    snippet = knowledge(dialogue)
+    return {
+        "split": split,
+        "source": dialogue.meta.get("source", ""),
+        "part": split.partition("_")[2],
+        "model": dialogue.meta.get("model", ""),
+        "label": label(dialogue),
+        "message": message(dialogue),
+        "response": response,
+        "knowledge": snippet,
+        "row": dialogue.meta.get("row"),
+        "response_words": len(word_tokens(response)),
+        "knowledge_words": len(word_tokens(snippet)),
+    }
 
 
 def label_counts_frame(rows: pd.DataFrame, by: str = "split") -> pd.DataFrame:

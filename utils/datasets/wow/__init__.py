@@ -131,6 +131,7 @@ WOW_KILT = DatasetSource(
         record_ids=RecordIds(field="id", unique=False),
         record_unit="examples",
         parse=on_use(__name__, "kilt_parser:parse"),
+        parse_columns=on_use(__name__, "kilt_parser:parse_columns"),
         parser_version=on_use(__name__, "kilt_parser:PARSER_VERSION"),
         splits={
             "train": (SourceFile(path="wow/kilt/wow-train-kilt.jsonl", url=f"{_KILT}/wow-train-kilt.jsonl"),),
