@@ -17,7 +17,7 @@ import pytest
 
 import utils
 from benchmarks import bench, synthetic
-from utils.formats import parse_file
+from utils.loading import parse_file
 
 SCALE = 0.002  # WoW train: 37 dialogues, 334 utterances
 

@@ -29,8 +29,7 @@ from typing import Any
 
 import pytest
 
-from utils.formats import parse_file
-from utils.loading import DEMO, OFFICIAL, PARTIAL, USER_COPY, Provenance
+from utils.loading import DEMO, OFFICIAL, PARTIAL, USER_COPY, Provenance, parse_file
 from utils.records import Dialogue
 from utils.render import stylesheet
 from utils.sources import dataset_names, get_source, split_names

@@ -2,8 +2,9 @@
 
 Read from the source with :mod:`ast`, without importing anything. An edge A -> B is an import in A
 of B (or of a name B defines): at the top of the module, inside a module-level ``if``/``try`` or, for
-the circle test, inside a function too (an import deferred to a call is still an import); never one
-under ``if TYPE_CHECKING:`` (annotations only). Importing ``a.b.c`` also runs ``a`` and ``a.b``, so
+the circle test, inside a function too (an import deferred to a call is still an import, and so is
+a declaration's ``on_use(__name__, "module:name")``, imported when first used); never one under
+``if TYPE_CHECKING:`` (annotations only). Importing ``a.b.c`` also runs ``a`` and ``a.b``, so
 those count too. For the layering of the registry and the folders, the registry's discovery, which
 imports every dataset folder by name at run time (``importlib``), is an edge from the module that
 calls ``pkgutil.iter_modules`` to each folder.
@@ -65,6 +66,16 @@ def _imports(tree: ast.Module, *, deferred: bool) -> list[ast.Import | ast.Impor
     return found
 
 
+def _on_use_references(tree: ast.Module) -> list[str]:
+    """The ``"module:name"`` references of every ``on_use(__name__, "...")`` call in the module."""
+    return [
+        node.args[1].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "on_use"
+        and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
+    ]
+
+
 def import_graph(root: Path, package: str, *, deferred: bool = False, discovery: bool = True) -> dict[str, set[str]]:
     """Module -> the modules of ``package`` it imports (see the module's docstring): at its top level,
     or anywhere with ``deferred``; with ``discovery``, the registry's imports of the folders too."""
@@ -86,6 +97,9 @@ def import_graph(root: Path, package: str, *, deferred: bool = False, discovery:
                 target = node.module or ""
             for alias in node.names:
                 targets.add(f"{target}.{alias.name}" if f"{target}.{alias.name}" in modules else target)
+        if deferred:  # a declaration's on_use(__name__, "module:name") imports that module when first used
+            package = name if is_package else name.rpartition(".")[0]
+            targets.update(f"{package}.{reference.split(':', 1)[0]}" for reference in _on_use_references(tree))
         if discovery and "iter_modules" in ast.unparse(tree):  # discovery: imports each folder it finds
             targets.update(
                 other
@@ -181,6 +195,12 @@ def test_the_schema_imports_nothing_above_it() -> None:
         ),
         ({"a.py": "import pkgutil\npkgutil.iter_modules([])\n", "datasets/x/__init__.py": "from ...a import y\n"},
          ["pkg.a", "pkg.datasets.x"]),
+        (  # a declaration's reference imported on first use is an import too
+            {"a.py": "import pkgutil\npkgutil.iter_modules([])\n",
+             "datasets/x/__init__.py": "P = on_use(__name__, 'parser:parse')\n",
+             "datasets/x/parser.py": "from ...a import z\n"},
+            ["pkg.a", "pkg.datasets.x", "pkg.datasets.x.parser"],
+        ),
         (  # the knot of 2026: a folder's declaration reaches, through a call, a module that asks the registry
             {"a.py": "import pkgutil\npkgutil.iter_modules([])\n",
              "datasets/x/__init__.py": "def hook():\n    from .stats import y\n",

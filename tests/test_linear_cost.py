@@ -53,7 +53,7 @@ def _assert_doubling(name: str, make: Callable[[int], Callable[[], Any]], n: int
 
 def _jwhr_chain(tmp_path: Path, links: int) -> list[Any]:
     """One session whose every link was clicked on the page of the step before (valid for the parser)."""
-    from utils.formats import parse_file
+    from utils.loading import parse_file
 
     def page(title: str) -> dict[str, str]:
         return {"title": title, "url": f"https://ja.wikipedia.org/wiki/{title}"}

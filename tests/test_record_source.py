@@ -24,7 +24,7 @@ import utils
 import utils.sources
 from utils.cli import dialogue_renderable
 from utils.cross_dataset import grounding_f1
-from utils.formats import parse_file
+from utils.loading import parse_file
 from utils.records import Dialogue
 from utils.render import render_dialogue
 from utils.render.chapter_view import viewer_link

@@ -20,7 +20,7 @@ from test_fuzz import json_values
 
 import utils
 from utils import _cache
-from utils.formats import parse_file
+from utils.loading import parse_file
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
 from utils.sources import dataset_names, get_source
 

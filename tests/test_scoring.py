@@ -111,7 +111,7 @@ def test_the_weights_tier_says_what_it_would_install_and_download_and_fetches_no
     assert "no metric that needs model weights" in capsys.readouterr().err
 
 
-def test_a_weights_metric_is_scored_per_example_with_its_interval(tmp_path: Path) -> None:
+def test_a_weights_metric_is_measured_per_example_beside_the_task_s_own(tmp_path: Path) -> None:
     """The tier's plumbing with a metric whose 'model' is a plain length ratio, so that it runs here."""
     from dataclasses import replace
 
@@ -152,3 +152,27 @@ def test_auc_of_draws_equals_ranking_every_resample_to_the_last_bit(n: int) -> N
         found = auc_of_draws(labels, scores, index)
         assert found.dtype == expected.dtype
         assert np.array_equal(found, expected, equal_nan=True)
+
+
+def test_the_tier_refuses_offline_a_model_not_cached_and_says_online_that_it_downloads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the package present (as if installed) and the model not in the Hugging Face cache: refused
+    with downloads off, announced before the download with them on."""
+    import importlib.util
+
+    from utils.errors import AtlasError
+    from utils.scoring import tasks_of
+
+    extra = tasks_of("wow")["generation"].weights[0]
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *args: object() if name == extra.module else find_spec(name, *args))
+    monkeypatch.setattr("huggingface_hub.try_to_load_from_cache", lambda *args, **kwargs: None)
+    monkeypatch.setenv("ATLAS_OFFLINE", "1")
+    with pytest.raises(AtlasError, match="downloads are off and the model is not in the cache"):
+        extra.check_available()
+    monkeypatch.delenv("ATLAS_OFFLINE")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")  # "0" is not offline
+    with pytest.warns(UserWarning, match="roberta-large.*downloading it now"):
+        extra.check_available()

@@ -844,6 +844,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     for out in (args.json, args.per_example):
         if out:
             check_output_path(Path(out))
+    if args.with_weights:  # named before anything is fetched (the library warns too, but after the block)
+        from .scoring import choose_task
+
+        for extra in choose_task(args.dataset, args.task).weights:
+            print(f"{PROG}: {extra.announcement()} (fetched now unless it is in the cache)", file=sys.stderr)
     try:
         with _warnings_said():
             scores = score(args.dataset, args.split, args.predictions, task=args.task, allow_missing=args.allow_missing,

@@ -796,3 +796,13 @@ def export_records(split: LoadedSplit, *, parquet: bool = False) -> Iterator[dic
             ],
             "provenance": source,
         }
+
+
+def parse_file(dataset: str, path: str | Path, split: str) -> Iterator[Dialogue]:
+    """Parse one original file of ``dataset`` directly, without the loader or the cache; each
+    dialogue carries the declaration that parsed it, as the loader's do."""
+    source = get_source(dataset)
+    for dialogue in source.parse(Path(path), split=split):
+        if dialogue.dataset == source.name:
+            dialogue.source = source
+        yield dialogue

@@ -294,19 +294,24 @@ class WeightsMetric:
                 f"{self.model}, {self.download}")
 
     def check_available(self) -> None:
-        """Refuse, saying what it would need, when the package is missing or the model cannot be had."""
+        """Refuse, saying what it would need, when the package is missing or the model cannot be had
+        (downloads off, the model not in the local Hugging Face cache); when it is about to be
+        downloaded, say so first (a :class:`UserWarning`, which ``atlas score`` prints)."""
         import importlib.util
         import os
+        import warnings
 
         from .config import offline
 
         if importlib.util.find_spec(self.module) is None:
             raise AtlasError(f"{self.announcement()}: the package is not installed")
-        if offline() or os.environ.get("HF_HUB_OFFLINE"):
-            from huggingface_hub import try_to_load_from_cache
+        from huggingface_hub import try_to_load_from_cache
 
-            if not isinstance(try_to_load_from_cache(self.model, "config.json"), str):
-                raise AtlasError(f"{self.announcement()}: downloads are off and the model is not in the cache")
+        if isinstance(try_to_load_from_cache(self.model, "config.json"), str):
+            return  # in the cache: nothing to fetch
+        if offline() or os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}:
+            raise AtlasError(f"{self.announcement()}: downloads are off and the model is not in the cache")
+        warnings.warn(f"{self.announcement()}: not in the cache, downloading it now", UserWarning, stacklevel=2)
 
 
 @dataclass(frozen=True)
@@ -429,10 +434,12 @@ def check_coverage(gold_ids: Sequence[str], predicted_ids: Iterable[str]) -> Cov
 class CoverageError(AtlasError):
     """A predictions file does not cover the split (``atlas score`` exits 2 with this message)."""
 
-    def __init__(self, path: Path, coverage: Coverage, *, allowed: bool) -> None:
+    def __init__(self, path: Path, coverage: Coverage, *, allowed: bool, reason: str = "") -> None:
         self.coverage = coverage
         hint = "" if allowed else "; --allow-missing (allow_missing=True) scores the ids covered and says so"
-        super().__init__(f"{path}: {'; '.join(coverage.problems())} of {coverage.gold:,} gold ids{hint}")
+        problems = "; ".join(coverage.problems())
+        said = f"{reason} ({problems})" if reason and problems else reason or problems
+        super().__init__(f"{path}: {said} of {coverage.gold:,} gold ids{hint if not reason else ''}")
 
 
 # -- reading --------------------------------------------------------------------------------------------
@@ -483,6 +490,11 @@ class Scores:
     compared: Path | None = None
     compared_sha256: str = ""
     differences: list[Scored] = field(default_factory=list)
+
+    @property
+    def unit(self) -> str:
+        """What the bootstrap resamples: ``"dialogue"`` where examples share one, else ``"example"``."""
+        return "dialogue" if len(set(self.gold.units.values())) < len(self.gold.ids) else "example"
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -542,7 +554,7 @@ class Scores:
                 "resamples": self.resamples,
                 "seed": self.seed,
                 "level": self.level,
-                "unit": "dialogue" if len(set(self.gold.units.values())) < len(self.gold.ids) else "example",
+                "unit": self.unit,
             },
             "notes": list(self.notes),
             "atlas_version": __version__,
@@ -613,18 +625,29 @@ def _predictions_file(predictions: str | Path | Records | Any) -> Iterator[tuple
         path = Path(predictions)
         yield path, path, _sha256(path) if path.is_file() else ""
         return
+    if isinstance(predictions, Mapping):
+        raise TypeError("predictions as records are a DataFrame or a list of dicts, one per line of the format; "
+                        "a single dict is one record: put it in a list")
     if hasattr(predictions, "to_dict"):  # a pandas DataFrame: one record per row
         predictions = predictions.to_dict("records")
-    text = "".join(json.dumps(_plain(record), ensure_ascii=False) + "\n" for record in predictions)
+    lines = []
+    for number, record in enumerate(predictions, 1):
+        if not isinstance(record, Mapping):
+            raise TypeError(f"record {number} of the predictions is a {type(record).__name__}, not a dict")
+        # NumPy values as Python ones, a missing value (NaN, pd.NA) as null: the reader then names the field
+        lines.append(json.dumps(_json_ready(record), ensure_ascii=False, allow_nan=False) + "\n")
+    text = "".join(lines)
+    shown = Path("(records)")
     with tempfile.TemporaryDirectory(prefix="atlas-score-") as folder:
         path = Path(folder) / "predictions.jsonl"
         path.write_text(text, encoding="utf-8")
-        yield path, Path("(records)"), hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _plain(record: Mapping[str, Any]) -> dict[str, Any]:
-    """A record with NumPy scalars (what a DataFrame's rows hold) as the Python numbers JSON writes."""
-    return {key: value.item() if isinstance(value, np.generic) else value for key, value in record.items()}
+        try:
+            yield path, shown, hashlib.sha256(text.encode("utf-8")).hexdigest()
+        except DataError as error:  # named as the records they are ("record 3"), not as a file that is gone
+            record = error.record
+            if isinstance(record, str) and record.startswith("line "):
+                record = record.removeprefix("line ")
+            raise DataError(error.reason, path=shown, record=record, field=error.field) from None
 
 
 def _sha256(path: Path) -> str:
@@ -696,6 +719,9 @@ def score(
             ids = [i for i in ids if i in shared]
             values, other_values = [first[i] for i in ids], [second[i] for i in ids]
             coverage = check_coverage(gold.ids, ids)
+    if not ids:  # nothing to score: numbers (a sum's 0) would read as a result
+        reason = "the two files share no gold id" if compare is not None else "the predictions cover no gold id"
+        raise CoverageError(shown, coverage, allowed=allow_missing, reason=reason)
     columns, rows = chosen.examples(gold, ids, values)
     draws = Draws.drawn([gold.units[i] for i in ids], resamples, seed)
     metrics = []
@@ -753,5 +779,26 @@ def write_per_example(scores: Scores, out: Path) -> int:
         if scores.partial:
             handle.write(json.dumps({"partial": scores.coverage_note()}, ensure_ascii=False) + "\n")
         for row in scores.rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            # a measurement a metric leaves out (NaN) is null: JSON has no NaN, and jq or a browser refuse it
+            handle.write(json.dumps(_json_ready(row), ensure_ascii=False, allow_nan=False) + "\n")
     return len(scores.rows)
+
+
+def _json_ready(value: Any) -> Any:
+    """``value`` with NaN as ``None``, NumPy values as Python ones, and containers walked."""
+    if isinstance(value, Mapping):
+        return {str(key): _json_ready(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(item) for item in value]
+    if isinstance(value, np.ndarray):
+        return [_json_ready(item) for item in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    try:  # pandas' missing values (pd.NA, NaT) without importing pandas here
+        if value is not None and not isinstance(value, str | bytes | bool | int | float) and value != value:
+            return None
+    except (TypeError, ValueError):  # pd.NA refuses comparison: it is missing
+        return None
+    return value

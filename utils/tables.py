@@ -553,11 +553,14 @@ def scored_table(scored: Mapping[str, Any], *, caption: str = "") -> Table:
     first = runs[0]
     if any((run.dataset, run.split, run.task.name) != (first.dataset, first.split, first.task.name) for run in runs):
         raise ValueError("the scores shown side by side must be of one dataset, split and task")
+    names = [item.metric.name for item in first.metrics]
+    if any([item.metric.name for item in run.metrics] != names for run in runs):
+        raise ValueError("the scores shown side by side must have the same metrics (all with weights, or none)")
     frame = pd.DataFrame({"metric": [item.metric.name for item in first.metrics]})
     for name, run in scored.items():
         frame[name] = [_interval_cell(item.value, item.low, item.high) for item in run.metrics]
     frame["definition"] = [item.metric.source for item in first.metrics]
-    unit = "dialogues" if first.record()["bootstrap"]["unit"] == "dialogue" else "examples"
+    unit = "dialogues" if first.unit == "dialogue" else "examples"
     notes = [
         f"In brackets: {first.level:.0%} percentile bootstrap intervals, {first.resamples:,} resamples of "
         f"{unit}, seed {first.seed}.",

@@ -35,12 +35,7 @@ one; the loader checks every split against it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING
-
 from .._cache import EvidenceBatch, FastPathDeclined, PassageTable, TurnColumns
-from ..records import Dialogue
 from ._io import (
     MAX_JSON_DEPTH,
     all_of_type,
@@ -53,9 +48,6 @@ from ._io import (
     require_items,
 )
 
-if TYPE_CHECKING:
-    from ..declaration import DatasetSource
-
 __all__ = [
     "MAX_JSON_DEPTH",
     "EvidenceBatch",
@@ -67,24 +59,7 @@ __all__ = [
     "iter_csv_rows",
     "iter_json_lines",
     "iter_json_list",
-    "parse_file",
     "read_text",
     "require",
     "require_items",
 ]
-
-
-def parse_file(dataset: str, path: str | Path, split: str) -> Iterator[Dialogue]:
-    """Parse one original file of ``dataset`` directly, without the loader or the cache."""
-    from ..sources import get_source  # the registry imports the parsers, which import this package
-
-    source = get_source(dataset)
-    return _carrying(source, source.parse(Path(path), split=split))
-
-
-def _carrying(source: DatasetSource, dialogues: Iterable[Dialogue]) -> Iterator[Dialogue]:
-    """``dialogues``, each handed the declaration that parsed it (as the loader's are)."""
-    for dialogue in dialogues:
-        if dialogue.dataset == source.name:
-            dialogue.source = source
-        yield dialogue

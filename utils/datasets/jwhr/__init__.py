@@ -46,8 +46,7 @@ JWHR = DatasetSource(
         parse=on_use(__name__, "parser:parse"),
         parse_columns=on_use(__name__, "parser:parse_columns"),
         parser_version=on_use(__name__, "parser:PARSER_VERSION"),
-        # imported when asked: the statistics module draws figures, which the registry does not need
-        extra_label_counts=on_use(__name__, "stats:reference_label_counts"),
+        extra_label_counts=on_use(__name__, "parser:reference_label_counts"),
         splits={
             "answered": (
                 hub_file(

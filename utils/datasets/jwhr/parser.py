@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -580,3 +581,12 @@ def sentences(dialogue: Dialogue) -> list[Sentence]:
     """The answer's sentences with their citations (empty for a session without an answer)."""
     raw = dialogue.turns_by(WIZARD)[0].raw.get("sentences", [])
     return [Sentence(i, item["text"], tuple(item["citations"])) for i, item in enumerate(raw)]
+
+
+def reference_label_counts(dialogues: Iterable[Dialogue]) -> list[dict[str, object]]:
+    """References per kind of content (quote, summary, ...), as ``atlas stats`` lists label counts (the
+    declaration's ``extra_label_counts``: it lives here, beside the trail it reads, so that the
+    declaration reaches no module that draws or compares)."""
+    counts = Counter(str(step.content) for dialogue in dialogues for step in trail(dialogue))
+    return [{"scheme": "reference content", "label": content, "count": n, "unit": "references"}
+            for content, n in counts.most_common()]

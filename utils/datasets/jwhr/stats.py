@@ -725,14 +725,3 @@ def _legend(fig: Any, sessions: Mapping[str, int]) -> None:
                for name, count in sessions.items()]
     fig.legend(handles=handles, loc="upper center", ncol=len(handles), frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 0.95 if fig.get_figheight() < 7 else 0.965))
-
-
-def reference_label_counts(split: Dialogues) -> list[dict[str, object]]:
-    """References per kind of content (quote, summary, ...), as ``atlas stats`` lists label counts."""
-    references = reference_frame(split)
-    if not len(references):
-        return []
-    return [
-        {"scheme": "reference content", "label": str(content), "count": int(n), "unit": "references"}
-        for content, n in references["content"].value_counts().items()
-    ]

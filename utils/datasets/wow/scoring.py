@@ -356,20 +356,36 @@ def _rare_words_of(path: Path, size: int, modified: float) -> RareWords:
 def rare_words() -> tuple[RareWords, str]:
     """ParlAI's reference for ``rare_word_f1``, the release's ``data.json`` (every dialogue's
     messages), and a note when another corpus stands in: without ``data.json`` here, the train split
-    as the loader finds it (official, partial or demo), which the note names."""
+    as the loader finds it (official, partial or demo), which the note names. A corpus where no word
+    is rare (a cut-off of one occurrence: a tiny sample) leaves the metric undefined, and the note says so."""
     from ...loading import load, resolve_file
 
     try:
         path, _kind, _checksum, _detail = resolve_file("wow", "data", download=False)
     except DataUnavailableError:
         train = load("wow", "train")
-        texts = train.arrow("turns", ["text"]).column("text").to_pylist()
-        train.release_pages()  # a scan of every turn's text: the chapter's kernel keeps none of its pages
-        return RareWords.of_texts(texts), (
-            "rare_word_f1_parlai: ParlAI counts words in the release's data.json, which is not here; the train "
-            f"split stands in ({train.provenance.summary()})")
-    stat = path.stat()
-    return _rare_words_of(path, stat.st_size, stat.st_mtime), ""
+        provenance = train.provenance
+        stat = Path(provenance.path).stat()
+        key = (str(provenance.path), stat.st_size, stat.st_mtime)
+        if key not in _STAND_IN:  # a second score() on the same file counts nothing again
+            texts = train.arrow("turns", ["text"]).column("text").to_pylist()
+            train.release_pages()  # a scan of every turn's text: the chapter's kernel keeps none of its pages
+            _STAND_IN[key] = RareWords.of_texts(texts)
+        rare = _STAND_IN[key]
+        note = ("rare_word_f1_parlai: ParlAI counts words in the release's data.json, which is not here; the train "
+                f"split stands in ({provenance.summary()})")
+    else:
+        stat = path.stat()
+        rare, note = _rare_words_of(path, stat.st_size, stat.st_mtime), ""
+    if rare.cutoff <= 1:  # "fewer times than once": no word can be rare
+        note = (f"{note}; " if note else "rare_word_f1_parlai: ") + (
+            "no word is rare in this corpus (the most common words reach half of its tokens at words seen once), "
+            "so rare_word_f1 is undefined")
+    return rare, note
+
+
+#: The stand-in corpora's word counts, by the file they were read from (path, size, time).
+_STAND_IN: dict[tuple[str, int, float], RareWords] = {}
 
 
 # -- the optional tier: metrics that need model weights ------------------------------------------------

@@ -18,7 +18,7 @@ from utils.datasets.begin import BEGIN, REVISION, baselines, parser, render, sta
 from utils.datasets.begin.exercises import check_feature_auc
 from utils.errors import DataError
 from utils.exercises import graded
-from utils.formats import parse_file
+from utils.loading import parse_file
 from utils.records import SEEKER, WIZARD
 
 HEADER = "model_name\tdata_source\tknowledge\tmessage\tresponse\tbegin_label"

@@ -12,7 +12,7 @@ import utils
 from conftest import require_real_file
 from utils.datasets.jwhr.parser import NOT_FOUND, NOTHING, QUOTE, SUMMARY
 from utils.errors import DataError
-from utils.formats import parse_file
+from utils.loading import parse_file
 from utils.records import SEEKER, WIZARD
 
 

@@ -14,7 +14,7 @@ import utils
 from utils.datasets.jwhr import render as renderer
 from utils.datasets.jwhr import widgets as jwhr_widgets
 from utils.datasets.jwhr.parser import Step
-from utils.formats import parse_file
+from utils.loading import parse_file
 from utils.render import render_dialogue
 from utils.render._html import link, safe_href
 

@@ -13,7 +13,7 @@ import pytest
 import utils
 from conftest import require_real_file
 from utils.datasets.jwhr import baselines, stats
-from utils.formats import parse_file
+from utils.loading import parse_file
 
 
 def _page(title: str, quote: str | None = None) -> dict[str, Any]:

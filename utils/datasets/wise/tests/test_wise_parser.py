@@ -20,8 +20,7 @@ from utils.datasets.wise.parser import (
     stored_form,
 )
 from utils.errors import DataError
-from utils.formats import parse_file
-from utils.loading import DemoDataWarning
+from utils.loading import DemoDataWarning, parse_file
 from utils.records import SEEKER, WIZARD
 
 SYSTEM = {

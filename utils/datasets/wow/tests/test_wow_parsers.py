@@ -16,7 +16,7 @@ from utils.datasets.wow.parser import (
     role_of,
 )
 from utils.errors import DataError
-from utils.formats import parse_file
+from utils.loading import parse_file
 from utils.records import SEEKER, WIZARD
 
 

@@ -4,12 +4,14 @@ on values computed once with KILT's own scorer, and the coverage rules."""
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 
 import pytest
 
 import utils
+import utils.scoring
 from conftest import load_written
 from utils.cli import main
 from utils.datasets.wow.scoring import f1_kilt, f1_parlai, r_precision, recall_at_k
@@ -321,24 +323,41 @@ def test_rare_words_follow_parlais_calculator_on_its_own_corpus() -> None:
     assert math.isnan(rare.f1("trogdor", "he was trogdor"))
 
 
-def test_rare_word_f1_leaves_out_replies_whose_reference_has_no_rare_word(tmp_path: Path) -> None:
-    import numpy as np
+def test_rare_word_f1_leaves_out_replies_whose_reference_has_no_rare_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two wizard examples, a reference corpus chosen so that only the first reference holds a rare word:
+    the metric is that example's F1 alone, not its mean with a zero."""
+    from dataclasses import replace
 
+    from utils.datasets.wow.scoring import RareWords
+    from utils.scoring import Scores, choose_task
+
+    task = choose_task("wow", "generation")
+    gold = task.gold("test_seen")
+    first, second = (gold.answers[i] for i in gold.ids)
+    # every word of both references seen often, but for one word of the first, seen once
+    common = " ".join([first["text"], second["text"]] * 10)
+    rare_word = next(word for word in first["text"].split() if word.isalpha() and len(word) > 3)
+    corpus = RareWords.of_texts([common.replace(rare_word, "xx"), rare_word])
+    assert corpus.kept(first["text"]) and not corpus.kept(second["text"])
+    injected = replace(task, gold=lambda split: replace(gold, context={"rare_words": corpus}))
+    replies = _lines(tmp_path / "replies.jsonl", [
+        {"dialogue": 0, "turn": 1, "text": first["text"]}, {"dialogue": 0, "turn": 3, "text": "nothing alike"}])
+    monkeypatch.setattr("utils.scoring.choose_task", lambda dataset, name: injected)
+    scores: Scores = utils.score("wow", "test_seen", replies)
+    assert scores.value("rare_word_f1_parlai") == 1.0  # the first alone: its reply is its reference
+    rows = {row["id"]: row for row in scores.rows}
+    assert rows[gold.ids[0]]["rare_word_f1_parlai"] == 1.0 and math.isnan(rows[gold.ids[1]]["rare_word_f1_parlai"])
+
+
+def test_a_stand_in_corpus_with_no_rare_word_says_the_metric_is_undefined() -> None:
     from utils.scoring import tasks_of
 
-    gold = tasks_of("wow")["generation"].gold("test_seen")
-    assert gold.notes and "data.json" in gold.notes[0]  # the stand-in corpus is said
-    first, second = (gold.answers[i] for i in gold.ids)
-    replies = _lines(tmp_path / "replies.jsonl", [
-        {"dialogue": 0, "turn": 1, "text": first["text"]},
-        {"dialogue": 0, "turn": 3, "text": "nothing alike"},
-    ])
-    scores = utils.score("wow", "test_seen", replies)
-    rare = gold.context["rare_words"]
-    per_example = [rare.f1(first["text"], first["text"]), rare.f1("nothing alike", second["text"])]
-    expected = np.nanmean(per_example) if not all(np.isnan(per_example)) else float("nan")
-    assert scores.value("rare_word_f1_parlai") == pytest.approx(expected, nan_ok=True)
-    assert gold.notes[0] in scores.record()["notes"]
+    gold = tasks_of("wow")["generation"].gold("test_seen")  # the demo train stands in: words seen once or twice
+    assert gold.notes and "data.json" in gold.notes[0]
+    if gold.context["rare_words"].cutoff <= 1:
+        assert "undefined" in gold.notes[0]
 
 
 def test_records_in_python_score_as_the_file_they_stand_for(tmp_path: Path) -> None:
@@ -354,9 +373,21 @@ def test_records_in_python_score_as_the_file_they_stand_for(tmp_path: Path) -> N
     assert from_frame.frame()[["value", "low", "high"]].equals(from_file.frame()[["value", "low", "high"]])
     assert from_frame.record()["predictions"]["path"] == "(records)"
     assert from_frame.record()["predictions"]["sha256"] == from_file.record()["predictions"]["sha256"]
-    with pytest.raises(DataError) as caught:  # refused as the file would be, naming the record's line
-        utils.score("wow", "test_seen", [{"dialogue": 0, "turn": "1", "text": "x"}])
-    assert (caught.value.record, caught.value.field) == ("line 1", "turn")
+    with pytest.raises(DataError) as caught:  # refused as the file would be, naming the record and field
+        utils.score("wow", "test_seen", [{"dialogue": 0, "turn": 1, "text": "x"},
+                                         {"dialogue": 0, "turn": "1", "text": "x"}])
+    assert (caught.value.path, caught.value.record, caught.value.field) == ("(records)", "2", "turn")
+    frame = pd.DataFrame(rows).astype({"text": object})
+    frame.loc[0, "text"] = float("nan")  # a missing value: named, not "invalid JSON"
+    with pytest.raises(DataError) as caught:
+        utils.score("wow", "test_seen", frame)
+    assert (caught.value.record, caught.value.field) == ("1", "text")
+    with pytest.raises(TypeError, match="put it in a list"):
+        utils.score("wow", "test_seen", rows[0])
+    import numpy as np
+
+    as_arrays = [{**row, "dialogue": np.int64(row["dialogue"])} for row in rows]  # NumPy values are numbers
+    assert utils.score("wow", "test_seen", as_arrays).value("f1_parlai") == from_file.value("f1_parlai")
 
 
 def test_rare_words_read_data_json_a_dialogue_at_a_time_and_name_a_bad_message(tmp_path: Path) -> None:
@@ -391,3 +422,27 @@ def test_the_chapters_kilt_baselines_score_through_the_command(tmp_path: Path) -
     assert copied["rprec_kilt"] == 0 and copied["kilt_f1"] == 0
     assert ranked["f1_kilt"] == copied["f1_kilt"] and ranked["rprec_kilt"] > 0
     assert 0 < ranked["kilt_f1"] <= ranked["f1_kilt"]
+
+
+def test_a_per_example_file_is_json_with_null_where_a_metric_leaves_an_example_out(tmp_path: Path) -> None:
+    from utils.scoring import write_per_example
+
+    gold = utils.scoring.tasks_of("wow")["generation"].gold("test_seen")
+    rows = [{"dialogue": int(i.split(":")[0]), "turn": int(i.split(":")[1]), "text": "hi"} for i in gold.ids]
+    scores = utils.score("wow", "test_seen", rows)
+    out = tmp_path / "rows.jsonl"
+    write_per_example(scores, out)
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]  # strict JSON: no NaN
+    assert "NaN" not in out.read_text(encoding="utf-8")
+    assert all(line["rare_word_f1_parlai"] is None or isinstance(line["rare_word_f1_parlai"], float) for line in lines)
+
+
+def test_files_that_share_no_id_or_cover_none_are_refused_not_scored_as_zero(tmp_path: Path) -> None:
+    gold = utils.scoring.tasks_of("wow")["generation"].gold("test_seen")
+    first, second = ({"dialogue": int(i.split(":")[0]), "turn": int(i.split(":")[1]), "text": "hi"} for i in gold.ids)
+    with pytest.raises(CoverageError, match="share no gold id"):
+        utils.score("wow", "test_seen", [first], compare=[second], allow_missing=True)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    with pytest.raises(CoverageError, match="cover no gold id"):
+        utils.score("wow", "test_seen", empty, allow_missing=True)
