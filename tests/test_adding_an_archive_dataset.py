@@ -96,14 +96,16 @@ def test_the_fuzz_properties_seed_from_its_demo_archive(toy_archive: Path) -> No
     original = test_fuzz.demo_file(seeds[0][0]).read_bytes()
     for cut in range(0, len(original), max(1, len(original) // 40)):  # every fortieth truncation
         test_fuzz.check(target, "truncated", original[:cut], None, *seeds[0])
-    damaged = bytearray(original)
-    damaged[len(damaged) // 2] ^= 0xFF
-    test_fuzz.check(target, "bytes", bytes(damaged), None, *seeds[0])
+    for offset in range(len(original)):  # every byte flipped, one at a time
+        damaged = bytearray(original)
+        damaged[offset] ^= 0xFF
+        test_fuzz.check(target, "bytes", bytes(damaged), None, *seeds[0])
 
 
 def test_the_data_status_counts_its_demo_archive(toy_archive: Path, data_dir: Path) -> None:
     """The status test reads a file's records by its format, and knows an archive for what it is
     (it once counted records by a file's suffix, and failed on a zip)."""
-    assert test_status._check_panel(data_dir) == len(utils.data_status(data_dir))
+    checked, archives = test_status._check_panel(data_dir)
+    assert archives == len(SPLITS) and checked + archives == len(utils.data_status(data_dir))
     status = utils.data_status(data_dir)
     assert set(status[status["dataset"] == "toy_archive"]["split"]) == set(SPLITS)

@@ -111,12 +111,12 @@ def _kind(relative: str) -> str:
     damaged), not as records."""
     if is_archive(demo_file(relative)):
         return "archive"
-    head = demo_file(relative).read_bytes()
+    content = demo_file(relative).read_bytes()
     if relative.endswith(".csv"):
         return "csv"
     if relative.endswith(".tsv"):
         return "tsv"
-    text = head.decode("utf-8-sig", errors="replace").lstrip()
+    text = content.decode("utf-8-sig", errors="replace").lstrip()
     return "json-list" if text.startswith("[") else "json-lines"
 
 

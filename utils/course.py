@@ -518,8 +518,8 @@ def chapter_exercises(notebook: nbformat.NotebookNode) -> list[ExerciseInfo]:
 
 
 def _colab_install(cells: Sequence[nbformat.NotebookNode]) -> str:
-    """The chapter's Colab install lines (its hidden first cell's ``if "google.colab" in sys.modules:``
-    block), for the assignment: a release opened on Colab installs the atlas as a learner copy does."""
+    """The chapter's Colab install lines (its setup cell's ``if "google.colab" in sys.modules:`` block),
+    for the assignment: a release opened on Colab installs the atlas as a learner copy does."""
     for cell in cells:
         if cell.cell_type != "code" or "google.colab" not in cell.source:
             continue

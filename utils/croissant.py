@@ -209,6 +209,8 @@ def _pinned(url: str | None) -> tuple[str, str, str] | None:
 def _encoding(path: str, formats: Mapping[str, CardFormat], split: str) -> str:
     if split in formats:
         return formats[split].encoding
+    if path.lower().endswith(".tar.gz"):
+        return TAR
     suffix = path.rsplit(".", 1)[-1].lower()
     known = {"csv": CSV, "tsv": TSV, "jsonl": JSON_LINES, "json": JSON, "zip": "application/zip", "tar": TAR,
              "tgz": TAR, "gz": "application/gzip"}

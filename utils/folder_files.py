@@ -31,7 +31,9 @@ __all__ = [
     "BY_HAND",
     "CITATION",
     "CSS",
+    "FOLDER_PARTS",
     "GENERAL_BIBLIOGRAPHY",
+    "REQUIRED_PARTS",
     "bibliography_files",
     "bibtex_entries",
     "dataset_css",
@@ -123,9 +125,12 @@ def _css_of(paths: tuple[Path, ...]) -> str:
 
 # -- the contributor's check: what a folder holds, and what each optional part it lacks would give ------
 
-#: The parts a folder may hold, each with what the atlas does with it (file names only: no dataset).
-OPTIONAL_PARTS: tuple[tuple[str, str], ...] = (
-    ("render.py", "the renderings of its dialogues (required: the chapters, viewer and widgets show them)"),
+#: Every part a folder holds or may hold, each with what the atlas does with it (file names only: no
+#: dataset); the :data:`REQUIRED_PARTS` among them a folder cannot do without.
+FOLDER_PARTS: tuple[tuple[str, str], ...] = (
+    ("__init__.py", "its declaration (DATASETS): what the registry finds"),
+    ("parser.py", "its original format read into the atlas's records"),
+    ("render.py", "the renderings of its dialogues: the chapters, viewer and widgets show them"),
     ("viewer.py", "the data viewer's facets, columns, example SQL and viewer-page text (PAGE_ROWS)"),
     ("card.py", "the record sets of its Croissant card (`atlas croissant`): its fields and label vocabularies"),
     ("exercises.py", "its chapter's exercises in the course (`atlas course`): their checks and hidden tests"),
@@ -140,25 +145,38 @@ OPTIONAL_PARTS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: The parts without which a folder is not a dataset the atlas can load and show.
+REQUIRED_PARTS = ("__init__.py", "parser.py", "render.py")
+
+
 def folder_check(name: str) -> list[tuple[str, bool, str]]:
     """``(part, present, what it gives)`` for every part a dataset folder may hold: the contributor's
     check (``python -m utils.folder_files FOLDER``), which says what a missing part leaves out."""
     folder = next((path for path in dataset_folders() if path.name == name), None)
     if folder is None:
         raise UnknownNameError("dataset folder", name, [path.name for path in dataset_folders()])
-    return [(part, (folder / part).exists(), gives) for part, gives in OPTIONAL_PARTS]
+    return [(part, (folder / part).exists(), gives) for part, gives in FOLDER_PARTS]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print :func:`folder_check` for each folder named (every registered folder by default)."""
+    """Print :func:`folder_check` for each folder named (every registered folder by default). Exit
+    status 1 when a folder lacks a required part, 2 for a name that is no dataset folder."""
     import sys
 
     names = (sys.argv[1:] if argv is None else argv) or [path.name for path in dataset_folders()]
+    status = 0
     for name in names:
+        try:
+            parts = folder_check(name)
+        except UnknownNameError as error:
+            print(error.args[0] if error.args else error, file=sys.stderr)
+            return 2
         print(f"utils/datasets/{name}/")
-        for part, present, gives in folder_check(name):
-            print(f"  {'has' if present else 'lacks':5} {part:14} {gives}")
-    return 0
+        for part, present, gives in parts:
+            required = part in REQUIRED_PARTS
+            print(f"  {'has' if present else 'LACKS' if required else 'lacks':5} {part:14} {gives}")
+            status = 1 if required and not present else status
+    return status
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
-"""Common records shared by all four datasets, and the schema of one as ``atlas export`` writes it.
+"""Common records shared by every dataset, and the schema of one as ``atlas export`` writes it.
 
-A :class:`Dialogue` (a WoW conversation, a FaithDial dialogue, a WISE conversation or a JWHR QA
-session) holds ordered :class:`Turn` objects; each turn holds the :class:`Evidence` its speaker was
-shown and says which pieces were selected or cited. Roles are normalised to two values,
-:data:`SEEKER` and :data:`WIZARD`; the original speaker string is kept in :attr:`Turn.speaker`.
-Every original field that the common fields do not cover stays reachable in ``raw``/``meta``.
+A :class:`Dialogue` (a conversation, a dialogue, a QA session: whatever one record of a dataset is)
+holds ordered :class:`Turn` objects; each turn holds the :class:`Evidence` its speaker was shown and
+says which pieces were selected or cited. Roles are normalised to two values, :data:`SEEKER` and
+:data:`WIZARD`; the original speaker string is kept in :attr:`Turn.speaker`. Every original field
+that the common fields do not cover stays reachable in ``raw``/``meta``.
 
 The lowest layer: this module imports nothing of the atlas, and what builds records from a split
 (:func:`utils.loading.export_records`) lives above it.

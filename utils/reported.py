@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 def all_reported() -> tuple[Reported, ...]:
     """Every reported number of every declared dataset (each dataset's ``reported.py``)."""
-    # Asked of the registry when called: each dataset folder's ``reported.py`` imports this module.
+    # Asked of the registry when called: the registry imports the folders, whose chapters' code imports this module.
     from .sources import registry
 
     return tuple(item for source in registry().values() for item in source.reported)

@@ -565,14 +565,18 @@ def dataset_pages(toc: dict[str, Any], srcdir: Path) -> tuple[dict[str, Any], di
         return toc, {}
     folders = list(dict.fromkeys(source.folder.name for source in registry().values()))
     chapters = datasets.setdefault("chapters", [])
-    listed = {entry.get("file") for entry in chapters}
+
+    def document(entry: dict[str, Any]) -> str:  # a toc names a file with or without its suffix
+        return str(entry.get("file", "")).removesuffix(".ipynb").removesuffix(".md")
+
+    listed = {document(entry) for entry in chapters}
     for folder in folders:
         if (srcdir / "notebooks" / f"{folder}.ipynb").is_file() and f"notebooks/{folder}" not in listed:
             chapters.append({"file": f"notebooks/{folder}"})
     pages: dict[str, str] = {}
     viewer_entries = []
     for entry in chapters:
-        name = str(entry.get("file", "")).rpartition("/")[2]
+        name = document(entry).rpartition("/")[2]
         if name in folders:
             pages[f"{VIEWER_PAGES}/{name}.md"] = viewer_page_source(name)
             viewer_entries.append({"file": f"{VIEWER_PAGES}/{name}"})

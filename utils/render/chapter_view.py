@@ -86,7 +86,7 @@ def viewer_page_source(folder: str) -> str:
     if not sources:
         raise UnknownNameError("dataset folder", folder, sorted({s.folder.name for s in registry().values()}))
     main = next((source for source in sources if source.name == folder), sources[0])
-    title = main.title.split(" (")[0]  # the name a reader knows it by: "WISE", not its expansion
+    title = main.title.split(" (")[0]  # the name a reader knows it by, not its expansion in brackets
     rows = main.hook("viewer", "PAGE_ROWS") or f"Every row of every split of {title}"
     names = " ".join(source.name for source in sources)
     return (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +22,9 @@ def parse(path: Path, *, split: str) -> Iterator[Dialogue]:
     try:
         with zipfile.ZipFile(path) as archive, archive.open(member) as handle:
             lines = handle.read().decode("utf-8").splitlines()
-    except (zipfile.BadZipFile, KeyError, OSError, EOFError, UnicodeDecodeError, ValueError) as error:
+    # what a damaged archive raises: a bad header, a bad deflate stream, an unknown compression method
+    except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, KeyError, OSError, EOFError,
+            UnicodeDecodeError, ValueError) as error:
         raise DataError(f"cannot read the archive's {member}: {error}", path=path) from None
     for number, line in enumerate(lines, 1):
         if not line.strip():

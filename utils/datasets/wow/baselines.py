@@ -491,10 +491,11 @@ def kilt_submission(frame: pd.DataFrame) -> list[dict[str, Any]]:
     frame with ``id``, ``answer`` and, optionally, ``wikipedia_id`` (one predicted page; empty or
     missing for none)."""
     pages = frame["wikipedia_id"] if "wikipedia_id" in frame else pd.Series("", index=frame.index)
-    return [
-        {"id": example_id, "output": [{"answer": answer, "provenance": [{"wikipedia_id": page}] if page else []}]}
-        for example_id, answer, page in zip(frame["id"], frame["answer"], pages, strict=True)
-    ]
+    def provenance(page: object) -> list[dict[str, str]]:  # a missing page (None, NaN after a merge): none
+        return [{"wikipedia_id": page}] if isinstance(page, str) and page else []
+
+    return [{"id": example_id, "output": [{"answer": answer, "provenance": provenance(page)}]}
+            for example_id, answer, page in zip(frame["id"], frame["answer"], pages, strict=True)]
 
 
 def kilt_baselines(split: LoadedSplit) -> dict[str, pd.DataFrame]:
