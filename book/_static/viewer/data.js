@@ -77,6 +77,12 @@ const SHARDS_KEPT = 32;
  */
 
 /**
+ * @typedef {object} RenderingCache the renderings' files fetched (each once; forgotten when its fetch failed)
+ * @property {Record<string, Promise<number[][]>>} html shard -> its dialogues' fragment codes
+ * @property {Record<string, Promise<string[]>>} fragments chunk -> its fragments
+ */
+
+/**
  * @typedef {object} Column a column as the viewer holds it
  * @property {string} name
  * @property {string} kind
@@ -462,4 +468,34 @@ export function joinFragments(codes, chunks, chunk) {
     }
     return part[code % chunk];
   }).join("");
+}
+
+/**
+ * A dialogue's rendering, joined from its fragments: the shard of fragment codes holding it and the
+ * chunks of fragments they name, each fetched once into ``held``.
+ * @param {string} base the split's directory
+ * @param {Renderings} files
+ * @param {RenderingCache} held
+ * @param {number} dialogue its position in the split
+ * @returns {Promise<string>}
+ */
+export function fetchRendering(base, files, held, dialogue) {
+  const per = files.per_shard;
+  const shard = Math.floor(dialogue / per);
+  if (!held.html[shard]) {
+    held.html[shard] = fetchJson(base + files.shards[shard]);
+    held.html[shard].catch(() => { delete held.html[shard]; });
+  }
+  return held.html[shard].then((list) => {
+    const codes = list[dialogue - shard * per];
+    /** @type {Record<string, string[]>} */
+    const chunks = keyed();
+    return Promise.all(chunksOf(codes, files.chunk).map((k) => {
+      if (!held.fragments[k]) {
+        held.fragments[k] = fetchJson(base + files.fragments[k]);
+        held.fragments[k].catch(() => { delete held.fragments[k]; });
+      }
+      return held.fragments[k].then((part) => { chunks[k] = part; });
+    })).then(() => joinFragments(codes, chunks, files.chunk));
+  });
 }
