@@ -9,7 +9,8 @@
 
 import { keyed, own } from "./text.js";
 
-/** Version of the file layout (utils/viewer.py's FORMAT); any other is refused. */
+/** Version of the file layout: utils/viewer.py's FORMAT, which writes it into each manifest; any other is refused.
+ * tests/test_viewer_js.py fails when the two differ, and decodes the files Python writes with this module. */
 export const FORMAT = 3;
 const PARALLEL_FETCHES = 4;
 /* Chunks of a paged column's dictionary kept at most (those of the rows on screen are kept). */
