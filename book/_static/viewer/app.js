@@ -76,8 +76,7 @@ export class Viewer {
     this.compact = holder.classList.contains("atlas-viewer-compact"); // (data-viewer-page) at that row
     this.pageUrl = siteRoot + (holder.getAttribute("data-viewer-page") || "");
     this.pageSize = this.compact ? COMPACT_PAGE_SIZE : PAGE_SIZE;
-    /* the parts on screen, each built by its module: the bar's, the body and the status by start, the others by build */
-    this.parts = /** @type {Parts} */ ({ tools: null, stats: null, sql: null });
+    this.parts = /** @type {Parts} */ ({ tools: null, stats: null, sql: null }); // built by start, then by build
   }
 
   /** The viewer page's address showing ``state`` (a compact view's links). @param {ViewState} state */
@@ -157,8 +156,7 @@ export class Viewer {
     const every = everySlot({ splits: this.splits.filter((one) => one.dataset === split.dataset), store: this.store,
       shown: () => this.split, open: (one, level, q) => { this.go({ split: this.splitKey(one), level, q }); } });
     const facets = () => facetBox({ data, columns: visibleColumns(data), facets: this.view().facets, ranges: this.view().ranges,
-      onToggle: (name, value, on) => { this.chooseValue(name, value, on); },
-      onRange: (name, range) => { this.chooseRange(name, range); } });
+      onToggle: this.chooseValue.bind(this), onRange: this.chooseRange.bind(this) });
     parts.bar.setSearch(parts.search = searchBar({ q: state.q, dataset: split.dataset, compact: this.compact,
       onSearch: (q, cut) => { this.searchCut = cut; Object.assign(this.view(), { q, page: 0 }); this.refresh(); },
       onReset: () => {
@@ -177,8 +175,7 @@ export class Viewer {
       open: this.toolsOpen || Object.keys(state.facets).length > 0 || Object.keys(state.ranges).length > 0,
       onToggle: (open) => { this.toolsOpen = open; } });
     parts.stats = statisticsBox({ data, matches: () => this.matches, chosen: (name) => this.view().facets[name] || [],
-      toggleFacet: (name, value, on) => { this.chooseValue(name, value, on); },
-      setRange: (name, range) => { this.chooseRange(name, range); } });
+      toggleFacet: this.chooseValue.bind(this), setRange: this.chooseRange.bind(this) });
     parts.detail = rowPane({ data, split, pinned: this.pinned, holder: this.holder,
       rendering: (dialogue) => this.store.rendering(split, data.manifest.html, dialogue),
       onRow: (row) => { this.view().row = row; this.saveHash(); }, onPin: (pin) => { this.view().pin = pin; this.saveHash(); } });
@@ -275,7 +272,8 @@ export class Viewer {
     this.holder.setAttribute("data-grid-waiting", String(table.waiting));
   }
 
-  /** Say ``text`` on the status line, and the viewer's state if given. @param {string} text @param {string} [state] */
+  /** Say ``text`` on the status line, and the viewer's state if given; false (a failed go's result).
+   * @param {string} text @param {string} [state] @returns {false} */
   say(text, state) {
     this.parts.status.textContent = text;
     if (state) { this.holder.setAttribute("data-viewer-state", state); }

@@ -1,6 +1,7 @@
 /* The search of the split on screen run over every split of its dataset, at the same level: how many
  * rows of each split match, each a button that opens that split at the search. A function returning
- * its element; the splits are loaded one after another, and each let go once counted. */
+ * its element (everySplit), shown in a slot of the viewer's (everySlot); the splits are loaded one
+ * after another, and each let go once counted. */
 
 import { button, clear, make } from "./dom.js";
 import { computeMasks, markFacets } from "./filters.js";
