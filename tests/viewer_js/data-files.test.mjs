@@ -9,6 +9,8 @@ import { test } from "node:test";
 import {
   FORMAT, cell, cellLater, ensurePages, fetchManifest, fetchRendering, loadAllCodes, loadLevelData,
 } from "../../book/_static/viewer/data.js";
+import { searchableColumns, statColumns, visibleColumns } from "../../book/_static/viewer/columns.js";
+import { rowHolding } from "../../book/_static/viewer/row-view.js";
 import { splitStore } from "../../book/_static/viewer/store.js";
 
 const DIR = process.env.ATLAS_VIEWER_FILES || "";
@@ -88,4 +90,33 @@ test("the viewer's store loads a level and a rendering of the split as a page li
   assert.equal(await store.load(split, "turns"), data); // held, not fetched again
   assert.equal(await store.rendering(split, data.manifest.html, 0), one.renderings["0"]);
   assert.equal(await store.withheld(split), null);
+});
+
+test("the grid's columns, the searched ones and the statistics', and the row an id opens", { skip }, async () => {
+  const want = await expected();
+  for (const one of want.cases) {
+    const base = join(DIR, one.path) + "/";
+    const manifest = await fetchManifest(base + "manifest.json");
+    for (const level of Object.keys(one.levels)) {
+      const data = await loadLevelData(base, manifest, level);
+      const names = Object.keys(one.levels[level].values);
+      const shown = visibleColumns(data).map((column) => column.name);
+      const first = (manifest.identifying || {})[level] || [];
+      const kept = names.filter((name) => !name.startsWith("_") &&
+        one.levels[level].values[name].some((value) => value !== null));
+      assert.deepEqual(shown, [...first.filter((name) => kept.includes(name)), ...kept.filter((name) => !first.includes(name))],
+        one.name + " " + level);
+      for (const column of searchableColumns(data)) {
+        assert.ok(column.stored !== "number" && !column.lazy, column.name);
+      }
+      assert.ok(statColumns(data).every((column) => shown.includes(column.name) && column.name !== data.info.id));
+      const ids = one.levels[level].values[data.info.id];
+      ids.forEach((id, row) => {
+        if (id !== null && ids.indexOf(id) === row && !data.columns[data.info.id].lazy) {
+          assert.equal(rowHolding(data, String(id)), row, one.name + " " + level + " " + id);
+        }
+      });
+      assert.equal(rowHolding(data, "no such id \u2603"), -1);
+    }
+  }
 });
