@@ -53,7 +53,8 @@ import pyarrow.compute as pc
 from .loading import TURN_TABLE_COLUMNS
 from .records import Dialogue
 
-#: Version of the file layout; the viewer refuses any other.
+#: Version of the file layout, written into each manifest; the viewer (book/_static/viewer/data.js, whose
+#: FORMAT tests/test_viewer_js.py holds to this one) refuses any other.
 FORMAT = 3
 LEVELS = ("dialogues", "turns", "evidence")
 #: Rows per binary shard of a level (a shard of the full WoW train's evidence is about 0.5 MB compressed).

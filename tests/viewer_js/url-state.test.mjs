@@ -3,7 +3,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { SEARCH_CAP } from "../../book/_static/viewer/text.js";
-import { fullState, readHash, writeHash } from "../../book/_static/viewer/url-state.js";
+import {
+  atLevel, fullState, readHash, setRange, sortBy, toggleValue, writeHash,
+} from "../../book/_static/viewer/url-state.js";
 
 test("a view written to the hash reads back the same", () => {
   const state = fullState({ split: "wow/valid_seen", level: "turns", q: 'jazz "a b"', sort: "turn", desc: true, page: 3,
@@ -41,4 +43,31 @@ test("a pinned row and the rows per page are kept in the link", () => {
   const huge = readHash("#viewer=wow/train&per=100000");
   assert.ok(huge);
   assert.equal(huge.per, 1000);
+});
+
+test("the view's changes: a chip, a range, a sort and another level, each back at the first page", () => {
+  const state = fullState({ split: "wow/train", level: "turns", q: "jazz", page: 4, per: 250, row: "r1", sql: "SELECT 1" });
+  toggleValue(state, "role", "wizard", true);
+  toggleValue(state, "role", "seeker", true);
+  toggleValue(state, "role", "wizard", false);
+  assert.deepEqual({ ...state.facets }, { role: ["seeker"] });
+  assert.equal(state.page, 0);
+  toggleValue(state, "role", "seeker", false);
+  assert.deepEqual(Object.keys(state.facets), []);
+  state.page = 2;
+  setRange(state, "turn", [1, null]);
+  assert.deepEqual({ ...state.ranges }, { turn: [1, null] });
+  assert.equal(state.page, 0);
+  setRange(state, "turn", [null, null]);
+  assert.deepEqual(Object.keys(state.ranges), []);
+  sortBy(state, "turn");
+  assert.deepEqual([state.sort, state.desc], ["turn", false]);
+  sortBy(state, "turn");
+  assert.deepEqual([state.sort, state.desc], ["turn", true]);
+  sortBy(state, "text");
+  assert.deepEqual([state.sort, state.desc], ["text", false]);
+  toggleValue(state, "role", "wizard", true);
+  const other = fullState(atLevel(state, "evidence"));
+  assert.deepEqual([other.level, other.q, other.sort, other.facets.role, other.page, other.per, other.row, other.sql],
+    ["evidence", "jazz", "text", ["wizard"], 0, 0, null, ""]);
 });

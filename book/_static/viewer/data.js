@@ -9,7 +9,8 @@
 
 import { keyed, own } from "./text.js";
 
-/** Version of the file layout (utils/viewer.py's FORMAT); any other is refused. */
+/** Version of the file layout: utils/viewer.py's FORMAT, which writes it into each manifest; any other is refused.
+ * tests/test_viewer_js.py fails when the two differ, and decodes the files Python writes with this module. */
 export const FORMAT = 3;
 const PARALLEL_FETCHES = 4;
 /* Chunks of a paged column's dictionary kept at most (those of the rows on screen are kept). */
@@ -74,6 +75,12 @@ const SHARDS_KEPT = 32;
  * @property {string[]} shards
  * @property {string[]} fragments
  * @property {number} chunk
+ */
+
+/**
+ * @typedef {object} RenderingCache the renderings' files fetched (each once; forgotten when its fetch failed)
+ * @property {Record<string, Promise<number[][]>>} html shard -> its dialogues' fragment codes
+ * @property {Record<string, Promise<string[]>>} fragments chunk -> its fragments
  */
 
 /**
@@ -462,4 +469,34 @@ export function joinFragments(codes, chunks, chunk) {
     }
     return part[code % chunk];
   }).join("");
+}
+
+/**
+ * A dialogue's rendering, joined from its fragments: the shard of fragment codes holding it and the
+ * chunks of fragments they name, each fetched once into ``held``.
+ * @param {string} base the split's directory
+ * @param {Renderings} files
+ * @param {RenderingCache} held
+ * @param {number} dialogue its position in the split
+ * @returns {Promise<string>}
+ */
+export function fetchRendering(base, files, held, dialogue) {
+  const per = files.per_shard;
+  const shard = Math.floor(dialogue / per);
+  if (!held.html[shard]) {
+    held.html[shard] = fetchJson(base + files.shards[shard]);
+    held.html[shard].catch(() => { delete held.html[shard]; });
+  }
+  return held.html[shard].then((list) => {
+    const codes = list[dialogue - shard * per];
+    /** @type {Record<string, string[]>} */
+    const chunks = keyed();
+    return Promise.all(chunksOf(codes, files.chunk).map((k) => {
+      if (!held.fragments[k]) {
+        held.fragments[k] = fetchJson(base + files.fragments[k]);
+        held.fragments[k].catch(() => { delete held.fragments[k]; });
+      }
+      return held.fragments[k].then((part) => { chunks[k] = part; });
+    })).then(() => joinFragments(codes, chunks, files.chunk));
+  });
 }

@@ -49,3 +49,12 @@ export function labelled(text, control) {
   label.appendChild(control);
   return label;
 }
+
+/**
+ * Set attributes of ``element``, each value as a string.
+ * @param {Element} element
+ * @param {Record<string, string | number>} values
+ */
+export function attributes(element, values) {
+  Object.keys(values).forEach((name) => { element.setAttribute(name, String(values[name])); });
+}

@@ -1,13 +1,14 @@
 /* The search of the split on screen run over every split of its dataset, at the same level: how many
  * rows of each split match, each a button that opens that split at the search. A function returning
- * its element; the splits are loaded one after another, and each let go once counted. */
+ * its element (everySplit), shown in a slot of the viewer's (everySlot); the splits are loaded one
+ * after another, and each let go once counted. */
 
-import { button, make } from "./dom.js";
+import { button, clear, make } from "./dom.js";
 import { computeMasks, markFacets } from "./filters.js";
 import { fmt } from "./text.js";
 import { fullState } from "./url-state.js";
 
-/** @typedef {import("./app.js").SplitEntry} SplitEntry */
+/** @typedef {import("./store.js").SplitEntry} SplitEntry */
 /** @typedef {import("./data.js").LevelData} LevelData */
 
 /* A search stops testing further words in one split after this long. */
@@ -37,8 +38,8 @@ export function searchCount(data, q, split) {
  * @property {SplitEntry[]} splits the dataset's splits
  * @property {string} level
  * @property {string} q
- * @property {(split: SplitEntry) => Promise<LevelData | null>} load a split's level (null: it has none)
- * @property {(split: SplitEntry) => void} release let a split's level go, once counted
+ * @property {import("./store.js").SplitStore} store where a split's level is fetched, and let go once counted
+ * @property {() => SplitEntry | null} shown the split on screen (its level is kept)
  * @property {(split: SplitEntry) => void} open show that split at the search
  */
 
@@ -59,7 +60,8 @@ export function everySplit(options) {
   let chain = Promise.resolve();
   let total = 0;
   options.splits.forEach((split) => {
-    chain = chain.then(() => options.load(split)).then((data) => {
+    chain = chain.then(() => options.store.manifest(split)).then((manifest) =>
+      (manifest.levels[options.level] ? options.store.load(split, options.level) : null)).then((data) => {
       const item = make("li");
       item.setAttribute("data-split", split.dataset + "/" + split.split);
       if (!data) {
@@ -72,7 +74,7 @@ export function everySplit(options) {
         go.disabled = n === 0;
         go.addEventListener("click", () => { options.open(split); });
         item.appendChild(go);
-        options.release(split);
+        if (split !== options.shown()) { delete options.store.entry(split).levels[options.level]; }
       }
       list.appendChild(item);
     }, (error) => {
@@ -86,4 +88,20 @@ export function everySplit(options) {
     box.setAttribute("data-matches", String(total));
   });
   return box;
+}
+
+/**
+ * The slot of a search in every split, between the filters and the grid: run(level, q) shows the
+ * counts of a search (in place of the last one's).
+ * @param {Omit<EveryOptions, "level" | "q" | "open"> & {open: (split: SplitEntry, level: string, q: string) => void}} options
+ * @returns {HTMLElement & {run: (level: string, q: string) => void}}
+ */
+export function everySlot(options) {
+  const slot = make("div", "atlas-viewer-everyslot");
+  /** @param {string} level @param {string} q */
+  const run = (level, q) => {
+    clear(slot);
+    slot.appendChild(everySplit({ ...options, level, q, open: (split) => { options.open(split, level, q); } }));
+  };
+  return Object.assign(slot, { run });
 }

@@ -37,7 +37,8 @@ export function pageNumbers(page, pages, around = 2) {
  * @property {number} size rows per page
  * @property {number[]} [sizes] the choices of rows per page (none: not offered)
  * @property {(page: number) => void} onPage
- * @property {(size: number) => void} [onSize]
+ * @property {(size: number, page: number) => void} [onSize] ``page``: the page at that size holding the first row on
+ * screen (it stays on screen)
  */
 
 /**
@@ -83,7 +84,10 @@ export function pager(options) {
       choose.appendChild(option);
     });
     choose.value = String(size);
-    choose.addEventListener("change", () => { onSize(Number(choose.value)); });
+    choose.addEventListener("change", () => {
+      const chosen = Number(choose.value);
+      onSize(chosen, Math.floor((page * size) / chosen));
+    });
     nav.appendChild(labelled("rows per page", choose));
   }
   return nav;

@@ -1,13 +1,14 @@
 /* A region that scrolls sideways, reachable and scrollable by keyboard (a focusable, named region),
  * which says so when its content is wider than it: a shadow at the edge it scrolls towards and a
- * note "scroll sideways". */
+ * note "scroll sideways". A function returning its element, with show(content) to put another
+ * content in place of the one shown (a grid drawn again). */
 
 import { make } from "./dom.js";
 
 /**
  * @param {HTMLElement} content
  * @param {string} name
- * @returns {HTMLElement}
+ * @returns {HTMLElement & {show: (content: HTMLElement) => void}}
  */
 export function scroller(content, name) {
   const outer = make("div", "atlas-viewer-scrollbox");
@@ -27,10 +28,18 @@ export function scroller(content, name) {
       : box.scrollLeft + box.clientWidth >= box.scrollWidth - 1 ? "left" : "both");
   };
   box.addEventListener("scroll", update, { passive: true });
-  if (typeof ResizeObserver === "function") {
-    const watch = new ResizeObserver(update);
+  const watch = typeof ResizeObserver === "function" ? new ResizeObserver(update) : null;
+  if (watch) {
     watch.observe(box);
     watch.observe(content);
   }
-  return outer;
+  let shown = content;
+  /** @param {HTMLElement} next */
+  const show = (next) => {
+    if (watch) { watch.unobserve(shown); }
+    shown.replaceWith(next);
+    shown = next;
+    if (watch) { watch.observe(next); }
+  };
+  return Object.assign(outer, { show });
 }

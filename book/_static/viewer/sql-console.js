@@ -13,8 +13,21 @@ import {
 import { csvText, fmt, keyed, resultText } from "./text.js";
 import { LEVELS } from "./url-state.js";
 
-/** @typedef {import("./app.js").Viewer} Viewer */
-/** @typedef {import("./app.js").SplitEntry} SplitEntry */
+/** @typedef {import("./store.js").SplitEntry} SplitEntry */
+/** @typedef {import("./data.js").LevelData} LevelData */
+
+/**
+ * @typedef {object} Viewer what the console reads of its viewer (app.js): the level on screen when it
+ * is built, and again when a query loads a table
+ * @property {HTMLElement} holder
+ * @property {string} siteRoot
+ * @property {SplitEntry[]} splits
+ * @property {SplitEntry | null} split
+ * @property {import("./store.js").SplitStore} store
+ * @property {() => LevelData} level
+ * @property {() => import("./url-state.js").ViewState} view
+ * @property {() => void} saveHash
+ */
 /** @typedef {import("./sql.js").Engine} Engine */
 /** @typedef {import("./sql.js").CatalogueTable<SplitEntry>} Table */
 
@@ -278,16 +291,16 @@ export function loadTables(viewer, held, engine, tables, sql, saying) {
       return;
     }
     making.add(canonical);
-    chain = chain.then(() => viewer.manifest(table.split)).then((manifest) => {
+    chain = chain.then(() => viewer.store.manifest(table.split)).then((manifest) => {
       if (!manifest.levels[table.level]) {
         return null; // a split without this level: its table is not made, and DuckDB says so
       }
       saying(canonical);
-      return viewer.load(table.split, table.level).then((data) => createLevelView(engine, data, canonical).then((leftOut) => {
+      return viewer.store.load(table.split, table.level).then((data) => createLevelView(engine, data, canonical).then((leftOut) => {
         held.loaded[canonical] = canonical;
         leftOut.forEach((name) => { held.leftOut.push(canonical + ": " + name); });
         if (table.split !== viewer.split || table.level !== viewer.view().level) {
-          delete viewer.entry(table.split).levels[table.level];
+          delete viewer.store.entry(table.split).levels[table.level];
         }
       }));
     });

@@ -1,8 +1,10 @@
-/* A column's statistics panel: for numbers a summary and a histogram (a bar filters on a click),
- * for text and lists their lengths, for labels every value with its count (a value filters on a
- * click), and the share of empty values. A function returning its element. */
+/* The column statistics of the matching rows: a <details> (statisticsBox) holding a panel per column
+ * (statPanel): for numbers a summary and a histogram (a bar filters on a click), for text and lists
+ * their lengths, for labels every value with its count (a value filters on a click), and the share
+ * of empty values. Functions returning their elements. */
 
-import { button, make } from "./dom.js";
+import { statColumns } from "./columns.js";
+import { button, clear, make } from "./dom.js";
 import { codeCounts, valueCounts } from "./filters.js";
 import { describe, histogramBins, percent } from "./statistics.js";
 import { codePoints, fmt } from "./text.js";
@@ -16,6 +18,35 @@ import { codePoints, fmt } from "./text.js";
  * @property {(name: string, value: string, on: boolean) => void} toggleFacet
  * @property {(name: string, range: Array<number | null>) => void} setRange
  */
+
+/**
+ * The panels of a level's columns, drawn when the box is opened and, while it is open, at each draw()
+ * (the viewer's refresh).
+ * @param {StatContext & {matches: () => Uint32Array}} context ``matches``: the matching rows
+ * @returns {HTMLDetailsElement & {draw: () => void}}
+ */
+export function statisticsBox(context) {
+  const box = /** @type {HTMLDetailsElement & {draw: () => void}} */ (make("details", "atlas-viewer-stats"));
+  box.appendChild(make("summary", null, "Column statistics"));
+  const body = make("div", "atlas-viewer-statsbody");
+  box.appendChild(body);
+  const data = context.data;
+  box.draw = () => {
+    if (!box.open) {
+      return;
+    }
+    const rows = context.matches();
+    clear(body);
+    body.appendChild(make("p", "atlas-viewer-note",
+      "Of the " + fmt(rows.length) + " matching " + data.level + " rows (of " + fmt(data.rows) + " in the split). " +
+      "Numbers: min, max, mean, median, standard deviation (n \u2212 1) and a histogram (click a bar to filter); " +
+      "text and lists: their lengths; labels: every value with its count (click one to filter); and the share of " +
+      "empty values."));
+    statColumns(data).forEach((column) => { body.appendChild(statPanel(column, rows, context)); });
+  };
+  box.addEventListener("toggle", () => { box.draw(); });
+  return box;
+}
 
 /**
  * @param {Column} column

@@ -134,3 +134,57 @@ export function writeHash(state) {
 export function hashValue(text) {
   return encodeURIComponent(text).replace(/%2F/g, "/").replace(/%20/g, "+");
 }
+
+/* -- the view's changes, each back at the first page ------------------------------------------------ */
+
+/**
+ * Choose (or drop) a value of a label filter.
+ * @param {ViewState} state
+ * @param {string} name
+ * @param {string} value
+ * @param {boolean} on
+ */
+export function toggleValue(state, name, value, on) {
+  const chosen = (state.facets[name] || []).filter((v) => v !== value);
+  if (on) { chosen.push(value); }
+  if (chosen.length) { state.facets[name] = chosen; } else { delete state.facets[name]; }
+  state.page = 0;
+}
+
+/**
+ * Set (or drop, when both ends are null) a range filter.
+ * @param {ViewState} state
+ * @param {string} name
+ * @param {Array<number | null>} range
+ */
+export function setRange(state, name, range) {
+  if (range[0] === null && range[1] === null) { delete state.ranges[name]; } else { state.ranges[name] = range; }
+  state.page = 0;
+}
+
+/**
+ * Sort by a column: ascending, or the other way when it is already sorted by.
+ * @param {ViewState} state
+ * @param {string} name
+ */
+export function sortBy(state, name) {
+  if (state.sort === name) {
+    state.desc = !state.desc;
+  } else {
+    state.sort = name;
+    state.desc = false;
+  }
+  state.page = 0;
+}
+
+/**
+ * The view of another level of the same split: the search, the filters and the sort stay (where the
+ * level has their columns), the rest starts again.
+ * @param {ViewState} state
+ * @param {string} level
+ * @returns {Partial<ViewState> & {split: string}}
+ */
+export function atLevel(state, level) {
+  return { split: state.split, level, q: state.q, facets: state.facets, ranges: state.ranges, sort: state.sort,
+    desc: state.desc };
+}
