@@ -322,3 +322,16 @@ def test_glue_binds_the_name_in_the_kernel_for_jupyterlab_s_inline_expressions(
     glue("jwhr_copied_median", 61.7, display=False)
     glue("not a name", 1, display=False)
     assert namespace == {"jwhr_copied_median": 61.7}
+
+
+def test_a_value_glued_as_markdown_is_glued_under_a_name_the_build_can_read() -> None:
+    """The build reads ``{eval}`name``` as ``{glue:md}`` when the chapter glues ``name`` as ``Markdown``
+    (:func:`utils.chapters.markdown_glued`), which it finds by the name written out in the call."""
+    import re
+
+    from utils.chapters import markdown_glued
+
+    for name, code in _chapter_code().items():
+        joined = "\n".join(code)
+        calls = re.findall(r"\bglue\(\s*([^,]+),\s*Markdown\(", joined)
+        assert len(calls) == len(markdown_glued(joined)), f"{name}: {calls}"
