@@ -24,9 +24,12 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def markdown(chapter: str) -> str:
-    """The prose of ``notebooks/<chapter>.ipynb`` (its markdown cells)."""
+    """The prose of ``notebooks/<chapter>.ipynb`` (its markdown cells), as the book reads it (its values
+    written for JupyterLab read as glue roles: :func:`utils.chapters.book_source`)."""
+    from utils.chapters import book_source
+
     cells = json.loads((REPO / "notebooks" / f"{chapter}.ipynb").read_text(encoding="utf-8"))["cells"]
-    return " ".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+    return " ".join(book_source("".join(cell["source"])) for cell in cells if cell["cell_type"] == "markdown")
 
 
 def code(chapter: str) -> str:

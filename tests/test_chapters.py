@@ -185,7 +185,7 @@ def test_the_book_reads_each_chapter_with_its_measured_time_to_learn(monkeypatch
     """The build's source-read hook (book/_ext/atlas_book.py) turns the notebook's line into the glued one."""
     from types import SimpleNamespace
 
-    from utils.chapters import TIME_TO_LEARN_BOOK_LINE, TIME_TO_LEARN_LINE
+    from utils.chapters import BIBLIOGRAPHY_LINK, TIME_TO_LEARN_BOOK_LINE, TIME_TO_LEARN_LINE
 
     repo = Path(__file__).resolve().parents[1]
     monkeypatch.syspath_prepend(str(repo / "book" / "_ext"))
@@ -196,6 +196,142 @@ def test_the_book_reads_each_chapter_with_its_measured_time_to_learn(monkeypatch
         source = [chapter.read_text(encoding="utf-8")]
         atlas_book._chapter_book_lines(app, f"notebooks/{chapter.stem}", source)
         assert TIME_TO_LEARN_BOOK_LINE in source[0] and TIME_TO_LEARN_LINE not in source[0], chapter.name
+        # the values and citations written for JupyterLab are the book's roles (issue 48)
+        assert "{eval}" not in source[0] and BIBLIOGRAPHY_LINK not in source[0], chapter.name
+        assert "{glue:text}`" in source[0] and "{cite:" in source[0], chapter.name
     page = ["- **Time to learn**: " + TIME_TO_LEARN_LINE]
     atlas_book._chapter_book_lines(app, "book/teaching", page)  # a page that is not a chapter stays as it is
     assert page == ["- **Time to learn**: " + TIME_TO_LEARN_LINE]
+
+
+# -- a chapter's values and citations: written to read in JupyterLab, read by the book as its roles ---------
+
+
+def _chapter_markdown() -> dict[str, list[str]]:
+    repo = Path(__file__).resolve().parents[1]
+    return {
+        chapter.name: ["".join(cell["source"]) for cell in json.loads(chapter.read_text(encoding="utf-8"))["cells"]
+                       if cell["cell_type"] == "markdown"]
+        for chapter in sorted((repo / "notebooks").glob("*.ipynb"))
+    }
+
+
+def _citation_labels() -> dict[str, str]:
+    """Each bibliography key's label as the book shows it (``Dinan et al., 2019a``): the book's own label
+    style (book/_ext/atlas_book.py) on every file the book cites from."""
+    from pybtex.database import parse_file
+
+    from utils.folder_files import bibliography_files
+
+    repo = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(repo / "book" / "_ext"))
+    try:
+        import atlas_book
+    finally:
+        sys.path.remove(str(repo / "book" / "_ext"))
+    entries = {key: entry for path in bibliography_files() for key, entry in parse_file(str(path)).entries.items()}
+    labels = atlas_book._author_year_style()().label_style.format_labels(list(entries.values()))
+    return dict(zip(entries, labels, strict=True))
+
+
+def test_no_chapter_writes_a_role_jupyterlab_cannot_resolve() -> None:
+    """Issue 48: JupyterLab showed ``jwhr_copied_median:.0f`` for a glued number and "ⓘ oda2023jwhr" for a
+    citation. A chapter's markdown holds no glue or cite role; each value is an inline expression the
+    book reads as a glue role, each citation a link to the bibliography it reads as a citation."""
+    from utils.chapters import BOOK_ONLY_ROLES, EVAL, glued_role
+
+    markdown = _chapter_markdown()
+    assert len(markdown) >= 6
+    roles = {name: found for name, cells in markdown.items()
+             if (found := [match.group(0) for text in cells for match in BOOK_ONLY_ROLES.finditer(text)])}
+    assert roles == {}, f"roles JupyterLab shows as keys: {roles}"
+    expressions = [match.group("expression") for cells in markdown.values() for text in cells
+                   for match in EVAL.finditer(text)]
+    assert len(expressions) >= 100
+    for expression in expressions:
+        glued_role(expression)  # raises on an expression the book cannot read as a glued value
+
+
+def test_every_citation_link_shows_the_label_the_book_shows() -> None:
+    """A citation written for JupyterLab is ``([label](../book/bibliography.md#cite-key))`` or
+    ``[Author (year)](...)``; its text is the label the book's bibliography style gives the key's entry
+    (book/references.bib and each dataset folder's citation.bib), so the two cannot drift apart."""
+    from utils.chapters import BIBLIOGRAPHY_LINKS, CITE_P, CITE_T
+
+    labels = _citation_labels()
+    wrong: list[str] = []
+    cited = 0
+    for name, cells in _chapter_markdown().items():
+        for text in cells:
+            links = [match.group(0) for match in BIBLIOGRAPHY_LINKS.finditer(text)]
+            parenthetical = {match.group(0)[1:-1]: match for match in CITE_P.finditer(text)}
+            textual = {match.group(0): match for match in CITE_T.finditer(text)}
+            for link in links:
+                cited += 1
+                if link in parenthetical:
+                    match, expected = parenthetical[link], labels.get(parenthetical[link].group("key"))
+                elif link in textual:
+                    match = textual[link]
+                    who, _, year = (labels.get(match.group("key")) or "").rpartition(", ")
+                    expected = f"{who} ({year})" if who else None
+                else:
+                    wrong.append(f"{name}: {link} is neither ([label](...)) nor [Author (year)](...)")
+                    continue
+                if expected is None:
+                    wrong.append(f"{name}: {link} cites a key no bibliography file holds")
+                elif match.group("text") != expected:
+                    wrong.append(f"{name}: {link} should read {expected!r}")
+    assert cited >= 45
+    assert wrong == []
+
+
+def test_the_book_reads_values_and_citations_as_its_roles() -> None:
+    from utils.chapters import book_roles, book_source, glued_role, markdown_glued
+
+    text = ('The median copies {eval}`f"{jwhr_copied_median:.0f}"`% in {eval}`jwhr_loaded` '
+            "([Oda and Baobab, Inc., 2023](../book/bibliography.md#cite-oda2023jwhr)); "
+            "[Dziri et al. (2022c)](../book/bibliography.md#cite-dziri2022origin) say so: {eval}`reading`.")
+    assert book_roles(text, {"reading"}) == (
+        "The median copies {glue:text}`jwhr_copied_median:.0f`% in {glue:text}`jwhr_loaded` "
+        "{cite:p}`oda2023jwhr`; {cite:t}`dziri2022origin` say so: {glue:md}`reading`.")
+    assert book_source(text) == book_roles(text)
+    # other links, and text with no expression, are left as they are
+    plain = "See [the data page](../book/data.md) and ([a page](https://example.org))."
+    assert book_roles(plain) == plain
+    assert markdown_glued('glue("reading", Markdown(text), display=False)\nglue("n", 3)') == {"reading"}
+    for expression in ("1 + 1", "f'{x:.1f}'", 'f"{x:.1f} and {y}"', "x.y"):
+        with pytest.raises(ValueError, match="inline expression"):
+            glued_role(expression)
+
+
+def test_a_citation_and_a_value_count_as_one_word_each(tmp_path: Path) -> None:
+    link = "([Oda and Baobab, Inc., 2023](../book/bibliography.md#cite-oda2023jwhr))"
+    written = _notebook(tmp_path / "lab.ipynb", ("markdown", f"one {link} copies {{eval}}`f\"{{x:.0f}}\"` words"))
+    book = _notebook(tmp_path / "book.ipynb", ("markdown", "one {cite:p}`oda2023jwhr` copies {glue:text}`x:.0f` words"))
+    assert prose_words(written) == prose_words(book) == 5
+
+
+def test_glue_binds_the_name_in_the_kernel_for_jupyterlab_s_inline_expressions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import IPython
+
+    namespace: dict[str, object] = {}
+    monkeypatch.setattr(IPython, "get_ipython", lambda: type("Shell", (), {"user_ns": namespace})())
+    monkeypatch.setitem(sys.modules, "myst_nb", None)
+    glue("jwhr_copied_median", 61.7, display=False)
+    glue("not a name", 1, display=False)
+    assert namespace == {"jwhr_copied_median": 61.7}
+
+
+def test_a_value_glued_as_markdown_is_glued_under_a_name_the_build_can_read() -> None:
+    """The build reads ``{eval}`name``` as ``{glue:md}`` when the chapter glues ``name`` as ``Markdown``
+    (:func:`utils.chapters.markdown_glued`), which it finds by the name written out in the call."""
+    import re
+
+    from utils.chapters import markdown_glued
+
+    for name, code in _chapter_code().items():
+        joined = "\n".join(code)
+        calls = re.findall(r"\bglue\(\s*([^,]+),\s*Markdown\(", joined)
+        assert len(calls) == len(markdown_glued(joined)), f"{name}: {calls}"

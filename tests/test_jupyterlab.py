@@ -20,6 +20,7 @@ import json
 import re
 import shutil
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from lab_server import QUIET_OPTIONS, LabServer, free_port, jupyter_env, new_tok
 
 import utils
 from conftest import CHROMIUM, CHROMIUM_ARGS, REPO, local_only
+from utils.chapters import EVAL
 from utils.learner import learner_notebook
 from utils.records import Dialogue
 
@@ -351,3 +353,154 @@ def test_the_lab_extra_s_extensions_all_report_ok() -> None:
     not_ok = [" ".join(words) for words in extensions if "OK" not in words]
     assert not not_ok, f"extensions that do not report OK: {not_ok}\n{listing}"
     assert "is not compatible" not in listing, listing
+
+
+# -- every markdown cell of a chapter reads as sentences, before and after it runs ------------------------
+
+#: What jupyterlab-myst draws for a role it cannot resolve (a citation, a cross-reference, an inline
+#: expression that failed): a yellow warning mark (the "ⓘ" a reader sees) before the raw key.
+UNRESOLVED = ".jp-MarkdownCell .text-yellow-600"
+#: Raw markup a rendered chapter must not show.
+RAW_MARKUP = ("{glue", "{cite", "{eval", "{ref}", "{doc}", "ⓘ", "](../book/", "Citation Not Found")
+
+
+def _bibliography_keys() -> list[str]:
+    from utils.folder_files import _KEY, bibliography_files
+
+    return sorted({key for path in bibliography_files() for key in _KEY.findall(path.read_text(encoding="utf-8"))})
+
+
+def _glued_names(chapter: str) -> set[str]:
+    """The names of the values a chapter's text shows, as the book reads it (its glue roles)."""
+    from utils.chapters import book_source
+
+    notebook = nbformat.read(REPO / "notebooks" / chapter, as_version=4)
+    book = "\n".join(book_source(cell.source) for cell in notebook.cells if cell.cell_type == "markdown")
+    return {match.group(1) for match in re.finditer(r"\{glue(?::\w+)?\}`(?:[^`]*::)?([^`:]+)", book)}
+
+
+def _open_chapter(chromium: Any, lab: LabServer, chapter: str, workspace: str) -> tuple[Any, Any, list[str]]:
+    context = chromium.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
+    context.route("**/*", local_only)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
+    # a workspace of its own, emptied (?reset), as for the opening's test
+    page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/chapters/{chapter}?reset&token={lab.token}")
+    panel = page.locator(".jp-NotebookPanel:visible", has_text="Prerequisites").first
+    panel.locator(".jp-MarkdownCell li", has_text="Time to learn").first.wait_for(timeout=READY_TIMEOUT_MS)
+    return context, panel, errors
+
+
+def _problems(panel: Any, chapter: str) -> list[str]:
+    """What a reader would see as markup in the chapter's rendered markdown cells."""
+    sources = [cell.source for cell in nbformat.read(REPO / "notebooks" / chapter, as_version=4).cells
+               if cell.cell_type == "markdown"]
+    # every cell rendered (an unrendered one would show its source in an editor, which holds no innerText),
+    # but for a cell of fences only (a solution's end), which renders nothing
+    deadline = time.monotonic() + STEP_TIMEOUT_MS / 1000
+    while True:
+        texts = panel.locator(".jp-MarkdownCell").all_inner_texts()
+        blank = [source for text, source in zip(texts, sources, strict=False)
+                 if not text.strip() and not re.fullmatch(r"(\s*(`{3,}|:{3,})(\{[\w-]+\})?\s*)*", source)]
+        if (len(texts) == len(sources) and not blank) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert len(texts) == len(sources) and not blank, blank
+    shown = "\n".join(texts)
+    problems = [f"shows {raw!r}" for raw in RAW_MARKUP if raw in shown]
+    # a glued value's name only in an inline expression (code until the cell runs), never in the text
+    prose = "\n".join(panel.locator(".jp-MarkdownCell").evaluate_all(
+        "cells => cells.map(cell => { const copy = cell.cloneNode(true);"
+        " copy.querySelectorAll('code, .jp-InputArea-editor').forEach(node => node.remove());"
+        " return copy.textContent; })"))
+    problems += [f"shows the glued name {name!r} as text" for name in _glued_names(chapter)
+                 if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", prose)]
+    problems += [f"shows the citation key {key!r}" for key in _bibliography_keys()
+                 if re.search(rf"(?<![\w/#-]){re.escape(key)}(?![\w-])", shown)]
+    marks = panel.locator(UNRESOLVED)
+    problems += [f"marks {marks.nth(i).get_attribute('title')!r}: {marks.nth(i).inner_text()!r}"
+                 for i in range(marks.count())]
+    return problems
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_markdown_cell_of_a_chapter_reads_as_sentences_in_jupyterlab(
+    lab: LabServer, chromium: Any, chapter: str
+) -> None:
+    """Issue 48: JupyterLab showed the book's roles as keys: ``jwhr_copied_median:.0f`` for a glued number,
+    "ⓘ oda2023jwhr" for a citation. Every markdown cell of each chapter, rendered by jupyterlab-myst
+    before anything runs, shows no role, no citation key and no unresolved mark: a value is its
+    inline expression (code until the cell runs), a citation its author and year."""
+    context, panel, errors = _open_chapter(chromium, lab, chapter, f"sentences-{Path(chapter).stem}")
+    try:
+        cells = panel.locator(".jp-MarkdownCell")
+        notebook = nbformat.read(REPO / "notebooks" / chapter, as_version=4)
+        count = sum(cell.cell_type == "markdown" for cell in notebook.cells)
+        playwright_sync.expect(cells).to_have_count(count, timeout=STEP_TIMEOUT_MS)
+        problems = _problems(panel, chapter)
+        # the first cell with a citation and the first with a value, as a reader sees them, for a human to look at
+        stem = Path(chapter).stem
+        text = (REPO / "notebooks" / chapter).read_text(encoding="utf-8")
+        expression = json.loads(f'"{match.group("expression")}"') if (match := EVAL.search(text)) else None
+        value = panel.page.locator("code", has_text=expression) if expression else panel.page.locator("nothing")
+        for what, inside in (("citation", panel.page.locator("a[href*='bibliography.md']")), ("value", value)):
+            cell = panel.locator(".jp-MarkdownCell", has=inside).first
+            if cell.count():
+                cell.scroll_into_view_if_needed()
+                cell.screenshot(path=str(SCREENSHOTS / f"jlab-screenshot-{stem}-{what}.png"))
+    finally:
+        context.close()
+    assert problems == [], f"{chapter}: {problems}"
+    assert errors == [], f"page errors: {errors}"
+
+
+#: The chapter run in JupyterLab by the test below: its values are many (31 glued names) and it runs in
+#: seconds on the demo samples.
+RUN_CHAPTER = "jwhr.ipynb"
+
+
+def test_a_chapter_s_values_show_in_jupyterlab_once_it_has_run(lab: LabServer, chromium: Any) -> None:
+    """Issue 48: after "Run All", every inline expression of the chapter shows its value (evaluated in the
+    kernel, where :func:`utils.chapters.glue` bound each glued name), none its expression or an error."""
+    expressions = sorted({json.loads(f'"{match.group("expression")}"') for match in
+                          EVAL.finditer((REPO / "notebooks" / RUN_CHAPTER).read_text(encoding="utf-8"))})
+    assert len(expressions) >= 20
+    context, panel, errors = _open_chapter(chromium, lab, RUN_CHAPTER, "values-run")
+    try:
+        page = panel.page
+        page.wait_for_function(
+            "() => window.jupyterapp.shell.currentWidget && window.jupyterapp.shell.currentWidget.sessionContext"
+            " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+            " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
+            timeout=READY_TIMEOUT_MS,
+        )
+        page.evaluate(
+            "async () => { const panel = window.jupyterapp.shell.currentWidget;"
+            " await panel.sessionContext.ready;"
+            " await window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
+        )
+        # every code cell has run (a count in its prompt), and the kernel is idle again
+        page.wait_for_function(
+            "() => { const panel = window.jupyterapp.shell.currentWidget;"
+            " const cells = panel.content.widgets.filter(cell => cell.model.type === 'code');"
+            " return cells.every(cell => cell.model.executionCount !== null)"
+            " && panel.sessionContext.session.kernel.status === 'idle'; }",
+            timeout=5 * READY_TIMEOUT_MS,
+        )
+        codes = panel.locator(".jp-MarkdownCell code")
+        deadline = time.monotonic() + STEP_TIMEOUT_MS / 1000
+        while (left := sorted(set(codes.all_inner_texts()) & set(expressions))) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        problems = [f"shows the expression {expression!r}" for expression in left]
+        problems += _problems(panel, RUN_CHAPTER)
+        value = panel.locator(".jp-MarkdownCell", has_text="its position in the loaded list").first
+        value.scroll_into_view_if_needed()
+        value.screenshot(path=str(SCREENSHOTS / f"jlab-screenshot-{Path(RUN_CHAPTER).stem}-value-run.png"))
+        stats = panel.locator(".jp-MarkdownCell", has_text="an answered session has").first
+        stats.scroll_into_view_if_needed()
+        stats.screenshot(path=str(SCREENSHOTS / f"jlab-screenshot-{Path(RUN_CHAPTER).stem}-values-run.png"))
+    finally:
+        context.close()
+    assert problems == [], problems
+    assert errors == [], f"page errors: {errors}"

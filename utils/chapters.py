@@ -75,7 +75,7 @@ def prose_words(notebook: str | Path) -> int:
                 continue
             if any(open_fences) or line.strip().startswith(":"):
                 continue
-            words += len(_LINK.sub("]", _ROLE.sub("x", line)).split())
+            words += len(_LINK.sub("]", _ROLE.sub("x", book_roles(line))).split())
     return words
 
 
@@ -91,16 +91,79 @@ def time_to_learn(notebook: str | Path, run_seconds: float, *, words_per_minute:
     )
 
 
-def book_source(markdown: str) -> str:
+# -- a chapter's markdown as JupyterLab reads it, and as the book does ------------------------------------
+#
+# A chapter is written to read in JupyterLab (jupyterlab-myst), where Jupyter Book's roles cannot be
+# resolved: ``{glue:text}`key``` shows its key, ``{cite:p}`key``` an "ⓘ key". So the notebook holds
+# forms JupyterLab reads, and the book's build turns them into the roles (:func:`book_source`):
+#
+# * a value computed by the chapter is an inline expression, ``{eval}`name``` or, formatted,
+#   ``{eval}`f"{name:.1%}"```: jupyterlab-myst shows the expression until the cell runs and its value
+#   after (:func:`glue` binds ``name`` in the kernel); the book glues it, ``{glue:text}`name:.1%```
+#   (``{glue:md}`name``` for a value glued as ``Markdown``);
+# * a citation is a link to the book's bibliography whose text is the label the book shows,
+#   ``([Dinan et al., 2019a](../book/bibliography.md#cite-dinan2019wizard))`` for ``{cite:p}`` and
+#   ``[Dziri et al. (2022c)](../book/bibliography.md#cite-dziri2022origin)`` for ``{cite:t}``.
+
+#: A chapter's link to the bibliography page (``notebooks/`` to ``book/``); its anchors are ``cite-<key>``.
+BIBLIOGRAPHY_LINK = "../book/bibliography.md#cite-"
+_BIB = re.escape(BIBLIOGRAPHY_LINK)
+#: ``([label](../book/bibliography.md#cite-key))``: a parenthetical citation, ``{cite:p}`key```.
+CITE_P = re.compile(r"\(\[(?P<text>[^\[\]]+)\]\(" + _BIB + r"(?P<key>[^)\s]+)\)\)")
+#: ``[Author (year)](../book/bibliography.md#cite-key)``: a textual citation, ``{cite:t}`key```.
+CITE_T = re.compile(r"\[(?P<text>[^\[\]]+ \((?P<year>[^()]+)\))\]\(" + _BIB + r"(?P<key>[^)\s]+)\)")
+#: Any link to the bibliography (one that is neither form above is a mistake the tests name).
+BIBLIOGRAPHY_LINKS = re.compile(r"\[(?P<text>[^\[\]]*)\]\(" + _BIB + r"(?P<key>[^)\s]*)\)")
+#: An inline expression: ``{eval}`name``` or ``{eval}`f"{name:spec}"```.
+EVAL = re.compile(r"\{eval\}`(?P<expression>[^`]*)`")
+_GLUED_NAME = re.compile(r"(?P<name>[A-Za-z_]\w*)|f\"\{(?P<formatted>[A-Za-z_]\w*):(?P<spec>[^{}\"`]+)\}\"")
+#: What JupyterLab cannot resolve in a chapter's markdown: Jupyter Book's glue and citation roles.
+BOOK_ONLY_ROLES = re.compile(r"\{(?:glue(?::\w+)?|cite(?::\w+)?)\}`[^`]*`")
+#: ``glue("name", Markdown(...))``: a value the book shows as Markdown (``{glue:md}``).
+_GLUED_MARKDOWN = re.compile(r"""\bglue\(\s*["'](?P<name>[A-Za-z_]\w*)["']\s*,\s*Markdown\(""")
+
+
+def markdown_glued(code: str) -> frozenset[str]:
+    """The names a chapter's code glues as ``Markdown`` (``glue("name", Markdown(...))``)."""
+    return frozenset(match.group("name") for match in _GLUED_MARKDOWN.finditer(code))
+
+
+def glued_role(expression: str, markdown_names: frozenset[str] | set[str] = frozenset()) -> str:
+    """The book's glue role for a chapter's inline expression (``name`` or ``f"{name:spec}"``)."""
+    match = _GLUED_NAME.fullmatch(expression.strip())
+    if match is None:
+        raise ValueError(
+            f"{{eval}}`{expression}`: a chapter's inline expression is a glued name or f\"{{name:format}}\", "
+            "which the book reads as {glue:text}`name:format`"
+        )
+    if match.group("name"):
+        name = match.group("name")
+        return f"{{glue:md}}`{name}`" if name in markdown_names else f"{{glue:text}}`{name}`"
+    return f"{{glue:text}}`{match.group('formatted')}:{match.group('spec')}`"
+
+
+def book_roles(markdown: str, markdown_names: frozenset[str] | set[str] = frozenset()) -> str:
+    """A chapter's markdown with its JupyterLab forms read as the book's roles: inline expressions
+    become glue roles and links to the bibliography citations (see above)."""
+    text = EVAL.sub(lambda match: glued_role(match.group("expression"), markdown_names), markdown)
+    text = CITE_P.sub(lambda match: f"{{cite:p}}`{match.group('key')}`", text)
+    return CITE_T.sub(lambda match: f"{{cite:t}}`{match.group('key')}`", text)
+
+
+def book_source(markdown: str, markdown_names: frozenset[str] | set[str] = frozenset()) -> str:
     """A markdown cell as the book reads it: :data:`TIME_TO_LEARN_LINE` becomes
-    :data:`TIME_TO_LEARN_BOOK_LINE` (the book's build calls this on every chapter as it reads it)."""
-    return markdown.replace(TIME_TO_LEARN_LINE, TIME_TO_LEARN_BOOK_LINE)
+    :data:`TIME_TO_LEARN_BOOK_LINE`, and the values and citations written for JupyterLab the book's
+    roles (:func:`book_roles`; ``markdown_names``: :func:`markdown_glued` of the chapter's code). The
+    book's build calls this on every chapter as it reads it."""
+    return book_roles(markdown.replace(TIME_TO_LEARN_LINE, TIME_TO_LEARN_BOOK_LINE), markdown_names)
 
 
 def glue(name: str, value: object, display: bool = True) -> None:
     """myst-nb's ``glue`` where the book's tools are installed; elsewhere (a student's JupyterLab
     with only the ``lab`` extra) the value is shown when asked and otherwise left alone, so a
-    chapter runs the same in both."""
+    chapter runs the same in both. In a kernel, ``name`` is also bound to the value in the
+    notebook's namespace, so that the chapter's ``{eval}`name``` shows it in JupyterLab."""
+    _bind(name, value)
     try:
         from myst_nb import glue as book_glue
     except ImportError:
@@ -110,6 +173,16 @@ def glue(name: str, value: object, display: bool = True) -> None:
             show(value)
         return
     book_glue(name, value, display=display)
+
+
+def _bind(name: str, value: object) -> None:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with every kernel
+        return
+    shell = get_ipython()
+    if shell is not None and name.isidentifier():
+        shell.user_ns[name] = value
 
 
 # -- what a chapter states of the official files, checked on the files it ran on --------------------

@@ -187,10 +187,11 @@ def _points(cell: nbformat.NotebookNode, name: str) -> tuple[str, int]:
 
 def plain_markdown(text: str) -> str:
     """MyST roles as their text (``{ref}`x-ex-1``` -> ``x-ex-1``): nbgrader's form grader and a
-    plain Jupyter render Markdown, not MyST. A value glued in by the book exists only there."""
+    plain Jupyter render Markdown, not MyST. A value glued in by the book exists only there (a
+    chapter writes it as an inline expression, ``{eval}`name```, which the assignment cannot run)."""
 
     def role_text(match: re.Match[str]) -> str:
-        if match.group(0).startswith("{glue"):
+        if match.group(0).startswith(("{glue", "{eval")):
             return "(a number the book's chapter shows)"
         text = match.group("text")
         shown = re.match(r"(?P<shown>.*?)\s*<[^>]*>$", text)

@@ -22,8 +22,9 @@ instead of [1]-[17]: the ``atlas`` bibliography style is pybtex's ``plain`` with
 
 The renderings' rules (:func:`utils.render.stylesheet_css`) are written to ``_static/atlas-render.css`` at
 each build and linked from every page: notebook outputs carry them, but a viewer page has none, and the
-rows it opens were unstyled. A chapter's Time to learn line is written in the notebook to read in
-JupyterLab (:data:`utils.chapters.TIME_TO_LEARN_LINE`); the build reads it with the measured value.
+rows it opens were unstyled. A chapter is written in the notebook to read in JupyterLab: its Time to learn
+line (:data:`utils.chapters.TIME_TO_LEARN_LINE`), its computed values (inline expressions) and its citations
+(links to the bibliography); the build reads them as the measured value, glue roles and citations.
 :func:`published_links` derives the addresses the README gives (the site, its screenshot, Binder,
 Colab) from ``_config.yml``.
 
@@ -477,20 +478,23 @@ def _add_folder_bibliographies(app: Any, config: Any) -> None:
 
 
 def _chapter_book_lines(app: Any, docname: str, source: list[str]) -> None:
-    """A chapter's lines written to read in JupyterLab (:func:`utils.chapters.book_source`: its Time to
-    learn, unknown there before its last cell runs) get the book's measured value. Connected after
-    the student edition's rewrite, so the learner copy a student edition reads is changed too."""
+    """A chapter's lines written to read in JupyterLab (:func:`utils.chapters.book_source`) are read as
+    the book's: its Time to learn, unknown there before its last cell runs, gets the measured value;
+    its inline expressions (``{eval}`name```) the values glued when the book ran it; its links to the
+    bibliography become citations. Connected after the student edition's rewrite, so the learner copy
+    a student edition reads is changed too."""
     if not docname.startswith("notebooks/") or Path(app.env.doc2path(docname)).suffix != ".ipynb":
         return
     import nbformat
 
-    from utils.chapters import book_source
+    from utils.chapters import book_source, markdown_glued
 
     notebook = nbformat.reads(source[0], as_version=4)
+    markdown_names = markdown_glued("\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code"))
     changed = False
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            text = book_source(cell.source)
+            text = book_source(cell.source, markdown_names)
             changed |= text != cell.source
             cell.source = text
     if changed:
