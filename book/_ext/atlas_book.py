@@ -598,7 +598,12 @@ def _complete_the_toc(app: Any, config: Any) -> None:
     line outside its folder and its chapter (``book/contributing.md``)."""
     import yaml
 
-    toc_path = Path(app.srcdir) / str(config.external_toc_path)
+    external_toc = getattr(config, "external_toc_path", None)
+    if not external_toc:  # a project without sphinx-external-toc (a test's small book): nothing to complete
+        return
+    toc_path = Path(app.srcdir) / str(external_toc)
+    if not toc_path.is_file():
+        return
     toc, pages = dataset_pages(yaml.safe_load(toc_path.read_text(encoding="utf-8")), Path(app.srcdir))
     if not pages:
         return
