@@ -41,11 +41,18 @@ def _cpu(run: Callable[[], Any], repeats: int = 3) -> float:
     return best
 
 
-def _assert_doubling(name: str, make: Callable[[int], Callable[[], Any]], n: int, repeats: int = 3) -> None:
-    small, large = make(n), make(2 * n)
+def _assert_doubling(
+    name: str, make: Callable[[int], Callable[[], Any]], n: int, repeats: int = 3, factor: int = 2
+) -> None:
+    """``factor`` times the input costs less than ``factor * MAX_RATIO / 2`` times the time: linear (or
+    n log n) passes, quadratic (``factor ** 2``) fails. A routine built on hash tables whose cost per
+    item grows with memory (cache misses) is measured over a factor of 4, where quadratic is 16x and
+    the bound 6x leaves linear a margin that a doubling's 3x does not."""
+    small, large = make(n), make(factor * n)
     small()  # first-call costs (imports, caches) are not the routine's
     ratio = _cpu(large, repeats) / max(_cpu(small, repeats), 1e-3)
-    assert ratio < MAX_RATIO, f"{name}: {2 * n} items cost {ratio:.1f}x what {n} cost (linear is about 2x)"
+    bound = factor * MAX_RATIO / 2
+    assert ratio < bound, f"{name}: {factor * n} items cost {ratio:.1f}x what {n} cost (linear is about {factor}x)"
 
 
 # -- JWHR -------------------------------------------------------------------------------------------
@@ -241,7 +248,9 @@ def test_wise_keyphrase_oracle_is_linear_in_a_repeated_character() -> None:
         example = SimpleNamespace(user_text="的" * n, query_candidates=["的" * (n // 2), "的" * n])
         return lambda: extract_keyphrases(example)  # type: ignore[arg-type]
 
-    _assert_doubling("WISE extract_keyphrases", make, 50_000)
+    # a suffix automaton: a dict per state, so its cost per character grows with memory (3.1x for a
+    # doubling once, under load): measured over a factor of 4
+    _assert_doubling("WISE extract_keyphrases", make, 25_000, factor=4)
     example = SimpleNamespace(user_text="我想了解现代舞的起源", query_candidates=["爵士舞", "现代舞的起源", "舞的"])
     assert extract_keyphrases(example) == ["现代舞的起源"]  # type: ignore[arg-type]
 

@@ -20,8 +20,15 @@ def parse(path: Path, *, split: str) -> Iterator[Dialogue]:
     member or a bad line raises a :class:`~utils.errors.DataError` naming the file, the record and the field."""
     member = f"{split}.jsonl"
     try:
-        with zipfile.ZipFile(path) as archive, archive.open(member) as handle:
-            lines = handle.read().decode("utf-8").splitlines()
+        with zipfile.ZipFile(path) as archive:
+            info = archive.getinfo(member)
+            # a damaged header can claim more bytes than the archive holds, or than deflate can expand
+            # to (about 1,032 times): read as it claims, one flipped byte once cost a gigabyte
+            if info.compress_size > Path(path).stat().st_size or info.file_size > 1100 * max(info.compress_size, 1):
+                raise DataError(f"the archive's {member} claims {info.file_size:,} bytes from "
+                                f"{info.compress_size:,}: a damaged header", path=path)
+            with archive.open(info) as handle:
+                lines = handle.read(info.file_size + 1).decode("utf-8").splitlines()
     # what a damaged archive raises: a bad header, a bad deflate stream, an unknown compression method
     except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, KeyError, OSError, EOFError,
             UnicodeDecodeError, ValueError) as error:
