@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -276,3 +277,14 @@ def is_archive(path: Path) -> bool:
     with open(path, "rb") as handle:
         head = handle.read(262)
     return head.startswith(ARCHIVE_MAGIC) or head[257:262] == b"ustar"
+
+
+def import_atlas_book() -> Any:
+    """The book's Sphinx extension (book/_ext/atlas_book.py), imported as the book imports it."""
+    import importlib
+
+    sys.path.insert(0, str(REPO / "book" / "_ext"))
+    try:
+        return importlib.import_module("atlas_book")
+    finally:
+        sys.path.remove(str(REPO / "book" / "_ext"))

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import contextlib
 import html
-import importlib
 import io
 import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from test_html_safety import INJECTIONS, audit, hostile
@@ -21,6 +19,7 @@ from test_html_safety import INJECTIONS, audit, hostile
 import utils
 import utils.datasets
 import utils.sources
+from conftest import import_atlas_book
 from utils.cli import main as atlas
 from utils.errors import DataError
 from utils.folder_files import bibliography_files
@@ -114,20 +113,10 @@ def test_every_command_of_atlas_knows_it(toy_qa: Path, tmp_path: Path, capsys: p
     assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == ["q1", "q2"]
 
 
-def _atlas_book() -> ModuleType:
-    """The book's Sphinx extension (book/_ext/atlas_book.py), imported as the book imports it."""
-    monkeypatch = pytest.MonkeyPatch()
-    monkeypatch.syspath_prepend(str(REPO / "book" / "_ext"))
-    try:
-        return importlib.import_module("atlas_book")
-    finally:
-        monkeypatch.undo()
-
-
 def test_the_book_takes_its_citation_its_by_hand_section_and_its_css_from_the_folder(toy_qa: Path) -> None:
     folder = TOY_FOLDERS / "toy_qa"
     assert bibliography_files()[-1] == folder / "citation.bib"  # after the atlas's own, in the book's order
-    includes = _atlas_book().by_hand_includes(REPO / "book" / "data.md")
+    includes = import_atlas_book().by_hand_includes(REPO / "book" / "data.md")
     assert includes.endswith("```{include} ../tests/second_dataset/toy_qa/by_hand.md\n```")
     css = stylesheet()
     assert css.endswith((folder / "render.css").read_text(encoding="utf-8") + "</style>")
@@ -192,7 +181,7 @@ def test_the_build_lists_its_chapter_and_writes_its_viewer_page(toy_qa: Path, tm
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "notebooks" / "toy_qa.ipynb").write_text("{}", encoding="utf-8")
     toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8"))
-    completed, pages = _atlas_book().dataset_pages(toc, tmp_path)
+    completed, pages = import_atlas_book().dataset_pages(toc, tmp_path)
     parts = {part["caption"]: [entry["file"] for entry in part["chapters"]] for part in completed["parts"]}
     chapters = parts["The datasets"]
     assert chapters[-1] == "notebooks/toy_qa" and chapters[:-1] == [

@@ -6,7 +6,6 @@ its demo archive as their seed, and the data status counts it: with zero files e
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ import yaml
 import utils
 import utils.datasets
 import utils.sources
+from conftest import import_atlas_book
 from utils.cli import main as atlas
 from utils.render import render_dialogue
 from utils.render.chapter_view import chapter_view
@@ -55,13 +55,8 @@ def test_its_chapter_gets_a_viewer_link_a_viewer_page_and_a_toc_entry(toy_archiv
     assert "../book/viewer/toy_archive.html#viewer=toy_archive/train&amp;level=dialogues" in view
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "notebooks" / "toy_archive.ipynb").write_text("{}", encoding="utf-8")
-    monkeypatch = pytest.MonkeyPatch()
-    monkeypatch.syspath_prepend(str(REPO / "book" / "_ext"))
-    try:
-        atlas_book = importlib.import_module("atlas_book")
-    finally:
-        monkeypatch.undo()
-    toc, pages = atlas_book.dataset_pages(yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8")), tmp_path)
+    written = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8"))
+    toc, pages = import_atlas_book().dataset_pages(written, tmp_path)
     entries = {part["caption"]: [entry["file"] for entry in part["chapters"]] for part in toc["parts"]}
     assert entries["The datasets"][-1] == "notebooks/toy_archive"
     assert entries["The data viewer"][-1] == "book/viewer/toy_archive"

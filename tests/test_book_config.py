@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 
 import yaml
 
-from conftest import REPO
+from conftest import REPO, import_atlas_book
 
 CONFIG = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
 GITHUB = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+")
@@ -44,13 +43,7 @@ def test_launch_buttons_are_configured() -> None:
 def test_the_viewer_pages_are_written_by_the_build_one_per_chapter_as_they_read() -> None:
     """No viewer page is kept by hand: the build writes each from its folder, the same text the pages
     had when they were hand-written (title, what the rows are, the datasets shown)."""
-    import importlib
-
-    sys.path.insert(0, str(REPO / "book" / "_ext"))
-    try:
-        atlas_book = importlib.import_module("atlas_book")
-    finally:
-        sys.path.remove(str(REPO / "book" / "_ext"))
+    atlas_book = import_atlas_book()
     assert not subprocess.run(["git", "ls-files", "book/viewer"], capture_output=True, text=True, cwd=REPO,
                               check=True).stdout.strip(), "a viewer page kept in git"
     _, pages = atlas_book.dataset_pages(yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8")), REPO)

@@ -72,6 +72,22 @@ VIEWERS: dict[str, str] = {
 }
 
 
+def _run_all_cells(page: Any) -> None:
+    """Wait for the open notebook's kernel, then run every cell (JupyterLab's own Run All)."""
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+        " && window.jupyterapp.shell.currentWidget.sessionContext"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
+        timeout=READY_TIMEOUT_MS,
+    )
+    page.evaluate(
+        "async () => { const panel = window.jupyterapp.shell.currentWidget;"
+        " await panel.sessionContext.ready;"
+        " await window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
+    )
+
+
 def _dialogues(name: str) -> list[Dialogue]:
     """The dialogues the viewer ``name`` starts on (the JWHR viewer starts on "all" sessions)."""
     if name == "jwhr":
@@ -176,18 +192,7 @@ def notebook_page(lab: LabServer, chromium: Any) -> Iterator[tuple[Any, list[str
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
         page.goto(f"{lab.url}/lab/tree/viewers.ipynb?token={lab.token}")
-        page.wait_for_function(
-            "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-            " && window.jupyterapp.shell.currentWidget.sessionContext"
-            " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-            " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
-            timeout=READY_TIMEOUT_MS,
-        )
-        page.evaluate(
-            "async () => { const panel = window.jupyterapp.shell.currentWidget;"
-            " await panel.sessionContext.ready;"
-            " await window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
-        )
+        _run_all_cells(page)
         search_boxes = page.locator("input[placeholder='search topic or text']")
         playwright_sync.expect(search_boxes).to_have_count(len(VIEWERS), timeout=READY_TIMEOUT_MS)
         yield page, errors
@@ -469,17 +474,7 @@ def test_a_chapter_s_values_show_in_jupyterlab_once_it_has_run(lab: LabServer, c
     context, panel, errors = _open_chapter(chromium, lab, RUN_CHAPTER, "values-run")
     try:
         page = panel.page
-        page.wait_for_function(
-            "() => window.jupyterapp.shell.currentWidget && window.jupyterapp.shell.currentWidget.sessionContext"
-            " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-            " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
-            timeout=READY_TIMEOUT_MS,
-        )
-        page.evaluate(
-            "async () => { const panel = window.jupyterapp.shell.currentWidget;"
-            " await panel.sessionContext.ready;"
-            " await window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
-        )
+        _run_all_cells(page)
         # every code cell has run (a count in its prompt), and the kernel is idle again
         page.wait_for_function(
             "() => { const panel = window.jupyterapp.shell.currentWidget;"
