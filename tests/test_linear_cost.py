@@ -61,8 +61,12 @@ def _assert_doubling(
     the bound 6x leaves linear a margin that a doubling's 3x does not."""
     small, large = make(n), make(factor * n)
     small()  # first-call costs (imports, caches) are not the routine's
-    ratio = _cpu(large, repeats) / max(_cpu(small, repeats), 1e-3)
     bound = bound or factor * MAX_RATIO / 2
+    ratio = _cpu(large, repeats) / max(_cpu(small, repeats), 1e-3)
+    if ratio >= bound:
+        # measured once more: another process's burst (CI's two cores run four test workers) rarely
+        # lands on the same run twice, while a quadratic routine exceeds the bound every time
+        ratio = min(ratio, _cpu(large, repeats) / max(_cpu(small, repeats), 1e-3))
     assert ratio < bound, f"{name}: {factor * n} items cost {ratio:.1f}x what {n} cost (linear is about {factor}x)"
 
 
@@ -247,7 +251,9 @@ def test_begin_critic_features_are_linear_in_a_repeated_word() -> None:
         response, knowledge = " ".join(["cat"] * n), " ".join(["cat"] * n)
         return lambda: compute(response, knowledge, "a message")
 
-    _assert_doubling("begin features", make, 10_000)
+    # 10,000 words took 13 ms, short enough for a burst of load to move the ratio past 3 (3.3 in CI);
+    # over a factor of 4 from 40,000 words the smaller run takes about 50 ms and quadratic is 16x
+    _assert_doubling("begin features", make, 40_000, factor=4, bound=9.0)
 
 
 def test_wise_keyphrase_oracle_is_linear_in_a_repeated_character() -> None:
