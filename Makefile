@@ -126,7 +126,7 @@ bench-quick: env
 
 ## Learner copies of the notebooks (solutions removed, checks kept) in learner/.
 learner: env
-	$(BIN)/python -m utils.learner --out learner
+	$(BIN)/python -m utils.teaching.learner --out learner
 
 ## An nbgrader course from the chapters in course/ (then nbgrader's own commands, run in course/).
 course: env

@@ -19,7 +19,7 @@ Run ``python -m benchmarks.bench`` (``make bench``). Per dataset, side by side i
 * ``atlas turns()+evidence()`` and ``atlas iterate dialogues``: table access and rebuilding every
   :class:`~utils.records.Dialogue` from the cache;
 * ``viewer files on disk``: the book's data viewer files of the split (its three levels and the
-  renderings of its dialogues, as the book's build writes them: :func:`utils.viewer.write_split`),
+  renderings of its dialogues, as the book's build writes them: :func:`utils.book.viewer_files.write_split`),
   their size and count against the file's size;
 * ``chapter (notebook)``: the dataset's chapter itself, ``notebooks/<dataset>.ipynb``, executed cell
   by cell against the same data directory (its caches already built), so the benchmark times the
@@ -410,9 +410,9 @@ def _step_bare_loop(task: dict[str, Any]) -> str:
 def _step_viewer_files(task: dict[str, Any]) -> str:
     """Write the split's viewer files as the book's build does (the rows of its three levels, the
     renderings of its dialogues) into the scratch directory, and say their size and count."""
-    from utils.render.chapter_view import viewer_rows
+    from utils.book.render.chapter_view import viewer_rows
+    from utils.book.viewer_files import write_split
     from utils.sources import get_source
-    from utils.viewer import write_split
 
     loaded = _split(task)
     target = Path(task["scratch"]).parent / f"viewer-{task['dataset']}"

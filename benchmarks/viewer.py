@@ -3,7 +3,7 @@
 Writes the synthetic ``train.json`` (:mod:`benchmarks.synthetic`: 18,430 dialogues, 166,787 turns and
 about 5.4 million evidence rows of random pseudo-words, nothing of the dataset), loads it with the
 atlas, writes the viewer's data files for its three levels as the book's build does
-(:func:`utils.render.chapter_view.viewer_rows`, :func:`utils.viewer.write_split`; the renderings of the
+(:func:`utils.book.render.chapter_view.viewer_rows`, :func:`utils.book.viewer_files.write_split`; the renderings of the
 dialogues are left short, since only the grid is measured), serves a page holding only the viewer
 over a local ``http.server`` and measures in Chromium, once for the turns and once for the evidence
 (every request kept on 127.0.0.1):
@@ -60,10 +60,10 @@ def write_site(data: Path, site: Path, *, scale: float = 1.0) -> dict[str, Any]:
     if not raw.is_file():
         write_wow(data, scale=scale, files=("train.json",))
     import utils
-    from utils.render._html import esc
-    from utils.render.chapter_view import viewer_rows
-    from utils.render.viewer_fields import example_queries
-    from utils.viewer import write_split
+    from utils.book.render._html import esc
+    from utils.book.render.chapter_view import viewer_rows
+    from utils.book.viewer_fields import example_queries
+    from utils.book.viewer_files import write_split
 
     started = time.perf_counter()
     split = utils.load("wow", "train")

@@ -53,7 +53,7 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
     monkeypatch.setenv("ATLAS_OFFLINE", "1")
     monkeypatch.setenv("ATLAS_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     monkeypatch.setenv("ATLAS_DATA_DIR", str(tmp_path_factory.mktemp("empty-data")))
-    # The library's tests grade as a grader does: utils.exercises.graded raises on a failed test there
+    # The library's tests grade as a grader does: utils.teaching.exercises.graded raises on a failed test there
     # (in the book it shows a note instead; tests/test_exercises.py tests both).
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 ATTACKS: dict[str, str] = {
     # The hidden tests call `graded` after the student's code, in the student's kernel (stock nbgrader).
     "monkeypatch_graded": """
-import utils.exercises
-utils.exercises.graded = lambda *args, **kwargs: None
+import utils.teaching.exercises
+utils.teaching.exercises.graded = lambda *args, **kwargs: None
 """,
     # Every check function of every module, and the assertion the tests raise, made harmless.
     "monkeypatch_checks": """
@@ -101,9 +101,9 @@ except OSError:
     "print_correct": """
 from IPython.display import display
 print("Correct: every exercise. Passed.")
-import utils.answers
-utils.answers.hand_in = lambda names, namespace: display(
-    {{utils.answers.MIME_TYPE: "{{}}", "text/plain": "Passed"}}, raw=True)
+import utils.teaching.answers
+utils.teaching.answers.hand_in = lambda names, namespace: display(
+    {{utils.teaching.answers.MIME_TYPE: "{{}}", "text/plain": "Passed"}}, raw=True)
 """,
     "kill_the_runner": """
 import os, signal
@@ -128,7 +128,7 @@ transfer_scores = {{key: float(labels.get(key) == "Not fully attributable") for 
 """,
     # A hand-in slow to read: integer keys that all hash alike.
     "slow_hand_in": """
-import utils.answers as handing
+import utils.teaching.answers as handing
 payload = {{"__atlas_kind__": "dict", "items": [[key * (2**61 - 1), 0] for key in range(1, 60_000)]}}
 handing.encode = lambda values: {{name: payload for name in values}}
 """,

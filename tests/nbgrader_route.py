@@ -19,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 
-from utils import course
+from utils.teaching import course
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = ROOT / "notebooks"

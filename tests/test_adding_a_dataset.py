@@ -18,12 +18,12 @@ import pytest
 
 import utils
 import utils.datasets
-from utils import cross_dataset as xd
+from utils.book import cross_dataset as xd
+from utils.book.render import render_dialogue
+from utils.book.render.chapter_view import chapter_view
+from utils.book.viewer_files import VIEWER_DIR_VARIABLE, read_rendering
 from utils.cli import main as atlas
-from utils.render import render_dialogue
-from utils.render.chapter_view import chapter_view
 from utils.sources import registry
-from utils.viewer import VIEWER_DIR_VARIABLE, read_rendering
 
 REPO = Path(__file__).resolve().parents[1]
 TOY_FOLDERS = REPO / "tests" / "datasets"

@@ -20,12 +20,12 @@ import utils
 import utils.datasets
 import utils.sources
 from conftest import import_atlas_book
+from utils.book.render import render_dialogue, stylesheet
+from utils.book.render.chapter_view import chapter_view
 from utils.cli import main as atlas
+from utils.cli.split_stats import label_counts
 from utils.errors import DataError
 from utils.folder_files import bibliography_files
-from utils.render import render_dialogue, stylesheet
-from utils.render.chapter_view import chapter_view
-from utils.summary import label_counts
 
 REPO = Path(__file__).resolve().parents[1]
 # its own parent folder: tests/datasets/ holds the first toy, which its test expects to find last

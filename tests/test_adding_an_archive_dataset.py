@@ -19,9 +19,9 @@ import utils
 import utils.datasets
 import utils.sources
 from conftest import import_atlas_book
+from utils.book.render import render_dialogue
+from utils.book.render.chapter_view import chapter_view
 from utils.cli import main as atlas
-from utils.render import render_dialogue
-from utils.render.chapter_view import chapter_view
 
 REPO = Path(__file__).resolve().parents[1]
 FOLDERS = REPO / "tests" / "archive_dataset"

@@ -123,8 +123,8 @@ def test_viewer_benchmark_writes_every_level_as_the_book_does(
     """The data viewer's benchmark (``python -m benchmarks.viewer``) without its browser part, on a tiny
     synthetic train: the three levels written through the book's own functions, read back whole."""
     from benchmarks import viewer as viewer_bench
-    from utils.render.chapter_view import viewer_rows
-    from utils.viewer import read_level
+    from utils.book.render.chapter_view import viewer_rows
+    from utils.book.viewer_files import read_level
 
     monkeypatch.setenv("ATLAS_DATA_DIR", str(synth))
     site = tmp_path / "site"

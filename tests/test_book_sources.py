@@ -25,8 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 def markdown(chapter: str) -> str:
     """The prose of ``notebooks/<chapter>.ipynb`` (its markdown cells), as the book reads it (its values
-    written for JupyterLab read as glue roles: :func:`utils.chapters.book_source`)."""
-    from utils.chapters import book_source
+    written for JupyterLab read as glue roles: :func:`utils.book.chapters.book_source`)."""
+    from utils.book.chapters import book_source
 
     cells = json.loads((REPO / "notebooks" / f"{chapter}.ipynb").read_text(encoding="utf-8"))["cells"]
     return " ".join(book_source("".join(cell["source"])) for cell in cells if cell["cell_type"] == "markdown")

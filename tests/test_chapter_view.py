@@ -1,7 +1,7 @@
-"""A chapter's view of its dataset (:mod:`utils.render.chapter_view`): its pinned dialogues rendered
+"""A chapter's view of its dataset (:mod:`utils.book.render.chapter_view`): its pinned dialogues rendered
 on the server, each with a link to the viewer page at its split and row, the compact view's holder and
 data block (safe JSON in a script element), inert hostile strings; the facets, columns and search
-words every viewer row carries (:mod:`utils.render.viewer_fields`)."""
+words every viewer row carries (:mod:`utils.book.viewer_fields`)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 import utils
+from utils.book.render._html import SafeHTML, bullet_list, dialogue_frame, esc, json_for_script, turn_block
+from utils.book.render.chapter_view import chapter_view, default_search_text, viewer_link
+from utils.book.viewer_fields import columns, facets, search_words
 from utils.loading import DEMO
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
-from utils.render._html import SafeHTML, bullet_list, dialogue_frame, esc, json_for_script, turn_block
-from utils.render.chapter_view import chapter_view, default_search_text, viewer_link
-from utils.render.viewer_fields import columns, facets, search_words
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE = [
@@ -183,7 +183,7 @@ def test_the_link_names_the_row_as_the_viewer_writes_its_hash(record_id: str, ro
 def test_during_a_build_the_view_lists_every_split_for_the_compact_view(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from utils.viewer import VIEWER_DIR_VARIABLE
+    from utils.book.viewer_files import VIEWER_DIR_VARIABLE
 
     monkeypatch.setenv(VIEWER_DIR_VARIABLE, str(tmp_path))
     demo = FakeSplit([make_dialogue(i, split="valid") for i in range(2)], DEMO)
@@ -199,7 +199,7 @@ def test_during_a_build_the_view_lists_every_split_for_the_compact_view(
 
 
 def test_outside_a_build_no_viewer_is_offered(monkeypatch: pytest.MonkeyPatch) -> None:
-    from utils.viewer import VIEWER_DIR_VARIABLE
+    from utils.book.viewer_files import VIEWER_DIR_VARIABLE
 
     monkeypatch.delenv(VIEWER_DIR_VARIABLE, raising=False)
     markup = chapter_view([make_dialogue(0)], render=simple_render, pinned={"test": [0]})
@@ -288,9 +288,9 @@ def test_wise_facets_and_search_words_include_the_label_glosses() -> None:
     ]
     dialogue = Dialogue(id="1", dataset="wise", split="train", turns=turns)
     assert facets(dialogue) == {"user intent": ["Reveal"], "system action": ["Clarify-Choice"]}
-    from utils.glosses import gloss_key
+    from utils.book.glosses import gloss_key
 
-    # keyed as utils.glosses keys the book's glosses (a hash of the text), not by the text itself
+    # keyed as utils.book.glosses keys the book's glosses (a hash of the text), not by the text itself
     words = search_words(dialogue, {gloss_key("我想了解爵士舞"): "I want to know about jazz dance."})
     assert "I want to know about jazz dance." in words
     assert "asks the user to choose between options" in words  # the published gloss of Clarify-Choice
@@ -318,7 +318,7 @@ def test_jwhr_facets_columns_and_english_glosses_on_the_demo_sample() -> None:
 
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_hostile_strings_stay_inert(hostile: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from utils.viewer import VIEWER_DIR_VARIABLE
+    from utils.book.viewer_files import VIEWER_DIR_VARIABLE
 
     monkeypatch.setenv(VIEWER_DIR_VARIABLE, str(tmp_path))
     dialogues = [make_dialogue(0, topic=hostile, text=hostile), make_dialogue(1)]
@@ -360,9 +360,9 @@ def test_hostile_strings_stay_inert_with_the_wow_renderer() -> None:
 
 
 def _viewers() -> dict[str, object]:
+    from utils.book.widgets import browse
     from utils.datasets.jwhr import widgets as jwhr
     from utils.datasets.wise import widgets as wise
-    from utils.widgets import browse
 
     return {
         "browse": browse([make_dialogue(0), make_dialogue(1)]),
@@ -373,7 +373,7 @@ def _viewers() -> dict[str, object]:
 
 @pytest.mark.parametrize("name", ["browse", "wise.viewer", "jwhr.viewer"])
 def test_every_viewer_shows_a_note_not_a_repr_in_a_static_page(name: str) -> None:
-    from utils.widgets import _STATIC_NOTE
+    from utils.book.widgets import _STATIC_NOTE
 
     bundle = _viewers()[name]._repr_mimebundle_()
     assert bundle["text/plain"] == _STATIC_NOTE, f"{name} would print its repr in the book"
@@ -422,7 +422,7 @@ def test_selected_evidence_and_citations_are_said_to_screen_readers() -> None:
     jwhr_markup = str(jwhr.render(session))
     marker = r'<a href="#jwhr-[^"]+-ref-0" title="reference 0" aria-label="cites step 0">\[0\]</a>'
     assert re.search(marker, jwhr_markup)
-    css = (REPO / "utils" / "render" / "atlas.css").read_text(encoding="utf-8")
+    css = (REPO / "utils" / "book" / "render" / "atlas.css").read_text(encoding="utf-8")
     hidden = re.search(r"\.atlas-sr \{[^}]*clip: rect\(0, 0, 0, 0\)", css)
     assert hidden, "the screen-reader text must be hidden on screen"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from utils.chapters import glue, prose_words, time_to_learn
+from utils.book.chapters import glue, prose_words, time_to_learn
 
 
 def _notebook(path: Path, *cells: tuple[str, str]) -> Path:
@@ -69,7 +69,7 @@ def _chapter_code() -> dict[str, list[str]]:
 def test_every_chapter_reaches_glue_one_way() -> None:
     for name, code in _chapter_code().items():
         joined = "\n".join(code)
-        assert "from utils.chapters import glue" in joined, name
+        assert "from utils.book.chapters import glue" in joined, name
         assert "myst_nb import glue" not in joined and "def glue(" not in joined, f"{name} defines its own glue"
 
 
@@ -156,7 +156,7 @@ def test_every_chapter_states_its_time_to_learn_in_a_line_that_reads_outside_the
     book's glue); the notebook's line is a sentence, which the book's build turns into the measured value."""
     import json
 
-    from utils.chapters import TIME_TO_LEARN_BOOK_LINE, TIME_TO_LEARN_LINE, book_source
+    from utils.book.chapters import TIME_TO_LEARN_BOOK_LINE, TIME_TO_LEARN_LINE, book_source
 
     repo = Path(__file__).resolve().parents[1]
     for chapter in sorted((repo / "notebooks").glob("*.ipynb")):
@@ -173,7 +173,7 @@ def test_finish_prints_the_time_to_learn_for_a_reader_outside_the_book(
 ) -> None:
     import time
 
-    from utils.chapters import finish
+    from utils.book.chapters import finish
 
     notebook = _notebook(tmp_path / "chapter.ipynb", ("markdown", "word " * 400))
     finish(notebook, started=time.perf_counter())
@@ -185,7 +185,7 @@ def test_the_book_reads_each_chapter_with_its_measured_time_to_learn(monkeypatch
     """The build's source-read hook (book/_ext/atlas_book.py) turns the notebook's line into the glued one."""
     from types import SimpleNamespace
 
-    from utils.chapters import BIBLIOGRAPHY_LINK, TIME_TO_LEARN_BOOK_LINE, TIME_TO_LEARN_LINE
+    from utils.book.chapters import BIBLIOGRAPHY_LINK, TIME_TO_LEARN_BOOK_LINE, TIME_TO_LEARN_LINE
 
     repo = Path(__file__).resolve().parents[1]
     monkeypatch.syspath_prepend(str(repo / "book" / "_ext"))
@@ -238,7 +238,7 @@ def test_no_chapter_writes_a_role_jupyterlab_cannot_resolve() -> None:
     """Issue 48: JupyterLab showed ``jwhr_copied_median:.0f`` for a glued number and "ⓘ oda2023jwhr" for a
     citation. A chapter's markdown holds no glue or cite role; each value is an inline expression the
     book reads as a glue role, each citation a link to the bibliography it reads as a citation."""
-    from utils.chapters import BOOK_ONLY_ROLES, EVAL, glued_role
+    from utils.book.chapters import BOOK_ONLY_ROLES, EVAL, glued_role
 
     markdown = _chapter_markdown()
     assert len(markdown) >= 6
@@ -256,7 +256,7 @@ def test_every_citation_link_shows_the_label_the_book_shows() -> None:
     """A citation written for JupyterLab is ``([label](../book/bibliography.md#cite-key))`` or
     ``[Author (year)](...)``; its text is the label the book's bibliography style gives the key's entry
     (book/references.bib and each dataset folder's citation.bib), so the two cannot drift apart."""
-    from utils.chapters import BIBLIOGRAPHY_LINKS, CITE_P, CITE_T
+    from utils.book.chapters import BIBLIOGRAPHY_LINKS, CITE_P, CITE_T
 
     labels = _citation_labels()
     wrong: list[str] = []
@@ -286,7 +286,7 @@ def test_every_citation_link_shows_the_label_the_book_shows() -> None:
 
 
 def test_the_book_reads_values_and_citations_as_its_roles() -> None:
-    from utils.chapters import book_roles, book_source, glued_role, markdown_glued
+    from utils.book.chapters import book_roles, book_source, glued_role, markdown_glued
 
     text = ('The median copies {eval}`f"{jwhr_copied_median:.0f}"`% in {eval}`jwhr_loaded` '
             "([Oda and Baobab, Inc., 2023](../book/bibliography.md#cite-oda2023jwhr)); "
@@ -326,10 +326,10 @@ def test_glue_binds_the_name_in_the_kernel_for_jupyterlab_s_inline_expressions(
 
 def test_a_value_glued_as_markdown_is_glued_under_a_name_the_build_can_read() -> None:
     """The build reads ``{eval}`name``` as ``{glue:md}`` when the chapter glues ``name`` as ``Markdown``
-    (:func:`utils.chapters.markdown_glued`), which it finds by the name written out in the call."""
+    (:func:`utils.book.chapters.markdown_glued`), which it finds by the name written out in the call."""
     import re
 
-    from utils.chapters import markdown_glued
+    from utils.book.chapters import markdown_glued
 
     for name, code in _chapter_code().items():
         joined = "\n".join(code)

@@ -6,9 +6,9 @@ import pytest
 
 import utils
 from utils import metrics, text
+from utils.book.render._html import esc, highlight_words
 from utils.errors import DataError, UnknownNameError
 from utils.folder_files import CITATION, bibliography_files
-from utils.render._html import esc, highlight_words
 from utils.reported import all_reported, reported, reported_value
 from utils.sources import registry, registry_table
 

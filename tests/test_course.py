@@ -13,8 +13,8 @@ import nbformat
 import pytest
 from nbgrader_route import CHAPTERS, STUDENTS, check_route, environment, nbgrader, route
 
-from utils import course
-from utils.learner import learner_notebook
+from utils.teaching import course
+from utils.teaching.learner import learner_notebook
 
 
 @pytest.mark.slow
@@ -134,7 +134,7 @@ def test_no_practice_check_shows_its_expected_value_in_any_traceback_mode(tmp_pa
     notebook.cells = [
         nbformat.v4.new_code_cell("%xmode Verbose"),
         nbformat.v4.new_code_cell(
-            "import warnings\nimport utils\nfrom utils.exercises import check_mean_turns\n"
+            "import warnings\nimport utils\nfrom utils.teaching.exercises import check_mean_turns\n"
             "warnings.simplefilter('ignore')\nsplit = utils.load('jwhr', 'answered')"
         ),
         nbformat.v4.new_code_cell(f"check_mean_turns({expected + 0.25!r}, split)"),

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from utils import cross_dataset as xd
-from utils import figures
-from utils.figures import MAX_WIDTH_INCHES
+from utils.book import cross_dataset as xd
+from utils.book import figures
+from utils.book.figures import MAX_WIDTH_INCHES
 from utils.metrics import token_prf
 from utils.records import WIZARD
 from utils.text import tokenizer_for

@@ -24,7 +24,7 @@ from utils.datasets.begin.exercises import (
 from utils.datasets.begin.parser import LABELS, label
 from utils.datasets.faithdial import exercises as faithdial_ex
 from utils.datasets.faithdial.baselines import LexicalCritic
-from utils.exercises import CheckOptionError, graded
+from utils.teaching.exercises import CheckOptionError, graded
 
 
 def _fails(call, *fragments: str, forbidden: tuple[float, ...] = ()) -> str:
@@ -259,7 +259,7 @@ def test_check_ranking_on_examples_made_by_hand():
     import pandas as pd
 
     from utils.datasets.faithdial.exercises import PERFECT_IS_SUSPECT, Ignored, check_ranking
-    from utils.exercises import ExerciseCheckError
+    from utils.teaching.exercises import ExerciseCheckError
 
     few = pd.DataFrame({"id": ["a", "b", "c", "d"], "hallucinated": [1, 1, 0, 0]})
     right = {"a": 0.9, "b": 0.8, "c": 0.2, "d": 0.1}
@@ -292,7 +292,7 @@ def test_check_ranking_asks_for_a_paired_interval_above_the_bar_on_enough_respon
     import pandas as pd
 
     from utils.datasets.faithdial.exercises import Ignored, check_ranking
-    from utils.exercises import ExerciseCheckError
+    from utils.teaching.exercises import ExerciseCheckError
 
     rng = np.random.default_rng(1)
     labels = np.array([1] * 150 + [0] * 150)

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from utils import exercises as ex
 from utils.datasets.faithdial import exercises as faithdial_ex
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
+from utils.teaching import exercises as ex
 
 
 def _turn(index: int, role: str, text: str, *, selected=(), shown=(), labels=None, raw=None) -> Turn:

@@ -7,7 +7,6 @@ import contextlib
 import io
 
 import utils
-from utils import exercises
 from utils.datasets.begin import baselines
 from utils.datasets.begin.exercises import (
     _short_bigram_precision,
@@ -16,6 +15,7 @@ from utils.datasets.begin.exercises import (
     check_feature_auc,
 )
 from utils.datasets.begin.parser import label
+from utils.teaching import exercises
 
 
 def _said(call) -> str:
@@ -63,11 +63,12 @@ def test_steps_per_turn_and_whitespace_tokens_are_named() -> None:
     steps = len(answered.evidence())
     turns = len(answered.turns())
     assert "per turn" in _said(lambda: exercises.check_mean_evidence(steps / turns, answered))
-    from utils.exercises import grounding_overlap
+    from utils.metrics import selected_evidence_f1
 
-    spaced = [s for d in answered for t in d.turns_by("wizard") if (s := grounding_overlap(t, str.split)) is not None]
+    spaced = [s for d in answered for t in d.turns_by("wizard")
+              if (s := selected_evidence_f1(t, str.split)) is not None]
     chars = [s for d in answered for t in d.turns_by("wizard")
-             if (s := grounding_overlap(t, utils.text.tokenizer_for("ja"))) is not None]
+             if (s := selected_evidence_f1(t, utils.text.tokenizer_for("ja"))) is not None]
     if abs(sum(spaced) / len(spaced) - sum(chars) / len(chars)) > 1e-3:
         assert "whitespace" in _said(lambda: exercises.check_mean_overlap(sum(spaced) / len(spaced), answered))
 

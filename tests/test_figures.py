@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import pytest
 
 import utils
-from utils.figures import figure
+from utils.book.figures import figure
 
 
 def test_figure_html_has_alt_caption_and_physical_width() -> None:
@@ -41,7 +41,7 @@ def test_figure_refuses_missing_alt_and_too_wide_figures() -> None:
 
 
 def test_figure_on_demo_or_partial_data_carries_the_mark_inside_the_image() -> None:
-    from utils.figures import png_description
+    from utils.book.figures import png_description
 
     demo = utils.load("jwhr", "answered").provenance  # offline with an empty data directory: the demo sample
     fig, ax = plt.subplots(figsize=(4, 3))

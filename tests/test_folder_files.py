@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from utils.book.render import stylesheet
 from utils.errors import UnknownNameError
 from utils.folder_files import (
     BY_HAND,
@@ -20,10 +21,9 @@ from utils.folder_files import (
     dataset_folders,
     folder_files,
 )
-from utils.render import stylesheet
 from utils.sources import registry
 
-CORE_CSS = REPO / "utils" / "render" / "atlas.css"
+CORE_CSS = REPO / "utils" / "book" / "render" / "atlas.css"
 
 
 def test_each_dataset_s_citation_is_in_its_folder_and_the_general_file_holds_none() -> None:
@@ -78,4 +78,4 @@ def test_a_class_that_one_folder_uses_alone_has_its_rules_in_that_folder() -> No
         users = [folder.name for folder, paths in folders.items() if _mentions(paths, name)]
         if len(users) == 1 and not _mentions(core, name):
             alone[name] = users[0]
-    assert not alone, f"move these rules from utils/render/atlas.css to the folder's {CSS}: {alone}"
+    assert not alone, f"move these rules from utils/book/render/atlas.css to the folder's {CSS}: {alone}"

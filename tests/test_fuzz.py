@@ -58,8 +58,8 @@ from hypothesis import strategies as st
 
 from conftest import demo_file, is_archive
 from utils.errors import DataError
-from utils.grading import time_limit
 from utils.sources import dataset_names, get_source
+from utils.teaching.grading import time_limit
 
 REPO = Path(__file__).resolve().parents[1]
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "short")

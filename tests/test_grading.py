@@ -26,7 +26,7 @@ import pytest
 
 from benchmarks.grade_class import answered
 from tests.grading_attacks import ATTACKS, REAL_DATA_ONLY, SLIPS
-from utils import answers, grading
+from utils.teaching import answers, grading
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="grading needs bubblewrap (make system-deps)")
 
@@ -307,7 +307,8 @@ def test_a_late_submission_loses_the_configured_share(course: dict) -> None:
 
 def test_canvas_and_moodle_files_have_their_import_layouts(course: dict) -> None:
     folder = course["folder"]
-    canvas = _run([*NBGRADER, "export", "--exporter=utils.gradebook.CanvasExport", "--to", "canvas.csv"], folder)
+    exporter = "--exporter=utils.teaching.gradebook.CanvasExport"
+    canvas = _run([*NBGRADER, "export", exporter, "--to", "canvas.csv"], folder)
     assert canvas.returncode == 0, canvas.stderr
     header, *rows = list(csv.reader((folder / "canvas.csv").open()))
     # Canvas's gradebook export layout, which its import reads back: five identity columns, then assignments
@@ -318,7 +319,7 @@ def test_canvas_and_moodle_files_have_their_import_layouts(course: dict) -> None
         [
             *NBGRADER,
             "export",
-            "--exporter=utils.gradebook.MoodleExport",
+            "--exporter=utils.teaching.gradebook.MoodleExport",
             "--assignment",
             ASSIGNMENT,
             "--to",
@@ -378,7 +379,7 @@ def test_a_hostile_hand_in_is_data_or_refused() -> None:
 
 
 def test_a_verdict_is_the_tests_own_and_names_no_expected_value() -> None:
-    test = "from utils.exercises import graded\nassert answer == 42, 'ex: not yet, re-read the task'\n"
+    test = "from utils.teaching.exercises import graded\nassert answer == 42, 'ex: not yet, re-read the task'\n"
     assert grading.names_handed_in(test) == ["answer"]
     assert grading.verdict_of(test, {"answer": 42}).passed
     failed = grading.verdict_of(test, {"answer": 41}, exercise="ex")

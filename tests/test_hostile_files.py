@@ -129,7 +129,7 @@ def test_an_override_in_data_reorders_only_its_own_string(dataset: str) -> None:
 
 
 def test_isolated_bidi_closes_what_the_text_leaves_open() -> None:
-    from utils.render._html import esc
+    from utils.book.render._html import esc
 
     assert esc("plain <text>") == "plain &lt;text&gt;"  # text without controls is unchanged
     assert esc("abc\u202e") == "\u2068abc\u202e\u202c\u2069"

@@ -3,8 +3,8 @@
 Every demo dialogue of every dataset is copied with an injection string put into every string it
 holds (turn text, speaker, topic, ids, evidence text and titles, label values, every string in
 ``raw`` and ``meta``, plus an extra key named by the payload), once appended to the original value
-and once replacing it. The copy goes through each renderer in :mod:`utils.render` (with its boolean
-options both ways), the widgets (:func:`utils.widgets.browse` and the dataset viewers), a chapter's
+and once replacing it. The copy goes through each renderer in :mod:`utils.book.render` (with its boolean
+options both ways), the widgets (:func:`utils.book.widgets.browse` and the dataset viewers), a chapter's
 view (its pinned dialogues, and the renderings it writes for the data viewer) and the provenance
 banner. The output is parsed with :mod:`html.parser` and must hold:
 
@@ -29,9 +29,9 @@ from typing import Any
 
 import pytest
 
+from utils.book.render import stylesheet
 from utils.loading import DEMO, OFFICIAL, PARTIAL, USER_COPY, Provenance, parse_file
 from utils.records import Dialogue
-from utils.render import stylesheet
 from utils.sources import dataset_names, get_source, split_names
 
 #: The injection strings (each must come out as text). ``PWN`` marks them in failure messages.
@@ -272,7 +272,7 @@ def test_renderers_keep_injected_text_inert(dataset: str) -> None:
 
 @pytest.mark.parametrize("dataset", DATASETS)
 def test_browse_widget_keeps_injected_text_inert(dataset: str) -> None:
-    from utils.widgets import browse
+    from utils.book.widgets import browse
 
     dialogues = _demo_dialogues(dataset)[:2]
     assert dialogues, f"no demo sample for {dataset}"
@@ -295,7 +295,7 @@ def _html_widget_values(widget: Any) -> Iterator[str]:
         yield from _html_widget_values(child)
 
 
-# WoW and FaithDial chapters page through their dialogues with utils.widgets.browse (tested above);
+# WoW and FaithDial chapters page through their dialogues with utils.book.widgets.browse (tested above);
 # WISE and JWHR have viewers of their own with dataset-specific controls.
 def _widgets_module(dataset: str) -> str:
     # a dataset with controls of its own has its viewer in its folder's widgets module
@@ -349,8 +349,8 @@ def test_a_chapter_view_keeps_injected_text_inert(
     """Injections in every field, in the labels the facets come from and in the glosses, through the
     dataset's renderer: the pinned renderings and every rendering written for the data viewer are
     inert, the data block is plain data, and the poisoned labels reach the viewer's rows as values."""
-    from utils.render.chapter_view import chapter_view, viewer_rows
-    from utils.viewer import VIEWER_DIR_VARIABLE, read_rendering
+    from utils.book.render.chapter_view import chapter_view, viewer_rows
+    from utils.book.viewer_files import VIEWER_DIR_VARIABLE, read_rendering
 
     monkeypatch.setenv(VIEWER_DIR_VARIABLE, str(tmp_path))  # as during a book build
     dialogues = _demo_dialogues(dataset)[:3]
@@ -417,7 +417,7 @@ def test_every_injection_is_refused_by_the_checker() -> None:
 def test_esc_is_markupsafe_escaping_whatever_the_string(text: str) -> None:
     from markupsafe import Markup, escape
 
-    from utils.render._html import esc, isolate_bidi
+    from utils.book.render._html import esc, isolate_bidi
 
     # a string esc returns as it is must be one that escaping leaves alone
     expected = str(escape(isolate_bidi(text)))

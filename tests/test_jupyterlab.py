@@ -31,9 +31,9 @@ from lab_server import QUIET_OPTIONS, LabServer, free_port, jupyter_env, new_tok
 
 import utils
 from conftest import CHROMIUM, CHROMIUM_ARGS, REPO, local_only
-from utils.chapters import EVAL
-from utils.learner import learner_notebook
+from utils.book.chapters import EVAL
 from utils.records import Dialogue
+from utils.teaching.learner import learner_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -54,7 +54,7 @@ import warnings
 
 import utils
 from utils.datasets.wise import render as wise_render
-from utils.widgets import browse
+from utils.book.widgets import browse
 from utils.datasets.jwhr import widgets as jwhr_widgets
 from utils.datasets.wise import widgets as wise_widgets
 
@@ -97,9 +97,9 @@ def _dialogues(name: str) -> list[Dialogue]:
 
 
 def _search_text(name: str) -> Callable[[Dialogue], str]:
+    from utils.book.widgets import _default_search_text
     from utils.datasets.jwhr import render as jwhr
     from utils.datasets.wise import render as wise
-    from utils.widgets import _default_search_text
 
     return {"jwhr": jwhr.search_text, "wise": wise.search_text}.get(name, _default_search_text)
 
@@ -297,7 +297,7 @@ CHAPTERS = sorted(path.name for path in (REPO / "notebooks").glob("*.ipynb"))
 
 def _opening_cells(chapter: str) -> list[str]:
     """The markdown cells a reader meets first: from the title to the line giving the Time to learn."""
-    from utils.chapters import TIME_TO_LEARN_LINE
+    from utils.book.chapters import TIME_TO_LEARN_LINE
 
     cells = nbformat.read(REPO / "notebooks" / chapter, as_version=4).cells
     markdown = [cell.source for cell in cells if cell.cell_type == "markdown"]
@@ -377,7 +377,7 @@ def _bibliography_keys() -> list[str]:
 
 def _glued_names(chapter: str) -> set[str]:
     """The names of the values a chapter's text shows, as the book reads it (its glue roles)."""
-    from utils.chapters import book_source
+    from utils.book.chapters import book_source
 
     notebook = nbformat.read(REPO / "notebooks" / chapter, as_version=4)
     book = "\n".join(book_source(cell.source) for cell in notebook.cells if cell.cell_type == "markdown")
@@ -467,7 +467,7 @@ RUN_CHAPTER = "jwhr.ipynb"
 
 def test_a_chapter_s_values_show_in_jupyterlab_once_it_has_run(lab: LabServer, chromium: Any) -> None:
     """Issue 48: after "Run All", every inline expression of the chapter shows its value (evaluated in the
-    kernel, where :func:`utils.chapters.glue` bound each glued name), none its expression or an error."""
+    kernel, where :func:`utils.book.chapters.glue` bound each glued name), none its expression or an error."""
     expressions = sorted({json.loads(f'"{match.group("expression")}"') for match in
                           EVAL.finditer((REPO / "notebooks" / RUN_CHAPTER).read_text(encoding="utf-8"))})
     assert len(expressions) >= 20

@@ -183,6 +183,50 @@ def test_the_schema_imports_nothing_above_it() -> None:
     assert graph["utils.datasets"] == set(), "the folders' package imports nothing: the registry imports it"
 
 
+#: The package's concerns from the bottom up (issue 49): the data core (the package's own modules), the
+#: book's presentation, teaching, the dataset folders (which use the three below them) and the command
+#: line. A module imports only from its own concern and those below it.
+CONCERNS = ("core", "book", "teaching", "datasets", "cli")
+#: The imports that run up on purpose: the registry's discovery of the folders, and ``python -m utils``.
+UP_BY_DESIGN = {("utils.sources", "utils.datasets"), ("utils.__main__", "utils.cli")}
+
+
+def concern_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in CONCERNS else "core"
+
+
+def up_pointing(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """The imports of ``graph`` from a module to a concern above its own (the package itself excluded:
+    importing ``utils.x`` runs ``utils``, which the core owns)."""
+    rank = {concern: level for level, concern in enumerate(CONCERNS)}
+    return sorted(
+        (module, target)
+        for module, targets in graph.items()
+        for target in targets
+        if target.count(".") and rank[concern_of(target)] > rank[concern_of(module)]
+    )
+
+
+def test_the_concerns_run_one_way() -> None:
+    """Every import counts, deferred ones too; the core never reaches the book, teaching or the command
+    line, and the book never reaches teaching (the cross-dataset chapter's grounding F1 once came from
+    the exercise checkers: it is :func:`utils.metrics.selected_evidence_f1`, one definition for both)."""
+    found = [edge for edge in up_pointing(import_graph(ROOT, PACKAGE, deferred=True, discovery=False))
+             if edge not in UP_BY_DESIGN]
+    assert not found, "imports that point up the concerns (module -> what it imports):\n" + "\n".join(map(str, found))
+
+
+def test_an_import_up_the_concerns_is_found(tmp_path: Path) -> None:
+    for name, text in {"utils/__init__.py": "", "utils/loading.py": "def f():\n    from .book import tables\n",
+                       "utils/book/__init__.py": "", "utils/book/tables.py": "from ..loading import f\n"}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    graph = import_graph(tmp_path, "utils", deferred=True, discovery=False)
+    assert ("utils.loading", "utils.book.tables") in up_pointing(graph)
+    assert ("utils.book.tables", "utils.loading") not in up_pointing(graph)
+
+
 @pytest.mark.parametrize(
     ("files", "circle"),
     [

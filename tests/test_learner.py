@@ -20,7 +20,7 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from utils import learner
+from utils.teaching import learner
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -108,7 +108,7 @@ def test_fixture_learner_copy_runs_to_first_exercise(tmp_path):
 def test_command_line_writes_copies(tmp_path):
     out = tmp_path / "learner"
     result = subprocess.run(
-        [sys.executable, "-m", "utils.learner", "--notebooks", str(FIXTURES), "--out", str(out)],
+        [sys.executable, "-m", "utils.teaching.learner", "--notebooks", str(FIXTURES), "--out", str(out)],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -211,7 +211,7 @@ def _reveal_expected_values(original: nbformat.NotebookNode) -> str:
     return "\n".join(
         [
             "import json as _json",
-            "import utils.exercises as _exercises",
+            "import utils.teaching.exercises as _exercises",
             "_expected = []",
             "_number, _mapping = _exercises._compare_number, _exercises._compare_mapping",
             "def _spy_number(answer, expected, *args, **kwargs):",
@@ -301,7 +301,7 @@ def test_no_learner_copy_glues_a_value_that_only_a_model_answer_shows():
     """A value glued for a model answer (shown only inside a solution) is an exercise's answer: the
     cell computing it must go with the solutions (tag ``answer``), or the learner copy computes it
     (issue 36, item 13: cross_dataset's copy computed cross-ex-3's mean F1 per dataset)."""
-    from utils.chapters import book_source
+    from utils.book.chapters import book_source
 
     role = re.compile(r"\{glue(?::\w+)?\}`([^`:]+)")
     for chapter in CHAPTERS:

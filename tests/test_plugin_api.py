@@ -8,6 +8,7 @@ import ast
 import importlib
 import importlib.util
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -48,6 +49,59 @@ def private_imports(path: Path) -> list[str]:
     return found
 
 
+def _is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # a name of a module, not a module of a package
+        return False
+
+
+def folder_imports(path: Path) -> dict[str, set[str]]:
+    """The modules of the atlas outside the dataset folders that ``path`` imports, each with the names it
+    takes (a module imported whole, ``from utils import scoring``, takes the attributes the file reads)."""
+    package = _module_of(path)[:-1]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    taken: dict[str, set[str]] = {}
+    whole: dict[str, str] = {}  # local name -> module, for modules imported whole
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - (node.level - 1)] if node.level else []
+            target = ".".join(base + (node.module.split(".") if node.module else []))
+            if not target.startswith("utils") or target.startswith("utils.datasets"):
+                continue
+            for alias in node.names:
+                module = f"{target}.{alias.name}"
+                if _is_module(module):
+                    whole[alias.asname or alias.name] = module
+                    taken.setdefault(module, set())
+                else:
+                    taken.setdefault(target, set()).add(alias.name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in whole:
+            taken[whole[node.value.id]].add(node.attr)
+    return taken
+
+
+def documented_api() -> dict[str, str]:
+    """Module -> its row's text, from the table of ``book/contributing.md``."""
+    guide = (ROOT / "book" / "contributing.md").read_text(encoding="utf-8")
+    return dict(re.findall(r"^\| `(utils[\w.]*)` \| (.*) \|$", guide, flags=re.MULTILINE))
+
+
+def test_the_guide_s_table_is_the_api_the_folders_use() -> None:
+    """Every module a folder imports, and every name it takes, is in the guide's table; and every module
+    of the table is used by some folder (a row no folder needs is not the plugin API)."""
+    documented = documented_api()
+    used: dict[str, set[str]] = {}
+    for path in FILES:
+        for module, names in folder_imports(path).items():
+            used.setdefault(module, set()).update(names)
+    assert set(used) == set(documented), (set(used) ^ set(documented))
+    missing = {module: sorted(name for name in names if f"`{name}`" not in documented[module])
+               for module, names in used.items()}
+    assert not any(missing.values()), {module: names for module, names in missing.items() if names}
+
+
 FILES = sorted(
     path for folder in FOLDERS for path in folder.rglob("*.py") if "tests" not in path.relative_to(folder).parts
 )
@@ -66,14 +120,16 @@ def test_the_scan_finds_a_private_import(tmp_path: Path, monkeypatch: pytest.Mon
     folder = tmp_path / "utils" / "datasets" / "toy"
     folder.mkdir(parents=True)
     (folder / "parser.py").write_text(
-        "from ...formats._io import require\nfrom ...exercises import _fail, check_turn_count\n"
+        "from ...formats._io import require\nfrom ...teaching.exercises import _fail, check_turn_count\n"
         "from .render import _own_helper\nfrom ...formats import iter_json_lines\n"
     )
     monkeypatch.setattr(__import__(__name__), "ROOT", tmp_path)
-    assert private_imports(folder / "parser.py") == ["utils.formats._io: require", "utils.exercises: _fail"]
+    assert private_imports(folder / "parser.py") == ["utils.formats._io: require", "utils.teaching.exercises: _fail"]
 
 
-@pytest.mark.parametrize("module", ["utils.formats", "utils.render.html", "utils.checking", "utils.declaration"])
+@pytest.mark.parametrize(
+    "module", ["utils.formats", "utils.book.render.html", "utils.teaching.checking", "utils.declaration"]
+)
 def test_the_plugin_modules_document_every_public_name(module: str) -> None:
     imported = importlib.import_module(module)
     names = getattr(imported, "__all__", [name for name in vars(imported) if not name.startswith("_")])
@@ -148,7 +204,7 @@ def test_a_reference_on_use_is_imported_when_first_read(tmp_path: Path, monkeypa
 
 
 def test_viewer_hooks_are_found_in_the_folders_viewer_module() -> None:
-    from utils.render import viewer_fields
+    from utils.book import viewer_fields
     from utils.sources import registry
 
     found = 0
@@ -168,7 +224,7 @@ def test_a_folder_of_two_datasets_gives_each_its_own_hooks(tmp_path: Path, monke
     """The dataset named as its folder reads the plain names; the other, its own part in front first."""
     import utils.datasets
     from utils import sources
-    from utils.render import viewer_fields
+    from utils.book import viewer_fields
 
     folder = tmp_path / "pair"
     folder.mkdir()

@@ -17,8 +17,8 @@ import pytest
 
 import utils
 from conftest import _real_data_dir
-from utils import course, projects
 from utils.config import data_dir
+from utils.teaching import course, projects
 
 CHAPTERS = ("begin", "faithdial", "wise", "jwhr", "wow")
 
@@ -113,7 +113,7 @@ def test_in_an_assignment_the_practice_check_checks_the_form(written: Path, monk
     assert "scored against the labels your teacher keeps" in capsys.readouterr().out
     check_transfer_scores({key: 0.5 for key in ids[1:]}, dev)
     assert "have no prediction" in capsys.readouterr().out
-    from utils.exercises import graded
+    from utils.teaching.exercises import graded
 
     with pytest.raises(AssertionError, match="not ids of the released inputs"):
         graded(check_transfer_scores, {"x": 1.0}, dev)

@@ -22,15 +22,15 @@ from test_adding_a_second_dataset import toy_qa
 
 import utils
 import utils.sources
+from utils.book.cross_dataset import grounding_f1
+from utils.book.render import render_dialogue
+from utils.book.render.chapter_view import viewer_link
+from utils.book.viewer_fields import columns, facets, search_words
 from utils.cli import dialogue_renderable
-from utils.cross_dataset import grounding_f1
+from utils.cli.split_stats import evidence_counts, label_counts, role_counts
 from utils.loading import parse_file
 from utils.records import Dialogue
-from utils.render import render_dialogue
-from utils.render.chapter_view import viewer_link
-from utils.render.viewer_fields import columns, facets, search_words
 from utils.sources import dataset_names, get_source, source_of
-from utils.summary import evidence_counts, label_counts, role_counts
 
 __all__ = ["toy", "toy_qa"]  # the toy datasets' fixtures, used here by name
 

@@ -517,8 +517,8 @@ def _hostile_site(site: Path, dialogues: list[Dialogue], render: Any, title: str
     viewer page path)``, from the site's root."""
     import shutil
 
-    from utils.render.chapter_view import chapter_view, viewer_page
-    from utils.viewer import VIEWER_DIR_VARIABLE
+    from utils.book.render.chapter_view import chapter_view, viewer_page
+    from utils.book.viewer_files import VIEWER_DIR_VARIABLE
 
     split = dialogues[0].split
     patch = pytest.MonkeyPatch()
@@ -606,9 +606,9 @@ def test_static_assets_are_our_own() -> None:
 
 
 def test_the_renderings_rules_have_one_source_which_every_built_page_links() -> None:
-    """The rules of a rendering are the package's (utils/render/atlas.css and the folders' render.css): the
+    """The rules of a rendering are the package's (utils/book/render/atlas.css and the folders' render.css): the
     build writes them, as they are, to _static/atlas-render.css, and no stylesheet of the book copies them."""
-    from utils.render import stylesheet_css
+    from utils.book.render import stylesheet_css
 
     for sheet in STATIC.rglob("*.css"):
         assert ".atlas-turn" not in sheet.read_text(encoding="utf-8"), f"{sheet} copies the renderings' rules"

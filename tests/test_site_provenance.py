@@ -25,8 +25,8 @@ import pytest
 
 import utils
 from utils import config
-from utils.figures import png_description
-from utils.status import BUILT_ON
+from utils.book.built_on import BUILT_ON
+from utils.book.figures import png_description
 
 REPO = Path(__file__).resolve().parents[1]
 SITE = Path(os.environ.get("ATLAS_SITE_DIR") or REPO / "_build" / "html")

@@ -134,7 +134,7 @@ def _view_splits(page: Path) -> list[dict]:
 def _renderings(page: Path) -> list[tuple[str, str]]:
     """``(where, html)`` of every rendering a reader of ``page`` meets: its pinned dialogues, and the
     first dialogues of each split its view opens in the data viewer (read back from the viewer's files)."""
-    from utils.viewer import read_rendering
+    from utils.book.viewer_files import read_rendering
 
     source = page.read_text(encoding="utf-8")
     found = [(f"pinned {number}", figure) for number, figure in
@@ -217,7 +217,7 @@ def test_the_begin_pages_say_which_release_is_which() -> None:
 def test_the_jwhr_example_link_opens_a_session_the_page_shows_and_the_viewer_holds() -> None:
     """The prose's example link names the session by its id; the chapter shows that session with the
     same link to the viewer page, and the viewer's files hold a session with that id."""
-    from utils.viewer import read_level
+    from utils.book.viewer_files import read_level
 
     page = _page("notebooks/jwhr.html")
     prose = _prose(page)

@@ -19,8 +19,8 @@ import pytest
 
 import utils
 from conftest import is_archive
+from utils.book.built_on import build_status_frame, chip_size, status_panel
 from utils.sources import registry
-from utils.status import build_status_frame, chip_size, status_panel
 
 
 def independent_count(path: Path) -> int | None:

@@ -5,7 +5,7 @@ The test takes the students' route, not the developers': ``python -m venv`` in a
 then ``pip install "<project>[lab]"`` (not editable, no ``dev`` or ``book`` extra; pip's cache is
 used, the packages come from the package index). The project is installed from a copy of the files
 its build reads, so that the build writes nothing into the checkout. With that environment's Python,
-``python -m utils.learner`` writes the learner copies; each ``exercise-placeholder`` cell is then
+``python -m utils.teaching.learner`` writes the learner copies; each ``exercise-placeholder`` cell is then
 filled with the code of that exercise's ``solution`` cells in the chapter (:func:`fill_placeholders`),
 and the copy is executed with nbclient by that environment's Python, in its own ``python3`` kernel,
 offline (``ATLAS_OFFLINE=1``) with an empty data directory, so on the demo samples.
@@ -38,7 +38,7 @@ import pytest
 from lab_server import jupyter_env
 
 from conftest import REPO
-from utils.learner import CHECK_TAG, PLACEHOLDER_TAG, SOLUTION_TAG
+from utils.teaching.learner import CHECK_TAG, PLACEHOLDER_TAG, SOLUTION_TAG
 
 pytestmark = pytest.mark.slow
 
@@ -183,7 +183,7 @@ def test_fill_placeholders_puts_each_solution_in_its_exercise() -> None:
             loose,
         ]
     )
-    from utils.learner import learner_notebook
+    from utils.teaching.learner import learner_notebook
 
     copy, _ = learner_notebook(chapter, name="t.ipynb")
     assert fill_placeholders(copy, chapter) == ["t-ex-1", "t-ex-2"]
@@ -277,7 +277,8 @@ def students(tmp_path_factory: pytest.TempPathFactory) -> StudentsEnvironment:
     learner_dir = root / "learner"
     started = time.perf_counter()
     subprocess.run(
-        [str(python), "-m", "utils.learner", "--out", str(learner_dir), "--notebooks", str(REPO / "notebooks")],
+        [str(python), "-m", "utils.teaching.learner", "--out", str(learner_dir),
+         "--notebooks", str(REPO / "notebooks")],
         cwd=root,  # not the checkout: `import utils` must find the installed package
         env=env,
         check=True,

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from utils import tables
+from utils.book import tables
 from utils.reported import Reproduced, all_reported, assert_held, compare, failures, quantity_label
 
 
@@ -167,7 +167,7 @@ def test_a_table_that_scrolls_is_focusable_and_named_by_its_caption() -> None:
 
 
 def test_a_median_of_counts_reads_as_a_count_or_a_half_never_with_a_zero_decimal() -> None:
-    from utils.tables import EMPTY, median_count
+    from utils.book.tables import EMPTY, median_count
 
     assert [median_count(v) for v in (2.0, 3, 2.5, 1234.0, float("nan"))] == ["2", "3", "2.5", "1,234", EMPTY]
 

@@ -31,7 +31,7 @@ from utils.datasets.jwhr.exercises import (
 from utils.datasets.wow import baselines as wow_baselines
 from utils.datasets.wow import stats as wow_stats
 from utils.datasets.wow.exercises import NO_PASSAGE_CHOICE, check_knowledge_selection, selection_turns, tfidf_choices
-from utils.exercises import graded
+from utils.teaching.exercises import graded
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 

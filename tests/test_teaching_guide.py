@@ -9,7 +9,7 @@ from pathlib import Path
 
 import nbformat
 
-from utils import course
+from utils.teaching import course
 
 REPO = Path(__file__).resolve().parents[1]
 GUIDE = (REPO / "book" / "teaching.md").read_text(encoding="utf-8")
@@ -46,7 +46,7 @@ def test_the_grading_route_is_the_course_s_own() -> None:
     grading = _section("### Grading a class with nbgrader", "(grading-guards)=")
     assert "atlas grade wow" in grading and "nbgrader formgrader" not in grading
     config = course.CONFIG
-    for exporter in ("utils.gradebook.MoodleExport", "utils.gradebook.CanvasExport"):
+    for exporter in ("utils.teaching.gradebook.MoodleExport", "utils.teaching.gradebook.CanvasExport"):
         assert exporter in grading and exporter in config
     assert "zip_collect" in grading and "named_regexp" in config
     assert "bubblewrap" in grading and "PATH" in grading
@@ -57,7 +57,7 @@ def test_the_threat_model_names_every_attack_the_suite_runs() -> None:
 
     guards = _section("(grading-guards)=", "(jupyterhub)=")
     words = {
-        "monkeypatch_graded": "utils.exercises.graded",
+        "monkeypatch_graded": "utils.teaching.exercises.graded",
         "monkeypatch_checks": "every check",
         "rebind_builtins": "builtins",
         "exec_source_solutions": "source/",

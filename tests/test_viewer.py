@@ -1,4 +1,4 @@
-"""The book's data viewer: its data files (utils/viewer.py), grouping, search text and licences.
+"""The book's data viewer: its data files (utils/book/viewer_files.py), grouping, search text and licences.
 
 The viewer itself is tested in Chromium on the built site by tests/test_viewer_site.py.
 """
@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 import utils
-from utils.render.chapter_view import chapter_view
-from utils.viewer import (
+from utils.book.render.chapter_view import chapter_view
+from utils.book.viewer_files import (
     DIALOGUE,
     SEARCH,
     read_level,
@@ -55,7 +55,7 @@ def test_split_files_round_trip_every_row_and_column(tmp_path: Path) -> None:
 
 def test_renderings_are_stored_as_fragments_each_written_once(tmp_path: Path) -> None:
     """A passage shown at every turn and in every dialogue on its topic is written once (issue #33's size)."""
-    from utils.render import render_dialogue
+    from utils.book.render import render_dialogue
 
     split = utils.load("wow", "valid_seen")
     target = tmp_path / "wow" / "valid_seen"
@@ -90,7 +90,7 @@ def test_a_failed_write_leaves_the_previous_files(tmp_path: Path) -> None:
 
 
 def test_rows_made_during_the_rendering_walk_write_the_same_files(tmp_path: Path) -> None:
-    from utils.render import render_dialogue
+    from utils.book.render import render_dialogue
 
     split = utils.load("wow", "valid_seen")
     rows = split_rows(split, label_keys=("checked_source",))
@@ -143,8 +143,8 @@ def test_kilt_examples_are_grouped_into_their_dialogues(tmp_path: Path, monkeypa
 
 
 def test_the_search_text_holds_ids_and_english_glosses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from utils.book.glosses import english
     from utils.datasets.wise import render as wise_render
-    from utils.glosses import english
 
     split = utils.load("wise", "train")
     glosses = wise_render.demo_glosses()
@@ -241,8 +241,8 @@ def test_the_evidence_level_written_from_categories_is_the_one_written_from_reco
 
 
 def test_english_glosses_of_categories_are_the_glosses_of_every_row(tmp_path: Path) -> None:
+    from utils.book.glosses import english, gloss_key
     from utils.datasets.wise import render as wise_render
-    from utils.glosses import english, gloss_key
 
     split = utils.load("wise", "train")
     glosses = wise_render.demo_glosses()
@@ -269,7 +269,7 @@ def test_english_glosses_of_categories_are_the_glosses_of_every_row(tmp_path: Pa
 
 @pytest.mark.parametrize("dtype", ["str", "string[pyarrow]", "string[python]"])
 def test_arrow_backed_strings_encode_as_python_strings_do(dtype: str) -> None:
-    from utils.viewer import dictionary_encode
+    from utils.book.viewer_files import dictionary_encode
 
     # Encoded in Arrow (sorted by UTF-8 bytes), they must give the codes and order of Python's sort.
     values = ["b", None, "a", "\u00e9", "b", "Z", "\U0001f600", "\u00e9a", "\uff21", "", "a b"]
@@ -284,7 +284,7 @@ def test_arrow_backed_strings_encode_as_python_strings_do(dtype: str) -> None:
 def test_arrow_strings_in_chunks_encode_as_python_strings_do(chunks: list[list[str | None]]) -> None:
     import pyarrow as pa
 
-    from utils.viewer import _encode_arrow_strings
+    from utils.book.viewer_files import _encode_arrow_strings
 
     values = [value for chunk in chunks for value in chunk]
     missing = np.array([value is None for value in values], dtype=bool)
@@ -297,7 +297,7 @@ def test_arrow_strings_in_chunks_encode_as_python_strings_do(chunks: list[list[s
 
 @pytest.mark.parametrize("flags", [[True, False, True], [True, True], [False], []])
 def test_boolean_columns_encode_as_their_words_do(flags: list[bool]) -> None:
-    from utils.viewer import dictionary_encode
+    from utils.book.viewer_files import dictionary_encode
 
     codes, values = dictionary_encode(pd.Series(flags, dtype=bool), "label")
     expected_codes, expected = dictionary_encode(pd.Series(flags, dtype=object), "label")
@@ -343,10 +343,10 @@ def test_column_notes_name_columns_the_viewer_shows_and_reach_the_manifest(tmp_p
     text columns')."""
     import warnings
 
-    from utils.render.chapter_view import viewer_rows
-    from utils.render.viewer_fields import column_notes
+    from utils.book.render.chapter_view import viewer_rows
+    from utils.book.viewer_fields import column_notes
+    from utils.book.viewer_files import VIEWER_DIR_VARIABLE
     from utils.sources import registry
-    from utils.viewer import VIEWER_DIR_VARIABLE
 
     assert "answer length (characters)" in column_notes("jwhr")
     for name, source in registry().items():

@@ -55,21 +55,22 @@ def test_app_js_keeps_the_state_and_wiring_and_every_module_is_typed() -> None:
     assert options["strict"] and options["noImplicitAny"] and options["checkJs"]
 
 
-# -- data.js against the files utils/viewer.py writes ----------------------------------------------
+# -- data.js against the files utils/book/viewer_files.py writes ----------------------------------------------
 
 DATA_JS = REPO / "book" / "_static" / "viewer" / "data.js"
-#: utils/viewer.py's constants made small, so that a demo split's files have several shards, dictionary
+#: utils/book/viewer_files.py's constants made small, so that a demo split's files have several shards, dictionary
 #: chunks, paged columns and renderings' shards and chunks, and the decoder crosses their boundaries.
 SMALL_FILES = {"SHARD_ROWS": 3, "COLUMN_SHARD_ROWS": 2, "DICTIONARY_CHUNK": 5, "PAGED_ABOVE": 20,
                "HTML_SHARD": 1, "FRAGMENT_CHUNK": 7}
 
 
 def test_the_viewer_s_format_is_the_one_utils_viewer_writes() -> None:
-    """One number: data.js refuses a manifest of any format but its FORMAT, which must be utils/viewer.py's."""
-    from utils.viewer import FORMAT
+    """One number: data.js refuses a manifest of any format but its FORMAT, which must be
+    utils/book/viewer_files.py's."""
+    from utils.book.viewer_files import FORMAT
 
     found = re.findall(r"^export const FORMAT = (\d+);$", DATA_JS.read_text(encoding="utf-8"), flags=re.M)
-    assert found == [str(FORMAT)], f"data.js's FORMAT {found} is not utils/viewer.py's FORMAT {FORMAT}"
+    assert found == [str(FORMAT)], f"data.js's FORMAT {found} is not utils/book/viewer_files.py's FORMAT {FORMAT}"
 
 
 def _plain(value: Any) -> Any:
@@ -82,8 +83,8 @@ def _plain(value: Any) -> Any:
 def _written_case(root: Path, name: str, split: Any) -> dict[str, Any]:
     """Write ``split``'s viewer files as a book build does (chapter_view, under ``root``) and read them
     back in Python: every level's rows and values, and every dialogue's rendering."""
-    from utils.render.chapter_view import chapter_view
-    from utils.viewer import VIEWER_DIR_VARIABLE, read_level, read_rendering
+    from utils.book.render.chapter_view import chapter_view
+    from utils.book.viewer_files import VIEWER_DIR_VARIABLE, read_level, read_rendering
 
     patch = pytest.MonkeyPatch()
     patch.setenv(VIEWER_DIR_VARIABLE, str(root / name))
@@ -108,14 +109,14 @@ def test_data_js_decodes_the_files_utils_viewer_writes_for_a_demo_split(tmp_path
     """The node test tests/viewer_js/data-files.test.mjs decodes a demo split's viewer files (as written,
     and written in small files) to the rows, values and renderings Python reads from them."""
     import utils
-    from utils.viewer import FORMAT
+    from utils.book.viewer_files import FORMAT
 
     node = _node()
     split = utils.load("wow", "valid_seen")
     cases = [_written_case(tmp_path, "as-written", split)]
     patch = pytest.MonkeyPatch()
     for constant, value in SMALL_FILES.items():
-        patch.setattr(f"utils.viewer.{constant}", value)
+        patch.setattr(f"utils.book.viewer_files.{constant}", value)
     try:
         cases.append(_written_case(tmp_path, "small-files", split))
     finally:

@@ -1,6 +1,6 @@
 """The data viewer against crafted links and data (no book build needed).
 
-A small split written by :func:`utils.viewer.write_split`, whose label values are the names of
+A small split written by :func:`utils.book.viewer_files.write_split`, whose label values are the names of
 ``Object.prototype``'s members (``__proto__``, ``constructor``, ``toString``...) and whose text starts
 with spreadsheet formula characters, is served on 127.0.0.1 with the viewer's page. A listener on
 another loopback address (127.0.0.2) stands for any other host: links whose SQL reads from it, writes
@@ -27,7 +27,7 @@ import pytest
 import test_site
 from test_viewer_site import PAGE_SIZE, _serve, _wait, open_filters
 
-from utils.viewer import DIALOGUE, SplitRows, write_split
+from utils.book.viewer_files import DIALOGUE, SplitRows, write_split
 
 pytestmark = pytest.mark.browser
 browser = test_site.browser

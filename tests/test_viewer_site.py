@@ -24,8 +24,8 @@ import test_site
 from test_site import SITE, new_page, open_page, own_errors
 
 import utils
+from utils.book.viewer_files import DIALOGUE, read_level
 from utils.loading import DEMO, SYNTHETIC
-from utils.viewer import DIALOGUE, read_level
 
 pytestmark = pytest.mark.browser
 #: the built site's server and Chromium, shared with tests/test_site.py
@@ -422,7 +422,7 @@ def tiny_site(tmp_path_factory: pytest.TempPathFactory) -> Any:
     site = data / "site"
     patch = pytest.MonkeyPatch()
     patch.setenv("ATLAS_DATA_DIR", str(data))
-    patch.setattr("utils.viewer.PAGED_ABOVE", 3000)  # the ~8,000 evidence ids, not the ~1,500 texts
+    patch.setattr("utils.book.viewer_files.PAGED_ABOVE", 3000)  # the ~8,000 evidence ids, not the ~1,500 texts
     patch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
     try:
         viewer_bench.write_site(data, site)

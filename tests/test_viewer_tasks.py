@@ -21,7 +21,7 @@ from test_site import SITE, new_page, open_page, own_errors
 from test_viewer_site import open_filters
 
 import utils
-from utils.viewer import read_level
+from utils.book.viewer_files import read_level
 
 pytestmark = [pytest.mark.browser, pytest.mark.realdata]
 site_url = test_site.site_url

@@ -13,7 +13,7 @@ The public API is small::
 
 Each dataset's own code (parser, renderer, statistics, baselines, reported numbers) lives in its
 folder, ``utils.datasets.<name>``, imported explicitly by the chapter that needs it; the shared
-machinery (``utils.loading``, ``utils.render``, ``utils.widgets``, ``utils.tables``, ...) knows no
+machinery (``utils.loading``, ``utils.book.render``, ``utils.book.widgets``, ``utils.book.tables``, ...) knows no
 dataset by name.
 """
 

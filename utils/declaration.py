@@ -319,7 +319,7 @@ class DatasetSource:
     ``viewer.py`` holds what the book's data viewer adds: ``facets``, ``columns``, ``search_words``,
     ``rows`` and ``QUERIES`` (read as :attr:`facets`, :attr:`columns`, :attr:`search_words`,
     :attr:`viewer_rows` and :attr:`viewer_queries`), and ``IDENTIFYING``, ``SINGLE_LABELS``,
-    ``row_texts`` (see :mod:`utils.render.viewer_fields`). Each is optional. In a folder that declares
+    ``row_texts`` (see :mod:`utils.book.viewer_fields`). Each is optional. In a folder that declares
     two datasets, the one not named as the folder puts its own part in front of a hook it does not
     share: ``news_audit`` in ``news/`` has ``audit_rows`` and ``audit_columns`` and shares ``facets``.
 
@@ -508,10 +508,10 @@ class DatasetSource:
     @property
     def search_text(self) -> Callable[[Dialogue], str] | None:
         """``search_text(dialogue) -> str``: what a search of the dialogues matches, from the folder's
-        ``render.py`` (``None``: topic and turn texts, :func:`utils.render.chapter_view.default_search_text`)."""
+        ``render.py`` (``None``: topic and turn texts, :func:`utils.book.render.chapter_view.default_search_text`)."""
         return cast("Callable[[Dialogue], str] | None", self.hook("render", "search_text"))
 
-    # -- the data viewer's hooks, from the folder's viewer.py (see utils.render.viewer_fields)
+    # -- the data viewer's hooks, from the folder's viewer.py (see utils.book.viewer_fields)
 
     @property
     def facets(self) -> Callable[[Dialogue], dict[str, list[str]]] | None:

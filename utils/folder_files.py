@@ -9,7 +9,7 @@ A folder of ``utils/datasets/`` may hold, beside its declaration, parser and ren
 - ``by_hand.md``: its section of the book's page "Getting the data", on getting the files by hand
   (MyST Markdown: a label ``(data-<name>)=`` and a ``###`` heading, then the steps). The page
   includes every folder's section where it says ``{atlas-by-hand}``.
-- ``render.css``: the CSS of the classes only its renderer uses; :func:`utils.render.stylesheet`
+- ``render.css``: the CSS of the classes only its renderer uses; :func:`utils.book.render.stylesheet`
   serves the atlas's own rules followed by every folder's.
 
 Each is looked for in every registered folder, in the registry's order (the book's order); a folder

@@ -231,7 +231,7 @@ FAR_SMALLER = 0.5
 _SMALL = 4096
 
 
-#: A course's students' data folder (:func:`utils.projects.write_student_data`) lists in this file the
+#: A course's students' data folder (:func:`utils.teaching.projects.write_student_data`) lists in this file the
 #: files it holds in part, the held-out items left with the teacher: those are not refused as too small.
 STUDENTS_COPY = ".atlas-students-copy.json"
 

@@ -11,8 +11,12 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .text import word_tokens
+
+if TYPE_CHECKING:
+    from .records import Turn
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,17 @@ def grounding_overlap(
     punctuation kept), so that a long quote is not penalised for the text the sentence did not use.
     """
     return ngram_prf(tokenize(response), tokenize(evidence), n, distinct=distinct)
+
+
+def selected_evidence_f1(turn: Turn, tokenize: Callable[[str], list[str]]) -> float | None:
+    """Unigram F1 between a turn's text and its selected evidence joined; None without a selection.
+
+    The measure of the chapters' grounding exercises and of the cross-dataset chapter's comparison,
+    one definition for both."""
+    chosen = turn.selected_evidence
+    if not chosen:
+        return None
+    return unigram_f1(turn.text, " ".join(item.text for item in chosen), tokenize=tokenize)
 
 
 class SubstringIndex:

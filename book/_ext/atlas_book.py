@@ -11,7 +11,7 @@ from 1 in their order on the page, so the chapter, its contents and the teachers
 "Exercise 1" for a chapter's first exercise.
 
 The **student edition** (``ATLAS_EDITION=student``, ``make book EDITION=student``) reads every
-chapter as its learner copy (:mod:`utils.learner`: no solution, no model answer, no cell computing
+chapter as its learner copy (:mod:`utils.teaching.learner`: no solution, no model answer, no cell computing
 an answer, no autograded test) and leaves the teachers' guide out but for how times are measured;
 its launch buttons open the learner copies, which the publishing workflow keeps on the branch
 ``atlas_learner_branch``. In both editions a chapter page links its learner copy for download, and
@@ -20,10 +20,10 @@ a Markdown page has no launch buttons (Binder and Colab open notebooks, not MyST
 The book cites author-year ("Dziri et al., 2022c"), so its bibliography is labelled the same way
 instead of [1]-[17]: the ``atlas`` bibliography style is pybtex's ``plain`` with author-year labels.
 
-The renderings' rules (:func:`utils.render.stylesheet_css`) are written to ``_static/atlas-render.css`` at
+The renderings' rules (:func:`utils.book.render.stylesheet_css`) are written to ``_static/atlas-render.css`` at
 each build and linked from every page: notebook outputs carry them, but a viewer page has none, and the
 rows it opens were unstyled. A chapter is written in the notebook to read in JupyterLab: its Time to learn
-line (:data:`utils.chapters.TIME_TO_LEARN_LINE`), its computed values (inline expressions) and its citations
+line (:data:`utils.book.chapters.TIME_TO_LEARN_LINE`), its computed values (inline expressions) and its citations
 (links to the bibliography); the build reads them as the measured value, glue roles and citations.
 :func:`published_links` derives the addresses the README gives (the site, its screenshot, Binder,
 Colab) from ``_config.yml``.
@@ -298,7 +298,7 @@ def _write_cards(outdir: Path) -> None:
         write_card(name, target / f"{name}.croissant.json")
 
 
-#: The renderings' stylesheet in the built site (``_static/``): :func:`utils.render.stylesheet_css`, the
+#: The renderings' stylesheet in the built site (``_static/``): :func:`utils.book.render.stylesheet_css`, the
 #: rules every notebook output carries in a ``<style>`` element. A viewer page (``book/viewer/*.md``) has no
 #: notebook output, so the rows it opens would show unstyled without it: every page links it.
 RENDER_CSS = "atlas-render.css"
@@ -306,10 +306,10 @@ RENDER_CSS = "atlas-render.css"
 
 def _write_render_css(app: Any, exception: BaseException | None) -> None:
     """Written from the package at each build (never a copy kept in ``book/_static``): the one source
-    of the rules stays ``utils/render/atlas.css`` and the dataset folders' ``render.css``."""
+    of the rules stays ``utils/book/render/atlas.css`` and the dataset folders' ``render.css``."""
     if exception is not None or app.builder.format != "html":
         return
-    from utils.render import stylesheet_css
+    from utils.book.render import stylesheet_css
 
     target = Path(app.outdir) / "_static" / RENDER_CSS
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -379,7 +379,7 @@ def _student_source(app: Any, docname: str, source: list[str]) -> None:
     if path.suffix == ".ipynb" and docname.startswith("notebooks/"):
         import nbformat
 
-        from utils.learner import PLACEHOLDER_TAG, WRITTEN_ANSWER_TAG, learner_notebook
+        from utils.teaching.learner import PLACEHOLDER_TAG, WRITTEN_ANSWER_TAG, learner_notebook
 
         copy, _ = learner_notebook(nbformat.reads(source[0], as_version=4), name=path.name)
         # The page shows the tasks; answering and checking happen in the downloaded copy (a
@@ -413,7 +413,7 @@ def _learner_copies(app: Any, exception: BaseException | None) -> None:
     """Every chapter's learner copy in the site, for the download link on its page."""
     if exception is not None or app.builder.format != "html":
         return
-    from utils.learner import write_learner_copies
+    from utils.teaching.learner import write_learner_copies
 
     chapters = Path(app.srcdir) / "notebooks"
     if any(chapters.glob("*.ipynb")):  # a project of other pages only has no copies to write
@@ -478,7 +478,7 @@ def _add_folder_bibliographies(app: Any, config: Any) -> None:
 
 
 def _chapter_book_lines(app: Any, docname: str, source: list[str]) -> None:
-    """A chapter's lines written to read in JupyterLab (:func:`utils.chapters.book_source`) are read as
+    """A chapter's lines written to read in JupyterLab (:func:`utils.book.chapters.book_source`) are read as
     the book's: its Time to learn, unknown there before its last cell runs, gets the measured value;
     its inline expressions (``{eval}`name```) the values glued when the book ran it; its links to the
     bibliography become citations. Connected after the student edition's rewrite, so the learner copy
@@ -487,7 +487,7 @@ def _chapter_book_lines(app: Any, docname: str, source: list[str]) -> None:
         return
     import nbformat
 
-    from utils.chapters import book_source, markdown_glued
+    from utils.book.chapters import book_source, markdown_glued
 
     notebook = nbformat.reads(source[0], as_version=4)
     markdown_names = markdown_glued("\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code"))
@@ -559,7 +559,7 @@ def dataset_pages(toc: dict[str, Any], srcdir: Path) -> tuple[dict[str, Any], di
     folder gets its viewer page under :data:`VIEWER_PART`, generated (no page is written by hand)."""
     import copy
 
-    from utils.render.chapter_view import VIEWER_PAGES, viewer_page_source
+    from utils.book.render.chapter_view import VIEWER_PAGES, viewer_page_source
     from utils.sources import registry
 
     toc = copy.deepcopy(toc)

@@ -4,7 +4,7 @@
  * The viewer itself is the ES modules in _static/viewer/ (data access, filters, statistics, SQL, URL
  * state; the grid, the facets, the statistics panel, the open row and the SQL console, each a function
  * returning its element; app.js keeping the view's state and wiring them), over the files
- * utils/viewer.py writes. This classic
+ * utils/book/viewer_files.py writes. This classic
  * script finds the site's root from its own address and imports them. Opened from disk (file://),
  * browsers block the modules, the fetches and the worker the viewer needs: a note then says how to
  * serve the page (the chapter's pinned dialogues, rendered on the server, still show).

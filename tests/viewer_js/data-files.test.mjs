@@ -1,4 +1,4 @@
-// The files utils/viewer.py writes, decoded by data.js (and fetched through store.js) as the browser does.
+// The files utils/book/viewer_files.py writes, decoded by data.js (and fetched through store.js) as the browser does.
 // Written by tests/test_viewer_js.py for a demo split, with what Python reads from them, into the
 // directory $ATLAS_VIEWER_FILES (expected.json); skipped without it.
 import assert from "node:assert/strict";
@@ -29,9 +29,9 @@ async function expected() {
   return JSON.parse(await readFile(join(DIR, "expected.json"), "utf-8"));
 }
 
-test("data.js reads the format utils/viewer.py writes, and refuses another", { skip }, async () => {
+test("data.js reads the format utils/book/viewer_files.py writes, and refuses another", { skip }, async () => {
   const want = await expected();
-  assert.equal(FORMAT, want.format, "data.js's FORMAT is not utils/viewer.py's");
+  assert.equal(FORMAT, want.format, "data.js's FORMAT is not utils/book/viewer_files.py's");
   for (const one of want.cases) {
     const manifest = await fetchManifest(join(DIR, one.path, "manifest.json"));
     assert.equal(manifest.format, FORMAT);

@@ -7,7 +7,7 @@ import {
 } from "../../book/_static/viewer/filters.js";
 import { fullState } from "../../book/_static/viewer/url-state.js";
 
-/** A held column from its values per row (as utils/viewer.py writes them: sorted distinct values). */
+/** A held column from its values per row (as utils/book/viewer_files.py writes them: sorted distinct values). */
 function column(name, kind, values) {
   const present = values.filter((v) => v !== null);
   const keyOf = (v) => (Array.isArray(v) ? v.join(", ") : v);

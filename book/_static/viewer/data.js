@@ -1,4 +1,4 @@
-/* Data access: the files utils/viewer.py writes (one format, one writer), fetched from the site.
+/* Data access: the files utils/book/viewer_files.py writes (one format, one writer), fetched from the site.
  *
  * A level is held column by column as the files store it: per row a code (a typed array of one to
  * four bytes a row) into the column's sorted distinct values, so that a text shown at many rows is
@@ -9,7 +9,7 @@
 
 import { keyed, own } from "./text.js";
 
-/** Version of the file layout: utils/viewer.py's FORMAT, which writes it into each manifest; any other is refused.
+/** Version of the file layout: utils/book/viewer_files.py's FORMAT, which writes it into each manifest; any other is refused.
  * tests/test_viewer_js.py fails when the two differ, and decodes the files Python writes with this module. */
 export const FORMAT = 3;
 const PARALLEL_FETCHES = 4;

@@ -1,11 +1,11 @@
 /* A label cell of the grid as the chapters show labels: each value a badge with the class the atlas's
  * renderers give it (atlas-badge-begin-hallucination for BEGIN's Hallucination), so that the rendering
- * stylesheet (_static/atlas-render.css, utils.render.stylesheet_css) colours it as in the chapters. */
+ * stylesheet (_static/atlas-render.css, utils.book.render.stylesheet_css) colours it as in the chapters. */
 
 import { make } from "./dom.js";
 
 /**
- * A class name's token of a text, as utils/render/_html.py's _css_token writes it.
+ * A class name's token of a text, as utils/book/render/_html.py's _css_token writes it.
  * @param {string} value
  * @returns {string}
  */

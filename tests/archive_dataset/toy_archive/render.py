@@ -1,9 +1,9 @@
-"""Renderer of the toy archive's dialogues, built from :mod:`utils.render.html` (every string escaped)."""
+"""Renderer of the toy archive's dialogues, built from :mod:`utils.book.render.html` (every string escaped)."""
 
 from __future__ import annotations
 
+from utils.book.render.html import SafeHTML, dialogue_frame, esc, turn_block
 from utils.records import Dialogue
-from utils.render.html import SafeHTML, dialogue_frame, esc, turn_block
 
 
 def render(dialogue: Dialogue, **options: object) -> SafeHTML:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from utils.book.render.html import SafeHTML, esc
 from utils.records import Dialogue
-from utils.render import SafeHTML, esc
 
 
 def render(dialogue: Dialogue, *, note: str = "") -> SafeHTML:

@@ -1,10 +1,10 @@
 """Renderer of the toy QA dataset: the question, the answer and its passages, built from
-:mod:`utils.render.html` (every dataset string escaped)."""
+:mod:`utils.book.render.html` (every dataset string escaped)."""
 
 from __future__ import annotations
 
+from utils.book.render.html import SafeHTML, badge, bullet_list, dialogue_frame, esc, turn_block
 from utils.records import Dialogue
-from utils.render.html import SafeHTML, badge, bullet_list, dialogue_frame, esc, turn_block
 
 
 def render(dialogue: Dialogue, **options: object) -> SafeHTML:

@@ -33,12 +33,13 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from utils.book.figures import caption as figure_caption
+from utils.book.tables import Table, integer, table
+
 from ... import scoring
-from ...figures import caption as figure_caption
 from ...loading import LoadedSplit
 from ...metrics import longest_common_run, ngrams
 from ...scoring import auc_of_draws, auc_rows
-from ...tables import Table, integer, table
 from ...text import word_tokens
 
 # The FaithDial chapter's critic, reused rather than copied: the same score, fit and evaluation.

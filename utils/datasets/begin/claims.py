@@ -1,10 +1,10 @@
 """What the BEGIN chapter states of the official files, checked on the files it ran on.
 
-Each :class:`~utils.chapters.Claim` is a sentence of the chapter's text about the official splits
+Each :class:`~utils.book.chapters.Claim` is a sentence of the chapter's text about the official splits
 (most responses not fully attributable, the precision gap between the labels, the lexical critic
 above both trivial rules on WoW test, ...), computed from the records. On a copy that differs the
 chapter still builds and says, in a sentence, which of them do not hold
-(:func:`utils.chapters.differences`); the folder's ``tests/test_begin_claims.py`` checks that all
+(:func:`utils.book.chapters.differences`); the folder's ``tests/test_begin_claims.py`` checks that all
 hold on the official files.
 
 The critics' frames are costly (a bootstrap per split): the chapter passes the ones it already
@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
-from ...chapters import Claim
+from utils.book.chapters import Claim
+
 from ...records import Dialogue
 from . import baselines, stats
 from .parser import FULLY, NOT_FULLY

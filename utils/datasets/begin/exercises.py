@@ -1,4 +1,4 @@
-"""Checkers of the BEGIN chapter's exercises on its critics (the generic ones are in :mod:`utils.exercises`).
+"""Checkers of the BEGIN chapter's exercises on its critics (the generic ones are in :mod:`utils.teaching.exercises`).
 
 Like every checker, each recomputes the expected answer from the splits it is given, so it is right
 on the demo sample and on the real files alike, and says what is off without printing the answer.
@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import cohen_kappa_score
 
-from ...checking import (
+from utils.book.render.html import SafeHTML, esc, stylesheet
+from utils.teaching.checking import (
     CheckOptionError,
     ExerciseCheckError,
     Mistake,
@@ -25,9 +26,9 @@ from ...checking import (
     fail,
     practice_check,
 )
-from ...projects import HeldOut, check_released_scores, released_ids
+from utils.teaching.projects import HeldOut, check_released_scores, released_ids
+
 from ...records import Dialogue
-from ...render.html import SafeHTML, esc, stylesheet
 from ..faithdial.baselines import LexicalCritic
 from ..faithdial.exercises import Ignored, check_ranking, is_synthetic
 from . import baselines, stats
@@ -184,7 +185,7 @@ def check_transfer_scores(
 
 
 #: The transfer project (begin-ex-4) is scored like a shared task in a course: students get the CMU-DoG
-#: and TopicalChat dev responses without their labels (:mod:`utils.projects`).
+#: and TopicalChat dev responses without their labels (:mod:`utils.teaching.projects`).
 TRANSFER_EXERCISE = "begin-ex-4"
 
 

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ...records import SEEKER, Dialogue
-from ...render.html import (
+from utils.book.render.html import (
     SafeHTML,
     badge,
     bullet_list,
@@ -24,6 +23,8 @@ from ...render.html import (
     stylesheet,
     turn_block,
 )
+
+from ...records import SEEKER, Dialogue
 from .parser import knowledge, label, response_turn
 
 _WORD = re.compile(r"\w+", re.UNICODE)

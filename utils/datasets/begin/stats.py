@@ -13,12 +13,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ... import tables
-from ...figures import caption
+from utils.book import tables
+from utils.book.cjk_fonts import text_as_typed
+from utils.book.figures import caption
+from utils.book.tables import Table
+
 from ...loading import LoadedSplit
-from ...plotting import text_as_typed
 from ...records import Dialogue
-from ...tables import Table
 from ...text import word_tokens
 from .parser import FULLY, GENERIC, LABELS, NOT_FULLY, knowledge, label, message, response_turn
 from .render import MODELS, SOURCES

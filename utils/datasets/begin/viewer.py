@@ -1,12 +1,13 @@
-"""What BEGIN adds to the book's data viewer (:mod:`utils.viewer`): its rows' facets, columns and
+"""What BEGIN adds to the book's data viewer (:mod:`utils.book.viewer_files`): its rows' facets, columns and
 search words, the message and the response that name a row, its labels as single values, and example
-SQL. (Hooks found by name: see :mod:`utils.render.viewer_fields`.)"""
+SQL. (Hooks found by name: see :mod:`utils.book.viewer_fields`.)"""
 
 from __future__ import annotations
 
+from utils.book.viewer_fields import Columns, Facets, word_count
+from utils.book.viewer_files import Query
+
 from ...records import Dialogue
-from ...render.viewer_fields import Columns, Facets, word_count
-from ...viewer import Query
 from .parser import knowledge, label, message, response_turn
 from .render import MODELS, SOURCES
 

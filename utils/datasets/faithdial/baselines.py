@@ -25,12 +25,13 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import accuracy_score, f1_score, roc_auc_score, roc_curve
 
-from ...figures import caption
+from utils.book.cjk_fonts import text_as_typed
+from utils.book.figures import caption
+from utils.book.render.html import esc
+from utils.book.tables import Table, declared_table, table
+
 from ...loading import Dialogues
 from ...metrics import corpus_bleu, rouge_l, unigram_f1
-from ...plotting import text_as_typed
-from ...render.html import esc
-from ...tables import Table, declared_table, table
 from .stats import COLUMNS, HALLUCINATED, audit_file_label, knowledge_overlap
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -304,7 +305,7 @@ def results_table(
     caption: str = "",
     notes: Sequence[str] = (),
 ) -> Table:
-    """The results side by side for readers (:func:`utils.tables.table`): counts as integers,
+    """The results side by side for readers (:func:`utils.book.tables.table`): counts as integers,
     accuracies in percent, F1 and ROC AUC with two decimals; ``columns`` picks some of
     :data:`RESULT_LABELS`. An empty cell (AUC of a set with one class) is a dash, explained;
     ``notes`` go under the table."""

@@ -1,9 +1,9 @@
 """What the FaithDial chapter states of the official files, checked on the files it ran on.
 
 The chapter's facts about the authors' hallucination audit (how many rows are labelled, how many the
-critic can score, how many gold WoW responses are hallucinated) as :class:`~utils.chapters.Claim`\\ s
+critic can score, how many gold WoW responses are hallucinated) as :class:`~utils.book.chapters.Claim`\\ s
 computed from the records. On a copy that differs the chapter still builds and says, in a sentence,
-which of them do not hold (:func:`utils.chapters.differences`); the folder's
+which of them do not hold (:func:`utils.book.chapters.differences`); the folder's
 ``tests/test_faithdial_claims.py`` checks that all hold on the official files.
 """
 
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...chapters import Claim
+from utils.book.chapters import Claim
+
 from ...loading import Dialogues
 from . import baselines, stats
 

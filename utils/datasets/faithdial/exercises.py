@@ -1,4 +1,4 @@
-"""Checkers of the FaithDial chapter's exercises on its edits (the generic ones are in :mod:`utils.exercises`).
+"""Checkers of the FaithDial chapter's exercises on its edits (the generic ones are in :mod:`utils.teaching.exercises`).
 
 Like every checker, each recomputes the expected answer from the data it is given, so it is right on
 the demo sample and on the real files alike, and says what is off without printing the answer.
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import roc_auc_score
 
-from ...checking import (
+from utils.teaching.checking import (
     CheckOptionError,
     ExerciseCheckError,
     Mistake,
@@ -29,9 +29,10 @@ from ...checking import (
     practice_check,
     turns_of,
 )
+from utils.teaching.projects import HeldOut, check_released_scores, released_ids
+
 from ...loading import SYNTHETIC
 from ...metrics import MIN_FOR_INTERVAL
-from ...projects import HeldOut, check_released_scores, released_ids
 from ...records import Dialogue
 from ...scoring import auc_rows, paired_bootstrap
 from . import baselines
@@ -222,7 +223,7 @@ def scored_responses(data: Iterable[Dialogue], *, with_rewrites: bool = False) -
 
 
 #: The critic project (faithdial-ex-4) is scored like a shared task in a course: students get the test
-#: responses without their labels (:mod:`utils.projects`).
+#: responses without their labels (:mod:`utils.teaching.projects`).
 CRITIC_EXERCISE = "faithdial-ex-4"
 
 

@@ -20,8 +20,7 @@ import ast
 import json
 import re
 
-from ...records import WIZARD, Dialogue, Turn
-from ...render.html import (
+from utils.book.render.html import (
     SafeHTML,
     badge,
     bullet_list,
@@ -32,6 +31,8 @@ from ...render.html import (
     highlight_words,
     turn_block,
 )
+
+from ...records import WIZARD, Dialogue, Turn
 from ...text import word_diff
 from .audit_parser import audit_file_label
 from .parser import DESCRIBES_ORIGINAL, begin_class, labels_describe

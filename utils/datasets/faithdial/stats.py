@@ -21,11 +21,12 @@ from typing import Any
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from ... import tables
-from ...figures import caption
+from utils.book import tables
+from utils.book.cjk_fonts import text_as_typed
+from utils.book.figures import caption
+
 from ...loading import Dialogues, LoadedSplit
 from ...metrics import grounding_overlap
-from ...plotting import text_as_typed
 from ...records import SEEKER, WIZARD, Dialogue
 from ...reported import Reproduced, compare, reported, reported_value
 from ...text import word_tokens
@@ -314,7 +315,7 @@ def before_after_summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 # -- tables for readers ---------------------------------------------------------------------------
-# Each *_table turns a result of this module into a utils.tables.Table for the chapter: headers and
+# Each *_table turns a result of this module into a utils.book.tables.Table for the chapter: headers and
 # units from COLUMNS, a caption naming any demo or partial split.
 
 #: Every column the FaithDial tables show (statistics, audit and baselines): its header and its unit.
@@ -674,7 +675,7 @@ def audit_reported_vs_reproduced(
 
 # -- figures -----------------------------------------------------------------------------------
 # Every figure is at most 7.5 in wide and uses matplotlib's 10-point default text (nothing smaller
-# than 9 points), so that :func:`utils.figures.figure` can show it at its size on the page.
+# than 9 points), so that :func:`utils.book.figures.figure` can show it at its size on the page.
 
 #: One colour per BEGIN class, the same in every figure (hallucinated classes warm, the others cool).
 BEGIN_COLOURS = {

@@ -1,4 +1,4 @@
-"""What FaithDial and the hallucination audit add to the book's data viewer (:mod:`utils.viewer`):
+"""What FaithDial and the hallucination audit add to the book's data viewer (:mod:`utils.book.viewer_files`):
 their rows' facets, columns and search words, and example SQL."""
 
 from __future__ import annotations
@@ -7,15 +7,16 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from utils.book.viewer_fields import Columns, Facets, rounded_mean, unique_values, word_count
+from utils.book.viewer_files import Query, SplitRows
+
 from ...records import WIZARD, Dialogue
-from ...render.viewer_fields import Columns, Facets, rounded_mean, unique_values, word_count
-from ...viewer import Query, SplitRows
 from .audit_parser import begin_class
 
 #: What the dataset's viewer page (``book/viewer/faithdial.md``, written by the build) says its rows are.
 PAGE_ROWS = "Every row of FaithDial's splits, and the hallucination audit's files"
 
-#: The audit's class of a row is one label. (Hooks found by name: see :mod:`utils.render.viewer_fields`.)
+#: The audit's class of a row is one label. (Hooks found by name: see :mod:`utils.book.viewer_fields`.)
 SINGLE_LABELS = ("BEGIN class of the audit row",)
 
 #: The turns' BEGIN class, one spelling for every file: beside the BEGIN list as written (see :func:`rows`).

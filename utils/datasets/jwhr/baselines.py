@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ... import tables
-from ...figures import data_caveat
+from utils.book import tables
+from utils.book.cjk_fonts import text_as_typed
+from utils.book.figures import data_caveat
+
 from ...metrics import PRF, SubstringIndex, grounding_overlap, set_prf
-from ...plotting import text_as_typed
 from ...records import Dialogue
 from ...text import char_tokens
 from .parser import NOT_FOUND, NOTHING, QUOTE, SUMMARY, Sentence, Step, answered, sentences, trail
@@ -459,7 +460,7 @@ def answerability_scores(
 
 
 # -- tables and figures for readers ----------------------------------------------------------------
-# Each *_view shows a frame of this module through utils.tables.table: methods named for readers,
+# Each *_view shows a frame of this module through utils.book.tables.table: methods named for readers,
 # counts as integers, scores as percentages with one decimal.
 
 #: Method and model names as the chapter's tables show them.

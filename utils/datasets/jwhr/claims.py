@@ -1,9 +1,9 @@
 """What the JWHR chapter states of the official files, checked on the files it ran on.
 
-Each :class:`~utils.chapters.Claim` is a sentence of the chapter's text about the real files (the
+Each :class:`~utils.book.chapters.Claim` is a sentence of the chapter's text about the real files (the
 one step with no page, the longest trail, the most cited pages, ...). On a copy that differs (a page
 renamed, a session left out) the chapter still builds and says, in a sentence, which of them do not
-hold (:func:`utils.chapters.differences`); the folder's ``tests/test_jwhr_claims.py`` checks that all
+hold (:func:`utils.book.chapters.differences`); the folder's ``tests/test_jwhr_claims.py`` checks that all
 hold on the official files.
 
 The baselines' frames (attribution where there is a choice, extractiveness, answerability) are the
@@ -18,7 +18,8 @@ from typing import cast
 
 import pandas as pd
 
-from ...chapters import Claim
+from utils.book.chapters import Claim
+
 from ...records import Dialogue
 from . import baselines, stats
 

@@ -1,4 +1,4 @@
-"""Checker of the JWHR chapter's answerability exercise (the generic checks are in :mod:`utils.exercises`).
+"""Checker of the JWHR chapter's answerability exercise (the generic checks are in :mod:`utils.teaching.exercises`).
 
 Students predict, from the trail alone, whether a session ended with an answer: they fit on the
 sessions at even positions of each chunk and predict the ones at odd positions (:func:`split_sessions`).
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...checking import (
+from utils.teaching.checking import (
     ExerciseCheckError,
     Mistake,
     as_mapping,
@@ -30,7 +30,8 @@ from ...checking import (
     passed,
     practice_check,
 )
-from ...projects import HeldOut, check_released_scores, in_assignment, released_ids
+from utils.teaching.projects import HeldOut, check_released_scores, in_assignment, released_ids
+
 from ...records import Dialogue
 from . import baselines
 from .parser import answered as is_answered
@@ -51,7 +52,7 @@ def split_sessions(
     """The exercise's split: the sessions at even positions of each chunk (0, 2, 4, ...) to fit on,
     those at odd positions to predict. Both parts keep the chunks' proportions.
 
-    In a course assignment (:func:`utils.projects.in_assignment`) the chunks a student has hold the
+    In a course assignment (:func:`utils.teaching.projects.in_assignment`) the chunks a student has hold the
     fitting sessions only, the teacher keeping the held-out ones: all of them are returned to fit
     on, and the held-out sessions are the released inputs (:func:`trail_inputs`), not sessions here."""
     answered, not_answered = list(answered), list(not_answered)
@@ -60,7 +61,7 @@ def split_sessions(
     return answered[0::2] + not_answered[0::2], answered[1::2] + not_answered[1::2]
 
 
-#: The answerability project (jwhr-ex-4) is scored like a shared task in a course (:mod:`utils.projects`).
+#: The answerability project (jwhr-ex-4) is scored like a shared task in a course (:mod:`utils.teaching.projects`).
 ANSWERABILITY_EXERCISE = "jwhr-ex-4"
 
 
@@ -80,7 +81,7 @@ def _fitting_lines(relative: str, content: bytes) -> bytes:
 
 
 #: The chapter's public helpers that compute an exercise's answer in one call: an answer cell that calls
-#: one is listed by ``atlas grade`` for the teacher to read (utils.grading.similarity_report).
+#: one is listed by ``atlas grade`` for the teacher to read (utils.teaching.grading.similarity_report).
 ANSWERED_BY = {
     "jwhr-ex-1": ("summary_frame",),
     "jwhr-ex-2": ("grounding_overlap", "summary_frame"),

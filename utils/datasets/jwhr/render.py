@@ -5,7 +5,7 @@ search keywords or "link from step N"; the page title linked to its URL; the quo
 from it, or nothing), then the answer sentence by sentence with citation markers that jump to the
 references they cite. Labels carry short English glosses for readers who do not read Japanese, and
 an optional ``glosses`` mapping (:func:`glosses`: the atlas's translations of the sessions its
-chapter shows, keyed as :mod:`utils.glosses` says) adds English under the question, the quotes,
+chapter shows, keyed as :mod:`utils.book.glosses` says) adds English under the question, the quotes,
 summaries and answer sentences and beside titles and keywords.
 Every dataset string is escaped and only http(s) URLs become links; Japanese text is marked
 ``lang="ja"`` so browsers pick Japanese glyph forms (the page itself is English).
@@ -16,21 +16,22 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from ...glosses import english as gloss_english
-from ...glosses import gloss_key  # noqa: F401  (part of this module's API: the key of a gloss)
-from ...glosses import glosses as dataset_glosses
+from utils.book.glosses import english as gloss_english
+from utils.book.glosses import gloss_key  # noqa: F401  (part of this module's API: the key of a gloss)
+from utils.book.glosses import glosses as dataset_glosses
+from utils.book.render.html import SafeHTML, badge, details, dialogue_frame, esc, link, sr_only, turn_block
+
 from ...records import SEEKER, WIZARD, Dialogue
-from ...render.html import SafeHTML, badge, details, dialogue_frame, esc, link, sr_only, turn_block
 from .parser import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY, Step, answered, question, sentences, trail
 
-#: What the search box of :func:`utils.widgets.browse` matches, per session status.
+#: What the search box of :func:`utils.book.widgets.browse` matches, per session status.
 STATUS_TAGS = {True: "status:answered", False: "status:unanswered"}
 
 _JA = 'lang="ja"'
 
 
 def glosses() -> Mapping[str, str]:
-    """The atlas's own English translations of the JWHR text its chapter shows (see :mod:`utils.glosses`)."""
+    """The atlas's own English translations of the JWHR text its chapter shows (see :mod:`utils.book.glosses`)."""
     return dataset_glosses("jwhr")
 
 

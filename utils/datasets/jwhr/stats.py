@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from ... import tables
-from ...figures import data_caveat
+from utils.book import tables
+from utils.book.cjk_fonts import text_as_typed
+from utils.book.figures import data_caveat
+from utils.book.render.html import esc
+
 from ...loading import Dialogues
-from ...plotting import text_as_typed
 from ...records import WIZARD, Dialogue
-from ...render.html import esc
 from ...reported import Reproduced, compare
 from .parser import NOT_FOUND, NOTHING, QUOTE, SUMMARY, Step, answered, question, sentences, trail
 
@@ -329,7 +330,7 @@ def flagged_steps(splits: Mapping[str, Iterable[Dialogue]]) -> pd.DataFrame:
 
 
 # -- tables for readers ----------------------------------------------------------------------------
-# Each *_view turns a frame of this module into a utils.tables.Table: human labels with units,
+# Each *_view turns a frame of this module into a utils.book.tables.Table: human labels with units,
 # counts as integers, shares as percentages, Japanese text marked lang="ja", dashes explained.
 
 #: Rows of :func:`summary_frame` as the chapter shows them: label, how the value is shown, decimals.
@@ -551,8 +552,8 @@ def flagged_table(flagged: pd.DataFrame, *, data: Iterable[Provenance] = ()) -> 
 
 # -- figures -------------------------------------------------------------------------------------
 # Each returns a matplotlib Figure at most 7.5 in wide with text of at least 9 pt; the chapter shows
-# it through utils.figures.figure with a caption and the alt text built by the *_alt functions.
-# Labels are English; Japanese page titles need a CJK font (utils.plotting.use_cjk_font).
+# it through utils.book.figures.figure with a caption and the alt text built by the *_alt functions.
+# Labels are English; Japanese page titles need a CJK font (utils.book.cjk_fonts.use_cjk_font).
 
 #: Colours of answered and not-answered sessions in every JWHR figure: Okabe and Ito's blue and
 #: vermillion, told apart by readers with any common colour-vision deficiency.

@@ -1,15 +1,16 @@
-"""What Japanese Wikipedia Human Retrieval adds to the book's data viewer (:mod:`utils.viewer`): its
+"""What Japanese Wikipedia Human Retrieval adds to the book's data viewer (:mod:`utils.book.viewer_files`): its
 rows' facets, columns and search words, the question and the answer that name a session, and example
-SQL. (Hooks found by name: see :mod:`utils.render.viewer_fields`.)"""
+SQL. (Hooks found by name: see :mod:`utils.book.viewer_fields`.)"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...glosses import gloss_key
+from utils.book.glosses import gloss_key
+from utils.book.viewer_fields import Columns, Facets, character_count, unique_values
+from utils.book.viewer_files import Query
+
 from ...records import WIZARD, Dialogue
-from ...render.viewer_fields import Columns, Facets, character_count, unique_values
-from ...viewer import Query
 from .parser import NO_PAGE, NOT_FOUND, NOTHING, QUOTE, SUMMARY, answered, question, sentences, trail
 
 #: What the dataset's viewer page (``book/viewer/jwhr.md``, written by the build) says its rows are.
@@ -20,7 +21,7 @@ IDENTIFYING = {"dialogues": ("question", "answered", "answer"), "turns": ("role"
 #: One label per session.
 SINGLE_LABELS = ("answered",)
 #: What a column's statistics count, where two panels would otherwise seem to disagree: the length columns
-#: count as the chapter does (:func:`~utils.render.viewer_fields.character_count`, spaces and line breaks
+#: count as the chapter does (:func:`~utils.book.viewer_fields.character_count`, spaces and line breaks
 #: left out), the text columns' panels every character of the text.
 COLUMN_NOTES = {
     "answer length (characters)": "characters of the answer without its spaces and line breaks, as the chapter "

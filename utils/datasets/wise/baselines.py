@@ -52,12 +52,13 @@ import numpy as np
 import pandas as pd
 from rank_bm25 import BM25Plus
 
-from ... import tables
-from ...figures import data_caveat
+from utils.book import tables
+from utils.book.figures import data_caveat
+from utils.book.tables import Table
+
 from ...loading import LoadedSplit, Provenance
 from ...metrics import PRF, SubstringIndex, lcs_length, set_prf
 from ...records import SEEKER, WIZARD, Dialogue
-from ...tables import Table
 from ...text import char_tokens
 from .parser import SCORED_ACTION_GROUPS, published_label
 

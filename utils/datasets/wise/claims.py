@@ -1,9 +1,9 @@
 """What the WISE chapter states of the official files, checked on the files it ran on.
 
-Each :class:`~utils.chapters.Claim` is a sentence of the chapter's text about the official files
+Each :class:`~utils.book.chapters.Claim` is a sentence of the chapter's text about the official files
 (the test file is the union of the seen and unseen test files; Answer turns cite passages more often
 than Clarify turns), computed from the records. On a copy that differs the chapter still builds and
-says, in a sentence, which of them do not hold (:func:`utils.chapters.differences`); the folder's
+says, in a sentence, which of them do not hold (:func:`utils.book.chapters.differences`); the folder's
 ``tests/test_wise_claims.py`` checks them on the official files where those are present.
 """
 
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...chapters import Claim
+from utils.book.chapters import Claim
+
 from ...loading import LoadedSplit
 from . import stats
 

@@ -1,4 +1,5 @@
-"""Checkers of the WISE chapter's exercise on its central task (the generic ones are in :mod:`utils.exercises`).
+"""Checkers of the WISE chapter's exercise on its central task (the generic ones are in
+:mod:`utils.teaching.exercises`).
 
 Action prediction (the authors' T3): a student predicts the action of every system turn of a test
 split, and the check scores those predictions and the chapter's classifier on the same turns itself,
@@ -17,8 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from ... import config
-from ...checking import (
+from utils.teaching.checking import (
     CheckOptionError,
     ExerciseCheckError,
     as_mapping,
@@ -28,8 +28,10 @@ from ...checking import (
     passed,
     practice_check,
 )
+from utils.teaching.projects import HeldOut, check_released_scores, released_ids
+
+from ... import config
 from ...loading import SYNTHETIC
-from ...projects import HeldOut, check_released_scores, released_ids
 from ...records import Dialogue
 from .baselines import CharTfidfClassifier, SystemTurnExample, majority_label, standard_macro_prf, system_turn_examples
 from .parser import INTENTS
@@ -45,7 +47,7 @@ def turn_key(example: SystemTurnExample) -> str:
 
 
 #: The action project (wise-ex-4) is scored like a shared task in a course: students get the test
-#: split's system turns without their actions (:mod:`utils.projects`).
+#: split's system turns without their actions (:mod:`utils.teaching.projects`).
 ACTION_EXERCISE = "wise-ex-4"
 
 

@@ -15,10 +15,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ...glosses import english as gloss_english
-from ...glosses import glosses as dataset_glosses
+from utils.book.glosses import english as gloss_english
+from utils.book.glosses import glosses as dataset_glosses
+from utils.book.render.html import SafeHTML, badge, details, dialogue_frame, esc, turn_block
+
 from ...records import SEEKER, Dialogue, Evidence, Turn
-from ...render.html import SafeHTML, badge, details, dialogue_frame, esc, turn_block
 from .parser import ACTIONS, INTENTS, published_label
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ _ZH = 'lang="zh-Hans"'
 
 def demo_glosses() -> Mapping[str, str]:
     """English translations of the demo sample's utterances and search intents (written by the atlas;
-    see :mod:`utils.glosses`)."""
+    see :mod:`utils.book.glosses`)."""
     return dataset_glosses("wise")
 
 
@@ -43,7 +44,7 @@ def render(
 ) -> SafeHTML:
     """One conversation as safe HTML.
 
-    ``glosses`` (keyed as :mod:`utils.glosses` says) gives the English line shown under Chinese
+    ``glosses`` (keyed as :mod:`utils.book.glosses` says) gives the English line shown under Chinese
     text; ``documents`` supplies passage text the parsed evidence lacks; ``show_unselected=False``
     leaves out the folded lists of unselected candidates.
     """

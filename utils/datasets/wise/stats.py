@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ... import tables
-from ...figures import data_caveat
-from ...glosses import english as gloss_english
+from utils.book import tables
+from utils.book.cjk_fonts import text_as_typed
+from utils.book.figures import data_caveat
+from utils.book.glosses import english as gloss_english
+from utils.book.tables import EMPTY, Table
+
 from ...loading import LoadedSplit, Provenance
-from ...plotting import text_as_typed
 from ...records import SEEKER, WIZARD, Dialogue, Turn
 from ...reported import Reproduced, compare, reported_value
-from ...tables import EMPTY, Table
 from .documents import WiseDocuments
 from .parser import (
     ACTIONS,
@@ -296,10 +297,10 @@ def document_summary(documents: WiseDocuments) -> pd.DataFrame:
 
 
 # -- figures ---------------------------------------------------------------------------------------------
-# Figures with Chinese labels need a CJK font: call utils.plotting.use_cjk_font() first.
+# Figures with Chinese labels need a CJK font: call utils.book.cjk_fonts.use_cjk_font() first.
 
 
-#: Figure widths stay within the book's text column (utils.figures.MAX_WIDTH_INCHES), fonts >= 9 pt.
+#: Figure widths stay within the book's text column (utils.book.figures.MAX_WIDTH_INCHES), fonts >= 9 pt.
 _WIDTH = 7.5
 
 
@@ -492,7 +493,7 @@ def keyphrases_alt(split: LoadedSplit, n: int = 15) -> str:
 
 
 # -- tables for readers ------------------------------------------------------------------------------------
-# Each function formats one of the frames above with utils.tables.table: human headers, counts as
+# Each function formats one of the frames above with utils.book.tables.table: human headers, counts as
 # integers, shares as percentages, and a caption that names demo or partial data.
 
 

@@ -1,14 +1,15 @@
-"""What WISE adds to the book's data viewer (:mod:`utils.viewer`): its rows' facets, columns and
+"""What WISE adds to the book's data viewer (:mod:`utils.book.viewer_files`): its rows' facets, columns and
 search words, and example SQL."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...glosses import english as gloss_english
+from utils.book.glosses import english as gloss_english
+from utils.book.viewer_fields import Columns, Facets, character_count, rounded_mean, unique_values
+from utils.book.viewer_files import Query
+
 from ...records import SEEKER, WIZARD, Dialogue
-from ...render.viewer_fields import Columns, Facets, character_count, rounded_mean, unique_values
-from ...viewer import Query
 from .parser import ACTIONS, INTENTS, published_label
 
 QUERIES: tuple[Query, ...] = (
@@ -54,5 +55,5 @@ def search_words(dialogue: Dialogue, glosses: Mapping[str, str]) -> list[str]:
     english = [INTENTS.get(label) or ACTIONS.get(label) or "" for label in labels]
     texts = [str(dialogue.meta.get("search_intent") or ""), *(turn.text for turn in dialogue.turns)]
     texts += [item.text for turn in dialogue.turns for item in turn.evidence if item.text]
-    # glosses are keyed by a hash of the text they translate (utils.glosses), never by the text itself
+    # glosses are keyed by a hash of the text they translate (utils.book.glosses), never by the text itself
     return [*english, *(gloss_english(text, glosses) or "" for text in texts)]

@@ -1,12 +1,13 @@
-"""The WISE conversation viewer for Jupyter: :func:`utils.widgets.browse` with WISE's rendering and search."""
+"""The WISE conversation viewer for Jupyter: :func:`utils.book.widgets.browse` with WISE's rendering and search."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from utils.book.widgets import browse
+
 from ...records import Dialogue
-from ...widgets import browse
 from .render import render, search_text
 
 if TYPE_CHECKING:

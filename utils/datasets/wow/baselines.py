@@ -29,12 +29,13 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from ...figures import caption
+from utils.book.figures import caption
+from utils.book.tables import Table, declared_table
+
 from ...loading import LoadedSplit
 from ...metrics import unigram_f1
 from ...records import Turn
 from ...reported import Reproduced, compare
-from ...tables import Table, declared_table
 from .parser import NO_PASSAGES_USED
 from .reported import AUTHORS_RESULT_NAMES, REPORTED
 from .stats import COLUMNS, split_label, wizard_turns

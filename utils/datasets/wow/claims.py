@@ -3,8 +3,8 @@
 The chapter says that ParlAI's example counts hang together on every split (each turn one example
 of the default teacher; the three wizard teachers count the same examples; every turn but one per
 dialogue is a wizard's or an apprentice's example) and that every KILT example has an answer. Each is
-a :class:`~utils.chapters.Claim` computed from the records; on a copy where one does not hold the
-chapter still builds and says so in a sentence (:func:`utils.chapters.differences`). The folder's
+a :class:`~utils.book.chapters.Claim` computed from the records; on a copy where one does not hold the
+chapter still builds and says so in a sentence (:func:`utils.book.chapters.differences`). The folder's
 ``tests/test_wow_claims.py`` checks them on the real files and on a split built to break them.
 """
 
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...chapters import Claim
+from utils.book.chapters import Claim
+
 from ...loading import LoadedSplit
 from . import stats
 

@@ -1,5 +1,5 @@
 """Checker of the Wizard of Wikipedia chapter's knowledge-selection exercise (the generic checks are in
-:mod:`utils.exercises`).
+:mod:`utils.teaching.exercises`).
 
 A student's selector picks one knowledge candidate at each of ParlAI's wizard examples of a held-out
 split. The check never trusts a score the student reports: it recomputes their accuracy from their
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...checking import (
+from utils.teaching.checking import (
     ExerciseCheckError,
     Mistake,
     as_mapping,
@@ -29,8 +29,9 @@ from ...checking import (
     passed,
     practice_check,
 )
+from utils.teaching.projects import HeldOut, in_assignment, project_inputs
+
 from ...loading import LoadedSplit
-from ...projects import HeldOut, in_assignment, project_inputs
 from . import baselines, stats
 from .parser import NO_PASSAGES_USED
 
@@ -212,7 +213,8 @@ def tfidf_choices(split: LoadedSplit) -> dict[_Key, str]:
 
 
 #: The knowledge-selection project (wow-ex-4) is scored like a shared task in a course: students get
-#: the candidates of ``valid_unseen``'s wizard examples without what the wizard checked (:mod:`utils.projects`).
+#: the candidates of ``valid_unseen``'s wizard examples without what the wizard checked
+#: (:mod:`utils.teaching.projects`).
 SELECTION_EXERCISE = "wow-ex-4"
 #: Where the wizard used no passage: a candidate of every example.
 NO_PASSAGE = NO_PASSAGES_USED

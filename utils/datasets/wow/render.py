@@ -11,8 +11,7 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from itertools import groupby
 
-from ...records import WIZARD, Dialogue, Evidence, Turn
-from ...render.html import (
+from utils.book.render.html import (
     SafeHTML,
     badge,
     bullet_list,
@@ -23,6 +22,8 @@ from ...render.html import (
     sr_only,
     turn_block,
 )
+
+from ...records import WIZARD, Dialogue, Evidence, Turn
 from ...text import word_tokens
 from .parser import NO_PASSAGES_USED
 

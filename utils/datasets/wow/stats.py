@@ -19,12 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import tables
+from utils.book import tables
+from utils.book.cjk_fonts import text_as_typed
+from utils.book.figures import caption
+
 from ...declaration import Reported
 from ...errors import UnknownNameError
-from ...figures import caption
 from ...loading import LoadedSplit
-from ...plotting import text_as_typed
 from ...records import SEEKER, WIZARD, Dialogue, Turn
 from ...reported import Reproduced, compare
 from ...text import counted
@@ -333,7 +334,7 @@ def top_topics(split: LoadedSplit, n: int = 15) -> pd.Series:
 
 
 # -- tables for readers ---------------------------------------------------------------------------
-# Each *_table turns a result of this module into a utils.tables.Table for the chapter: headers and
+# Each *_table turns a result of this module into a utils.book.tables.Table for the chapter: headers and
 # units from COLUMNS, rows named for readers, a caption naming any demo or partial split.
 
 #: Every column the WoW tables show (statistics and baselines): its header and its unit.
@@ -751,7 +752,7 @@ _LEGEND_POINTS = 9
 
 
 def comparison_table(compared: pd.DataFrame, text: str, *splits: LoadedSplit) -> tables.Table:
-    """:func:`utils.tables.comparison` of a WoW table, splits named for readers ("valid seen",
+    """:func:`utils.book.tables.comparison` of a WoW table, splits named for readers ("valid seen",
     "KILT dev"), captioned with ``text`` and the demo or partial ``splits`` it was computed on."""
     def label(dataset: str, split: str) -> str:
         return "KILT dev" if dataset == "wow_kilt" else split_label(split)

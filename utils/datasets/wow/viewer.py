@@ -1,20 +1,21 @@
-"""What Wizard of Wikipedia adds to the book's data viewer (:mod:`utils.viewer`): its rows' facets,
+"""What Wizard of Wikipedia adds to the book's data viewer (:mod:`utils.book.viewer_files`): its rows' facets,
 columns and search words, KILT's examples grouped into their dialogues, and example SQL."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from utils.book.viewer_fields import Columns, Facets, rounded_mean, unique_values, word_count
+from utils.book.viewer_files import DIALOGUE, SEARCH, Query, SplitRows
+
 from ...records import WIZARD, Dialogue
-from ...render.viewer_fields import Columns, Facets, rounded_mean, unique_values, word_count
-from ...viewer import DIALOGUE, SEARCH, Query, SplitRows
 from .parser import NO_PASSAGES_USED
 
 #: What the dataset's viewer page (``book/viewer/wow.md``, written by the build) says its rows are.
 PAGE_ROWS = "Every row of ParlAI's files of every split, and KILT's examples grouped into their dialogues"
 
 #: A dialogue is known by its topic and its first turn. (Hooks found by name: see
-#: :mod:`utils.render.viewer_fields`.)
+#: :mod:`utils.book.viewer_fields`.)
 IDENTIFYING = {"dialogues": ("topic", "first turn"), "turns": ("topic", "role", "text", "checked_source")}
 #: A wizard turn checks one source (or none), and one knowledge sentence; a KILT turn has one target.
 SINGLE_LABELS = ("no passage used", "checked_source", "knowledge", "target")
@@ -31,16 +32,16 @@ def kilt_rows(dialogues: Sequence[Dialogue], rows: SplitRows) -> SplitRows:
     groups = [dialogue.meta.get("wow_dialogue_id") for dialogue in dialogues]
     if not len(frame) or not all(groups):
         return rows
-    frame = frame.assign(**{"KILT example": frame["id"], "_group": groups})
+    frame = frame.copy()
+    frame["KILT example"], frame["_group"] = frame["id"], groups
     frame["_length"] = frame["turns"]
     ordered = frame.sort_values(["_group", "_length", DIALOGUE])
     examples = ordered.groupby("_group", sort=False)["KILT example"].agg(list)
     longest = ordered.groupby("_group", sort=False).tail(1).set_index("_group")
-    grouped = longest.assign(
-        id=longest.index,
-        **{"KILT examples": examples.loc[longest.index].map(len).to_numpy()},
-        **{"KILT example ids": examples.loc[longest.index].to_list()},
-    ).sort_values(DIALOGUE)
+    grouped = longest.assign(id=longest.index)
+    grouped["KILT examples"] = examples.loc[longest.index].map(len).to_numpy()
+    grouped["KILT example ids"] = examples.loc[longest.index].to_list()
+    grouped = grouped.sort_values(DIALOGUE)
     if SEARCH in grouped:
         grouped[SEARCH] = grouped[SEARCH] + " " + grouped["KILT example ids"].map(" ".join)
     grouped = grouped.drop(columns=["_length", "KILT example"]).reset_index(drop=True)

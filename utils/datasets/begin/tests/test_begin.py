@@ -17,9 +17,9 @@ from conftest import REPO, require_real_file
 from utils.datasets.begin import BEGIN, REVISION, baselines, parser, render, stats
 from utils.datasets.begin.exercises import check_feature_auc
 from utils.errors import DataError
-from utils.exercises import graded
 from utils.loading import parse_file
 from utils.records import SEEKER, WIZARD
+from utils.teaching.exercises import graded
 
 HEADER = "model_name\tdata_source\tknowledge\tmessage\tresponse\tbegin_label"
 #: split -> (relative path, rows) of the real files on this machine (PROVENANCE.md)

@@ -11,7 +11,7 @@ import pytest
 
 import utils
 from conftest import require_real_file
-from utils import chapters
+from utils.book import chapters
 from utils.datasets.begin import baselines, claims, stats
 
 

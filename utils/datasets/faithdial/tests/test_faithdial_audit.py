@@ -243,8 +243,8 @@ def test_on_the_real_audit_gpt2_and_doha_hallucinate_more_than_gold_everywhere_c
 def test_a_history_written_as_an_empty_list_gives_no_seeker_turn(tmp_path: Path) -> None:
     """25 rows of the CMU-DoG and TopicalChat files write "no earlier turn" as ``[]``: no turn of the row
     (and so no viewer row, no rendering) shows the list; the cell is kept in the row's meta."""
+    from utils.book.viewer_fields import first_turn
     from utils.datasets.faithdial.render import render
-    from utils.render.viewer_fields import first_turn
 
     path = _write(tmp_path, "evidence,history,response,BEGIN,VRM\r\nK1,[],I love cats.,Hallucination,disclosure\r\n")
     (row,) = audit.parse(path, split="gold_topical")
@@ -257,8 +257,8 @@ def test_a_history_written_as_an_empty_list_gives_no_seeker_turn(tmp_path: Path)
 def test_the_viewer_s_turns_carry_one_begin_class_for_gold_and_model_files() -> None:
     """Issue 48: the gold file's "Partial Hallucination" and the model files' list Entailment, Hallucination
     are one value of the viewer's normalised column, next to the BEGIN list as written (kept)."""
+    from utils.book.viewer_files import SplitRows
     from utils.datasets.faithdial.viewer import BEGIN_CLASS, COLUMN_NOTES, rows
-    from utils.viewer import SplitRows
 
     turns = pd.DataFrame({"BEGIN": [["Partial Hallucination"], ["Entailment", "Hallucination"], [], None,
                                     ["Entailment", "Uncooperative"], ["Generic"]], "VRM": [None] * 6})

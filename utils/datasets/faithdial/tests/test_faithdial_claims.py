@@ -12,7 +12,7 @@ import pytest
 
 import utils
 from conftest import require_real_file
-from utils import chapters
+from utils.book import chapters
 from utils.datasets.faithdial import baselines, claims
 
 AUDIT_FILES = ("gold/wow.csv", "gold/cmu.csv", "gold/topical.csv")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import utils
+from utils.book.render import render_dialogue
 from utils.datasets.faithdial.render import render
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
-from utils.render import render_dialogue
 
 EVIL = "<script>alert(1)</script><img src=x onerror=alert(2)></div></li>\"'&"
 

@@ -11,10 +11,10 @@ import pytest
 
 import utils
 from conftest import require_real_file
-from utils import tables
+from utils.book import tables
+from utils.book.render._html import diff_html
 from utils.datasets.faithdial import baselines, stats
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
-from utils.render._html import diff_html
 from utils.reported import COMPARISON_COLUMNS, Reproduced, compare
 from utils.text import word_diff
 
@@ -359,7 +359,7 @@ def test_figures_fit_the_page_with_legible_text(name: str) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.text import Text
 
-    from utils.figures import MAX_WIDTH_INCHES
+    from utils.book.figures import MAX_WIDTH_INCHES
 
     frame = stats.utterances(utils.load("faithdial", "train"))
     files = {split: utils.load("faithdial_audit", split) for split in utils.split_names("faithdial_audit")}

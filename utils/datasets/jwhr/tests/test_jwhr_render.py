@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 import utils
+from utils.book.render import render_dialogue
+from utils.book.render._html import link, safe_href
 from utils.datasets.jwhr import render as renderer
 from utils.datasets.jwhr import widgets as jwhr_widgets
 from utils.datasets.jwhr.parser import Step
 from utils.loading import parse_file
-from utils.render import render_dialogue
-from utils.render._html import link, safe_href
 
 EVIL = '<script>alert(1)</script><img src=x onerror=alert(2)></div>'
 

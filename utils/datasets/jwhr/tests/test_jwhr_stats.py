@@ -213,7 +213,7 @@ def test_reported_vs_reproduced_is_the_one_comparison_schema() -> None:
     assert table["reported"].tolist() == [838, 433]  # the dataset card
     assert table["reproduced"].tolist() == [3, 3]  # the demo sample
     assert table["status"].tolist() == ["not checked: demo sample"] * 2
-    assert utils.tables.checks_line(table) == "2 numbers not checked (demo sample)."
+    assert utils.book.tables.checks_line(table) == "2 numbers not checked (demo sample)."
     plain = stats.reported_vs_reproduced({"answered": list(answered)})
     assert plain["status"].tolist() == ["not checked: no provenance", "quoted only"]
     with pytest.raises(KeyError, match="not answered"):
@@ -298,7 +298,7 @@ def test_figures_fit_the_page_with_legible_text() -> None:
     matplotlib.use("Agg")
     from matplotlib.text import Text
 
-    from utils.figures import MAX_WIDTH_INCHES, figure
+    from utils.book.figures import MAX_WIDTH_INCHES, figure
 
     answered = list(utils.load("jwhr", "answered"))
     not_answered = list(utils.load("jwhr", "not_answered"))
@@ -369,7 +369,7 @@ def test_real_chapter_tables(real_data_dir: Path) -> None:
     answered, not_answered = utils.load("jwhr", "answered"), utils.load("jwhr", "not_answered")
     counts = stats.reported_vs_reproduced({"answered": answered, "not_answered": not_answered})
     assert counts["status"].tolist() == ["held", "held"]
-    assert utils.tables.checks_line(counts) == "2 checks held on the full official files."
+    assert utils.book.tables.checks_line(counts) == "2 checks held on the full official files."
     splits = {"answered": list(answered), "not answered": list(not_answered)}
     rows = {row[0]: row[1:] for row in _cells(stats.summary_table(stats.summary_frame(splits)))}
     assert rows["sessions"] == ["838", "433"]

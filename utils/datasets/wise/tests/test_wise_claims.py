@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import load_every_split, require_real_file
-from utils import chapters
+from utils.book import chapters
 from utils.datasets.wise import claims
 
 

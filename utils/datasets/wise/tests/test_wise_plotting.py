@@ -1,4 +1,4 @@
-"""utils.plotting: Chinese and Japanese text in figures without missing-glyph boxes."""
+"""utils.book.cjk_fonts: Chinese and Japanese text in figures without missing-glyph boxes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from utils import plotting
+from utils.book import cjk_fonts as plotting
 
 
 @pytest.fixture(autouse=True)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import utils
+from utils.book.glosses import gloss_key
+from utils.book.render import render_dialogue
 from utils.datasets.wise import render as rw
 from utils.datasets.wise import widgets as wise_widgets
 from utils.datasets.wise.documents import load_documents
-from utils.glosses import gloss_key
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
-from utils.render import render_dialogue
 
 EVIL = '<script>alert(1)</script><img src=x onerror="alert(2)"></div>'
 

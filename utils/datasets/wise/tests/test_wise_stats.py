@@ -256,8 +256,8 @@ def test_one_record_shown_as_tables_not_reprs(splits: dict) -> None:
 def test_figures_fit_the_page_and_alt_texts_describe_the_data(splits: dict) -> None:
     import matplotlib.pyplot as plt
 
-    from utils.figures import MAX_WIDTH_INCHES
-    from utils.plotting import use_cjk_font
+    from utils.book.cjk_fonts import use_cjk_font
+    from utils.book.figures import MAX_WIDTH_INCHES
 
     use_cjk_font()  # the keyphrases are Chinese
     train, documents = splits["train"], load_documents()

@@ -12,7 +12,7 @@ import pytest
 
 import utils
 from conftest import load_every_split, load_written, require_real_file
-from utils import chapters
+from utils.book import chapters
 from utils.datasets.wow import claims
 
 

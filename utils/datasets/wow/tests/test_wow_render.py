@@ -7,9 +7,9 @@ import re
 import pytest
 
 import utils
+from utils.book.render import render_dialogue
 from utils.datasets.wow.render import render, shared_words
 from utils.records import SEEKER, WIZARD, Dialogue, Evidence, Turn
-from utils.render import render_dialogue
 
 _EVIL = '<script>alert(1)</script><img src=x onerror="alert(2)"></div>'
 

@@ -12,7 +12,7 @@ build the inputs students predict for. ``atlas course`` then writes, into the co
 
 The chapter and the assignment call :func:`project_inputs` the same way: in the book it builds the
 inputs from the loaded splits; in an assignment folder it reads the released file. The grader's
-verdict (:mod:`utils.grading`) loads the labelled splits from the teacher's data folder.
+verdict (:mod:`utils.teaching.grading`) loads the labelled splits from the teacher's data folder.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .loading import STUDENTS_COPY
-from .sources import get_source, get_split_files, registry
+from utils.loading import STUDENTS_COPY
+from utils.sources import get_source, get_split_files, registry
 
 #: Where an assignment's held-out inputs sit, beside its notebook.
 INPUTS_FOLDER = "heldout"
@@ -129,7 +129,7 @@ def check_released_scores(
     number when ``numeric``; one that ``value(prediction, id)`` accepts when given) and no other key
     does. The score itself is computed when the teacher grades, against labels the assignment does
     not hold."""
-    from .checking import as_mapping, as_number, check_keys, passed
+    from utils.teaching.checking import as_mapping, as_number, check_keys, passed
 
     given = as_mapping(answer, what)
     check_keys(
@@ -212,7 +212,7 @@ def write_student_data(target: Path, source: Path, specs: Iterable[HeldOut]) -> 
     (copied where links cannot be made); a held-out file whose declaration can copy its fitting part
     (:attr:`HeldOut.student_copy`) holds that part. Returns the files left out whole or in part. An
     existing ``target`` is replaced."""
-    from .config import cache_dir
+    from utils.config import cache_dir
 
     specs = list(specs)
     withheld = withheld_files(specs)

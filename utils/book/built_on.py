@@ -22,13 +22,13 @@ from typing import Any
 
 import pandas as pd
 
-from .declaration import Reported
-from .loading import DEMO, PARTIAL, SYNTHETIC, data_status, load
-from .render._html import SafeHTML, esc
-from .reported import all_reported
-from .sources import get_source
-from .split_files import NOT_DATA
-from .text import counted
+from utils.book.render._html import SafeHTML, esc
+from utils.declaration import Reported
+from utils.loading import DEMO, PARTIAL, SYNTHETIC, data_status, load
+from utils.reported import all_reported
+from utils.sources import get_source
+from utils.split_files import NOT_DATA
+from utils.text import counted
 
 #: How the panel names each status of :func:`utils.data_status`.
 BUILT_ON = {

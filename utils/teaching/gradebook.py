@@ -32,7 +32,7 @@ from nbgrader.plugins import ExportPlugin, LateSubmissionPlugin
 from nbgrader.preprocessors import OverwriteCells
 from traitlets import Float, Unicode
 
-from .grading import printable, safe_name
+from utils.teaching.grading import printable, safe_name
 
 _HIDDEN = re.compile(r"^### BEGIN HIDDEN TESTS$.*?^### END HIDDEN TESTS$\n?", re.MULTILINE | re.DOTALL)
 _DAY = 24 * 3600

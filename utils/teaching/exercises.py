@@ -8,12 +8,12 @@ The checks are **practice**: each prints one line, starting with ``Correct`` or 
 the likely reason (the wrong role, a percentage where a share was asked, turns counted instead of
 dialogues), and never raises, so no traceback mode (``%xmode Verbose``, ``%debug``) can show the
 values it compared. It says neither "too high" nor "too low": a verdict to bisect on would hand
-out the answer. Grades come from the course's hidden tests (:mod:`utils.course`), which call
+out the answer. Grades come from the course's hidden tests (:mod:`utils.teaching.course`), which call
 :func:`graded` with data they load themselves.
 
 Usage in a chapter::
 
-    from utils.exercises import check_turn_count
+    from utils.teaching.exercises import check_turn_count
     check_turn_count(n_wizard_turns, split, role="wizard")
 """
 
@@ -35,12 +35,12 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ._cache import json_values
-from .loading import LoadedSplit
-from .metrics import unigram_f1
-from .records import ROLES, SEEKER, WIZARD, Dialogue, Turn
-from .sources import source_of
-from .text import tokenizer_for
+from utils._cache import json_values
+from utils.loading import LoadedSplit
+from utils.metrics import selected_evidence_f1
+from utils.records import ROLES, SEEKER, WIZARD, Dialogue, Turn
+from utils.sources import source_of
+from utils.text import tokenizer_for
 
 #: Relative tolerance for computed floats: answers computed another reasonable way (numpy vs pure
 #: Python, mean of means avoided) agree far closer than this, and wrong methods differ far more.
@@ -102,7 +102,7 @@ def graded(check: _Check, answer: Any, *data: Any, exercise: str = "", **options
 
     For the course's autograded tests: they load ``data`` themselves and call this. Under grading
     (nbgrader sets ``NBGRADER_EXECUTION``; the atlas's grader runs the test outside the student's
-    kernel, :mod:`utils.grading`) a failure raises, with a message that names the exercise and what is
+    kernel, :mod:`utils.teaching.grading`) a failure raises, with a message that names the exercise and what is
     off, never the expected value, and a traceback cut at this function. Anywhere else (the book, a
     teacher's JupyterLab) the test checks the chapter's own reference solution: a failure there says
     something about the data loaded (a user's copy, a partial file), so it is shown as a note under
@@ -121,7 +121,7 @@ def graded(check: _Check, answer: Any, *data: Any, exercise: str = "", **options
         raise AssertionError(message) from None
     from IPython.display import display
 
-    from .render.html import SafeHTML, esc
+    from utils.book.render.html import SafeHTML, esc
 
     note = (
         f"The chapter's reference solution did not pass its autograded test on the data loaded here: {message} "
@@ -611,14 +611,6 @@ def check_selected_share_by_label(answer: Any, data: Iterable[Dialogue], scheme:
 # -- overlap -------------------------------------------------------------------------------------------
 
 
-def grounding_overlap(turn: Turn, tokenize: Callable[[str], list[str]]) -> float | None:
-    """Unigram F1 between a turn's text and its selected evidence joined; None without a selection."""
-    chosen = turn.selected_evidence
-    if not chosen:
-        return None
-    return unigram_f1(turn.text, " ".join(item.text for item in chosen), tokenize=tokenize)
-
-
 @practice_check
 def check_mean_overlap(answer: Any, data: Iterable[Dialogue]) -> None:
     """``answer`` is the mean unigram F1 between wizard turns and their selected evidence (joined).
@@ -633,7 +625,7 @@ def check_mean_overlap(answer: Any, data: Iterable[Dialogue]) -> None:
     for dialogue in dialogues:
         tokenize = tokenizer_for(_language(dialogue))
         for turn in dialogue.turns_by(WIZARD):
-            score = grounding_overlap(turn, tokenize)
+            score = selected_evidence_f1(turn, tokenize)
             if score is not None:
                 scores.append(score)
             with_zeros += 1
@@ -650,7 +642,7 @@ def check_mean_overlap(answer: Any, data: Iterable[Dialogue]) -> None:
             score
             for dialogue in dialogues
             for turn in dialogue.turns_by(WIZARD)
-            if (score := grounding_overlap(turn, str.split)) is not None
+            if (score := selected_evidence_f1(turn, str.split)) is not None
         ]
         if spaced:
             mistakes.append(_Mistake(sum(spaced) / len(spaced), "these are whitespace tokens: Chinese and Japanese "
@@ -706,7 +698,7 @@ def _mean_overlap(dialogues: Sequence[Dialogue]) -> float | None:
         score
         for dialogue in dialogues
         for turn in dialogue.turns_by(WIZARD)
-        if (score := grounding_overlap(turn, tokenizer_for(_language(dialogue)))) is not None
+        if (score := selected_evidence_f1(turn, tokenizer_for(_language(dialogue)))) is not None
     ]
     return sum(scores) / len(scores) if scores else None
 
@@ -725,6 +717,5 @@ __all__ = [
     "check_selected_share_by_label",
     "check_turn_count",
     "graded",
-    "grounding_overlap",
     "practice_check",
 ]

@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python -m utils.learner --out learner/
+    python -m utils.teaching.learner --out learner/
 
 Every notebook in ``notebooks/`` gets a copy in ``learner/`` in which
 
@@ -15,7 +15,7 @@ Every notebook in ``notebooks/`` gets a copy in ``learner/`` in which
 * a cell tagged ``answer`` is removed: it computes an exercise's answer outside the solution (for
   the teachers' guide, hidden in the book with ``remove-cell``), and a learner copy holds nothing
   that computes or prints an answer;
-* a cell tagged ``grade`` (the course's autograded test, :mod:`utils.course`) is removed, and a cell
+* a cell tagged ``grade`` (the course's autograded test, :mod:`utils.teaching.course`) is removed, and a cell
   tagged ``written`` (what a written part is graded on) is followed by a Markdown cell tagged
   ``written-answer`` for the student's written answer;
 * the ``{exercise}`` cells and the cells tagged ``check`` stay, so a student can check their answer;
@@ -35,7 +35,7 @@ The chapters themselves follow this convention (see ``book/teaching.md``)::
     <code cells tagged "solution">  (assign the answer to a variable)
     ```{solution-end}               (markdown cell)
     ```
-    <code cell tagged "check">      (calls a checker from utils.exercises)
+    <code cell tagged "check">      (calls a checker from utils.teaching.exercises)
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocess
 from nbformat.corpus.words import generate_corpus_id
 
 SOLUTION_TAG = "solution"
-#: The course's autograded test of an exercise (:mod:`utils.course`): removed from learner copies.
+#: The course's autograded test of an exercise (:mod:`utils.teaching.course`): removed from learner copies.
 GRADE_TAG = "grade"
 #: What an exercise's written part is graded on: kept, with a cell for the answer after it.
 WRITTEN_TAG = "written"
@@ -69,7 +69,7 @@ _SOLUTION_END = re.compile(r"^\s*(```+|:::+)\{solution-end\}", re.MULTILINE)
 _SOLUTION_SINGLE = re.compile(r"^\s*(```+|:::+)\{solution\}", re.MULTILINE)
 
 _NOTE = (
-    "**Learner copy.** This notebook was produced by `python -m utils.learner`: the solutions are "
+    "**Learner copy.** This notebook was produced by `python -m utils.teaching.learner`: the solutions are "
     "removed. Run the cells in order; at each exercise, replace the cell that says `# Your code here` "
     "with your own code, then run the check cell below it; where an exercise has a written part, write "
     "your answer in the cell that says *Write your answer here*."
@@ -305,12 +305,12 @@ def write_learner_copies(source_dir: Path, out_dir: Path, names: Sequence[str] =
 def default_notebooks() -> Path:
     """``notebooks/`` under the current directory, else beside the installed package (editable install)."""
     here = Path.cwd() / "notebooks"
-    return here if here.is_dir() else Path(__file__).resolve().parents[1] / "notebooks"
+    return here if here.is_dir() else Path(__file__).resolve().parents[2] / "notebooks"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m utils.learner",
+        prog="python -m utils.teaching.learner",
         description="Write learner copies of the chapters: solutions removed, exercises and checks kept.",
     )
     parser.add_argument("--out", type=Path, default=Path("learner"), help="output directory (default: learner/)")

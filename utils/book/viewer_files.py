@@ -23,7 +23,7 @@ browser holds its codes and fetches a chunk of values only to show the rows on s
 statistics over the split are computed here.
 
 This module knows no dataset by name: what a dataset adds (label columns, a grouping of its rows,
-example SQL) comes from its hooks (:mod:`utils.render.viewer_fields`). Every value written is
+example SQL) comes from its hooks (:mod:`utils.book.viewer_fields`). Every value written is
 data, never markup, except the renderings, which the atlas's renderers escape.
 
 Column kinds: ``number``; ``label`` (one category per row, filtered by facet chips); ``labels`` (a
@@ -50,8 +50,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .loading import TURN_TABLE_COLUMNS
-from .records import Dialogue
+from utils.loading import TURN_TABLE_COLUMNS
+from utils.records import Dialogue
 
 #: Version of the file layout, written into each manifest; the viewer (book/_static/viewer/data.js, whose
 #: FORMAT tests/test_viewer_js.py holds to this one) refuses any other.

@@ -236,7 +236,7 @@ def finish(
     if note:
         from IPython.display import display
 
-        from .render.html import SafeHTML, esc
+        from utils.book.render.html import SafeHTML, esc
 
         display(SafeHTML(f'<div class="admonition note" role="note"><p>{esc(note)}</p></div>'))
     return note

@@ -20,16 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .errors import UnknownNameError
-from .figures import MAX_WIDTH_INCHES, data_caveat
-from .loading import DEMO, PARTIAL, DemoDataWarning, LoadedSplit, Provenance, load
-from .metrics import ngram_prf
-from .plotting import text_as_typed
-from .records import WIZARD
-from .render import SafeHTML, esc
-from .sources import DatasetProfile, get_source, registry
-from .tables import EMPTY, Table, decimal, integer, percent, table
-from .text import tokenizer_for
+from utils.book.cjk_fonts import text_as_typed
+from utils.book.figures import MAX_WIDTH_INCHES, data_caveat
+from utils.book.render import SafeHTML, esc
+from utils.book.tables import EMPTY, Table, decimal, integer, percent, table
+from utils.errors import UnknownNameError
+from utils.loading import DEMO, PARTIAL, DemoDataWarning, LoadedSplit, Provenance, load
+from utils.metrics import ngram_prf, selected_evidence_f1
+from utils.records import WIZARD
+from utils.sources import DatasetProfile, get_source, registry
+from utils.text import tokenizer_for
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -535,17 +535,15 @@ def grounding_f1(split: LoadedSplit) -> tuple[float, int] | None:
     """Mean unigram F1 between each wizard turn and its selected evidence joined, and how many turns.
 
     The measure of the chapter's research exercise, computed as its checker does
-    (:func:`utils.exercises.grounding_overlap`): only wizard turns with a selection count; words for
+    (:func:`utils.metrics.selected_evidence_f1`): only wizard turns with a selection count; words for
     English, characters for Chinese and Japanese. ``None`` when no wizard turn selects anything.
     """
-    from .exercises import grounding_overlap
-
     tokenize = tokenizer_for(split.source.language_code)
     scores = [
         score
         for dialogue in split
         for turn in dialogue.turns_by(WIZARD)
-        if (score := grounding_overlap(turn, tokenize)) is not None
+        if (score := selected_evidence_f1(turn, tokenize)) is not None
     ]
     return (sum(scores) / len(scores), len(scores)) if scores else None
 
@@ -593,7 +591,7 @@ def overlap_groups(
 def plot_overlap(frame: pd.DataFrame, splits: Mapping[str, LoadedSplit] | None = None) -> Figure:
     """Box plots of coverage per dataset (every response a dot): single tokens above, token pairs below.
 
-    The figure is :data:`utils.figures.MAX_WIDTH_INCHES` wide with labels of 9 points or more, so it
+    The figure is :data:`utils.book.figures.MAX_WIDTH_INCHES` wide with labels of 9 points or more, so it
     stays legible at the page's width. With ``splits``, each label says when the data is a demo
     sample or a partial copy. A dataset with fewer than :data:`MIN_BOX_RESPONSES` responses has its
     dots and no box. Draw demo and official data apart (:func:`overlap_groups`): one figure carries

@@ -110,7 +110,7 @@ def stylesheet_css() -> str:
     ``render.css``. The book's build serves the same text as a file, for the renderings the data
     viewer opens on pages that carry no notebook output (``book/viewer/*.md``)."""
     # Deferred: the registry imports the dataset folders, whose renderers import this module.
-    from ..folder_files import dataset_css
+    from utils.folder_files import dataset_css
 
     css = resources.files(__package__).joinpath("atlas.css").read_text(encoding="utf-8")
     return css + dataset_css()

@@ -1,6 +1,6 @@
 """Interactive viewers for Jupyter: page through dialogues by index or search them.
 
-The viewer shows exactly the HTML of :mod:`utils.render`, so what a reader sees in Jupyter and in the
+The viewer shows exactly the HTML of :mod:`utils.book.render`, so what a reader sees in Jupyter and in the
 published book is the same. Widgets sit on top of the renderers, never the other way round: a
 viewer with dataset-specific controls lives in its dataset's folder (``widgets.py``), built on
 :func:`browse`. Where widget JavaScript cannot load (a static page), the viewer's plain text says so
@@ -14,8 +14,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..records import Dialogue
-from ..render import render_dialogue, stylesheet
+from utils.book.render import render_dialogue, stylesheet
+from utils.records import Dialogue
 
 _STATIC_NOTE = (
     "Interactive viewer: run this notebook in Jupyter to page through the dialogues. "

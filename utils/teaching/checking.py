@@ -13,7 +13,7 @@ helpers, which explain a slip without giving the answer away:
 - :func:`dialogues_of` and :func:`turns_of` (the dialogues of a loaded split or a list, checked;
   their turns of one role).
 
-The shared checks themselves (turn counts, label counts, ...) are :mod:`utils.exercises`.
+The shared checks themselves (turn counts, label counts, ...) are :mod:`utils.teaching.exercises`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
-from . import exercises as _checks
-from .exercises import CheckOptionError, ExerciseCheckError, practice_check
-from .records import Dialogue, Turn
+from utils.records import Dialogue, Turn
+from utils.teaching import exercises as _checks
+from utils.teaching.exercises import CheckOptionError, ExerciseCheckError, practice_check
 
 #: A value a typical wrong method produces, and what to tell the student who produced it:
 #: ``Mistake(value, message)``.

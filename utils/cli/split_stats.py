@@ -11,11 +11,11 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from .declaration import DatasetSource
-from .loading import LoadedSplit
-from .loading import export_records as export_records  # where ``atlas export`` found it first
-from .records import ROLES
-from .text import tokenizer_for
+from utils.declaration import DatasetSource
+from utils.loading import LoadedSplit
+from utils.loading import export_records as export_records  # where ``atlas export`` found it first
+from utils.records import ROLES
+from utils.text import tokenizer_for
 
 
 def _label_values(source: DatasetSource, key: str, values: Sequence[str]) -> list[str]:

@@ -1,6 +1,6 @@
 """A student's answers as plain data: how a graded notebook hands its answer values to the grader.
 
-When a submission is graded (:mod:`utils.grading`), the student's notebook runs in a sandbox and
+When a submission is graded (:mod:`utils.teaching.grading`), the student's notebook runs in a sandbox and
 each autograded test cell is replaced by one line that hands in the values the test reads
 (:func:`hand_in`). The values travel as JSON of a small, closed vocabulary (numbers, strings,
 booleans, ``None``, lists, dicts, pandas Series and DataFrames, NumPy arrays), and the verdict is

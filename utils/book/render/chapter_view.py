@@ -1,7 +1,7 @@
 """A chapter's view of its dataset: the dialogues its prose discusses, and the way into the data viewer.
 
 :func:`chapter_view` writes, during a book build, every split's files for the book's data viewer
-(:mod:`utils.viewer`, read by the ES modules in ``book/_static/viewer/``) and returns the chapter's
+(:mod:`utils.book.viewer_files`, read by the ES modules in ``book/_static/viewer/``) and returns the chapter's
 block: each pinned dialogue rendered on the server by the dataset's renderer (which escapes every
 dataset string), with a link to the dataset's viewer page (``book/viewer/<dataset>.md``) open at its
 split and row, and the compact view (a few rows of each split; a row opens the viewer page at the same
@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UnknownNameError
-from ..records import Dialogue
-from ..sources import DatasetSource, get_source, registry, source_of
-from . import render_dialogue
-from ._html import SafeHTML, esc, json_for_script, stylesheet
-from .viewer_fields import columns, facets, search_words
+from utils.book.render import render_dialogue
+from utils.book.render._html import SafeHTML, esc, json_for_script, stylesheet
+from utils.book.viewer_fields import columns, facets, search_words
+from utils.errors import UnknownNameError
+from utils.records import Dialogue
+from utils.sources import DatasetSource, get_source, registry, source_of
 
 if TYPE_CHECKING:
-    from ..viewer import SplitRows
+    from utils.book.viewer_files import SplitRows
 
 
 def default_search_text(dialogue: Dialogue) -> str:
@@ -213,14 +213,14 @@ def viewer_rows(
     visit: Callable[[Dialogue], None] | None = None,
 ) -> SplitRows:
     """One split's rows as the book's data viewer shows them: the three levels of
-    :func:`utils.viewer.split_rows` with the dataset's facets, columns, search words and English
-    glosses, grouped as the dataset groups them (:func:`utils.render.viewer_fields.dataset_rows`).
+    :func:`utils.book.viewer_files.split_rows` with the dataset's facets, columns, search words and English
+    glosses, grouped as the dataset groups them (:func:`utils.book.viewer_fields.dataset_rows`).
     ``text_of`` is the dialogue's search text (by default the dataset's own); ``visit`` is given
     each dialogue during the walk (``split_rows``'s)."""
-    from ..glosses import english
-    from ..sources import get_source
-    from ..viewer import split_rows
-    from .viewer_fields import dataset_rows, row_texts, single_labels
+    from utils.book.glosses import english
+    from utils.book.viewer_fields import dataset_rows, row_texts, single_labels
+    from utils.book.viewer_files import split_rows
+    from utils.sources import get_source
 
     if not len(dialogues):
         raise ValueError("a split without dialogues has no rows to show")
@@ -252,8 +252,8 @@ def _write_viewer(
     text_of: Callable[[Dialogue], str],
 ) -> list[dict[str, str]]:
     """Write every split's data files for the book's data viewer (during a book build: see
-    :func:`utils.viewer.viewer_dir`) and return where they are, for viewer.js."""
-    from ..viewer import viewer_dir, write_split
+    :func:`utils.book.viewer_files.viewer_dir`) and return where they are, for viewer.js."""
+    from utils.book.viewer_files import viewer_dir, write_split
 
     directory = viewer_dir()
     if directory is None:
@@ -287,7 +287,7 @@ def _viewer_rows_visiting(
 
 
 def _viewer_meta(part: _Part, entry: Mapping[str, str], rows: SplitRows) -> dict[str, Any]:
-    from .viewer_fields import column_notes, example_queries, identifying
+    from utils.book.viewer_fields import column_notes, example_queries, identifying
 
     dataset = entry["dataset"]
     return {

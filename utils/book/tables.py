@@ -23,8 +23,8 @@ from typing import Any, cast
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from .declaration import LOWER_BOUND
-from .reported import FAILED, HELD, NOT_CHECKED, QUOTED_ONLY, failures
+from utils.declaration import LOWER_BOUND
+from utils.reported import FAILED, HELD, NOT_CHECKED, QUOTED_ONLY, failures
 
 #: Where the bibliography page lies relative to a chapter page (``notebooks/*.html``).
 BIBLIOGRAPHY_URL = "../book/bibliography.html"
@@ -342,7 +342,7 @@ def _shown(formatter: Callable[[object], str] | str | None, value: object) -> st
 
 
 def _link_cell(pair: object) -> str:
-    from .render._html import esc, linked
+    from utils.book.render._html import esc, linked
 
     text, url = cast("tuple[object, str]", pair)
     return linked(breakable(esc(text)), url)
@@ -545,7 +545,7 @@ def scored_table(scored: Mapping[str, Any], *, caption: str = "") -> Table:
     split) for readers: one row per metric variant, one column per set of predictions with its value
     and bootstrap interval, and the definition each variant follows. The notes give the bootstrap,
     anything the scores must be read with, and the command that scores a reader's own file."""
-    from .figures import data_caveat
+    from utils.book.figures import data_caveat
 
     runs = list(scored.values())
     if not runs:

@@ -25,7 +25,7 @@ def glosses(dataset: str) -> Mapping[str, str]:
     """The atlas's English translations for ``dataset``'s text, by :func:`gloss_key` (empty when it has none)."""
     # Asked of the registry when called: the renderers that import this module are part of the
     # folders the registry imports.
-    from .sources import get_source
+    from utils.sources import get_source
 
     path = get_source(dataset).glosses_path
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}

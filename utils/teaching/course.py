@@ -15,7 +15,7 @@ not the whole chapter:
   reference solution sits between ``### BEGIN SOLUTION`` and ``### END SOLUTION``), the practice
   check (locked; it prints a verdict and grades nothing), the autograded test with its points (its
   grading code between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``: it loads the data
-  itself and calls :func:`utils.exercises.graded`), and, where the exercise has a written part, its
+  itself and calls :func:`utils.teaching.exercises.graded`), and, where the exercise has a written part, its
   criteria (locked) and a manually graded answer cell whose reference text is the chapter's model
   answer.
 
@@ -23,7 +23,7 @@ The chapters carry the grading (see ``book/teaching.md``): after each exercise's
 cell tagged ``grade`` holds the hidden test and a markdown cell tagged ``written`` the criteria of the
 written part, each with ``{"atlas": {"exercise": <label>, "points": <n>}}`` in its metadata. The book
 hides the tests and runs them on every build, so a test that no longer passes on the reference
-solution fails the build. Learner copies (:mod:`utils.learner`) drop them.
+solution fails the build. Learner copies (:mod:`utils.teaching.learner`) drop them.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from pathlib import Path
 import nbformat
 from nbformat.corpus.words import generate_corpus_id
 
-from .learner import (
+from utils.teaching.learner import (
     ANSWER_TAG,
     CHECK_TAG,
     GRADE_TAG,
@@ -74,10 +74,10 @@ c.CourseDirectory.course_id = "{course_id}"
 
 # Autograding runs each submission in a sandbox (bubblewrap) that sees neither this folder nor the
 # network, and computes the hidden tests' verdicts here, outside the student's kernel
-# (utils.grading; the teachers' guide, "What grading guards"). It replaces nbgrader's own Execute
+# (utils.teaching.grading; the teachers' guide, "What grading guards"). It replaces nbgrader's own Execute
 # step: remove this block to grade as stock nbgrader does, in the student's kernel, as you.
 c.Autograde.autograde_preprocessors = [
-    "utils.grading.IsolatedExecute",
+    "utils.teaching.grading.IsolatedExecute",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
@@ -101,23 +101,24 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "utils.gradebook.QuietOverwriteCells",
+    "utils.teaching.gradebook.QuietOverwriteCells",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
 # Late work: due dates are in the gradebook (`atlas course --due ASSIGNMENT=DATE`, or
 # `nbgrader db assignment add ASSIGNMENT --duedate=DATE`); a submission's time is its timestamp.txt.
 # This takes the given share of the score per day, or part of a day, late (0 takes nothing).
-c.AssignLatePenalties.plugin_class = "utils.gradebook.LatePenaltyPerDay"
+c.AssignLatePenalties.plugin_class = "utils.teaching.gradebook.LatePenaltyPerDay"
 c.LatePenaltyPerDay.per_day = {late_per_day}
 
 # `nbgrader export` writes nbgrader's CSV with a grading_problems column. For an LMS:
-#   nbgrader export --exporter=utils.gradebook.CanvasExport --to canvas.csv
-#   nbgrader export --exporter=utils.gradebook.MoodleExport --assignment=<chapter> --to moodle.csv
-c.ExportApp.plugin_class = "utils.gradebook.FlaggedCsvExport"
+#   nbgrader export --exporter=utils.teaching.gradebook.CanvasExport --to canvas.csv
+#   nbgrader export --exporter=utils.teaching.gradebook.MoodleExport --assignment=<chapter> --to moodle.csv
+c.ExportApp.plugin_class = "utils.teaching.gradebook.FlaggedCsvExport"
 
 # `nbgrader zip_collect <chapter>` reads the file names of {lms_name}'s "download all submissions"
-# (put the downloaded archive in downloaded/<chapter>/archive/). Other patterns: utils.course.ZIP_COLLECT_PATTERNS.
+# (put the downloaded archive in downloaded/<chapter>/archive/).
+# Other patterns: utils.teaching.course.ZIP_COLLECT_PATTERNS.
 c.ZipCollectApp.collector_plugin = "nbgrader.plugins.FileNameCollectorPlugin"
 c.FileNameCollectorPlugin.named_regexp = {zip_pattern!r}
 '''
@@ -594,7 +595,7 @@ def write_course(
     )
     _write_text(config, text)
     if due:
-        from .gradebook import set_due_dates  # nbgrader's gradebook: only for a course with due dates
+        from utils.teaching.gradebook import set_due_dates  # nbgrader's gradebook: only for a course with due dates
 
         set_due_dates(out_dir, due, COURSE_ID)
     _write_held_out(out_dir, [report for _, report in built])
@@ -609,12 +610,12 @@ def write_course(
 
 def _write_held_out(out_dir: Path, reports: Sequence[AssignmentReport]) -> None:
     """The projects' inputs without labels, beside their assignments, and the students' data folder
-    without the held-out splits (:mod:`utils.projects`)."""
+    without the held-out splits (:mod:`utils.teaching.projects`)."""
     import warnings
 
-    from . import load
-    from .config import data_dir
-    from .projects import held_out_exercises, write_inputs, write_student_data
+    from utils import load
+    from utils.config import data_dir
+    from utils.teaching.projects import held_out_exercises, write_inputs, write_student_data
 
     exercises = {label: report.name for report in reports for label in report.exercises}
     specs = [spec for spec in held_out_exercises() if spec.exercise in exercises]

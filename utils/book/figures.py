@@ -19,12 +19,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .render import esc
+from utils.book.render import esc
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
 
-    from .loading import Provenance
+    from utils.loading import Provenance
 
 #: The book's text column is about 7.5 inches wide on a laptop: wider figures are scaled down and
 #: their 9-point labels shrink below legibility.

@@ -16,12 +16,12 @@ argument takes only HTML another helper returned. The toy dataset's ``render.py`
   :func:`isolate_bidi` (right-to-left text kept from reordering what follows);
 - :func:`json_for_script` (a value for a ``<script>`` element).
 
-The helpers are defined in ``utils.render._html``, which a dataset folder does not import.
+The helpers are defined in ``utils.book.render._html``, which a dataset folder does not import.
 """
 
 from __future__ import annotations
 
-from ._html import (
+from utils.book.render._html import (
     SafeHTML,
     badge,
     bullet_list,

@@ -89,14 +89,14 @@ from typing import TYPE_CHECKING, Any
 
 # Only what every command needs: the loader (pandas, pyarrow) and the download layer are imported by the
 # commands that use them, so that `atlas --help` and a wrong command line answer at once.
-from . import __version__, config
-from .errors import AtlasError, DataUnavailableError, DownloadError, UnknownNameError
-from .records import ROLES, Dialogue, Turn
-from .sources import SourceFile, dataset_names, get_source, get_split_files, registry, source_of
+from utils import __version__, config
+from utils.errors import AtlasError, DataUnavailableError, DownloadError, UnknownNameError
+from utils.records import ROLES, Dialogue, Turn
+from utils.sources import SourceFile, dataset_names, get_source, get_split_files, registry, source_of
 
 if TYPE_CHECKING:
-    from .loading import LoadedSplit
-    from .sources import DatasetSource
+    from utils.loading import LoadedSplit
+    from utils.sources import DatasetSource
 
 PROG = "atlas"
 #: Dialogues per Parquet row group (and per batch converted to Arrow) when exporting.
@@ -106,7 +106,7 @@ _EXPORT_BATCH = 512
 
 def _banner(kind: str) -> str | None:
     """What a provenance line opens with for data that is not the whole official split."""
-    from .loading import DEMO, PARTIAL, SYNTHETIC
+    from utils.loading import DEMO, PARTIAL, SYNTHETIC
 
     banners = {
         DEMO: "DEMO SAMPLE, not the dataset",
@@ -118,14 +118,14 @@ def _banner(kind: str) -> str | None:
 
 def load(dataset: str, split: str) -> LoadedSplit:
     """:func:`utils.load`, imported when a command first loads a split."""
-    from .loading import load as load_split
+    from utils.loading import load as load_split
 
     return load_split(dataset, split)
 
 
 def export_records(split: LoadedSplit, *, parquet: bool = False) -> Iterator[dict[str, Any]]:
     """:func:`utils.loading.export_records`, imported when a command first exports."""
-    from .loading import export_records as records_of
+    from utils.loading import export_records as records_of
 
     return records_of(split, parquet=parquet)
 # C0/C1 control characters (an escape sequence could rewrite the terminal) and the bidirectional
@@ -180,7 +180,7 @@ def _load(dataset: str, split: str) -> LoadedSplit:
 @contextlib.contextmanager
 def _warnings_said() -> Iterator[None]:
     """Loading inside this block says its warnings on stderr, one line each."""
-    from .loading import DemoDataWarning
+    from utils.loading import DemoDataWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -211,7 +211,7 @@ def _provenance_line(split: LoadedSplit) -> Any:
 
 def cmd_status(args: argparse.Namespace) -> int:
     # The light rows, not utils.data_status's frame: pandas and pyarrow cost a second here (issue 50).
-    from .split_files import NOT_DATA, not_data, status_rows
+    from utils.split_files import NOT_DATA, not_data, status_rows
 
     if args.sizes:
         return _status_sizes()
@@ -262,7 +262,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 def _status_sizes() -> int:
     """The book's status panel in the terminal: one line per dataset, each split coloured by what it
     would be built on (official green, partial yellow, demo red), with its size against the reported one."""
-    from .status import build_status_frame, chip_size
+    from utils.book.built_on import build_status_frame, chip_size
 
     console = _console()
     colours = {"official": "green", "partial": "yellow", "demo": "red", "synthetic": "red", "missing": "red"}
@@ -286,7 +286,7 @@ def _status_rows(console: Any, rows: list[tuple[str, str, str, str]]) -> None:
     from rich import box
     from rich.table import Table
 
-    from .split_files import DEMO, NOT_DATA, PARTIAL
+    from utils.split_files import DEMO, NOT_DATA, PARTIAL
 
     styles = {"official file present": "green", PARTIAL: "yellow", DEMO: "red", "missing": "red", NOT_DATA: "red"}
     headers = ("dataset", "split", "status", "file in the data directory")
@@ -337,7 +337,7 @@ def _fetch_targets(args: argparse.Namespace) -> list[tuple[str, SourceFile]]:
 
 def how_to_get(item: SourceFile, data_directory: Path) -> str:
     """How to place one official file by hand, from the registry (URL, archive member or Drive folder)."""
-    from . import _download
+    from utils import _download
 
     target = data_directory / item.path
     if item.url:
@@ -361,7 +361,7 @@ def how_to_get(item: SourceFile, data_directory: Path) -> str:
 def _by_hand(items: list[SourceFile], data_directory: Path) -> list[str]:
     """How to place the files of a failed ``atlas fetch`` by hand: one instruction per source (a
     Drive folder or an archive holds several files), in the order the files were listed."""
-    from . import _download
+    from utils import _download
 
     groups: dict[str, list[SourceFile]] = {}
     for item in items:
@@ -383,7 +383,7 @@ def _by_hand(items: list[SourceFile], data_directory: Path) -> list[str]:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
-    from . import _download
+    from utils import _download
 
     targets = _fetch_targets(args)
     data_directory = config.data_dir()
@@ -432,7 +432,7 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 def _search_text_for(source: DatasetSource) -> Callable[[Dialogue], str]:
     """What ``--search`` matches: the same text as the dataset's viewer in Jupyter searches."""
-    from .render.chapter_view import default_search_text
+    from utils.book.render.chapter_view import default_search_text
 
     return source.search_text or default_search_text
 
@@ -458,7 +458,7 @@ def _turn_renderables(source: DatasetSource, turn: Turn, evidence_limit: int | N
     from rich.padding import Padding
     from rich.text import Text
 
-    from .summary import _label_values
+    from utils.cli.split_stats import _label_values
 
     header = Text()
     header.append(f"{turn.index:>3} ", style="dim")
@@ -586,7 +586,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from .summary import evidence_counts, label_counts, role_counts
+    from utils.cli.split_stats import evidence_counts, label_counts, role_counts
 
     split = _load(args.dataset, args.split)
     source = split.source
@@ -714,7 +714,7 @@ def _write_records(split: LoadedSplit, handle: Any, fmt: str) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from .records import RECORD_SCHEMA
+    from utils.records import RECORD_SCHEMA
 
     with pq.ParquetWriter(pa.PythonFile(handle, mode="w"), RECORD_SCHEMA, compression="zstd") as writer:
         for batch in _batches(export_records(split, parquet=True), _EXPORT_BATCH):
@@ -733,7 +733,7 @@ def write_export(split: LoadedSplit, out: Path, fmt: str) -> int:
     (``-``), devices and FIFOs are written to directly: replacing ``/dev/null`` would turn the device
     into a file.
     """
-    from ._cache import describe_os_error
+    from utils._cache import describe_os_error
 
     out = Path(out)
     check_output_path(out)
@@ -799,7 +799,7 @@ def _is_standard_output(out: Path) -> bool:
 
 
 def cmd_croissant(args: argparse.Namespace) -> int:
-    from .croissant import write_card
+    from utils.croissant import write_card
 
     get_source(args.dataset)  # an unknown name lists the valid ones (exit status 2)
     out = Path(args.out)
@@ -838,14 +838,14 @@ def _add_croissant(commands: Any) -> None:
 
 def cmd_score(args: argparse.Namespace) -> int:
     """``atlas score``: a predictions file scored with every metric variant (see :mod:`utils.scoring`)."""
-    from .scoring import RESAMPLES, SEED, CoverageError, score, write_per_example
+    from utils.scoring import RESAMPLES, SEED, CoverageError, score, write_per_example
 
     get_split_files(args.dataset, args.split)  # an unknown name lists the valid ones (exit status 2)
     for out in (args.json, args.per_example):
         if out:
             check_output_path(Path(out))
     if args.with_weights:  # named before anything is fetched (the library warns too, but after the block)
-        from .scoring import choose_task
+        from utils.scoring import choose_task
 
         for extra in choose_task(args.dataset, args.task).weights:
             print(f"{PROG}: {extra.announcement()} (fetched now unless it is in the cache)", file=sys.stderr)
@@ -1052,7 +1052,7 @@ def build_parser() -> argparse.ArgumentParser:
         "export",
         help="write the common records as JSON Lines or Parquet",
         description="Write a split's dialogues (turns, evidence, labels, provenance) in the atlas's "
-        "export schema (documented in the book's command-line page and in utils/cli.py). The file "
+        "export schema (documented in the book's command-line page and in utils/cli/__init__.py). The file "
         "is written to a temporary name and moved into place when complete.",
         epilog=f"example:\n  atlas export {name} {split} --to parquet --out {name}-{split}.parquet",
         formatter_class=formatter,
@@ -1125,8 +1125,8 @@ def _add_grade(commands: Any, formatter: Any) -> None:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    """``atlas grade``: ``nbgrader autograde``, isolated, with a report (see :mod:`utils.grading`)."""
-    from .grading import GradingSetupError, IsolationUnavailable, grade_assignment
+    """``atlas grade``: ``nbgrader autograde``, isolated, with a report (see :mod:`utils.teaching.grading`)."""
+    from utils.teaching.grading import GradingSetupError, IsolationUnavailable, grade_assignment
 
     try:
         return grade_assignment(Path(args.course), args.assignment, students=args.student, force=args.force)
@@ -1135,8 +1135,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_course(args: argparse.Namespace) -> int:
-    """``atlas course``: the nbgrader course folder (see :mod:`utils.course`)."""
-    from .course import CourseError, parse_due, write_course  # nbformat and the notebooks only when asked
+    """``atlas course``: the nbgrader course folder (see :mod:`utils.teaching.course`)."""
+    from utils.teaching.course import CourseError, parse_due, write_course  # nbformat and the notebooks only when asked
 
     try:
         due = dict(parse_due(text) for text in args.due)

@@ -3,7 +3,7 @@
 ``nbgrader autograde`` runs a submission as the teacher, in the course folder, and its hidden tests in
 the student's own kernel, after the student's code: a submission can rebind the function a test calls,
 read the teacher's solutions, write the gradebook or leave a process behind. The course the atlas
-writes (:mod:`utils.course`) replaces nbgrader's ``Execute`` step with :class:`IsolatedExecute`, so
+writes (:mod:`utils.teaching.course`) replaces nbgrader's ``Execute`` step with :class:`IsolatedExecute`, so
 that ``nbgrader autograde`` (and ``atlas grade``, which runs it and reports) grades like this:
 
 1. **The student's code runs in a sandbox** (`bubblewrap <https://github.com/containers/bubblewrap>`_,
@@ -13,7 +13,7 @@ that ``nbgrader autograde`` (and ``atlas grade``, which runs it and reports) gra
    home are not there at all; there is no network; every process dies with the sandbox; the notebook
    has a time budget of its own and each cell one within it, and the sandbox a memory limit.
 2. **The hidden tests do not run there.** Each autograded test cell is replaced, in the sandbox's copy,
-   by one line that hands in the values the test reads (:func:`utils.answers.hand_in`): plain data.
+   by one line that hands in the values the test reads (:func:`utils.teaching.answers.hand_in`): plain data.
 3. **The verdict is computed here**, in the grader's process, by the test's own code (the teacher's,
    from the gradebook) with those values bound to its names and the data loaded here. A student's
    monkeypatch, a rebound builtin or a printed "Correct" lives and dies in the sandbox.
@@ -49,10 +49,10 @@ from typing import Any
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool, Float, Unicode
 
-from . import answers
+from utils.teaching import answers
 
 #: What a cell of the sandbox's copy runs in place of an autograded test.
-HAND_IN = "__import__('utils.answers', fromlist=['hand_in']).hand_in({names!r}, globals())"
+HAND_IN = "__import__('utils.teaching.answers', fromlist=['hand_in']).hand_in({names!r}, globals())"
 #: A text output longer than this is cut in the graded notebook (a flood costs nothing downstream).
 MAX_OUTPUT_CHARS = 10_000
 #: Where a submission's copy sits inside the sandbox.
@@ -140,10 +140,10 @@ _MACHINE_PATHS: list[tuple[str, str]] = []
 def scrub_paths(text: str) -> str:
     """``text`` with this machine's paths (Python, the atlas, the data, home, the sandbox) as placeholders."""
     if not _MACHINE_PATHS:
-        from .config import data_dir
+        from utils.config import data_dir
 
         places = [
-            (str(Path(__file__).resolve().parent), "<atlas>"),
+            (str(Path(__file__).resolve().parents[1]), "<atlas>"),  # the package, utils/
             (sys.prefix, "<python>"),
             (sys.base_prefix, "<python>"),
             (str(Path.home()), "<home>"),
@@ -162,7 +162,7 @@ def verdict_of(source: str, answer_values: Mapping[str, Any], *, exercise: str =
     """Run an autograded test's code here, with the student's ``answer_values`` bound to its names.
 
     The code is the teacher's (nbgrader restores it from the gradebook); the values are data rebuilt
-    by :func:`utils.answers.decode`. An answer that is missing or could not be handed in fails with a
+    by :func:`utils.teaching.answers.decode`. An answer that is missing or could not be handed in fails with a
     message saying so; the test's own message names the slip, never the expected value.
     """
     import warnings
@@ -231,7 +231,7 @@ def _python_binds() -> list[str]:
     """Read-only binds of this Python (its base installation and environment) and of the atlas."""
     import importlib.util
 
-    places = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), Path(__file__).resolve().parent}
+    places = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), Path(__file__).resolve().parents[1]}
     launcher = importlib.util.find_spec("grounded_dialogue_atlas")  # the chapters' first cell imports it
     if launcher is not None and launcher.origin:
         places.add(Path(launcher.origin).resolve())
@@ -338,7 +338,7 @@ def run_isolated(
         argv = [
             sys.executable,
             "-m",
-            "utils.grading",
+            "utils.teaching.grading",
             "run",
             f"{SANDBOX_WORK}/in.ipynb",
             f"{SANDBOX_WORK}/.graded.ipynb",
@@ -626,10 +626,10 @@ def grade_notebook(
 
     The sandbox reads ``data``, the students' data folder, and so do the verdicts, so that a test
     scores an answer on the data it was computed on; the tests of projects whose labels the students'
-    folder holds out (:mod:`utils.projects`) read ``labelled``, the teacher's, instead."""
+    folder holds out (:mod:`utils.teaching.projects`) read ``labelled``, the teacher's, instead."""
     import nbformat
 
-    from .projects import held_out_exercises
+    from utils.teaching.projects import held_out_exercises
 
     projects = {spec.exercise for spec in held_out_exercises()}
 
@@ -711,7 +711,7 @@ class IsolatedExecute(Preprocessor):
     report_dir = Unicode("grading", help="Where each submission's grading report is written.").tag(config=True)
 
     def preprocess(self, nb: Any, resources: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        from .config import data_dir
+        from utils.config import data_dir
 
         limits = Limits(self.notebook_timeout, self.cell_timeout, int(self.memory_limit * 1024**3))
         data = Path(self.data_dir).expanduser().resolve() if self.data_dir else data_dir()
@@ -873,7 +873,7 @@ def _answer_cells(path: Path) -> dict[str, str]:
 def _answering_helpers() -> dict[str, tuple[str, ...]]:
     """Per exercise, the chapter's public helpers that compute its answer in one call (a dataset folder's
     ``exercises.ANSWERED_BY``): an answer cell that calls one is listed for the teacher to read."""
-    from .sources import get_source, registry
+    from utils.sources import get_source, registry
 
     found: dict[str, tuple[str, ...]] = {}
     for name in registry():
@@ -939,10 +939,10 @@ def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] =
             f"{course.resolve()} has no nbgrader_config.py: run atlas grade in the course folder "
             "(`atlas course` writes it), or name the folder with --course"
         )
-    if "utils.grading.IsolatedExecute" not in config.read_text(encoding="utf-8"):
+    if "utils.teaching.grading.IsolatedExecute" not in config.read_text(encoding="utf-8"):
         raise GradingSetupError(
-            f"{config} does not isolate submissions (it has no utils.grading.IsolatedExecute step), so grading "
-            "would run them in their own kernels, as you: write the course again with `atlas course`"
+            f"{config} does not isolate submissions (it has no utils.teaching.grading.IsolatedExecute step), "
+            "so grading would run them in their own kernels, as you: write the course again with `atlas course`"
         )
     bubblewrap()
     source = course / "source" / assignment / f"{assignment}.ipynb"
@@ -1027,7 +1027,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog="python -m utils.grading", description="The grader's sandbox runner (internal)."
+        prog="python -m utils.teaching.grading", description="The grader's sandbox runner (internal)."
     )
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="execute a notebook cell by cell (inside the sandbox)")

@@ -1,4 +1,4 @@
-"""What a dataset adds to the book's data viewer (:mod:`utils.viewer`): row groupings and example SQL.
+"""What a dataset adds to the book's data viewer (:mod:`utils.book.viewer_files`): row groupings and example SQL.
 
 Every hook is found by convention in the dataset folder's ``viewer.py``, with no field of the
 declaration (:meth:`~utils.declaration.DatasetSource.hook`; each is optional): ``rows(dialogues,
@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..declaration import _folder_module
-from ..records import Dialogue
-from ..sources import get_source, source_of
+from utils.declaration import _folder_module
+from utils.records import Dialogue
+from utils.sources import get_source, source_of
 
 if TYPE_CHECKING:
-    from ..viewer import Query, SplitRows
+    from utils.book.viewer_files import Query, SplitRows
 
 #: Queries every split gets.
 COMMON_QUERIES: tuple[Query, ...] = (

@@ -9,13 +9,13 @@ package (the cross-dataset chapter's notes, the figures); ``_html`` holds the re
 
 from __future__ import annotations
 
-from ..records import Dialogue
-from ._html import SafeHTML, esc, stylesheet, stylesheet_css
+from utils.book.render._html import SafeHTML, esc, stylesheet, stylesheet_css
+from utils.records import Dialogue
 
 
 def render_dialogue(dialogue: Dialogue, **options: object) -> SafeHTML:
     """Render one dialogue as safe HTML with the renderer of its dataset."""
-    from ..sources import source_of  # the registry imports the renderers, which import this package
+    from utils.sources import source_of  # the registry imports the renderers, which import this package
 
     return source_of(dialogue).render(dialogue, **options)
 

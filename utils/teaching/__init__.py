@@ -1,0 +1,2 @@
+"""Teaching: exercise checks, learner copies, nbgrader courses, isolated grading and projects.
+"""
