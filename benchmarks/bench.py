@@ -120,7 +120,6 @@ STEPS = (
     "viewer files on disk",
     "chapter (notebook)",
 )
-NAIVE = ("pandas.read_json", "datasets.load_dataset")
 #: Steps of :mod:`benchmarks.book`, run on the real data directory rather than per dataset.
 BOOK_CHAPTER_STEP = "chapter (book data)"
 BARE_LOOP_STEP = "bare read loop"
@@ -1129,11 +1128,6 @@ def _print_measurement(m: Measurement) -> None:
             f"  {m.step:<26} {m.seconds:8.2f}s (cpu {m.cpu_seconds:8.2f}s)  peak {m.peak_rss_mb:7.0f} MB  {m.detail}",
             flush=True,
         )
-
-
-def as_dicts(rows: Sequence[Row]) -> list[dict[str, Any]]:
-    """The rows as plain dicts (for tests and notebooks)."""
-    return [dict(zip(COLUMNS, _cells(row), strict=True)) | {"raw": asdict(row.measurement)} for row in rows]
 
 
 if __name__ == "__main__":

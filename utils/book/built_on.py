@@ -76,11 +76,6 @@ def _reported_text(item: Reported | None) -> str:
     return f"{approx}{int(item.value):,} {item.name}"
 
 
-def reported_size(dataset: str, split: str) -> str:
-    """The size the authors report for ``split`` of ``dataset`` (``"18,430 dialogues"``), or ``""``."""
-    return _reported_text(reported_item(dataset, split))
-
-
 @dataclass(frozen=True)
 class _Loaded:
     records: int

@@ -46,11 +46,3 @@ FAITHDIAL_CRITIC_SOURCE = (
     "dziri2022faithdial",
     "https://arxiv.org/abs/2204.10757",
 )
-
-#: The BEGIN abstract's finding about metrics (TACL version, as the ACL Anthology page gives it).
-BEGIN_FINDING_QUOTE = (
-    "We find that these metrics rely on spurious correlations, do not reliably distinguish attributable "
-    "abstractive responses from unattributable ones, and perform substantially worse when the knowledge "
-    "source is longer."
-)
-BEGIN_FINDING_SOURCE = ("BEGIN abstract, TACL 2022", "dziri2022begin", "https://aclanthology.org/2022.tacl-1.62")

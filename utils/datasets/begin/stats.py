@@ -22,7 +22,7 @@ from ...loading import LoadedSplit
 from ...records import Dialogue
 from ...text import word_tokens
 from .parser import FULLY, GENERIC, LABELS, NOT_FULLY, knowledge, label, message, response_turn
-from .render import MODELS, SOURCES
+from .render import MODELS
 
 #: Splits as readers name them: ``wow_test`` reads "WoW test".
 _SOURCE_SHORT = {"wow": "WoW", "cmu": "CMU-DoG", "tc": "TopicalChat"}
@@ -145,17 +145,6 @@ def plot_label_shares(counts: pd.DataFrame, *, names: Mapping[str, str] | None =
 def model_names() -> dict[str, str]:
     """Model names as the README writes them (``ctrl`` is CTRL-Dialog)."""
     return dict(MODELS)
-
-
-def source_names() -> dict[str, str]:
-    """Data sources as the README writes them."""
-    return dict(SOURCES)
-
-
-def lengths_by_label(rows: pd.DataFrame) -> pd.DataFrame:
-    """Mean response and knowledge length in words per source and label."""
-    frame = rows.groupby(["source", "label"])[["response_words", "knowledge_words"]].mean()
-    return frame.reindex(pd.MultiIndex.from_product([list(dict.fromkeys(rows["source"])), LABELS]), fill_value=np.nan)
 
 
 def first_row(rows: pd.DataFrame, **conditions: object) -> pd.Series | None:

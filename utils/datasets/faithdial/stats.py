@@ -706,17 +706,6 @@ def _share_bars(ax: plt.Axes, table: pd.DataFrame, colours: Sequence[str]) -> No
 
 
 @text_as_typed
-def plot_label_distribution(frame: pd.DataFrame, scheme: str = "BEGIN", title: str = "") -> plt.Figure:
-    """Horizontal bars of :func:`label_distribution` (the share of responses per class or mode)."""
-    table = label_distribution(frame, scheme)
-    fig, ax = plt.subplots(figsize=(7.0, 0.45 * max(len(table), 2) + 1.2))
-    _share_bars(ax, table, _colours(table, scheme))
-    ax.set_title(title or f"{scheme} of the labelled responses (n = {len(frame):,})", fontsize=10)
-    fig.tight_layout()
-    return fig
-
-
-@text_as_typed
 def plot_label_distributions(frame: pd.DataFrame) -> plt.Figure:
     """BEGIN classes above VRM modes: the share of labelled responses carrying each (one figure)."""
     begin = label_distribution(frame, "BEGIN")

@@ -257,14 +257,6 @@ def _summary(sessions: pd.DataFrame, references: pd.DataFrame, answer: pd.DataFr
     return out
 
 
-def cited_content(dialogues: Dialogues) -> pd.Series:
-    """How many cited references hold a quote, a summary or something else (each reference once)."""
-    frame = reference_frame(dialogues)
-    if frame.empty:
-        return pd.Series(dtype=int)
-    return frame[frame["cited"]]["content"].value_counts().reindex(CONTENT_KINDS, fill_value=0)
-
-
 def _share(frame: pd.DataFrame, column: str, value: str) -> float:
     return float((frame[column] == value).mean()) if len(frame) else float("nan")
 

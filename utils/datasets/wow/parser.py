@@ -60,9 +60,6 @@ PARSER_VERSION = 2
 #: ParlAI's token for "the wizard used no passage".
 NO_PASSAGES_USED = "no_passages_used"
 
-#: ``checked_sentence`` key prefix -> the evidence origin it points to.
-SOURCE_ORIGIN = {"chosen": "topic", "partner": "retrieved:seeker", "self": "retrieved:wizard"}
-
 _EVIDENCE_ID = re.compile(r"^(\d+):(\d+):(.*)#(\d+)$", re.DOTALL)
 _SENTENCE_KEY = re.compile(r"^(chosen|self|partner)_(.*)_(\d+)$", re.DOTALL)
 _PASSAGE_KEY = re.compile(r"^(?:(chosen)_topic|(self)|(partner))_(\d+)_(.*)$", re.DOTALL)
