@@ -75,6 +75,7 @@ def test_the_chapters_numbers_are_those_of_the_slow_routes(request: pytest.Fixtu
     _same_numbers_as_before(request)  # the demo samples
 
 
+@pytest.mark.slow  # the slow routes themselves: 10 s of the folder tests' 58 s
 def test_the_chapters_numbers_on_the_real_files_are_those_of_the_slow_routes(
     real_data_dir: Path, request: pytest.FixtureRequest
 ) -> None:

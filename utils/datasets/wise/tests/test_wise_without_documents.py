@@ -25,6 +25,7 @@ from utils.datasets.wise.stats import WITHOUT_DOCUMENTS_NOTE
 REPO = Path(__file__).resolve().parents[4]  # utils/datasets/wise/tests/ is four levels down
 
 
+@pytest.mark.slow  # runs the chapter: 11 s of the folder tests' 58 s
 @pytest.mark.filterwarnings("ignore")
 def test_the_wise_chapter_runs_on_conversations_alone(data_dir: Path) -> None:
     write_all(data_dir, scale=0.02, datasets=["wise"])
