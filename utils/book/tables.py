@@ -267,6 +267,30 @@ def _headers(columns: Iterable[Hashable], labels: Mapping[Any, str], percents: M
     return headers
 
 
+def _table_styler(
+    data: pd.DataFrame,
+    formatters: dict[Any, Callable[[object], str] | str | None],
+    headers: Mapping[Any, str],
+    unbroken_columns: list[Hashable],
+    numeric: list[Hashable],
+) -> Styler:
+    """:func:`table`'s cells formatted, its headers escaped, its class chosen by its width, ``unbroken_columns``
+    kept on one line and ``numeric`` ones aligned right."""
+    styler = data.style.format(formatters).hide(axis="index")
+    styler = styler.format_index(lambda name: html.escape(headers.get(name, str(name))), axis="columns")
+    # a table too wide for the page's column is set smaller, so that it fits instead of scrolling
+    shown = [
+        (headers[column], [_shown(formatters[column], value) for value in data[column]], column in unbroken_columns)
+        for column in data.columns
+    ]
+    styler = styler.set_table_attributes(f'class="{table_classes(shown)}"')
+    if unbroken_columns:
+        styler = styler.set_properties(subset=list[Hashable](unbroken_columns), **{"white-space": "nowrap"})
+    if numeric:
+        styler = styler.set_properties(subset=list[Hashable](numeric), **{"text-align": "right"})
+    return styler
+
+
 def table(
     frame: pd.DataFrame | pd.Series,
     *,
@@ -308,20 +332,8 @@ def table(
     }
     headers = _headers(data.columns, labels or {}, units.percents)
     has_empty = bool(data.map(_empty).to_numpy().any()) if len(data.columns) else False
-    styler = data.style.format(formatters).hide(axis="index")
-    styler = styler.format_index(lambda name: html.escape(headers.get(name, str(name))), axis="columns")
-    # a table too wide for the page's column is set smaller, so that it fits instead of scrolling
-    unbroken_columns = [column for column in data.columns if column in set(unbroken)]
-    shown = [
-        (headers[column], [_shown(formatters[column], value) for value in data[column]], column in unbroken_columns)
-        for column in data.columns
-    ]
-    styler = styler.set_table_attributes(f'class="{table_classes(shown)}"')
-    if unbroken_columns:
-        styler = styler.set_properties(subset=list[Hashable](unbroken_columns), **{"white-space": "nowrap"})
-    numeric = [column for column in data.columns if units.numeric(column)]
-    if numeric:
-        styler = styler.set_properties(subset=list[Hashable](numeric), **{"text-align": "right"})
+    styler = _table_styler(data, formatters, headers, [column for column in data.columns if column in set(unbroken)],
+                           [column for column in data.columns if units.numeric(column)])
     all_notes = [html.escape(note) for note in notes]
     if has_empty and empty_note:
         all_notes.append(html.escape(empty_note))
