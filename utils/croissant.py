@@ -31,6 +31,7 @@ tests and reads the records of the official files present (``tests/test_croissan
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -48,9 +49,9 @@ from .declaration import JSON_LINES as JSON_LINES
 from .declaration import TAR as TAR
 from .declaration import TEXT as TEXT
 from .declaration import TSV as TSV
+from .declaration import Archive, DatasetSource, Reported, SourceFile
 from .declaration import CardField as CardField
 from .declaration import CardFormat as CardFormat
-from .declaration import DatasetSource, Reported, SourceFile
 from .errors import AtlasError
 from .folder_files import CITATION, as_published, entry_text
 from .reported import quantity_label
@@ -217,68 +218,90 @@ def _encoding(path: str, formats: Mapping[str, CardFormat], split: str) -> str:
     return known.get(suffix, "application/octet-stream")
 
 
+@dataclasses.dataclass
+class _Files:
+    """The distribution of a card as its files are added: each file node once, each archive and each
+    pinned repository listed once before the first file read from it."""
+
+    nodes: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    archives: dict[str, str] = dataclasses.field(default_factory=dict)
+    repositories: dict[tuple[str, str], dict[str, Any]] = dataclasses.field(default_factory=dict)
+
+    def add(self, item: SourceFile, encoding: str) -> str | None:
+        """List ``item``; return the kind of node a record set reads it from, or ``None`` when it cannot be
+        listed (no checksum and no pinned commit)."""
+        if (archive := item.archive) is not None and archive.sha256:
+            self._add_member(item, archive, encoding)
+            return "fileObject"
+        if item.sha256 and item.url:
+            # one file may hold several splits (a publisher's archive declared as each split's file):
+            # listed once, each split's record set pointing at it
+            if not any(node.get("@id") == _id(item.path) for node in self.nodes):
+                self.nodes.append(_file_object(item, encoding))
+            return "fileObject"
+        if (pinned := _pinned(item.url)) is not None:
+            self._add_pinned(item, encoding, *pinned)
+            return "fileSet"
+        return None
+
+    def _add_member(self, item: SourceFile, archive: Archive, encoding: str) -> None:
+        if archive.url not in self.archives:
+            self.archives[archive.url] = _id(archive.filename)
+            whole = SourceFile(path=archive.filename, url=archive.url, sha256=archive.sha256, size=archive.size)
+            self.nodes.append(_file_object(whole, TAR))
+        self.nodes.append(_member(item, encoding, self.archives[archive.url]))
+
+    def _add_pinned(self, item: SourceFile, encoding: str, clone: str, commit: str, in_repository: str) -> None:
+        repository = self.repositories.get((clone, commit))
+        if repository is None:
+            repository = _repository(clone, commit)
+            self.repositories[(clone, commit)] = repository
+            self.nodes.append(repository)
+        pin = f"git blob {item.git_blob}" if item.git_blob else "no checksum published"
+        self.nodes.append({
+            "@type": "cr:FileSet",
+            "@id": _id(item.path),
+            "name": _id(item.path),
+            "description": f"{in_repository} at commit {commit} of {clone} ({pin})",
+            "containedIn": {"@id": repository["@id"]},
+            "encodingFormat": encoding,
+            "includes": in_repository,
+        })
+
+
+def _repository(clone: str, commit: str) -> dict[str, Any]:
+    """The node of a repository at a commit, which the files read from it are contained in."""
+    return {
+        "@type": "cr:FileObject",
+        "@id": _id(f"{clone.split('/', 3)[-1]}@{commit[:7]}"),
+        "name": _id(f"{clone.split('/', 3)[-1]}@{commit[:7]}"),
+        "description": f"The repository {clone} at commit {commit}, the one the files below are "
+        "read from (a repository has no sha256: the commit pins it).",
+        "contentUrl": clone,
+        "encodingFormat": GIT,
+        "sha256": REPOSITORY_CHECKSUM,
+    }
+
+
 def _distribution(source: DatasetSource) -> tuple[list[dict[str, Any]], dict[str, tuple[str, str]], list[str]]:
     """The files listed, ``split -> (fileObject or fileSet, id)`` of each split listed, and the files
     left out with why."""
     formats = {split: card for card in source.card_formats for split in card.splits}
-    nodes: list[dict[str, Any]] = []
+    files = _Files()
     listed: dict[str, tuple[str, str]] = {}
     left_out: list[str] = []
-    archives: dict[str, str] = {}
-    repositories: dict[tuple[str, str], dict[str, Any]] = {}
     entries = [(split, item) for split, items in source.splits.items() for item in items if not item.partial]
     entries += [(f"({name})", item) for name, item in source.extra_files.items()]
     for split, item in entries:
-        encoding = _encoding(item.path, formats, split)
-        if item.archive is not None and item.archive.sha256:
-            archive = item.archive
-            if archive.url not in archives:
-                archives[archive.url] = _id(archive.filename)
-                whole = SourceFile(path=archive.filename, url=archive.url, sha256=archive.sha256, size=archive.size)
-                nodes.append(_file_object(whole, TAR))
-            nodes.append(_member(item, encoding, archives[archive.url]))
-            kind = "fileObject"
-        elif item.sha256 and item.url:
-            # one file may hold several splits (a publisher's archive declared as each split's file):
-            # listed once, each split's record set pointing at it
-            if not any(node.get("@id") == _id(item.path) for node in nodes):
-                nodes.append(_file_object(item, encoding))
-            kind = "fileObject"
-        elif (pinned := _pinned(item.url)) is not None:
-            clone, commit, in_repository = pinned
-            repository = repositories.get((clone, commit))
-            if repository is None:
-                repository = {
-                    "@type": "cr:FileObject",
-                    "@id": _id(f"{clone.split('/', 3)[-1]}@{commit[:7]}"),
-                    "name": _id(f"{clone.split('/', 3)[-1]}@{commit[:7]}"),
-                    "description": f"The repository {clone} at commit {commit}, the one the files below are "
-                    "read from (a repository has no sha256: the commit pins it).",
-                    "contentUrl": clone,
-                    "encodingFormat": GIT,
-                    "sha256": REPOSITORY_CHECKSUM,
-                }
-                repositories[(clone, commit)] = repository
-                nodes.append(repository)
-            pin = f"git blob {item.git_blob}" if item.git_blob else "no checksum published"
-            nodes.append({
-                "@type": "cr:FileSet",
-                "@id": _id(item.path),
-                "name": _id(item.path),
-                "description": f"{in_repository} at commit {commit} of {clone} ({pin})",
-                "containedIn": {"@id": repository["@id"]},
-                "encodingFormat": encoding,
-                "includes": in_repository,
-            })
-            kind = "fileSet"
-        else:
+        kind = files.add(item, _encoding(item.path, formats, split))
+        if kind is None:
             check = f"git blob {item.git_blob}" if item.git_blob else "no checksum"
             where = item.url or (f"Google Drive folder {item.gdrive_folder}" if item.gdrive_folder else "")
             left_out.append(f"{item.path} ({check}; {where})")
             continue
         if not split.startswith("("):
             listed[split] = (kind, _id(item.path))
-    return nodes, listed, left_out
+    return files.nodes, listed, left_out
 
 
 def _vocabulary(format_name: str, field: CardField) -> dict[str, Any]:
@@ -334,18 +357,16 @@ def _language_tag(source: DatasetSource) -> str:
     return LANGUAGE_TAGS[source.language]
 
 
-def croissant_card(dataset: str, bibliography: Path | None = None) -> dict[str, Any]:
-    """The Croissant 1.1 JSON-LD card of ``dataset`` (a dict, ready for :func:`json.dumps`).
-
-    The card cites the dataset with its entry in ``bibliography``, by default its folder's
-    ``citation.bib``.
-    """
-    source = get_source(dataset)
+def _check_card_formats(dataset: str, source: DatasetSource) -> None:
+    """Refuse a card format that names a split the dataset does not have."""
     for card in source.card_formats:
         unknown = [split for split in card.splits if split not in source.splits]
         if unknown:
             raise CardError(f"{dataset}: the card format {card.name!r} names unknown splits {unknown}")
-    nodes, listed, left_out = _distribution(source)
+
+
+def _record_sets(source: DatasetSource, listed: Mapping[str, tuple[str, str]]) -> list[dict[str, Any]]:
+    """Each card format's label vocabularies, and a record set per split of it whose file is listed."""
     record_sets: list[dict[str, Any]] = []
     for card in source.card_formats:
         for field in card.fields:
@@ -354,6 +375,14 @@ def croissant_card(dataset: str, bibliography: Path | None = None) -> dict[str, 
         for split in card.splits:
             if split in listed and card.fields:
                 record_sets.append(_record_set(source, card, split, listed[split]))
+    return record_sets
+
+
+def _description(
+    source: DatasetSource, listed: Mapping[str, tuple[str, str]], left_out: list[str], described: set[str]
+) -> str:
+    """The card's description: what the dataset is, the sizes its authors report where no record set
+    says them (``described``: the record sets' ids), the formats and files the card cannot list."""
     description = (
         f"{source.title}. Format: {source.format}. Language: {source.language}. "
         f"Licence: {source.license}"
@@ -363,7 +392,6 @@ def croissant_card(dataset: str, bibliography: Path | None = None) -> dict[str, 
     whole = _sizes(source, "")
     if whole:
         description += f" The authors report {_reported_sentence(whole)}."
-    described = {item["@id"] for item in record_sets}
     for split in source.splits:
         sizes = _sizes(source, split)
         if sizes and _id(split) not in described:
@@ -378,6 +406,20 @@ def croissant_card(dataset: str, bibliography: Path | None = None) -> dict[str, 
         )
     if source.notes:
         description += f" {source.notes}"
+    return description
+
+
+def croissant_card(dataset: str, bibliography: Path | None = None) -> dict[str, Any]:
+    """The Croissant 1.1 JSON-LD card of ``dataset`` (a dict, ready for :func:`json.dumps`).
+
+    The card cites the dataset with its entry in ``bibliography``, by default its folder's
+    ``citation.bib``.
+    """
+    source = get_source(dataset)
+    _check_card_formats(dataset, source)
+    nodes, listed, left_out = _distribution(source)
+    record_sets = _record_sets(source, listed)
+    description = _description(source, listed, left_out, {item["@id"] for item in record_sets})
     lineage = [{"@id": url, "name": name} for name, url in source.hook("card", "DERIVED_FROM", ())]
     written: dict[str, Any] = {
         "@context": CONTEXT,

@@ -164,32 +164,32 @@ def compare(
     unmatched = set(values) - {key(item) for item in items}
     if unmatched:
         raise KeyError(f"computed values with no reported number: {sorted(unmatched)}")
-    rows = []
-    for item in items:
-        value = values.get(key(item))
-        rows.append(
-            {
-                "dataset": item.dataset,
-                "split": item.split or "all",
-                "quantity": quantity_label(item.name),
-                "name": item.name,
-                "reported": float(item.value),
-                "unit": item.unit,
-                "source": item.source,
-                "citation_key": item.citation_key,
-                "reproduced": math.nan if value is None or value.value is None else float(value.value),
-                "tolerance": math.nan if value is None else float(value.tolerance),
-                "status": _status(item, value),
-                "decimals": _decimals(item.value),
-                "teacher": item.teacher,
-                "note": item.note,
-                "bound": item.bound,
-                "computed_on": _computed_on(value),
-            }
-        )
+    rows = [_compared_row(item, values.get(key(item))) for item in items]
     import pandas as pd
 
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+
+
+def _compared_row(item: Reported, value: Reproduced | None) -> dict[str, object]:
+    """One row of :func:`compare`: ``item`` beside the value computed for it (``None``: none)."""
+    return {
+        "dataset": item.dataset,
+        "split": item.split or "all",
+        "quantity": quantity_label(item.name),
+        "name": item.name,
+        "reported": float(item.value),
+        "unit": item.unit,
+        "source": item.source,
+        "citation_key": item.citation_key,
+        "reproduced": math.nan if value is None or value.value is None else float(value.value),
+        "tolerance": math.nan if value is None else float(value.tolerance),
+        "status": _status(item, value),
+        "decimals": _decimals(item.value),
+        "teacher": item.teacher,
+        "note": item.note,
+        "bound": item.bound,
+        "computed_on": _computed_on(value),
+    }
 
 
 def _computed_on(computed: Reproduced | None) -> str:

@@ -697,13 +697,7 @@ def score(
     ``with_weights`` adds the task's metrics that need a model's weights (:class:`WeightsMetric`),
     refused with what they would install and download when that cannot be had.
     """
-    chosen = choose_task(dataset, task)
-    if with_weights:
-        if not chosen.weights:
-            raise AtlasError(f"{dataset}'s task {chosen.name} has no metric that needs model weights")
-        for extra in chosen.weights:
-            extra.check_available()
-        chosen = _with_weights(chosen)
+    chosen = _scoring_task(dataset, task, with_weights)
     gold = chosen.gold(split)
     with _predictions_file(predictions) as (path, shown, digest):
         coverage, ids, values = _aligned(path, shown, gold, chosen, allow_missing)
@@ -713,11 +707,7 @@ def score(
         with _predictions_file(compare) as (other_path, other_shown, other_digest):
             _, other_ids, other_values = _aligned(other_path, other_shown, gold, chosen, allow_missing)
         if other_ids != ids:  # pair on the ids both files cover
-            shared = set(other_ids) & set(ids)
-            first = dict(zip(ids, values, strict=True))
-            second = dict(zip(other_ids, other_values, strict=True))
-            ids = [i for i in ids if i in shared]
-            values, other_values = [first[i] for i in ids], [second[i] for i in ids]
+            ids, values, other_values = _on_shared_ids(ids, values, other_ids, other_values)
             coverage = check_coverage(gold.ids, ids)
     if not ids:  # nothing to score: numbers (a sum's 0) would read as a result
         reason = "the two files share no gold id" if compare is not None else "the predictions cover no gold id"
@@ -733,11 +723,42 @@ def score(
     if other_shown is not None and other_values is not None:
         other_columns, _ = chosen.examples(gold, ids, other_values)
         result.compared, result.compared_sha256 = other_shown, other_digest
-        for metric in chosen.metrics:
-            difference = metric.resampled(draws, columns) - metric.resampled(draws, other_columns)
-            low, high = percentile_interval(difference, level)
-            result.differences.append(Scored(metric, metric.value(columns) - metric.value(other_columns), low, high))
+        result.differences.extend(_differences(chosen, draws, columns, other_columns, level))
     return result
+
+
+def _scoring_task(dataset: str, task: str | None, with_weights: bool) -> Task:
+    """:func:`choose_task`, with its weights metrics added (each checked available) when asked for."""
+    chosen = choose_task(dataset, task)
+    if with_weights:
+        if not chosen.weights:
+            raise AtlasError(f"{dataset}'s task {chosen.name} has no metric that needs model weights")
+        for extra in chosen.weights:
+            extra.check_available()
+        chosen = _with_weights(chosen)
+    return chosen
+
+
+def _on_shared_ids(
+    ids: list[str], values: list[Any], other_ids: list[str], other_values: list[Any]
+) -> tuple[list[str], list[Any], list[Any]]:
+    """The ids both files cover (in the first file's order), with each file's values on them."""
+    shared = set(other_ids) & set(ids)
+    first = dict(zip(ids, values, strict=True))
+    second = dict(zip(other_ids, other_values, strict=True))
+    ids = [i for i in ids if i in shared]
+    return ids, [first[i] for i in ids], [second[i] for i in ids]
+
+
+def _differences(task: Task, draws: Draws, columns: dict[str, np.ndarray], other_columns: dict[str, np.ndarray],
+                 level: float) -> list[Scored]:
+    """Each metric of ``task`` on ``columns`` minus on ``other_columns``, with a paired bootstrap interval."""
+    differences = []
+    for metric in task.metrics:
+        difference = metric.resampled(draws, columns) - metric.resampled(draws, other_columns)
+        low, high = percentile_interval(difference, level)
+        differences.append(Scored(metric, metric.value(columns) - metric.value(other_columns), low, high))
+    return differences
 
 
 def _with_weights(task: Task) -> Task:

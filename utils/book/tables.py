@@ -207,6 +207,90 @@ def table_classes(columns: Sequence[tuple[str, Sequence[str], bool]]) -> str:
     return "atlas-pub-table atlas-wide-table" if wide else "atlas-pub-table"
 
 
+@dataclass(frozen=True)
+class _Units:
+    """How :func:`table` shows each column: the columns it was told are links, counts, shares or decimals."""
+
+    links: frozenset[Hashable]
+    integers: frozenset[Hashable]
+    percents: dict[Any, int]
+    decimals: dict[Any, int]
+
+    def formatter(self, column: Hashable) -> Callable[[object], str]:
+        """The cell formatter of ``column`` (a link first: a link column holds (text, URL) pairs)."""
+        if column in self.links:
+            return _link_cell
+        if column in self.integers:
+            return integer
+        if column in self.percents:
+            return functools.partial(_percent_cell, places=self.percents[column])
+        if column in self.decimals:
+            return functools.partial(_decimal_cell, places=self.decimals[column])
+        return _text
+
+    def numeric(self, column: Hashable) -> bool:
+        return column in self.integers or column in self.percents or column in self.decimals
+
+
+def _table_data(
+    frame: pd.DataFrame | pd.Series,
+    labels: Mapping[str, str] | None,
+    row_labels: Mapping[Any, str] | None,
+    index: bool | str,
+    links: Mapping[str, str],
+) -> pd.DataFrame:
+    """The cells :func:`table` shows: the index as a first column when asked, link columns as (text, URL)
+    pairs, and only the columns ``labels`` names (when given)."""
+    data = frame.to_frame() if isinstance(frame, pd.Series) else frame.copy()
+    if index:
+        name = index if isinstance(index, str) else (data.index.name or "")
+        data.index = [row_labels.get(item, item) if row_labels else item for item in data.index]
+        data = data.reset_index(names=name or " ")
+    elif row_labels:
+        data.index = [row_labels.get(item, item) for item in data.index]
+    for column, url_column in links.items():
+        data[column] = [(text, url) for text, url in zip(data[column], data[url_column], strict=True)]
+    if labels:
+        keep = [column for column in data.columns if column in labels or (index and column == data.columns[0])]
+        data = data[keep]
+    return data
+
+
+def _headers(columns: Iterable[Hashable], labels: Mapping[Any, str], percents: Mapping[Any, int]) -> dict[Any, str]:
+    """Each column's header: its label (or its name with spaces), ``(%)`` added to a share's."""
+    headers: dict[Any, str] = {}
+    for column in columns:
+        header = labels.get(column, str(column).replace("_", " "))
+        if column in percents and "%" not in header:
+            header = f"{header} (%)"
+        headers[column] = header
+    return headers
+
+
+def _table_styler(
+    data: pd.DataFrame,
+    formatters: dict[Any, Callable[[object], str] | str | None],
+    headers: Mapping[Any, str],
+    unbroken_columns: list[Hashable],
+    numeric: list[Hashable],
+) -> Styler:
+    """:func:`table`'s cells formatted, its headers escaped, its class chosen by its width, ``unbroken_columns``
+    kept on one line and ``numeric`` ones aligned right."""
+    styler = data.style.format(formatters).hide(axis="index")
+    styler = styler.format_index(lambda name: html.escape(headers.get(name, str(name))), axis="columns")
+    # a table too wide for the page's column is set smaller, so that it fits instead of scrolling
+    shown = [
+        (headers[column], [_shown(formatters[column], value) for value in data[column]], column in unbroken_columns)
+        for column in data.columns
+    ]
+    styler = styler.set_table_attributes(f'class="{table_classes(shown)}"')
+    if unbroken_columns:
+        styler = styler.set_properties(subset=list[Hashable](unbroken_columns), **{"white-space": "nowrap"})
+    if numeric:
+        styler = styler.set_properties(subset=list[Hashable](numeric), **{"text-align": "right"})
+    return styler
+
+
 def table(
     frame: pd.DataFrame | pd.Series,
     *,
@@ -235,56 +319,21 @@ def table(
     ``unbroken`` columns keep each cell on one line (short labels, titles). A table too wide for the
     page's column is set in a smaller type (:func:`table_classes`).
     """
-    data = frame.to_frame() if isinstance(frame, pd.Series) else frame.copy()
-    if index:
-        name = index if isinstance(index, str) else (data.index.name or "")
-        data.index = [row_labels.get(item, item) if row_labels else item for item in data.index]
-        data = data.reset_index(names=name or " ")
-    elif row_labels:
-        data.index = [row_labels.get(item, item) for item in data.index]
     url_columns = dict(links or {})
-    for column, url_column in url_columns.items():
-        data[column] = [(text, url) for text, url in zip(data[column], data[url_column], strict=True)]
-    if labels:
-        keep = [column for column in data.columns if column in labels or (index and column == data.columns[0])]
-        data = data[keep]
-    percent_places = dict(percents) if isinstance(percents, Mapping) else dict.fromkeys(percents, 1)
-    decimal_places = dict(decimals or {})
-    integer_columns = set(integers)
-    formatters: dict[Any, Callable[[object], str] | str | None] = {}
-    for column in data.columns:
-        if column in url_columns:
-            formatters[column] = _link_cell
-        elif column in integer_columns:
-            formatters[column] = integer
-        elif column in percent_places:
-            formatters[column] = functools.partial(_percent_cell, places=percent_places[column])
-        elif column in decimal_places:
-            formatters[column] = functools.partial(_decimal_cell, places=decimal_places[column])
-        else:
-            formatters[column] = _text
-    headers: dict[Any, str] = {}
-    label_of: Mapping[Any, str] = labels or {}
-    for column in data.columns:
-        header = label_of.get(column, str(column).replace("_", " "))
-        if column in percent_places and "%" not in header:
-            header = f"{header} (%)"
-        headers[column] = header
+    data = _table_data(frame, labels, row_labels, index, url_columns)
+    units = _Units(
+        links=frozenset(url_columns),
+        integers=frozenset(integers),
+        percents=dict(percents) if isinstance(percents, Mapping) else dict.fromkeys(percents, 1),
+        decimals=dict(decimals or {}),
+    )
+    formatters: dict[Any, Callable[[object], str] | str | None] = {
+        column: units.formatter(column) for column in data.columns
+    }
+    headers = _headers(data.columns, labels or {}, units.percents)
     has_empty = bool(data.map(_empty).to_numpy().any()) if len(data.columns) else False
-    styler = data.style.format(formatters).hide(axis="index")
-    styler = styler.format_index(lambda name: html.escape(headers.get(name, str(name))), axis="columns")
-    # a table too wide for the page's column is set smaller, so that it fits instead of scrolling
-    unbroken_columns = [column for column in data.columns if column in set(unbroken)]
-    shown = [
-        (headers[column], [_shown(formatters[column], value) for value in data[column]], column in unbroken_columns)
-        for column in data.columns
-    ]
-    styler = styler.set_table_attributes(f'class="{table_classes(shown)}"')
-    if unbroken_columns:
-        styler = styler.set_properties(subset=list[Hashable](unbroken_columns), **{"white-space": "nowrap"})
-    numeric = [c for c in data.columns if c in integer_columns or c in percent_places or c in decimal_places]
-    if numeric:
-        styler = styler.set_properties(subset=list[Hashable](numeric), **{"text-align": "right"})
+    styler = _table_styler(data, formatters, headers, [column for column in data.columns if column in set(unbroken)],
+                           [column for column in data.columns if units.numeric(column)])
     all_notes = [html.escape(note) for note in notes]
     if has_empty and empty_note:
         all_notes.append(html.escape(empty_note))
@@ -380,6 +429,88 @@ def _not_the_dataset_header(kinds: set[str]) -> str:
 _NOT_REPRODUCED = {"demo sample": "not reproduced: demo sample", "partial": "not reproduced: partial copy"}
 
 
+_COMPARISON_COLUMNS = ["Dataset", "Split", "Quantity", "ParlAI teacher", "Reported", "Reproduced", NOT_THE_DATASET,
+                       "Tolerance", "Status", "Source"]
+
+
+def _comparison_row(
+    row: Any, rests_on: str, number: int, split_label: Callable[[str, str], str] | None
+) -> dict[str, Any]:
+    """One row of :func:`comparison`: a row of :func:`utils.reported.compare` as readers read it."""
+    places = int(row.decimals)
+    unit = f" {row.unit}" if row.unit and row.unit != "approx." else ""
+    approx = "≈ " if row.unit == "approx." else ""
+
+    def show(value: float) -> str:
+        return EMPTY if _empty(value) else f"{value:,.{places}f}{unit}"
+
+    lower_bound = getattr(row, "bound", "") == LOWER_BOUND
+    if rests_on:  # a demo sample or a partial copy: words in "Reproduced", the value beside it
+        kinds = rests_on.split(", ")
+        reproduced = "; ".join(_NOT_REPRODUCED.get(kind, f"not reproduced: {kind}") for kind in kinds)
+        elsewhere = show(row.reproduced)
+    else:
+        reproduced, elsewhere = show(row.reproduced), ""
+    return {
+        "Dataset": row.dataset,
+        "Split": split_label(row.dataset, row.split) if split_label else row.split,
+        "Quantity": row.quantity,
+        "ParlAI teacher": row.teacher,
+        "Reported": ("> " if lower_bound else approx) + show(row.reported),
+        "Reproduced": reproduced,
+        NOT_THE_DATASET: elsewhere,
+        "Tolerance": "lower bound" if lower_bound else _tolerance(row.tolerance, show),
+        "Status": row.status,
+        "Source": (number, row.citation_key),
+    }
+
+
+def _comparison_styler(data: pd.DataFrame, compared: pd.DataFrame) -> Styler:
+    """:func:`comparison`'s cells formatted: escaped text, linked sources, marked statuses, and each
+    Reproduced cell classed with its row's dataset and split."""
+    formatters: dict[Any, Callable[[object], str]] = {
+        column: (lambda value: breakable(html.escape(str(value)))) for column in data.columns
+    }
+    formatters["Source"] = lambda pair: _source_link(f"[{pair[0]}]", pair[1])  # type: ignore[index]
+    formatters["Status"] = lambda status: _status_text(str(status))
+    styler = data.style.format(dict[Any, Callable[[object], str] | str | None](formatters)).hide(axis="index")
+    shown = [(str(column), [formatters[column](value) for value in data[column]], False) for column in data.columns]
+    styler = styler.set_table_attributes(f'class="{table_classes(shown)} atlas-comparison"')
+    cell_classes = pd.DataFrame("", index=data.index, columns=data.columns)
+    cell_classes["Reproduced"] = [
+        f"atlas-data--{dataset}--{split}" for dataset, split in zip(compared["dataset"], compared["split"], strict=True)
+    ]
+    styler = styler.set_td_classes(cell_classes)
+    numeric = [column for column in data.columns if column in ("Reported", "Reproduced", "Tolerance")
+               or column.startswith("On the ")]
+    return styler.set_properties(subset=list[Hashable](numeric), **{"text-align": "right"})
+
+
+def _comparison_notes(compared: pd.DataFrame, computed_on: pd.Series, kinds_elsewhere: set[str]) -> list[str]:
+    """The notes under :func:`comparison`'s table (plain text, escaped by the caller)."""
+    # on a narrow screen the Status column may scroll out of view: the count stays under the table
+    counts = compared["status"].str.split(":").str[0].value_counts()
+    notes = ["Rows by status: " + ", ".join(f"{count} {status}" for status, count in counts.items())]
+    if computed_on.astype(bool).any():
+        notes.append(
+            f"Reproduced holds only values computed on the complete official files; "
+            f"“{_not_the_dataset_header(kinds_elsewhere)}” holds what the same code gives on the data loaded "
+            "here: it shows that the code runs, not what the dataset is like"
+        )
+    if (compared["status"] == QUOTED_ONLY).any():
+        notes.append("quoted only: a trained model's or the source's number, shown for reference, not reproduced")
+    if compared["status"].str.startswith(NOT_CHECKED).any():
+        notes.append("not checked: compared only on the full official files")
+    for quantity, note in dict(zip(compared["quantity"], compared["note"], strict=True)).items():
+        if note:
+            notes.append(f"{quantity}: {note}")
+    if (compared["unit"] == "approx.").any():
+        notes.append("≈: the source gives a rounded figure")
+    if "bound" in compared and (compared["bound"] == LOWER_BOUND).any():
+        notes.append("lower bound: the source says “more than”; the check holds when the reproduced value is above it")
+    return notes
+
+
 def comparison(
     compared: pd.DataFrame,
     *,
@@ -407,40 +538,13 @@ def comparison(
     for pair in zip(compared["source"], compared["citation_key"], strict=True):
         numbers.setdefault(pair, len(numbers) + 1)
     computed_on = compared["computed_on"] if "computed_on" in compared else pd.Series("", index=compared.index)
-    rows = []
     # the cells are those compare() wrote, typed there; pandas' stubs know a row only as a union
     compared_rows: Iterable[Any] = compared.itertuples(index=False)
-    for row, rests_on in zip(compared_rows, computed_on, strict=True):
-        places = int(row.decimals)
-        unit = f" {row.unit}" if row.unit and row.unit != "approx." else ""
-        approx = "≈ " if row.unit == "approx." else ""
-
-        def show(value: float, places: int = places, unit: str = unit) -> str:
-            return EMPTY if _empty(value) else f"{value:,.{places}f}{unit}"
-
-        lower_bound = getattr(row, "bound", "") == LOWER_BOUND
-        if rests_on:  # a demo sample or a partial copy: words in "Reproduced", the value beside it
-            kinds = rests_on.split(", ")
-            reproduced = "; ".join(_NOT_REPRODUCED.get(kind, f"not reproduced: {kind}") for kind in kinds)
-            elsewhere = show(row.reproduced)
-        else:
-            reproduced, elsewhere = show(row.reproduced), ""
-        rows.append(
-            {
-                "Dataset": row.dataset,
-                "Split": split_label(row.dataset, row.split) if split_label else row.split,
-                "Quantity": row.quantity,
-                "ParlAI teacher": row.teacher,
-                "Reported": ("> " if lower_bound else approx) + show(row.reported),
-                "Reproduced": reproduced,
-                NOT_THE_DATASET: elsewhere,
-                "Tolerance": "lower bound" if lower_bound else _tolerance(row.tolerance, show),
-                "Status": row.status,
-                "Source": (numbers[(row.source, row.citation_key)], row.citation_key),
-            }
-        )
-    data = pd.DataFrame(rows, columns=["Dataset", "Split", "Quantity", "ParlAI teacher", "Reported", "Reproduced",
-                                       NOT_THE_DATASET, "Tolerance", "Status", "Source"])
+    rows = [
+        _comparison_row(row, rests_on, numbers[(row.source, row.citation_key)], split_label)
+        for row, rests_on in zip(compared_rows, computed_on, strict=True)
+    ]
+    data = pd.DataFrame(rows, columns=_COMPARISON_COLUMNS)
     if not show_dataset:
         data = data.drop(columns="Dataset")
     if not compared["teacher"].astype(bool).any():
@@ -450,44 +554,9 @@ def comparison(
         data = data.rename(columns={NOT_THE_DATASET: _not_the_dataset_header(kinds_elsewhere)})
     else:
         data = data.drop(columns=NOT_THE_DATASET)
-    formatters: dict[Any, Callable[[object], str]] = {
-        column: (lambda value: breakable(html.escape(str(value)))) for column in data.columns
-    }
-    formatters["Source"] = lambda pair: _source_link(f"[{pair[0]}]", pair[1])  # type: ignore[index]
-    formatters["Status"] = lambda status: _status_text(str(status))
-    styler = data.style.format(dict[Any, Callable[[object], str] | str | None](formatters)).hide(axis="index")
-    shown = [(str(column), [formatters[column](value) for value in data[column]], False) for column in data.columns]
-    styler = styler.set_table_attributes(f'class="{table_classes(shown)} atlas-comparison"')
-    cell_classes = pd.DataFrame("", index=data.index, columns=data.columns)
-    cell_classes["Reproduced"] = [
-        f"atlas-data--{dataset}--{split}" for dataset, split in zip(compared["dataset"], compared["split"], strict=True)
-    ]
-    styler = styler.set_td_classes(cell_classes)
-    numeric = [column for column in data.columns if column in ("Reported", "Reproduced", "Tolerance")
-               or column.startswith("On the ")]
-    styler = styler.set_properties(subset=list[Hashable](numeric), **{"text-align": "right"})
-    # on a narrow screen the Status column may scroll out of view: the count stays under the table
-    counts = compared["status"].str.split(":").str[0].value_counts()
-    notes = ["Rows by status: " + ", ".join(f"{count} {status}" for status, count in counts.items())]
-    if computed_on.astype(bool).any():
-        notes.append(
-            f"Reproduced holds only values computed on the complete official files; "
-            f"“{_not_the_dataset_header(kinds_elsewhere)}” holds what the same code gives on the data loaded "
-            "here: it shows that the code runs, not what the dataset is like"
-        )
-    if (compared["status"] == QUOTED_ONLY).any():
-        notes.append("quoted only: a trained model's or the source's number, shown for reference, not reproduced")
-    if compared["status"].str.startswith(NOT_CHECKED).any():
-        notes.append("not checked: compared only on the full official files")
-    for quantity, note in dict(zip(compared["quantity"], compared["note"], strict=True)).items():
-        if note:
-            notes.append(f"{quantity}: {note}")
-    if (compared["unit"] == "approx.").any():
-        notes.append("≈: the source gives a rounded figure")
-    if "bound" in compared and (compared["bound"] == LOWER_BOUND).any():
-        notes.append("lower bound: the source says “more than”; the check holds when the reproduced value is above it")
+    notes = _comparison_notes(compared, computed_on, kinds_elsewhere)
     sources = [f"{_source_link(f'[{number}]', key)} {html.escape(text)}" for (text, key), number in numbers.items()]
-    return Table(styler, [*sources, *(html.escape(note) for note in notes)], caption)
+    return Table(_comparison_styler(data, compared), [*sources, *(html.escape(note) for note in notes)], caption)
 
 
 def checks_line(*tables: pd.DataFrame) -> str:

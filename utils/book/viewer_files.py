@@ -176,47 +176,70 @@ def _encode_column(series: pd.Series, kind: str) -> tuple[np.ndarray, list[Any] 
     """:func:`dictionary_encode`, the distinct values of Arrow-backed strings left in Arrow: a full-size
     WoW train's 4.2 million distinct evidence ids took 300 MB as Python strings, at the chapter's peak."""
     missing = _missing(series)
+    codes: np.ndarray
+    values: list[Any] | pa.Array
     if kind == "number":
         numbers = pd.to_numeric(series, errors="coerce").to_numpy(dtype="float64")
         missing |= np.isnan(numbers)
-        distinct, codes = np.unique(numbers[~missing], return_inverse=True)
-        values = [_plain(value, "number") for value in distinct.tolist()]
+        codes, values = _encode_numbers(numbers[~missing])
     elif kind == "labels":
-        keys = [None if gone else json.dumps([str(item) for item in value], ensure_ascii=False)
-                for value, gone in zip(series.tolist(), missing, strict=True)]
-        found, uniques = pd.factorize(pd.Series(keys, dtype=object))
-        lists = [json.loads(key) for key in uniques]
-        order = sorted(range(len(lists)), key=lambda k: ", ".join(lists[k]))
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        codes = rank[found[found >= 0]] if len(order) else np.zeros(0, dtype=np.int64)
-        values = [lists[k] for k in order]
-    elif isinstance(series.dtype, pd.CategoricalDtype):  # sorted once per distinct value, not per row
-        categories = [str(value) for value in series.cat.categories]
-        row_codes = series.cat.codes.to_numpy()
-        used = np.unique(row_codes[~missing])
-        order = sorted(used.tolist(), key=categories.__getitem__)
-        rank = np.zeros(len(categories), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        codes = rank[row_codes[~missing]]
-        values = [categories[k] for k in order]
-    elif pd.api.types.is_bool_dtype(series.dtype) and not missing.any():  # "false" sorts before "true"
-        flags = series.to_numpy(dtype=bool)
-        used = np.unique(flags)
-        codes = np.searchsorted(used, flags)
-        values = ["true" if flag else "false" for flag in used.tolist()]
+        codes, values = _encode_label_lists(series, missing)
+    elif isinstance(series.dtype, pd.CategoricalDtype):
+        codes, values = _encode_categories(series, missing)
+    elif pd.api.types.is_bool_dtype(series.dtype) and not missing.any():
+        codes, values = _encode_flags(series)
     elif (strings := _arrow_strings(series)) is not None:
         codes, values = _encode_arrow_strings(strings, missing)
     else:
-        present = series[~missing]
-        if pd.api.types.is_bool_dtype(present) or (len(present) and isinstance(present.iloc[0], bool | np.bool_)):
-            present = present.map(lambda value: "true" if value else "false")
-        found, uniques = pd.factorize(present.astype(str), sort=True)
-        codes = found
-        values = [str(value) for value in uniques]
+        codes, values = _encode_other(series[~missing])
     full = np.full(len(series), len(values), dtype=np.int64)
     full[~missing] = codes
     return full, values
+
+
+def _encode_numbers(numbers: np.ndarray) -> tuple[np.ndarray, list[Any]]:
+    """Present numbers as (codes, distinct values sorted by value)."""
+    distinct, codes = np.unique(numbers, return_inverse=True)
+    return codes, [_plain(value, "number") for value in distinct.tolist()]
+
+
+def _encode_label_lists(series: pd.Series, missing: np.ndarray) -> tuple[np.ndarray, list[Any]]:
+    """Lists of labels as (codes of the present rows, distinct lists sorted by their items joined with ", ")."""
+    keys = [None if gone else json.dumps([str(item) for item in value], ensure_ascii=False)
+            for value, gone in zip(series.tolist(), missing, strict=True)]
+    found, uniques = pd.factorize(pd.Series(keys, dtype=object))
+    lists = [json.loads(key) for key in uniques]
+    order = sorted(range(len(lists)), key=lambda k: ", ".join(lists[k]))
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    codes = rank[found[found >= 0]] if len(order) else np.zeros(0, dtype=np.int64)
+    return codes, [lists[k] for k in order]
+
+
+def _encode_categories(series: pd.Series, missing: np.ndarray) -> tuple[np.ndarray, list[Any]]:
+    """A categorical column, sorted once per distinct value, not per row."""
+    categories = [str(value) for value in series.cat.categories]
+    row_codes = series.cat.codes.to_numpy()
+    used = np.unique(row_codes[~missing])
+    order = sorted(used.tolist(), key=categories.__getitem__)
+    rank = np.zeros(len(categories), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank[row_codes[~missing]], [categories[k] for k in order]
+
+
+def _encode_flags(series: pd.Series) -> tuple[np.ndarray, list[Any]]:
+    """A boolean column without missing values: "false" sorts before "true"."""
+    flags = series.to_numpy(dtype=bool)
+    used = np.unique(flags)
+    return np.searchsorted(used, flags), ["true" if flag else "false" for flag in used.tolist()]
+
+
+def _encode_other(present: pd.Series) -> tuple[np.ndarray, list[Any]]:
+    """Any other column's present values as strings (booleans as "true" and "false"), sorted."""
+    if pd.api.types.is_bool_dtype(present) or (len(present) and isinstance(present.iloc[0], bool | np.bool_)):
+        present = present.map(lambda value: "true" if value else "false")
+    found, uniques = pd.factorize(present.astype(str), sort=True)
+    return found, [str(value) for value in uniques]
 
 
 def _arrow_strings(series: pd.Series) -> pa.ChunkedArray | None:
@@ -541,7 +564,38 @@ def split_rows(
     rows), under the same names, so that a filter survives a change of level.
     """
     single = set(single_labels)
-    dialogue_rows = []
+    dialogue_frame = pd.DataFrame(
+        _dialogue_rows(dialogues, facets=facets, columns=columns, search_text=search_text, visit=visit, texts=texts)
+    )
+    facet_names = _facets_as_lists(dialogue_frame, single, dialogues)
+    turns = _turns_frame(dialogues, label_keys, single, english)
+    evidence = _evidence_level(dialogues, english)
+    for name in facet_names:
+        facet = dialogue_frame[name]
+        if name not in turns.columns:
+            turns[name] = _carried(facet, turns[DIALOGUE].to_numpy())
+        # evidence rows are millions in a full-size split: only a facet of one label per row is
+        # carried there, as a category (a code per row), not as a list per row
+        if name in single and name not in evidence.columns:
+            evidence[name] = _carried(facet, evidence[DIALOGUE].to_numpy())
+    return SplitRows(
+        frames={"dialogues": dialogue_frame, "turns": turns, "evidence": evidence},
+        id_columns={"dialogues": "id", "turns": "dialogue id", "evidence": "dialogue id"},
+        kinds={"turns": {"text": "text"}, "evidence": {"text": "text", "title": "text"}},
+    )
+
+
+def _dialogue_rows(
+    dialogues: Sequence[Dialogue],
+    *,
+    facets: Callable[[Dialogue], Mapping[str, list[str]]] | None,
+    columns: Callable[[Dialogue], Mapping[str, float | None]] | None,
+    search_text: Callable[[Dialogue], str] | None,
+    visit: Visit | None,
+    texts: Callable[[Dialogue], Mapping[str, str | None]] | None,
+) -> list[dict[str, Any]]:
+    """One row per dialogue for :func:`split_rows`, ``visit`` called with each in turn."""
+    rows = []
     for index, dialogue in enumerate(dialogues):
         row: dict[str, Any] = {"id": str(dialogue.id), "topic": dialogue.topic}
         row.update(texts(dialogue) if texts else {})
@@ -551,20 +605,34 @@ def split_rows(
         row[DIALOGUE] = index
         if search_text:
             row[SEARCH] = " ".join(search_text(dialogue).split())
-        dialogue_rows.append(row)
+        rows.append(row)
         if visit is not None:
             visit(dialogue)
-    dialogue_frame = pd.DataFrame(dialogue_rows)
+    return rows
+
+
+def _facets_as_lists(frame: pd.DataFrame, single: set[str], dialogues: Sequence[Dialogue]) -> list[str]:
+    """The names of the dialogue level's label columns (those holding lists), each made a list in every
+    row (or its one label, for a column in ``single``)."""
     facet_names: list[str] = []
-    if len(dialogue_frame):
+    if len(frame):
         # a facet a dialogue has no value for is an empty list, not a missing cell
-        for name in dialogue_frame.columns:
-            cells = dialogue_frame[name].tolist()
+        for name in frame.columns:
+            cells = frame[name].tolist()
             if any(isinstance(cell, list) for cell in cells):
                 facet_names.append(name)
                 lists = [cell if isinstance(cell, list) else [] for cell in cells]
-                dialogue_frame[name] = _one_label(lists, name, dialogues) if name in single else lists
+                frame[name] = _one_label(lists, name, dialogues) if name in single else lists
+    return facet_names
 
+
+def _turns_frame(
+    dialogues: Sequence[Dialogue],
+    label_keys: Sequence[str],
+    single: set[str],
+    english: Callable[[str | None], str | None] | None,
+) -> pd.DataFrame:
+    """The turn level of :func:`split_rows`: a column per turn label (lists for ``label_keys``, text for others)."""
     turns = dialogues.turns() if _is_loaded(dialogues) else _records_turns(dialogues)  # type: ignore[attr-defined]
     labels = turns.pop("labels").tolist()
     turns = turns.rename(
@@ -587,25 +655,17 @@ def split_rows(
     if english is not None:
         turns["text (English)"] = [english(text) for text in turns["text"].tolist()]
     turns[DIALOGUE] = turns.pop("dialogue_index")
+    return turns
 
+
+def _evidence_level(dialogues: Sequence[Dialogue], english: Callable[[str | None], str | None] | None) -> pd.DataFrame:
+    """The evidence level of :func:`split_rows`."""
     evidence = _evidence_frame(dialogues) if _is_loaded(dialogues) else _records_evidence(dialogues)
     evidence = evidence.rename(columns={"dialogue_id": "dialogue id", "turn_index": "turn", "id": "evidence id"})
     if english is not None:
         evidence["text (English)"] = _mapped(evidence["text"], english)
     evidence[DIALOGUE] = evidence.pop("dialogue_index")
-    for name in facet_names:
-        facet = dialogue_frame[name]
-        if name not in turns.columns:
-            turns[name] = _carried(facet, turns[DIALOGUE].to_numpy())
-        # evidence rows are millions in a full-size split: only a facet of one label per row is
-        # carried there, as a category (a code per row), not as a list per row
-        if name in single and name not in evidence.columns:
-            evidence[name] = _carried(facet, evidence[DIALOGUE].to_numpy())
-    return SplitRows(
-        frames={"dialogues": dialogue_frame, "turns": turns, "evidence": evidence},
-        id_columns={"dialogues": "id", "turns": "dialogue id", "evidence": "dialogue id"},
-        kinds={"turns": {"text": "text"}, "evidence": {"text": "text", "title": "text"}},
-    )
+    return evidence
 
 
 def _one_label(lists: Sequence[list[Any]], name: str, dialogues: Sequence[Dialogue]) -> list[str | None]:

@@ -953,7 +953,6 @@ def _example() -> tuple[str, str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``atlas`` argument parser (one sub-command per task, each with ``--help``)."""
-    formatter = _HelpFormatter
     name, split = _example()
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -965,11 +964,24 @@ def build_parser() -> argparse.ArgumentParser:
             f"${config.OFFLINE_ENV}=1 (no downloads).\nexit status: 0 done, 1 failed while running, "
             "2 wrong command line."
         ),
-        formatter_class=formatter,
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_status(commands)
+    _add_fetch(commands, name, split)
+    _add_show(commands, name, split)
+    _add_stats(commands)
+    _add_export(commands, name, split)
+    _add_course(commands)
+    _add_grade(commands, _HelpFormatter)
+    _add_croissant(commands)
+    _add_score(commands)
+    return parser
 
+
+def _add_status(commands: Any) -> None:
+    """The ``status`` sub-command: what each split would be built on now."""
     status = commands.add_parser(
         "status",
         help="what each split would be built on now",
@@ -985,6 +997,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     status.set_defaults(handler=cmd_status)
 
+
+def _add_fetch(commands: Any, name: str, split: str) -> None:
+    """The ``fetch`` sub-command: download and verify official files."""
     fetch = commands.add_parser(
         "fetch",
         help="download and verify official files",
@@ -995,13 +1010,16 @@ def build_parser() -> argparse.ArgumentParser:
         f"Offline (${config.OFFLINE_ENV}=1) or when a download fails, it says where to get each "
         "file by hand and where to put it.",
         epilog=f"examples:\n  atlas fetch {name}\n  atlas fetch {name} {split}\n  atlas fetch --all",
-        formatter_class=formatter,
+        formatter_class=_HelpFormatter,
     )
     fetch.add_argument("dataset", metavar="DATASET", nargs="?", help=f"one of: {', '.join(dataset_names())}")
     fetch.add_argument("splits", metavar="SPLIT", nargs="*", help="splits of DATASET (default: all of them)")
     fetch.add_argument("--all", action="store_true", help="every file of every dataset")
     fetch.set_defaults(handler=cmd_fetch)
 
+
+def _add_show(commands: Any, name: str, split: str) -> None:
+    """The ``show`` sub-command: dialogues with their evidence and labels."""
     show = commands.add_parser(
         "show",
         help="dialogues with their evidence and labels",
@@ -1010,7 +1028,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--search, the first dialogue.",
         epilog=f"examples:\n  atlas show {name} {split} 0\n  atlas show {name} {split} --random 2 --seed 1\n"
         f"  atlas show {name} {split} --search lighthouse --evidence all",
-        formatter_class=formatter,
+        formatter_class=_HelpFormatter,
     )
     _add_names(show)
     which = show.add_mutually_exclusive_group()
@@ -1036,6 +1054,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     show.set_defaults(handler=cmd_show)
 
+
+def _add_stats(commands: Any) -> None:
+    """The ``stats`` sub-command: counts in the manner of ``parlai data_stats``."""
     stats = commands.add_parser(
         "stats",
         help="utterances, tokens, unique tokens, lengths and labels",
@@ -1048,6 +1069,9 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--json", action="store_true", help="print JSON instead of tables")
     stats.set_defaults(handler=cmd_stats)
 
+
+def _add_export(commands: Any, name: str, split: str) -> None:
+    """The ``export`` sub-command: a split's common records as JSON Lines or Parquet."""
     export = commands.add_parser(
         "export",
         help="write the common records as JSON Lines or Parquet",
@@ -1055,7 +1079,7 @@ def build_parser() -> argparse.ArgumentParser:
         "export schema (documented in the book's command-line page and in utils/cli/__init__.py). The file "
         "is written to a temporary name and moved into place when complete.",
         epilog=f"example:\n  atlas export {name} {split} --to parquet --out {name}-{split}.parquet",
-        formatter_class=formatter,
+        formatter_class=_HelpFormatter,
     )
     _add_names(export)
     export.add_argument("--to", choices=("jsonl", "parquet"), required=True, help="output format")
@@ -1066,6 +1090,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.set_defaults(handler=cmd_export)
 
+
+def _add_course(commands: Any) -> None:
+    """The ``course`` sub-command: an nbgrader course from the chapters."""
     course = commands.add_parser(
         "course",
         help="write an nbgrader course from the chapters",
@@ -1074,7 +1101,7 @@ def build_parser() -> argparse.ArgumentParser:
         "points, manually graded written answers). Then use nbgrader's own commands in that folder: "
         "generate_assignment, autograde, formgrader, generate_feedback, export.",
         epilog="example:\n  atlas course --out course\n  cd course && nbgrader generate_assignment CHAPTER",
-        formatter_class=formatter,
+        formatter_class=_HelpFormatter,
     )
     course.add_argument("--out", metavar="DIR", default="course", help="the course folder (default: course)")
     course.add_argument(
@@ -1099,10 +1126,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     course.add_argument("chapters", metavar="CHAPTER", nargs="*", help="only these chapters (default: all)")
     course.set_defaults(handler=cmd_course)
-    _add_grade(commands, formatter)
-    _add_croissant(commands)
-    _add_score(commands)
-    return parser
 
 
 def _add_grade(commands: Any, formatter: Any) -> None:
