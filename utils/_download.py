@@ -520,6 +520,107 @@ def _progress(total: int | None, label: str) -> Any:
 _SNIFF_BYTES = 4096
 
 
+class _Transfer:
+    """What one call of :func:`_stream` has got to: the address it is at, the bytes received and their
+    digest, and the limits they are held to."""
+
+    def __init__(self, url: str, *, ceiling: int, deadline: float) -> None:
+        self.url = self.current = url
+        self.ceiling = ceiling
+        self.deadline = deadline
+        self.started = time.monotonic()
+        self.digest = hashlib.sha256()
+        self.received = 0
+        self.too_long = f"it took longer than {deadline:g} s in all; set ${DEADLINE_ENV} to allow more"
+        self.watchdog = _Watchdog(deadline)
+
+    def refuse(self, why: str) -> DownloadError:
+        return DownloadError(f"could not download {self.url}: {why}. Nothing was kept.")
+
+    def check_watchdog(self) -> None:
+        """Refuse a transfer the watchdog has hung up on."""
+        if self.watchdog.expired.is_set():
+            raise self.refuse(self.too_long)
+
+    def open(self, session: Any, timeout: float) -> Any:
+        """The response at the end of the redirects, every hop checked before connecting to it."""
+        for _ in range(_MAX_REDIRECTS + 1):
+            self.check_watchdog()
+            _refuse_when_offline(self.current)
+            if urlparse(self.current).scheme not in ("http", "https"):
+                raise self.refuse(f"it leads to {self.current}, which is not an http(s) address")
+            response = session.get(self.current, stream=True, timeout=(timeout, timeout), allow_redirects=False)
+            if not response.is_redirect:
+                return response
+            self.current = urljoin(self.current, response.headers.get("Location", ""))
+            response.close()
+        raise self.refuse(f"more than {_MAX_REDIRECTS} redirects")
+
+    def copy(self, response: Any, handle: Any, progress: Any, data_format: str | None) -> None:
+        """Write the body to ``handle``, counted, hashed and held to the limits as it arrives."""
+        # The first bytes are held back until there are enough to tell a web page from data:
+        # a page may arrive one byte at a time, or after a prolog, a comment or a BOM.
+        head: bytes | None = b""
+        while block := _read_block(response, head, self.refuse):
+            self.received += len(block)
+            if self.received > self.ceiling:
+                raise self.refuse(f"the server sent more than {self.ceiling:,} bytes")
+            if self.watchdog.expired.is_set() or time.monotonic() - self.started > self.deadline:
+                raise self.refuse(self.too_long)
+            self.digest.update(block)
+            progress.update(len(block))
+            if head is not None:
+                head += block
+                if len(head) < _SNIFF_BYTES:
+                    continue
+                block, head = _checked_head(head, self.refuse, data_format), None
+            handle.write(block)
+        if head:
+            handle.write(_checked_head(head, self.refuse, data_format, whole=True))
+
+    def verify(self, expected_size: int | None, sha256: str | None) -> str:
+        """The body's sha256, once its length and checksum are those expected."""
+        if expected_size is not None and self.received != expected_size:
+            raise self.refuse(
+                f"received {self.received:,} bytes, expected {expected_size:,} "
+                "(the transfer was cut short or the file changed)"
+            )
+        if sha256 is not None and self.digest.hexdigest() != sha256.lower():
+            raise DownloadError(
+                f"could not verify {self.url}: its sha256 is {self.digest.hexdigest()}, not the expected "
+                f"{sha256.lower()}. The file is corrupt or has changed upstream. Nothing was kept."
+            )
+        return self.digest.hexdigest()
+
+
+def _announced_length(
+    headers: Any,
+    refuse: Callable[[str], DownloadError],
+    *,
+    ceiling: int,
+    sha256: str | None,
+    size: int | None,
+    blob_known: bool,
+) -> int | None:
+    """The length the response headers announce, once they show a data file whose length can be checked."""
+    if "html" in headers.get("Content-Type", "").lower():
+        raise refuse(
+            f"the server sent a web page ({headers['Content-Type']}), not the data file "
+            "(a login, consent or error page?)"
+        )
+    announced = int(headers["Content-Length"]) if headers.get("Content-Length", "").isdigit() else None
+    chunked = "chunked" in headers.get("Transfer-Encoding", "").lower()
+    if announced is None and not chunked and sha256 is None and size is None and not blob_known:
+        raise refuse(
+            "the server gave no length for the file and no size or checksum of it is recorded, so "
+            "a transfer cut short could not be told from the whole file"
+        )
+    if announced is not None and (announced > ceiling or (size is not None and announced != size)):
+        expected = f"expected {size:,}" if size is not None else f"the limit is {ceiling:,}"
+        raise refuse(f"the server announces {announced:,} bytes, {expected}")
+    return announced
+
+
 def _stream(
     url: str, destination: Path, *, sha256: str | None, size: int | None, timeout: float, blob_known: bool = False
 ) -> tuple[Path, str]:
@@ -535,105 +636,44 @@ def _stream(
     import requests
 
     deadline = download_deadline()
-    ceiling = download_ceiling(size)
-    started = time.monotonic()
-    digest = hashlib.sha256()
-    received = 0
-
-    def refuse(why: str) -> DownloadError:
-        return DownloadError(f"could not download {url}: {why}. Nothing was kept.")
-
-    too_long = f"it took longer than {deadline:g} s in all; set ${DEADLINE_ENV} to allow more"
-    watchdog = _Watchdog(deadline)
+    transfer = _Transfer(url, ceiling=download_ceiling(size), deadline=deadline)
+    refuse = transfer.refuse
     with requests.Session() as session:
         session.headers.update({"Accept-Encoding": "identity", "User-Agent": "grounded-dialogue-atlas"})
-        adapter = _watched_adapter(watchdog)
+        adapter = _watched_adapter(transfer.watchdog)
         session.mount("http://", adapter)
         session.mount("https://", adapter)
-        current = url
         try:
-            watchdog.start()
-            for _ in range(_MAX_REDIRECTS + 1):
-                if watchdog.expired.is_set():
-                    raise refuse(too_long)
-                _refuse_when_offline(current)
-                if urlparse(current).scheme not in ("http", "https"):
-                    raise refuse(f"it leads to {current}, which is not an http(s) address")
-                response = session.get(current, stream=True, timeout=(timeout, timeout), allow_redirects=False)
-                if not response.is_redirect:
-                    break
-                current = urljoin(current, response.headers.get("Location", ""))
-                response.close()
-            else:
-                raise refuse(f"more than {_MAX_REDIRECTS} redirects")
+            transfer.watchdog.start()
+            response = transfer.open(session, timeout)
             with response:
                 response.raise_for_status()
-                headers = response.headers
-                if "html" in headers.get("Content-Type", "").lower():
-                    raise refuse(
-                        f"the server sent a web page ({headers['Content-Type']}), not the data file "
-                        "(a login, consent or error page?)"
-                    )
-                announced = int(headers["Content-Length"]) if headers.get("Content-Length", "").isdigit() else None
-                chunked = "chunked" in headers.get("Transfer-Encoding", "").lower()
-                if announced is None and not chunked and sha256 is None and size is None and not blob_known:
-                    raise refuse(
-                        "the server gave no length for the file and no size or checksum of it is recorded, so "
-                        "a transfer cut short could not be told from the whole file"
-                    )
-                if announced is not None and (announced > ceiling or (size is not None and announced != size)):
-                    expected = f"expected {size:,}" if size is not None else f"the limit is {ceiling:,}"
-                    raise refuse(f"the server announces {announced:,} bytes, {expected}")
+                announced = _announced_length(
+                    response.headers, refuse, ceiling=transfer.ceiling, sha256=sha256, size=size, blob_known=blob_known
+                )
                 progress = _progress(announced or size, destination.name)
-                # The first bytes are held back until there are enough to tell a web page from data:
-                # a page may arrive one byte at a time, or after a prolog, a comment or a BOM.
-                head: bytes | None = b""
                 # Without a checksum, nothing else tells an error body from the file: its first
                 # bytes are matched against the format the file's name says (issue 50).
                 data_format = None if sha256 is not None or blob_known else expected_format(destination.name)
                 try:
                     with open(destination, "wb") as handle:
-                        while block := _read_block(response, head, refuse):
-                            received += len(block)
-                            if received > ceiling:
-                                raise refuse(f"the server sent more than {ceiling:,} bytes")
-                            if watchdog.expired.is_set() or time.monotonic() - started > deadline:
-                                raise refuse(too_long)
-                            digest.update(block)
-                            progress.update(len(block))
-                            if head is not None:
-                                head += block
-                                if len(head) < _SNIFF_BYTES:
-                                    continue
-                                block, head = _checked_head(head, refuse, data_format), None
-                            handle.write(block)
-                        if head:
-                            handle.write(_checked_head(head, refuse, data_format, whole=True))
+                        transfer.copy(response, handle, progress, data_format)
                 finally:
                     progress.close()
-            if watchdog.expired.is_set():  # the watchdog hung up: the body may look merely short
-                raise refuse(too_long)
+            transfer.check_watchdog()  # the watchdog hung up: the body may look merely short
         except DownloadError:
             raise
         except DataUnavailableError as exc:
-            if current == url:  # the address itself is refused offline: as before any transfer
+            if transfer.current == url:  # the address itself is refused offline: as before any transfer
                 raise
-            raise refuse(f"it redirects to {current}, which is not this machine, and downloads are off") from exc
+            raise refuse(
+                f"it redirects to {transfer.current}, which is not this machine, and downloads are off"
+            ) from exc
         except Exception as exc:  # every transport failure becomes one clear error
-            raise refuse(too_long if watchdog.expired.is_set() else _describe(exc, timeout)) from exc
+            raise refuse(transfer.too_long if transfer.watchdog.expired.is_set() else _describe(exc, timeout)) from exc
         finally:
-            watchdog.cancel()
-    expected_size = size if size is not None else announced
-    if expected_size is not None and received != expected_size:
-        raise refuse(
-            f"received {received:,} bytes, expected {expected_size:,} (the transfer was cut short or the file changed)"
-        )
-    if sha256 is not None and digest.hexdigest() != sha256.lower():
-        raise DownloadError(
-            f"could not verify {url}: its sha256 is {digest.hexdigest()}, not the expected {sha256.lower()}. "
-            "The file is corrupt or has changed upstream. Nothing was kept."
-        )
-    return destination, digest.hexdigest()
+            transfer.watchdog.cancel()
+    return destination, transfer.verify(size if size is not None else announced, sha256)
 
 
 def _checked_head(
@@ -843,22 +883,32 @@ def check_members(members: list[tarfile.TarInfo], source: str) -> None:
     for member in members:
         name = member.name
         parts = PurePosixPath(name).parts
-        if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name) or os.path.isabs(name):
+        if _is_absolute(name):
             _refuse(source, member, "has an absolute path")
         if ".." in parts or "\\" in name:
             _refuse(source, member, "has a path leading out of the target directory")
         for depth in range(1, len(parts)):
             if PurePosixPath(*parts[:depth]) in links:
                 _refuse(source, member, "is placed through a link")
-        if member.issym() or member.islnk():
-            link = member.linkname
-            if link.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", link) or os.path.isabs(link):
-                _refuse(source, member, f"is a link to an absolute path ({link})")
-            base = PurePosixPath(name).parent if member.issym() else PurePosixPath()
-            if _escapes(base / link):
-                _refuse(source, member, f"is a link leading out of the target directory ({link})")
-        elif not (member.isfile() or member.isdir()):
-            _refuse(source, member, "is a device, FIFO or other special file")
+        _check_member_kind(member, source)
+
+
+def _is_absolute(name: str) -> bool:
+    """Whether an archive's name is absolute on any system: a POSIX or Windows root, or a drive."""
+    return name.startswith(("/", "\\")) or bool(re.match(r"^[A-Za-z]:", name)) or os.path.isabs(name)
+
+
+def _check_member_kind(member: tarfile.TarInfo, source: str) -> None:
+    """Refuse a link member whose target is absolute or leads out, and any member neither a file nor a folder."""
+    if member.issym() or member.islnk():
+        link = member.linkname
+        if _is_absolute(link):
+            _refuse(source, member, f"is a link to an absolute path ({link})")
+        base = PurePosixPath(member.name).parent if member.issym() else PurePosixPath()
+        if _escapes(base / link):
+            _refuse(source, member, f"is a link leading out of the target directory ({link})")
+    elif not (member.isfile() or member.isdir()):
+        _refuse(source, member, "is a device, FIFO or other special file")
 
 
 def _escapes(relative: PurePosixPath) -> bool:

@@ -139,36 +139,16 @@ def _resolve(
     complete = [item for item in files if not item.partial]
     partial = [item for item in files if item.partial]
     for item in complete:
-        path = data_directory / item.path
-        if path.is_file() and is_synthetic(path):
-            detail = "Random text written by benchmarks.synthetic in the original format, for benchmarks."
-            return path, SYNTHETIC, "unverified", detail
-        if path.is_file():
-            refuse_if_not_the_dataset(dataset, split, item, path)
-            status = _download.local_status(item, path, data_directory)
-            # A file the atlas downloaded itself stays "official" on later loads even without a
-            # published checksum; anything else unverified is the user's copy.
-            official = status == "verified" or (
-                status == "unverified" and _download.placed_by_fetch(item, path, data_directory)
-            )
-            kind = OFFICIAL if official else USER_COPY
-            detail = "" if status != "mismatch" else "Its checksum differs from the official file's."
-            if status == "mismatch":
-                warnings.warn(
-                    f"{path} does not match the official checksum; using it as a user copy", stacklevel=stacklevel
-                )
-            return path, kind, status, detail
+        found = _complete_file(dataset, split, item, data_directory, stacklevel=stacklevel + 1)
+        if found is not None:
+            return found
     # A data directory that is not there is said as such, not taken for a folder missing one file.
     problem = config.data_dir_problem(data_directory)
     failure = ""
     if download and not config.offline() and not problem:
-        for item in complete:
-            try:
-                path = _download.fetch_once(item, data_directory)
-            except (DownloadError, DataUnavailableError) as exc:
-                failure = str(exc)
-                continue
-            return path, OFFICIAL, _download.local_status(item, path, data_directory), ""
+        fetched, failure = _fetched(complete, data_directory)
+        if fetched is not None:
+            return fetched
     for item in partial:
         path = data_directory / item.path
         if path.is_file():
@@ -177,17 +157,7 @@ def _resolve(
     demo = source.demo_dir / complete[0].path
     if not demo.is_file():
         raise DataUnavailableError(_how_to_get(dataset, split, complete[0], data_directory, problem or failure))
-    if problem:
-        why = problem
-    elif failure:
-        why = (
-            f"the official file is not in {data_directory} and could not be downloaded "
-            f"({_download.short_reason(failure)})"
-        )
-    elif config.offline():
-        why = f"the official file is not in {data_directory} (downloads are off: ${config.OFFLINE_ENV} is set)"
-    else:
-        why = f"the official file is not in {data_directory}"
+    why = _why_not_official(problem, failure, data_directory)
     warnings.warn(
         f"{dataset}/{split}: {why}; using the project's DEMO SAMPLE, which is not the dataset. "
         "See book/data.md to get the real data.",
@@ -196,6 +166,57 @@ def _resolve(
     )
     detail = "A handful of records written by the atlas in the original format."
     return demo, DEMO, "unverified", f"{problem[0].upper()}{problem[1:]}. {detail}" if problem else detail
+
+
+def _complete_file(
+    dataset: str, split: str, item: SourceFile, data_directory: Path, *, stacklevel: int
+) -> tuple[Path, str, str, str] | None:
+    """What :func:`_resolve` returns for a complete file present in ``data_directory``; None when it is absent."""
+    path = data_directory / item.path
+    if path.is_file() and is_synthetic(path):
+        detail = "Random text written by benchmarks.synthetic in the original format, for benchmarks."
+        return path, SYNTHETIC, "unverified", detail
+    if not path.is_file():
+        return None
+    refuse_if_not_the_dataset(dataset, split, item, path)
+    status = _download.local_status(item, path, data_directory)
+    # A file the atlas downloaded itself stays "official" on later loads even without a
+    # published checksum; anything else unverified is the user's copy.
+    official = status == "verified" or (
+        status == "unverified" and _download.placed_by_fetch(item, path, data_directory)
+    )
+    kind = OFFICIAL if official else USER_COPY
+    detail = "" if status != "mismatch" else "Its checksum differs from the official file's."
+    if status == "mismatch":
+        warnings.warn(f"{path} does not match the official checksum; using it as a user copy", stacklevel=stacklevel)
+    return path, kind, status, detail
+
+
+def _fetched(complete: list[SourceFile], data_directory: Path) -> tuple[tuple[Path, str, str, str] | None, str]:
+    """The first complete file that downloads, as :func:`_resolve` returns it, and the last download's failure."""
+    failure = ""
+    for item in complete:
+        try:
+            path = _download.fetch_once(item, data_directory)
+        except (DownloadError, DataUnavailableError) as exc:
+            failure = str(exc)
+            continue
+        return (path, OFFICIAL, _download.local_status(item, path, data_directory), ""), failure
+    return None, failure
+
+
+def _why_not_official(problem: str, failure: str, data_directory: Path) -> str:
+    """Why the demo sample stands in for the official file, for the :class:`DemoDataWarning`."""
+    if problem:
+        return problem
+    if failure:
+        return (
+            f"the official file is not in {data_directory} and could not be downloaded "
+            f"({_download.short_reason(failure)})"
+        )
+    if config.offline():
+        return f"the official file is not in {data_directory} (downloads are off: ${config.OFFLINE_ENV} is set)"
+    return f"the official file is not in {data_directory}"
 
 
 def resolve_file(

@@ -131,12 +131,7 @@ def load_or_build(
             if cached is not None:
                 return cached
             _remove_stale_staging(cache_root, key)
-            try:
-                if fast_build is None:
-                    raise FastPathDeclined
-                _build(target, _watched(fast_build, source_errors), compress_beyond)
-            except FastPathDeclined:
-                _build(target, _watched(build, source_errors), compress_beyond)
+            _build_fast_or_slow(target, build, fast_build, compress_beyond, source_errors)
             opened, problem = _open(target, rebuilt=True)
     except OSError as exc:
         if any(exc is error for error in source_errors):
@@ -145,24 +140,48 @@ def load_or_build(
     if failure is not None:
         # Built outside the except block, whose traceback would keep the abandoned build (its open
         # source file, its last batch of dialogues) alive meanwhile.
-        warnings.warn(
-            f"{label}: the parsed-split cache in {cache_root} cannot be written ({failure}), so the split was "
-            f"parsed into memory instead; nothing was left in the cache. Free some space there, or set "
-            f"${_CACHE_DIR_ENV} to a writable directory with room, to make later loads fast again.",
-            CacheWarning,
-            stacklevel=_caller_level(),
-        )
+        _warn_unwritable(label, cache_root, failure)
         return build_in_memory(build())
     if opened is None:  # pragma: no cover - would mean the file system lost what we just wrote
         raise OSError(f"the cache at {target} could not be read back after writing it ({problem})")
     if unreadable is not None:
-        warnings.warn(
-            f"{label}: the cached copy in {target} could not be read ({unreadable}); it was rebuilt from the "
-            "original file.",
-            CacheWarning,
-            stacklevel=_caller_level(),
-        )
+        _warn_rebuilt(label, target, unreadable)
     return opened
+
+
+def _build_fast_or_slow(
+    target: Path,
+    build: Callable[[], Iterable[Dialogue]],
+    fast_build: Callable[[], Iterable[Dialogue | PassageTable | EvidenceBatch]] | None,
+    compress_beyond: int | None,
+    source_errors: list[BaseException],
+) -> None:
+    """Build the cache at ``target`` by the parser's columnar path; record by record when it has none or declines."""
+    try:
+        if fast_build is None:
+            raise FastPathDeclined
+        _build(target, _watched(fast_build, source_errors), compress_beyond)
+    except FastPathDeclined:
+        _build(target, _watched(build, source_errors), compress_beyond)
+
+
+def _warn_unwritable(label: str, cache_root: Path, failure: str) -> None:
+    warnings.warn(
+        f"{label}: the parsed-split cache in {cache_root} cannot be written ({failure}), so the split was "
+        f"parsed into memory instead; nothing was left in the cache. Free some space there, or set "
+        f"${_CACHE_DIR_ENV} to a writable directory with room, to make later loads fast again.",
+        CacheWarning,
+        stacklevel=_caller_level(),
+    )
+
+
+def _warn_rebuilt(label: str, target: Path, unreadable: str) -> None:
+    warnings.warn(
+        f"{label}: the cached copy in {target} could not be read ({unreadable}); it was rebuilt from the "
+        "original file.",
+        CacheWarning,
+        stacklevel=_caller_level(),
+    )
 
 
 #: Named here rather than imported, so that the cache stays independent of the configuration.

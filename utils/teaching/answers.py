@@ -66,6 +66,24 @@ def encode_value(value: Any, depth: int = 0) -> Any:
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else {_KIND: "float", "repr": repr(value)}
+    encoded = _encode_library_value(value, depth)
+    if encoded is not _UNMATCHED:
+        return encoded
+    if isinstance(value, Mapping):
+        return {_KIND: "dict", "items": [[_key(key), encode_value(item, depth + 1)] for key, item in value.items()]}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        kind = {list: "list", tuple: "tuple"}.get(type(value), "set")
+        items = sorted(value, key=repr) if kind == "set" else value
+        return {_KIND: kind, "items": [encode_value(item, depth + 1) for item in items]}
+    raise TypeError(f"a {type(value).__name__}")
+
+
+#: What :func:`_encode_library_value` returns for a value neither NumPy's nor pandas' (None is an encoding).
+_UNMATCHED: Any = object()
+
+
+def _encode_library_value(value: Any, depth: int) -> Any:
+    """A NumPy array or scalar, or a pandas Series or DataFrame, encoded; :data:`_UNMATCHED` for anything else."""
     module = type(value).__module__.split(".")[0]
     if module == "numpy":
         import numpy as np
@@ -93,13 +111,7 @@ def encode_value(value: Any, depth: int = 0) -> Any:
                 "index": [_key(key) for key in value.index.tolist()],
                 "rows": [[encode_value(item, depth + 1) for item in row] for row in value.itertuples(index=False)],
             }
-    if isinstance(value, Mapping):
-        return {_KIND: "dict", "items": [[_key(key), encode_value(item, depth + 1)] for key, item in value.items()]}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        kind = {list: "list", tuple: "tuple"}.get(type(value), "set")
-        items = sorted(value, key=repr) if kind == "set" else value
-        return {_KIND: kind, "items": [encode_value(item, depth + 1) for item in items]}
-    raise TypeError(f"a {type(value).__name__}")
+    return _UNMATCHED
 
 
 def encode(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -145,63 +157,80 @@ def decode_value(data: Any, depth: int = 0) -> Any:
     if kind == "float":
         return float(str(data.get("repr")))
     if kind in ("list", "tuple", "set", "array") and isinstance(items, list):
-        values = [decode_value(item, depth + 1) for item in items]
-        if kind == "tuple":
-            return tuple(values)
-        if kind == "set":
-            try:
-                return set(values)
-            except TypeError:
-                raise AnswerFormatError("a set of unhashable values") from None
-        if kind == "array":
-            import numpy as np
-
-            return np.asarray(values, dtype=object if any(isinstance(v, (str, dict)) for v in values) else None)
-        return values
+        return _decode_collection(kind, items, depth)
     if kind == "dict" and isinstance(items, list):
-        result = {}
-        for pair in items:
-            if not isinstance(pair, list) or len(pair) != 2:
-                raise AnswerFormatError("a dict entry that is not a key and a value")
-            key = _decode_key(pair[0])
-            try:
-                result[key] = decode_value(pair[1], depth + 1)
-            except TypeError:
-                raise AnswerFormatError("an unhashable key") from None
-        return result
+        return _decode_dict(items, depth)
     if kind == "series":
-        import pandas as pd
-
-        index, series_values = data.get("index"), data.get("values")
-        if not isinstance(index, list) or not isinstance(series_values, list) or len(index) != len(series_values):
-            raise AnswerFormatError("a Series whose index and values differ in length")
-        name = data.get("name")
-        return pd.Series(
-            [decode_value(v, depth + 1) for v in series_values],
-            index=pd.Index([_decode_key(k) for k in index], tupleize_cols=False) if index else None,
-            name=name if isinstance(name, str) else None,
-            dtype=None if series_values else object,
-        )
+        return _decode_series(data, depth)
     if kind == "frame":
-        import pandas as pd
-
-        columns, index, rows = data.get("columns"), data.get("index"), data.get("rows")
-        if not (isinstance(columns, list) and isinstance(index, list) and isinstance(rows, list)) or len(rows) != len(
-            index
-        ):
-            raise AnswerFormatError("a DataFrame whose parts do not fit")
-        if any(not isinstance(row, list) or len(row) != len(columns) for row in rows):
-            raise AnswerFormatError("a DataFrame row of the wrong length")
-        return pd.DataFrame(
-            [[decode_value(v, depth + 1) for v in row] for row in rows],
-            columns=[_decode_key(c) for c in columns],
-            index=[_decode_key(k) for k in index] if index else None,
-        )
+        return _decode_frame(data, depth)
     if kind == "unreadable":
         return Unreadable(str(data.get("what", "an object"))[:200])
     if kind == "missing":
         return Missing("the variable")
     raise AnswerFormatError(f"an unknown kind {str(kind)[:40]!r}")
+
+
+def _decode_collection(kind: str, items: list[Any], depth: int) -> Any:
+    """A list, tuple, set or NumPy array of the decoded ``items``."""
+    values = [decode_value(item, depth + 1) for item in items]
+    if kind == "tuple":
+        return tuple(values)
+    if kind == "set":
+        try:
+            return set(values)
+        except TypeError:
+            raise AnswerFormatError("a set of unhashable values") from None
+    if kind == "array":
+        import numpy as np
+
+        return np.asarray(values, dtype=object if any(isinstance(v, (str, dict)) for v in values) else None)
+    return values
+
+
+def _decode_dict(items: list[Any], depth: int) -> dict[Any, Any]:
+    result = {}
+    for pair in items:
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise AnswerFormatError("a dict entry that is not a key and a value")
+        key = _decode_key(pair[0])
+        try:
+            result[key] = decode_value(pair[1], depth + 1)
+        except TypeError:
+            raise AnswerFormatError("an unhashable key") from None
+    return result
+
+
+def _decode_series(data: dict[str, Any], depth: int) -> Any:
+    import pandas as pd
+
+    index, series_values = data.get("index"), data.get("values")
+    if not isinstance(index, list) or not isinstance(series_values, list) or len(index) != len(series_values):
+        raise AnswerFormatError("a Series whose index and values differ in length")
+    name = data.get("name")
+    return pd.Series(
+        [decode_value(v, depth + 1) for v in series_values],
+        index=pd.Index([_decode_key(k) for k in index], tupleize_cols=False) if index else None,
+        name=name if isinstance(name, str) else None,
+        dtype=None if series_values else object,
+    )
+
+
+def _decode_frame(data: dict[str, Any], depth: int) -> Any:
+    import pandas as pd
+
+    columns, index, rows = data.get("columns"), data.get("index"), data.get("rows")
+    if not (isinstance(columns, list) and isinstance(index, list) and isinstance(rows, list)) or len(rows) != len(
+        index
+    ):
+        raise AnswerFormatError("a DataFrame whose parts do not fit")
+    if any(not isinstance(row, list) or len(row) != len(columns) for row in rows):
+        raise AnswerFormatError("a DataFrame row of the wrong length")
+    return pd.DataFrame(
+        [[decode_value(v, depth + 1) for v in row] for row in rows],
+        columns=[_decode_key(c) for c in columns],
+        index=[_decode_key(k) for k in index] if index else None,
+    )
 
 
 def decode(text: str | bytes) -> dict[str, Any]:

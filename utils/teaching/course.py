@@ -340,14 +340,7 @@ def assignment_notebook(notebook: nbformat.NotebookNode, name: str) -> tuple[nbf
     if start == len(cells):
         return nbformat.v4.new_notebook(), report
     section = cells[start:end]
-    points: dict[str, list[int]] = {}
-    for cell in section:
-        if GRADE_TAG in _tags(cell):
-            grade_label, value = _points(cell, name)
-            points.setdefault(grade_label, [0, 0])[0] += value
-        elif WRITTEN_TAG in _tags(cell):
-            grade_label, value = _points(cell, name)
-            points.setdefault(grade_label, [0, 0])[1] += value
+    points = _section_points(section, name)
 
     # A cell tagged "answer" computes answers for the teachers' guide, and the other cells the book
     # hides (glue for the prose) serve the book alone: neither is part of an assignment.
@@ -359,13 +352,46 @@ def assignment_notebook(notebook: nbformat.NotebookNode, name: str) -> tuple[nbf
     exercise_code = [c.source for c in section if c.cell_type == "code" and GRADE_TAG not in _tags(c)]
     setup = _needed_setup(cells[:start], exercise_code)
     report.setup_cells = len(setup)
+    builder = _AssignmentCells(name, points, report)
+    builder.out.extend(_opening_cells(cells, setup, name))
+    for cell in section:
+        builder.add(cell)
+    if builder.in_solution is not None:
+        raise CourseError(f"{name}: the solution of {builder.in_solution} has no {{solution-end}} cell")
+
+    assignment = nbformat.v4.new_notebook()
+    assignment.metadata = {
+        "kernelspec": notebook.metadata.get(
+            "kernelspec", {"display_name": "Python 3", "language": "python", "name": "python3"}
+        ),
+        "language_info": {"name": "python"},
+    }
+    assignment.cells = builder.out
+    for cell in assignment.cells:
+        cell.setdefault("id", generate_corpus_id())
+    return assignment, report
+
+
+def _section_points(section: Sequence[nbformat.NotebookNode], name: str) -> dict[str, list[int]]:
+    """Each exercise's ``[autograded, written]`` points, summed over its cells tagged ``grade`` and ``written``."""
+    points: dict[str, list[int]] = {}
+    for cell in section:
+        if GRADE_TAG in _tags(cell):
+            grade_label, value = _points(cell, name)
+            points.setdefault(grade_label, [0, 0])[0] += value
+        elif WRITTEN_TAG in _tags(cell):
+            grade_label, value = _points(cell, name)
+            points.setdefault(grade_label, [0, 0])[1] += value
+    return points
+
+
+def _opening_cells(
+    cells: Sequence[nbformat.NotebookNode], setup: Sequence[int], name: str
+) -> list[nbformat.NotebookNode]:
+    """The assignment's first cells: its introduction, the setup heading, Colab's install and the setup cells."""
     first_line = cells[0].source.split("\n", 1)[0] if cells and cells[0].cell_type == "markdown" else ""
     title = first_line.lstrip("# ").strip() or name
     out: list[nbformat.NotebookNode] = []
-
-    def add(cell: nbformat.NotebookNode) -> None:
-        out.append(cell)
-
     intro = nbformat.v4.new_markdown_cell(
         f"# Exercises: {plain_markdown(title)}\n\n"
         f"An assignment of the Grounded Dialogue Atlas, drawn from its chapter *{plain_markdown(title)}* "
@@ -378,117 +404,127 @@ def assignment_notebook(notebook: nbformat.NotebookNode, name: str) -> tuple[nbf
         "variables an exercise asks for, and do not delete or copy cells."
     )
     _nbgrader(intro, f"{name}-intro", solution=False, grade=False)
-    add(intro)
+    out.append(intro)
     heading = nbformat.v4.new_markdown_cell(
         "## Setup\n\nThe chapter's code that the exercises build on: it imports the atlas and loads the splits "
         "they use. Each banner says which data the split was built on (the full official file, a partial "
         "copy, or the atlas's demo sample)."
     )
     _nbgrader(heading, f"{name}-setup", solution=False, grade=False)
-    add(heading)
+    out.append(heading)
     colab = _colab_install(cells)
     # a chapter's one setup cell holds its Colab lines: copied among the setup, they install on Colab
     if colab and not any("google.colab" in cells[index].source for index in setup):
         install = nbformat.v4.new_code_cell(colab)
         _nbgrader(install, f"{name}-colab", solution=False, grade=False)
-        add(install)
+        out.append(install)
     for position, index in enumerate(setup):
-        add(_locked(cells[index], f"{name}-setup-{position + 1}"))
+        out.append(_locked(cells[index], f"{name}-setup-{position + 1}"))
+    return out
 
-    number = 0
-    label: str | None = None
-    in_solution: str | None = None
-    solution_code: list[str] = []
-    model_answer: dict[str, list[str]] = {}
-    counter = 0
-    open_answer: tuple[nbformat.NotebookNode, list[str]] | None = None  # names it defines: from its check
-    tests_of: dict[str, int] = {}
 
-    def next_id(kind: str) -> str:
-        nonlocal counter
-        counter += 1
-        return f"{label or name}-{kind}-{counter}"
+class _AssignmentCells:
+    """The assignment's cells as the chapter's exercise section is read, one cell at a time."""
 
-    for cell in section:
+    def __init__(self, name: str, points: dict[str, list[int]], report: AssignmentReport) -> None:
+        self.name = name
+        self.points = points
+        self.report = report
+        self.out: list[nbformat.NotebookNode] = []
+        self.number = 0
+        self.label: str | None = None
+        self.in_solution: str | None = None
+        self.solution_code: list[str] = []
+        self.model_answer: dict[str, list[str]] = {}
+        self.counter = 0
+        self.open_answer: tuple[nbformat.NotebookNode, list[str]] | None = None  # names it defines: from its check
+        self.tests_of: dict[str, int] = {}
+
+    def next_id(self, kind: str) -> str:
+        self.counter += 1
+        return f"{self.label or self.name}-{kind}-{self.counter}"
+
+    def add(self, cell: nbformat.NotebookNode) -> None:
+        """Add what ``cell``, the next of the section, becomes in the assignment."""
         source, tags = cell.source, _tags(cell)
-        if in_solution is not None:
-            if cell.cell_type == "markdown" and _SOLUTION_END.search(source):
-                answer = nbformat.v4.new_code_cell(_solution_source(solution_code))
-                _nbgrader(answer, f"{in_solution}-answer", solution=True, grade=False)
-                add(answer)
-                open_answer = (answer, list(solution_code))
-                in_solution, solution_code = None, []
-            elif cell.cell_type == "code":
-                solution_code.append(source)
-            else:
-                model_answer.setdefault(in_solution, []).append(plain_markdown(source))
-            continue
-        if cell.cell_type == "markdown" and (start_match := _SOLUTION_START.search(source)):
-            in_solution = start_match.group("label")
-            continue
-        if cell.cell_type == "markdown" and _EXERCISE.search(source):
-            number += 1
-            found = _label_of(source)
-            graded = points.get(found, [0, 0]) if found is not None else [0, 0]
-            label, text = _exercise_markdown(source, number, (graded[0], graded[1]))
-            if label not in points or not points[label][0]:
-                raise CourseError(f"{name}: exercise {label} has no autograded test (a cell tagged {GRADE_TAG!r})")
-            report.exercises.append(label)
-            report.code_points += points[label][0]
-            report.written_points += points[label][1]
-            statement = nbformat.v4.new_markdown_cell(text)
-            _nbgrader(statement, f"{label}-statement", solution=False, grade=False)
-            add(statement)
-            continue
-        if GRADE_TAG in tags:
-            exercise, value = _points(cell, name)
-            hidden = _HIDDEN.search(source)
-            if hidden is None:
-                raise CourseError(f"{name}: the test of {exercise} has no ### BEGIN/END HIDDEN TESTS block")
-            test = nbformat.v4.new_code_cell(
-                f"# The autograded test of exercise {exercise} ({value} points). Its code is hidden until your\n"
-                "# teacher grades the notebook: it checks your answer on data it loads itself.\n" + hidden.group(0)
-            )
-            # an exercise may split its points over several tests (partial credit): each its own id
-            tests_of[exercise] = tests_of.get(exercise, 0) + 1
-            suffix = "" if tests_of[exercise] == 1 else f"-{tests_of[exercise]}"
-            _nbgrader(test, f"{exercise}-test{suffix}", solution=False, grade=True, points=value)
-            add(test)
-            continue
-        if WRITTEN_TAG in tags:
-            exercise, value = _points(cell, name)
-            criteria = nbformat.v4.new_markdown_cell(
-                f"#### Written answer to exercise {exercise} ({value} points)\n\n"
-                + plain_markdown(source).split("\n", 1)[-1].strip()
-            )
-            _nbgrader(criteria, f"{exercise}-criteria", solution=False, grade=False)
-            add(criteria)
-            reference = "\n\n".join(model_answer.get(exercise, [])) or "(The chapter gives no model answer.)"
-            answer = nbformat.v4.new_markdown_cell(reference)
-            _nbgrader(answer, f"{exercise}-written", solution=True, grade=True, points=value)
-            add(answer)
-            continue
-        if cell.cell_type == "code" and SOLUTION_TAG in tags:
-            raise CourseError(f"{name}: a solution cell outside a {{solution-start}} block (exercise {label})")
-        if CHECK_TAG in tags and open_answer is not None:
-            answer, code = open_answer
-            answer.source = _solution_source(code, wanted=used_names(source))
-            open_answer = None
-        add(_locked(cell, next_id("check" if CHECK_TAG in tags else "cell")))
-    if in_solution is not None:
-        raise CourseError(f"{name}: the solution of {in_solution} has no {{solution-end}} cell")
+        if self.in_solution is not None:
+            self._add_to_solution(cell, self.in_solution)
+        elif cell.cell_type == "markdown" and (start_match := _SOLUTION_START.search(source)):
+            self.in_solution = start_match.group("label")
+        elif cell.cell_type == "markdown" and _EXERCISE.search(source):
+            self._add_statement(source)
+        elif GRADE_TAG in tags:
+            self._add_test(cell)
+        elif WRITTEN_TAG in tags:
+            self._add_written(cell)
+        else:
+            if cell.cell_type == "code" and SOLUTION_TAG in tags:
+                raise CourseError(
+                    f"{self.name}: a solution cell outside a {{solution-start}} block (exercise {self.label})"
+                )
+            if CHECK_TAG in tags and self.open_answer is not None:
+                answer, code = self.open_answer
+                answer.source = _solution_source(code, wanted=used_names(source))
+                self.open_answer = None
+            self.out.append(_locked(cell, self.next_id("check" if CHECK_TAG in tags else "cell")))
 
-    assignment = nbformat.v4.new_notebook()
-    assignment.metadata = {
-        "kernelspec": notebook.metadata.get(
-            "kernelspec", {"display_name": "Python 3", "language": "python", "name": "python3"}
-        ),
-        "language_info": {"name": "python"},
-    }
-    assignment.cells = out
-    for cell in assignment.cells:
-        cell.setdefault("id", generate_corpus_id())
-    return assignment, report
+    def _add_to_solution(self, cell: nbformat.NotebookNode, exercise: str) -> None:
+        """Take a cell of ``exercise``'s solution block; at its end, add the answer cell it makes."""
+        source = cell.source
+        if cell.cell_type == "markdown" and _SOLUTION_END.search(source):
+            answer = nbformat.v4.new_code_cell(_solution_source(self.solution_code))
+            _nbgrader(answer, f"{exercise}-answer", solution=True, grade=False)
+            self.out.append(answer)
+            self.open_answer = (answer, list(self.solution_code))
+            self.in_solution, self.solution_code = None, []
+        elif cell.cell_type == "code":
+            self.solution_code.append(source)
+        else:
+            self.model_answer.setdefault(exercise, []).append(plain_markdown(source))
+
+    def _add_statement(self, source: str) -> None:
+        points = self.points
+        self.number += 1
+        found = _label_of(source)
+        graded = points.get(found, [0, 0]) if found is not None else [0, 0]
+        label, text = _exercise_markdown(source, self.number, (graded[0], graded[1]))
+        self.label = label
+        if label not in points or not points[label][0]:
+            raise CourseError(f"{self.name}: exercise {label} has no autograded test (a cell tagged {GRADE_TAG!r})")
+        self.report.exercises.append(label)
+        self.report.code_points += points[label][0]
+        self.report.written_points += points[label][1]
+        statement = nbformat.v4.new_markdown_cell(text)
+        _nbgrader(statement, f"{label}-statement", solution=False, grade=False)
+        self.out.append(statement)
+
+    def _add_test(self, cell: nbformat.NotebookNode) -> None:
+        exercise, value = _points(cell, self.name)
+        hidden = _HIDDEN.search(cell.source)
+        if hidden is None:
+            raise CourseError(f"{self.name}: the test of {exercise} has no ### BEGIN/END HIDDEN TESTS block")
+        test = nbformat.v4.new_code_cell(
+            f"# The autograded test of exercise {exercise} ({value} points). Its code is hidden until your\n"
+            "# teacher grades the notebook: it checks your answer on data it loads itself.\n" + hidden.group(0)
+        )
+        # an exercise may split its points over several tests (partial credit): each its own id
+        self.tests_of[exercise] = self.tests_of.get(exercise, 0) + 1
+        suffix = "" if self.tests_of[exercise] == 1 else f"-{self.tests_of[exercise]}"
+        _nbgrader(test, f"{exercise}-test{suffix}", solution=False, grade=True, points=value)
+        self.out.append(test)
+
+    def _add_written(self, cell: nbformat.NotebookNode) -> None:
+        exercise, value = _points(cell, self.name)
+        criteria = nbformat.v4.new_markdown_cell(
+            f"#### Written answer to exercise {exercise} ({value} points)\n\n"
+            + plain_markdown(cell.source).split("\n", 1)[-1].strip()
+        )
+        _nbgrader(criteria, f"{exercise}-criteria", solution=False, grade=False)
+        self.out.append(criteria)
+        reference = "\n\n".join(self.model_answer.get(exercise, [])) or "(The chapter gives no model answer.)"
+        answer = nbformat.v4.new_markdown_cell(reference)
+        _nbgrader(answer, f"{exercise}-written", solution=True, grade=True, points=value)
+        self.out.append(answer)
 
 
 _MINUTES = re.compile(r"\((?:[^()]*,\s*)?(?P<minutes>\d+)\s+minutes\)\s*$")

@@ -251,32 +251,10 @@ def _compare_mapping(
     missing = [key for key in expected if key not in given]
     extra = [key for key in given if key not in expected]
     if missing or extra:
-        parts = []
-        if missing:
-            parts.append(f"{len(missing)} {key_name}(s) missing, for example {missing[0]!r}")
-        if extra:
-            parts.append(f"{len(extra)} {key_name}(s) that do not occur in these data, for example {extra[0]!r}")
-        folded = {str(key).casefold() for key in expected}
-        if any(str(key).casefold() in folded for key in extra):
-            hint = "Use the exact names found in the data: these differ only in case."
-        elif missing and not extra:
-            hint = f"Every {key_name} that occurs needs a value: did you look at only part of the data?"
-        elif extra and not missing and any(_nonzero(given[key]) for key in extra):
-            # a value for a key these data lack: the answer was computed on other data (another split)
-            hint = f"Your answer gives values to {key_name}s these data do not have: was it computed on another split?"
-        elif extra and not missing:
-            hint = f"Leave out the {key_name}s that do not occur (a count or share of 0 is not asked for)."
-        else:
-            hint = "Use the names exactly as the data write them."
-        _fail(what, "; ".join(parts) + ". " + hint)
+        _fail(what, _key_mismatch(given, expected, missing, extra, key_name))
     values = {key: _as_number(given[key], f"{what} [{key!r}]") for key in expected}
     if share and any(not 0 <= value <= 1 for value in values.values()):
-        key, value = next((k, v) for k, v in values.items() if not 0 <= v <= 1)
-        if all(_rounds_to(values[k] / 100, expected[k], rel_tol) for k in expected):
-            _fail(what, "these look like percentages; give fractions between 0 and 1 instead.")
-        if all(float(v).is_integer() for v in values.values()):
-            _fail(what, "these look like counts; divide each by the total it is a share of.")
-        _fail(what, f"the value for {key!r} is {value:g}, but a share lies between 0 and 1.")
+        _fail(what, _not_shares(values, expected, rel_tol))
     for key, value in values.items():
         if integer and not float(value).is_integer():
             _fail(what, f"the value for {key!r} should be a whole count, not {value!r}.")
@@ -286,11 +264,49 @@ def _compare_mapping(
         if not (_is_close(values[key], target, rel_tol) or (not integer and _rounds_to(values[key], target, rel_tol)))
     ]
     if wrong:
-        # Which keys are off, never in which direction (that would allow bisecting to the answer).
-        shown = ", ".join(repr(key) for key in wrong[:3])
-        more = f" and {len(wrong) - 3} more" if len(wrong) > 3 else ""
-        _fail(what, f"{len(wrong)} of {len(expected)} values are off: {shown}{more}.")
+        _fail(what, _keys_off(wrong, len(expected)))
     _passed(what, f"{len(expected)} {key_name}{'' if len(expected) == 1 else 's'}")
+
+
+def _key_mismatch(
+    given: Mapping[Any, Any], expected: Mapping[Any, float], missing: list[Any], extra: list[Any], key_name: str
+) -> str:
+    """What is wrong with a mapping's keys, and the likeliest reason."""
+    parts = []
+    if missing:
+        parts.append(f"{len(missing)} {key_name}(s) missing, for example {missing[0]!r}")
+    if extra:
+        parts.append(f"{len(extra)} {key_name}(s) that do not occur in these data, for example {extra[0]!r}")
+    folded = {str(key).casefold() for key in expected}
+    if any(str(key).casefold() in folded for key in extra):
+        hint = "Use the exact names found in the data: these differ only in case."
+    elif missing and not extra:
+        hint = f"Every {key_name} that occurs needs a value: did you look at only part of the data?"
+    elif extra and not missing and any(_nonzero(given[key]) for key in extra):
+        # a value for a key these data lack: the answer was computed on other data (another split)
+        hint = f"Your answer gives values to {key_name}s these data do not have: was it computed on another split?"
+    elif extra and not missing:
+        hint = f"Leave out the {key_name}s that do not occur (a count or share of 0 is not asked for)."
+    else:
+        hint = "Use the names exactly as the data write them."
+    return "; ".join(parts) + ". " + hint
+
+
+def _not_shares(values: Mapping[Any, float], expected: Mapping[Any, float], rel_tol: float) -> str:
+    """Why values of which one lies outside 0..1 are not shares: percentages, counts, or that one value."""
+    key, value = next((k, v) for k, v in values.items() if not 0 <= v <= 1)
+    if all(_rounds_to(values[k] / 100, expected[k], rel_tol) for k in expected):
+        return "these look like percentages; give fractions between 0 and 1 instead."
+    if all(float(v).is_integer() for v in values.values()):
+        return "these look like counts; divide each by the total it is a share of."
+    return f"the value for {key!r} is {value:g}, but a share lies between 0 and 1."
+
+
+def _keys_off(wrong: list[Any], total: int) -> str:
+    """Which keys are off, never in which direction (that would allow bisecting to the answer)."""
+    shown = ", ".join(repr(key) for key in wrong[:3])
+    more = f" and {len(wrong) - 3} more" if len(wrong) > 3 else ""
+    return f"{len(wrong)} of {total} values are off: {shown}{more}."
 
 
 def _nonzero(value: Any) -> bool:

@@ -326,14 +326,7 @@ def run_isolated(
     with tempfile.TemporaryDirectory(prefix="atlas-grade-") as scratch:
         root = Path(scratch)
         work = root / "submission"
-        if files is not None and files.is_dir():
-            # symlinks=True: a link is copied as a link (never what it points to), then removed
-            shutil.copytree(files, work, symlinks=True, ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
-            for path in sorted(work.rglob("*"), reverse=True):
-                if path.is_symlink():
-                    path.unlink()
-        else:
-            work.mkdir()
+        _copy_submission_files(files, work)
         (work / "in.ipynb").write_text(nbformat.writes(notebook), encoding="utf-8")
         argv = [
             sys.executable,
@@ -355,42 +348,62 @@ def run_isolated(
             preexec_fn=lambda: _limit(limits.memory_bytes),
             start_new_session=True,
         )
-        try:
-            _, error = process.communicate(timeout=limits.notebook_seconds)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            _, error = process.communicate()
-            problems.append(
-                f"the notebook ran out of its {limits.notebook_seconds:g} s budget; "
-                "the cells after that point did not run"
-            )
-        else:
-            if process.returncode not in (0, None):
-                tail = scrub_paths(
-                    error.decode("utf-8", "replace").strip().splitlines()[-1:][0] if error.strip() else ""
-                )
-                problems.append(
-                    f"the sandbox ended with status {process.returncode}{': ' + tail[:300] if tail else ''}"
-                )
-        executed = None
-        try:
-            text = _read_regular(work, ".graded.ipynb", 200 * 1024**2)
-        except FileNotFoundError:
-            problems.append("the notebook's run left no record (its runner was stopped before the first cell ended)")
-        except OSError as refused:
-            problems.append(f"the executed notebook was not read: {refused.strerror or refused}")
-        else:
-            try:
-                executed = nbformat.reads(text, as_version=4)
-            except Exception as problem:  # the sandbox's file is the student's to spoil
-                problems.append(f"the executed notebook could not be read back ({type(problem).__name__})")
-        try:
-            noted = json.loads(_read_regular(work, ".graded.problems.json", 1_000_000))
-        except (OSError, ValueError):
-            noted = []
-        if isinstance(noted, list):
-            problems += [printable(str(note))[:500] for note in noted if isinstance(note, str)][:50]
+        _wait_for_sandbox(process, limits, problems)
+        executed = _read_back(work, problems)
     return SandboxRun(executed, problems, time.monotonic() - started)
+
+
+def _copy_submission_files(files: Path | None, work: Path) -> None:
+    """Create ``work`` holding the submission's other files (its notebooks and links left out)."""
+    if files is not None and files.is_dir():
+        # symlinks=True: a link is copied as a link (never what it points to), then removed
+        shutil.copytree(files, work, symlinks=True, ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
+        for path in sorted(work.rglob("*"), reverse=True):
+            if path.is_symlink():
+                path.unlink()
+    else:
+        work.mkdir()
+
+
+def _wait_for_sandbox(process: subprocess.Popen[bytes], limits: Limits, problems: list[str]) -> None:
+    """Wait for the sandbox within the notebook's budget (killing it past that), noting how it ended."""
+    try:
+        _, error = process.communicate(timeout=limits.notebook_seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        _, error = process.communicate()
+        problems.append(
+            f"the notebook ran out of its {limits.notebook_seconds:g} s budget; the cells after that point did not run"
+        )
+    else:
+        if process.returncode not in (0, None):
+            tail = scrub_paths(error.decode("utf-8", "replace").strip().splitlines()[-1:][0] if error.strip() else "")
+            problems.append(f"the sandbox ended with status {process.returncode}{': ' + tail[:300] if tail else ''}")
+
+
+def _read_back(work: Path, problems: list[str]) -> Any | None:
+    """The executed notebook the sandbox left in ``work`` (None if none can be read), and the problems it noted."""
+    import nbformat
+
+    executed = None
+    try:
+        text = _read_regular(work, ".graded.ipynb", 200 * 1024**2)
+    except FileNotFoundError:
+        problems.append("the notebook's run left no record (its runner was stopped before the first cell ended)")
+    except OSError as refused:
+        problems.append(f"the executed notebook was not read: {refused.strerror or refused}")
+    else:
+        try:
+            executed = nbformat.reads(text, as_version=4)
+        except Exception as problem:  # the sandbox's file is the student's to spoil
+            problems.append(f"the executed notebook could not be read back ({type(problem).__name__})")
+    try:
+        noted = json.loads(_read_regular(work, ".graded.problems.json", 1_000_000))
+    except (OSError, ValueError):
+        noted = []
+    if isinstance(noted, list):
+        problems += [printable(str(note))[:500] for note in noted if isinstance(note, str)][:50]
+    return executed
 
 
 def _read_regular(folder: Path, name: str, limit: int) -> str:
@@ -453,8 +466,6 @@ def run_notebook(source: Path, target: Path, cell_seconds: float) -> int:
     a later exercise still finds what the setup cells loaded.
     """
     import nbformat
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     notebook = nbformat.read(source, as_version=4)
     problems: list[str] = []
@@ -466,42 +477,12 @@ def run_notebook(source: Path, target: Path, cell_seconds: float) -> int:
         partial.replace(target)
         notes.write_text(json.dumps(problems), encoding="utf-8")
 
-    def start() -> Any:
-        client = NotebookClient(
-            notebook,
-            timeout=cell_seconds,
-            kernel_name="python3",
-            allow_errors=True,
-            interrupt_on_timeout=False,
-            raise_on_iopub_timeout=False,
-            iopub_timeout=10,
-            shutdown_kernel="immediate",
-            resources={"metadata": {"path": str(source.parent)}},
-        )
-        client.km = client.create_kernel_manager()
-        client.start_new_kernel()
-        client.start_new_kernel_client()
-        return client
-
-    def stop(client: Any) -> None:
-        # a kernel the student broke dies with the sandbox anyway
-        with contextlib.suppress(Exception):
-            client.km.shutdown_kernel(now=True)
-
-    client = start()
+    client = _start_kernel(notebook, source, cell_seconds)
     ran: list[int] = []
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
-        failure = ""
-        try:
-            client.execute_cell(cell, index)
-        except CellTimeoutError:
-            failure = f"it ran longer than {cell_seconds:g} s and was stopped"
-        except DeadKernelError:
-            failure = "its kernel died (it crashed or ran out of memory)"
-        except Exception as problem:
-            failure = f"its kernel stopped answering ({type(problem).__name__})"
+        failure = _execute(client, cell, index, cell_seconds)
         _trim_outputs(cell)
         if failure:
             label = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", f"cell {index + 1}")
@@ -514,8 +495,8 @@ def run_notebook(source: Path, target: Path, cell_seconds: float) -> int:
                     traceback=[f"This cell was stopped: {failure}."],
                 )
             )
-            stop(client)
-            client = start()
+            _stop_kernel(client)
+            client = _start_kernel(notebook, source, cell_seconds)
             for earlier in ran:  # the state later cells need, without the cell that hung
                 kept = notebook.cells[earlier].outputs
                 with contextlib.suppress(Exception):  # a replayed cell that fails now failed before too
@@ -524,9 +505,51 @@ def run_notebook(source: Path, target: Path, cell_seconds: float) -> int:
         else:
             ran.append(index)
         save()
-    stop(client)
+    _stop_kernel(client)
     save()
     return 0
+
+
+def _start_kernel(notebook: Any, source: Path, cell_seconds: float) -> Any:
+    """A client of a new kernel to run ``notebook``'s cells in, one by one."""
+    from nbclient import NotebookClient
+
+    client = NotebookClient(
+        notebook,
+        timeout=cell_seconds,
+        kernel_name="python3",
+        allow_errors=True,
+        interrupt_on_timeout=False,
+        raise_on_iopub_timeout=False,
+        iopub_timeout=10,
+        shutdown_kernel="immediate",
+        resources={"metadata": {"path": str(source.parent)}},
+    )
+    client.km = client.create_kernel_manager()
+    client.start_new_kernel()
+    client.start_new_kernel_client()
+    return client
+
+
+def _stop_kernel(client: Any) -> None:
+    # a kernel the student broke dies with the sandbox anyway
+    with contextlib.suppress(Exception):
+        client.km.shutdown_kernel(now=True)
+
+
+def _execute(client: Any, cell: Any, index: int, cell_seconds: float) -> str:
+    """Run one cell; what stopped it (``""`` when nothing did)."""
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+    try:
+        client.execute_cell(cell, index)
+    except CellTimeoutError:
+        return f"it ran longer than {cell_seconds:g} s and was stopped"
+    except DeadKernelError:
+        return "its kernel died (it crashed or ran out of memory)"
+    except Exception as problem:
+        return f"its kernel stopped answering ({type(problem).__name__})"
+    return ""
 
 
 # -- the nbgrader step -------------------------------------------------------------------------------------
@@ -602,15 +625,22 @@ def _data_folder(folder: Path | None) -> Iterator[None]:
     if folder is None:
         yield
         return
-    before = os.environ.get("ATLAS_DATA_DIR")
-    os.environ["ATLAS_DATA_DIR"] = str(folder)
+    with _environment("ATLAS_DATA_DIR", str(folder)):
+        yield
+
+
+@contextlib.contextmanager
+def _environment(name: str, value: str) -> Iterator[None]:
+    """``$name`` set to ``value`` meanwhile, then put back as it was (unset if it was)."""
+    before = os.environ.get(name)
+    os.environ[name] = value
     try:
         yield
     finally:
         if before is None:
-            os.environ.pop("ATLAS_DATA_DIR", None)
+            os.environ.pop(name, None)
         else:
-            os.environ["ATLAS_DATA_DIR"] = before
+            os.environ[name] = before
 
 
 def grade_notebook(
@@ -627,11 +657,32 @@ def grade_notebook(
     The sandbox reads ``data``, the students' data folder, and so do the verdicts, so that a test
     scores an answer on the data it was computed on; the tests of projects whose labels the students'
     folder holds out (:mod:`utils.teaching.projects`) read ``labelled``, the teacher's, instead."""
-    import nbformat
-
     from utils.teaching.projects import held_out_exercises
 
     projects = {spec.exercise for spec in held_out_exercises()}
+    sandboxed, names_of = _with_hand_ins(notebook)
+    run = run_isolated(sandboxed, files, limits, data=data, cache=cache)
+    problems = list(run.problems)
+    executed = run.notebook
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        ran = executed.cells[index] if executed is not None and index < len(executed.cells) else None
+        if _is_test(cell):
+            verdict = _test_verdict(
+                cell, ran, names_of[index], problems, projects=projects, data=data, labelled=labelled
+            )
+            cell.outputs = verdict_outputs(verdict)
+            continue
+        cell.outputs = _cleaned_outputs(ran)
+        cell.execution_count = ran.get("execution_count") if ran is not None else None
+    return notebook, problems
+
+
+def _with_hand_ins(notebook: Any) -> tuple[Any, dict[int, list[str]]]:
+    """A copy of ``notebook`` to run in the sandbox, each test replaced by the hand-in of the names it
+    reads (by the test's index), its code cells' outputs cleared."""
+    import nbformat
 
     sandboxed = nbformat.from_dict(json.loads(json.dumps(notebook)))
     names_of: dict[int, list[str]] = {}
@@ -641,51 +692,57 @@ def grade_notebook(
             cell.source = HAND_IN.format(names=names_of[index])
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
-    run = run_isolated(sandboxed, files, limits, data=data, cache=cache)
-    problems = list(run.problems)
-    executed = run.notebook
-    for index, cell in enumerate(notebook.cells):
-        if cell.cell_type != "code":
-            continue
-        ran = executed.cells[index] if executed is not None and index < len(executed.cells) else None
-        if _is_test(cell):
-            exercise = cell.metadata.get("nbgrader", {}).get("grade_id", "")
-            try:
-                with time_limit(VERDICT_SECONDS):
-                    values = handed_in(ran) if ran is not None else None
-                    if values is None:
-                        verdict = Verdict(
-                            False,
-                            f"{exercise}: no answer reached the grader (the notebook stopped before this test: "
-                            f"{'; '.join(problems) or 'see the cells above'}).",
-                        )
-                    else:
-                        # only the names the test reads: a hand-in cannot bind any other (__builtins__, ...)
-                        wanted = {name: values.get(name, answers.Missing(name)) for name in names_of[index]}
-                        project = re.sub(r"-test(-\d+)?$", "", exercise) in projects
-                        with _data_folder(labelled if project and labelled is not None else data):
-                            verdict = verdict_of(cell.source, wanted, exercise=exercise)
-            except VerdictTimeout:
-                verdict = Verdict(
-                    False, f"{exercise}: the answer took the grader over {VERDICT_SECONDS} s to read and check."
+    return sandboxed, names_of
+
+
+def _test_verdict(
+    cell: Any,
+    ran: Any | None,
+    names: list[str],
+    problems: list[str],
+    *,
+    projects: set[str],
+    data: Path | None,
+    labelled: Path | None,
+) -> Verdict:
+    """The verdict of the test ``cell`` on what its hand-in, ``ran``, gave, within :data:`VERDICT_SECONDS`
+    (a project's test reads the ``labelled`` data folder, any other ``data``)."""
+    exercise = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+    try:
+        with time_limit(VERDICT_SECONDS):
+            values = handed_in(ran) if ran is not None else None
+            if values is None:
+                return Verdict(
+                    False,
+                    f"{exercise}: no answer reached the grader (the notebook stopped before this test: "
+                    f"{'; '.join(problems) or 'see the cells above'}).",
                 )
-                problems.append(f"{exercise}: its hand-in took over {VERDICT_SECONDS} s to check and was failed")
-            cell.outputs = verdict_outputs(verdict)
-            continue
-        outputs = ran.get("outputs", []) if ran is not None and ran.get("cell_type") == "code" else []
-        cleaned = []
-        for output in outputs:
-            output = nbformat.from_dict(output)
-            output.get("data", {}).pop(answers.MIME_TYPE, None)
-            if output.get("output_type") == "error":
-                output["evalue"] = scrub_paths(str(output.get("evalue", "")))
-                output["traceback"] = [scrub_paths(str(line)) for line in output.get("traceback", [])]
-            elif output.get("output_type") == "stream":
-                output["text"] = scrub_paths(str(output.get("text", "")))
-            cleaned.append(output)
-        cell.outputs = cleaned
-        cell.execution_count = ran.get("execution_count") if ran is not None else None
-    return notebook, problems
+            # only the names the test reads: a hand-in cannot bind any other (__builtins__, ...)
+            wanted = {name: values.get(name, answers.Missing(name)) for name in names}
+            project = re.sub(r"-test(-\d+)?$", "", exercise) in projects
+            with _data_folder(labelled if project and labelled is not None else data):
+                return verdict_of(cell.source, wanted, exercise=exercise)
+    except VerdictTimeout:
+        problems.append(f"{exercise}: its hand-in took over {VERDICT_SECONDS} s to check and was failed")
+        return Verdict(False, f"{exercise}: the answer took the grader over {VERDICT_SECONDS} s to read and check.")
+
+
+def _cleaned_outputs(ran: Any | None) -> list[Any]:
+    """The outputs of a code cell as the sandbox ran it, without hand-ins, the paths in errors scrubbed."""
+    import nbformat
+
+    outputs = ran.get("outputs", []) if ran is not None and ran.get("cell_type") == "code" else []
+    cleaned = []
+    for output in outputs:
+        output = nbformat.from_dict(output)
+        output.get("data", {}).pop(answers.MIME_TYPE, None)
+        if output.get("output_type") == "error":
+            output["evalue"] = scrub_paths(str(output.get("evalue", "")))
+            output["traceback"] = [scrub_paths(str(line)) for line in output.get("traceback", [])]
+        elif output.get("output_type") == "stream":
+            output["text"] = scrub_paths(str(output.get("text", "")))
+        cleaned.append(output)
+    return cleaned
 
 
 class IsolatedExecute(Preprocessor):
@@ -933,6 +990,41 @@ def similarity_report(course: Path, assignment: str, threshold: float = SIMILARI
 
 def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] = (), force: bool = False) -> int:
     """``atlas grade``: run ``nbgrader autograde`` in ``course`` and list what happened to each submission."""
+    _check_course_config(course)
+    bubblewrap()
+    source = course / "source" / assignment / f"{assignment}.ipynb"
+    if not source.is_file():
+        raise GradingSetupError(f"no assignment {assignment!r} in {course / 'source'}")
+    warmed = _warm_caches(course, source.read_text(encoding="utf-8"))
+    if warmed:
+        print(f"data loaded for grading: {', '.join(warmed)}")
+    started = time.time()
+    status = _autograde(course, assignment, students, force)
+    submitted = sorted(path.parent.name for path in (course / "submitted").glob(f"*/{assignment}") if path.is_dir())
+    if students:
+        submitted = [student for student in submitted if student in students]
+    fresh = {report.student: report for report in reports(course, assignment) if report.graded_at >= started}
+    print(f"\n{assignment}: {len(fresh)} of {len(submitted)} submissions graded by this run")
+    _print_submissions(submitted, fresh)
+    similar = similarity_report(course, assignment)
+    if similar:
+        print(
+            f"\n{len({(item.student, item.cell) for item in similar})} answer cell(s) of "
+            f"{len({item.student for item in similar})} submission(s) to read for copying (alike at "
+            f"{SIMILARITY_THRESHOLD:.0%} or more to the reference or another submission, or calling what computes the "
+            f"answer): grading/{safe_name(assignment)}/similarity.csv"
+        )
+    troubled = [student for student in submitted if student not in fresh or fresh[student].problems]
+    if troubled:
+        print(
+            f"\nto look at ({len(troubled)}): {', '.join(troubled)}; "
+            "`nbgrader export` lists the problems in grading_problems"
+        )
+    return status
+
+
+def _check_course_config(course: Path) -> None:
+    """Refuse a course folder without an nbgrader configuration, or one that does not isolate submissions."""
     config = course / "nbgrader_config.py"
     if not config.is_file():
         raise GradingSetupError(
@@ -944,11 +1036,11 @@ def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] =
             f"{config} does not isolate submissions (it has no utils.teaching.grading.IsolatedExecute step), "
             "so grading would run them in their own kernels, as you: write the course again with `atlas course`"
         )
-    bubblewrap()
-    source = course / "source" / assignment / f"{assignment}.ipynb"
-    if not source.is_file():
-        raise GradingSetupError(f"no assignment {assignment!r} in {course / 'source'}")
-    text = source.read_text(encoding="utf-8")
+
+
+def _warm_caches(course: Path, text: str) -> list[str]:
+    """Parse the splits the assignment ``text`` loads for the teacher's verdicts and, when the course has
+    a students' data folder, for the sandboxes too; what :func:`warm_cache` loaded for the teacher."""
     warmed = warm_cache(text)
     shared = course / "student-data"
     if shared.is_dir():  # what the sandboxes read, and the verdicts of every test but the projects'
@@ -956,18 +1048,13 @@ def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] =
             warm_cache(text)
             # the sandboxes' own parsed cache: of the students' folder only, never the teacher's (which
             # holds the held-out splits, labels and all)
-            before = os.environ.get("ATLAS_CACHE_DIR")
-            os.environ["ATLAS_CACHE_DIR"] = str((course / ".student-cache").resolve())
-            try:
+            with _environment("ATLAS_CACHE_DIR", str((course / ".student-cache").resolve())):
                 warm_cache(text)
-            finally:
-                if before is None:
-                    os.environ.pop("ATLAS_CACHE_DIR", None)
-                else:
-                    os.environ["ATLAS_CACHE_DIR"] = before
-    if warmed:
-        print(f"data loaded for grading: {', '.join(warmed)}")
-    started = time.time()
+    return warmed
+
+
+def _autograde(course: Path, assignment: str, students: Sequence[str], force: bool) -> int:
+    """Run ``nbgrader autograde``, its log printed as it comes; its exit status."""
     command = [sys.executable, "-m", "nbgrader", "autograde", assignment]
     for student in students:
         command += ["--student", student]
@@ -989,12 +1076,11 @@ def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] =
     assert process.stdout is not None
     for line in process.stdout:
         print(printable(line.rstrip("\n")))
-    status = process.wait()
-    submitted = sorted(path.parent.name for path in (course / "submitted").glob(f"*/{assignment}") if path.is_dir())
-    if students:
-        submitted = [student for student in submitted if student in students]
-    fresh = {report.student: report for report in reports(course, assignment) if report.graded_at >= started}
-    print(f"\n{assignment}: {len(fresh)} of {len(submitted)} submissions graded by this run")
+    return process.wait()
+
+
+def _print_submissions(submitted: list[str], fresh: Mapping[str, GradingReport]) -> None:
+    """One line per submission: its tests passed and problems, or why this run did not grade it."""
     width = max([len(student) for student in submitted] + [7])
     for student in submitted:
         report = fresh.get(student)
@@ -1006,21 +1092,6 @@ def grade_assignment(course: Path, assignment: str, *, students: Sequence[str] =
             continue
         line = f"  {printable(student):<{width}}  {report.passed}/{report.tests} tests passed, {report.seconds:.0f} s"
         print(line + (f"; problems: {printable('; '.join(report.problems))}" if report.problems else ""))
-    similar = similarity_report(course, assignment)
-    if similar:
-        print(
-            f"\n{len({(item.student, item.cell) for item in similar})} answer cell(s) of "
-            f"{len({item.student for item in similar})} submission(s) to read for copying (alike at "
-            f"{SIMILARITY_THRESHOLD:.0%} or more to the reference or another submission, or calling what computes the "
-            f"answer): grading/{safe_name(assignment)}/similarity.csv"
-        )
-    troubled = [student for student in submitted if student not in fresh or fresh[student].problems]
-    if troubled:
-        print(
-            f"\nto look at ({len(troubled)}): {', '.join(troubled)}; "
-            "`nbgrader export` lists the problems in grading_problems"
-        )
-    return status
 
 
 def _main(argv: Sequence[str] | None = None) -> int:

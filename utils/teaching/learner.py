@@ -207,69 +207,76 @@ def _tag_solutions(
     between), a one-cell ``{solution}`` directive, or a run of cells the chapter tagged ``solution``.
     Counts exercises, checks and removed cells into ``report``.
     """
-    tagged: list[nbformat.NotebookNode] = []
-    placeholders: list[_Placeholder] = []
-    block_label: str | None = None  # set while inside a solution-start/end block
-    block_code: list[str] = []
-    loose_code: list[str] = []  # solution-tagged code outside a block, merged into one placeholder
-    last_exercise: str | None = None
-
-    def remove(cell: nbformat.NotebookNode) -> None:
-        if SOLUTION_TAG not in _tags(cell):
-            cell.metadata["tags"] = [*_tags(cell), SOLUTION_TAG]
-        tagged.append(cell)
-        report.removed_cells += 1
-
-    def add_placeholder(label: str | None, sources: list[str]) -> None:
-        empty = nbformat.v4.new_code_cell("")
-        empty.metadata["tags"] = [PLACEHOLDER_TAG]
-        tagged.append(empty)
-        placeholders.append((empty, label, list(sources)))
-        report.placeholders += 1
-
-    def close_loose() -> None:
-        if loose_code:
-            add_placeholder(last_exercise, loose_code)
-            loose_code.clear()
-
+    state = _SolutionTagging(report)
     for position, cell in enumerate(cells):
         source, markdown = cell.source, cell.cell_type == "markdown"
-        if block_label is not None:
-            remove(cell)
+        if state.block_label is not None:
+            state.remove(cell)
             if markdown and _SOLUTION_END.search(source):
-                add_placeholder(block_label, block_code)
-                block_label, block_code = None, []
+                state.add_placeholder(state.block_label, state.block_code)
+                state.block_label, state.block_code = None, []
             elif cell.cell_type == "code":
-                block_code.append(source)
+                state.block_code.append(source)
             continue
         if markdown and (start := _SOLUTION_START.search(source)):
-            close_loose()
-            block_label = start.group("label")
-            remove(cell)
+            state.close_loose()
+            state.block_label = start.group("label")
+            state.remove(cell)
             continue
         if markdown and _SOLUTION_END.search(source):
             raise LearnerCopyError(f"{name}: cell {position} closes a solution that was never opened")
         if markdown and _SOLUTION_SINGLE.search(source):
-            remove(cell)
+            state.remove(cell)
             continue
         if SOLUTION_TAG in _tags(cell):
             if cell.cell_type == "code":
-                loose_code.append(source)
-            remove(cell)
+                state.loose_code.append(source)
+            state.remove(cell)
             continue
         # Before reading this cell's exercise label: the loose solution belongs to the one before.
-        close_loose()
+        state.close_loose()
         if markdown:
             for match in _EXERCISE.finditer(source):
-                last_exercise = match.group("label")
-                report.exercises.append(last_exercise)
+                state.last_exercise = match.group("label")
+                report.exercises.append(state.last_exercise)
         elif cell.cell_type == "code" and CHECK_TAG in _tags(cell):
             report.checks += 1
-        tagged.append(cell)
-    if block_label is not None:
-        raise LearnerCopyError(f"{name}: the solution of {block_label} has no {{solution-end}} cell")
-    close_loose()
-    return tagged, placeholders
+        state.tagged.append(cell)
+    if state.block_label is not None:
+        raise LearnerCopyError(f"{name}: the solution of {state.block_label} has no {{solution-end}} cell")
+    state.close_loose()
+    return state.tagged, state.placeholders
+
+
+class _SolutionTagging:
+    """What :func:`_tag_solutions` has made of the cells so far, and the solution it is inside."""
+
+    def __init__(self, report: LearnerReport) -> None:
+        self.report = report
+        self.tagged: list[nbformat.NotebookNode] = []
+        self.placeholders: list[_Placeholder] = []
+        self.block_label: str | None = None  # set while inside a solution-start/end block
+        self.block_code: list[str] = []
+        self.loose_code: list[str] = []  # solution-tagged code outside a block, merged into one placeholder
+        self.last_exercise: str | None = None
+
+    def remove(self, cell: nbformat.NotebookNode) -> None:
+        if SOLUTION_TAG not in _tags(cell):
+            cell.metadata["tags"] = [*_tags(cell), SOLUTION_TAG]
+        self.tagged.append(cell)
+        self.report.removed_cells += 1
+
+    def add_placeholder(self, label: str | None, sources: list[str]) -> None:
+        empty = nbformat.v4.new_code_cell("")
+        empty.metadata["tags"] = [PLACEHOLDER_TAG]
+        self.tagged.append(empty)
+        self.placeholders.append((empty, label, list(sources)))
+        self.report.placeholders += 1
+
+    def close_loose(self) -> None:
+        if self.loose_code:
+            self.add_placeholder(self.last_exercise, self.loose_code)
+            self.loose_code.clear()
 
 
 def chapter_paths(source_dir: Path, names: Sequence[str] = ()) -> list[Path]:
