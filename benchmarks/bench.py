@@ -464,7 +464,8 @@ def _dataset_files_opened(dataset: str, opened: Sequence[str]) -> list[str]:
     from utils.sources import get_source
 
     source = get_source(dataset)
-    declared = [item for files in source.splits.values() for item in files] + list(source.extra_files.values())
+    declared = [part for files in source.splits.values() for item in files for part in item.all_parts()]
+    declared += list(source.extra_files.values())
     wanted = {(data_dir() / item.path).resolve() for item in declared}
     return [str(path) for path in dict.fromkeys(Path(p).resolve() for p in opened) if path in wanted]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -75,6 +76,21 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory.mkdir()
     monkeypatch.setenv("ATLAS_DATA_DIR", str(directory))
     return directory
+
+
+@contextlib.contextmanager
+def dataset_folders_added(folders: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The dataset folders in ``folders`` registered beside the atlas's own inside the ``with`` block, as
+    a folder added to ``utils/datasets/`` is, with nothing else edited (the registry is built again)."""
+    import utils.datasets
+    import utils.sources
+
+    monkeypatch.setattr(utils.datasets, "__path__", [*utils.datasets.__path__, str(folders)])
+    utils.sources.discovered.cache_clear()
+    try:
+        yield
+    finally:
+        utils.sources.discovered.cache_clear()
 
 
 def demo_file(relative: str) -> Path:

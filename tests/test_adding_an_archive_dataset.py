@@ -16,9 +16,8 @@ import test_status
 import yaml
 
 import utils
-import utils.datasets
 import utils.sources
-from conftest import import_atlas_book
+from conftest import dataset_folders_added, import_atlas_book
 from utils.book.render import render_dialogue
 from utils.book.render.chapter_view import chapter_view
 from utils.cli import main as atlas
@@ -31,11 +30,9 @@ SPLITS = ("train", "valid", "test")
 @pytest.fixture
 def toy_archive(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The folder beside the atlas's own; the data directory holds nothing of it (the demo route)."""
-    monkeypatch.setattr(utils.datasets, "__path__", [*utils.datasets.__path__, str(FOLDERS)])
     monkeypatch.setenv("ATLAS_OFFLINE", "1")
-    utils.sources.discovered.cache_clear()
-    yield FOLDERS / "toy_archive"
-    utils.sources.discovered.cache_clear()
+    with dataset_folders_added(FOLDERS, monkeypatch):
+        yield FOLDERS / "toy_archive"
 
 
 def test_each_split_is_read_from_its_member_of_the_one_archive(toy_archive: Path) -> None:

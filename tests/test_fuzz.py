@@ -99,7 +99,7 @@ def _seed_files(dataset: str) -> tuple[tuple[str, str], ...]:
     seeds = []
     source = get_source(dataset)
     for split, files in source.splits.items():
-        for item in files:
+        for item in (part for split_file in files for part in split_file.all_parts()):  # each shard a seed
             if (source.demo_dir / item.path).is_file():
                 seeds.append((item.path, split))
     return tuple(seeds)

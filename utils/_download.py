@@ -998,7 +998,8 @@ def _gdrive_names(folder: str) -> set[str]:
 
     names = set()
     for source in registry().values():
-        for item in [*(f for files in source.splits.values() for f in files), *source.extra_files.values()]:
+        split_files = (part for files in source.splits.values() for item in files for part in item.all_parts())
+        for item in [*split_files, *source.extra_files.values()]:
             if item.gdrive_folder == folder:
                 names.add(PurePosixPath(item.path).name)
     return names

@@ -290,16 +290,24 @@ def _distribution(source: DatasetSource) -> tuple[list[dict[str, Any]], dict[str
     files = _Files()
     listed: dict[str, tuple[str, str]] = {}
     left_out: list[str] = []
-    entries = [(split, item) for split, items in source.splits.items() for item in items if not item.partial]
-    entries += [(f"({name})", item) for name, item in source.extra_files.items()]
-    for split, item in entries:
+    # (split, file, whether the split's record set reads it): every part of a split spread over several
+    # files is listed, and its record set reads the first (the others continue it, in the same format)
+    entries = [
+        (split, part, position == 0)
+        for split, items in source.splits.items()
+        for item in items
+        if not item.partial
+        for position, part in enumerate(item.all_parts())
+    ]
+    entries += [(f"({name})", item, False) for name, item in source.extra_files.items()]
+    for split, item, read in entries:
         kind = files.add(item, _encoding(item.path, formats, split))
         if kind is None:
             check = f"git blob {item.git_blob}" if item.git_blob else "no checksum"
             where = item.url or (f"Google Drive folder {item.gdrive_folder}" if item.gdrive_folder else "")
             left_out.append(f"{item.path} ({check}; {where})")
             continue
-        if not split.startswith("("):
+        if read:
             listed[split] = (kind, _id(item.path))
     return files.nodes, listed, left_out
 
@@ -336,6 +344,9 @@ def _record_set(source: DatasetSource, card: CardFormat, split: str, file: tuple
         fields.append(node)
     original = source.original_split_names.get(split, split)
     description = f"{card.description} Split {split!r} (the publisher's name: {original!r})."
+    further = [part.path for item in source.splits[split] if not item.partial for part in item.parts]
+    if further:
+        description += f" Its records continue, in the same format, in {', '.join(map(_id, further))}."
     sizes = _sizes(source, split)
     if sizes:
         description += f" The authors report {_reported_sentence(sizes)}."

@@ -90,6 +90,12 @@ class SourceFile:
     ``gdrive_folder`` (a file in a public Google Drive folder) says how to fetch it. ``git_blob``
     is the file's git blob id where the publisher's repository pins it but publishes no sha256: the
     SHA-1 of ``blob <size>\0`` and the content, checked after download and on load.
+
+    A split the publisher spreads over several files (shards such as ``train-00000-of-00002.jsonl``)
+    is one ``SourceFile`` for its first file whose ``parts`` are the others, in order, each a
+    ``SourceFile`` of its own (path, source, checksum, size): the split is present only when every
+    part is, each part is fetched and verified as a file of its own, and the parser reads them in
+    turn (:meth:`all_parts`).
     """
 
     path: str
@@ -102,6 +108,19 @@ class SourceFile:
     #: A known partial copy (for example a published sample) rather than the whole split.
     partial: bool = False
     description: str = ""
+    #: the split's further files, in order, when it is spread over several (each a file of its own,
+    #: with no parts of its own); ``()`` for a split of one file
+    parts: tuple[SourceFile, ...] = ()
+
+    def __post_init__(self) -> None:
+        nested = [part.path for part in self.parts if part.parts]
+        if nested:
+            raise ValueError(f"{self.path}: the parts {nested} have parts of their own; list every file "
+                             "of the split in the first file's parts")
+
+    def all_parts(self) -> tuple[SourceFile, ...]:
+        """Every file of the split in the order the parser reads them: this one, then its ``parts``."""
+        return (self, *self.parts)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
 For each split the loader uses, in this order: a complete official file in the data directory; a
 download of it (unless offline); a known partial copy in the data directory; the project's demo
-sample, with a loud warning. Every result carries a :class:`Provenance`.
+sample, with a loud warning. Every result carries a :class:`Provenance`. A split spread over several
+files (a declaration's :attr:`SourceFile.parts <utils.declaration.SourceFile.parts>`) takes each of
+those steps with all its files or none: it is parsed from every file in order, as one split.
 
 Files that are plainly not the dataset are refused with a :class:`~utils.errors.DataError` rather
 than loaded as a copy of it: an empty file, or one far smaller than the official file's recorded
@@ -18,7 +20,7 @@ import html
 import itertools
 import json
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -37,7 +39,17 @@ from .sources import DatasetSource, SourceFile, get_source, origin
 
 # The provenance kinds are defined with the light status rows, which ``atlas status`` reads without
 # this module's pandas and pyarrow; they are this module's names too (utils.loading.DEMO, ...).
-from .split_files import DEMO, OFFICIAL, PARTIAL, SYNTHETIC, USER_COPY, is_synthetic, not_data
+from .split_files import (
+    DEMO,
+    OFFICIAL,
+    PARTIAL,
+    SYNTHETIC,
+    USER_COPY,
+    is_synthetic,
+    missing_parts,
+    not_data,
+    present_parts,
+)
 from .text import counted
 
 if TYPE_CHECKING:
@@ -67,6 +79,9 @@ class Provenance:
     dialogues: int
     turns: int
     detail: str = ""
+    #: every file the split was read from, in order, when it is spread over several (``path`` is the
+    #: first, ``size_bytes`` their sum); ``()`` for a split of one file
+    parts: tuple[Path, ...] = ()
 
     @property
     def is_demo(self) -> bool:
@@ -84,12 +99,21 @@ class Provenance:
             counts = f"{counted(self.dialogues, unit)}, {counted(self.turns, 'turns')}, "
         text = (
             f"{self.dataset}/{self.split}: {self.kind} ({self.checksum}), {counts}"
-            f"{_human_size(self.size_bytes)}, from {config.display_path(self.path)}"
+            f"{_human_size(self.size_bytes)}, from {self._files()}"
         )
         return f"{text}. {self.detail}" if self.detail else text
 
     def __str__(self) -> str:
         return self.summary()
+
+    def _files(self) -> str:
+        """The file the split was read from, or ``N files: first, ..., last`` for a split in several."""
+        if not self.parts:
+            return config.display_path(self.path)
+        shown = [config.display_path(path) for path in self.parts]
+        if len(shown) > 4:  # a publisher's hundred shards would fill the banner
+            shown = [shown[0], "...", shown[-1]]
+        return f"{len(self.parts)} files: {', '.join(shown)}"
 
     def _repr_html_(self) -> str:
         css = {OFFICIAL: "official", USER_COPY: "official", PARTIAL: "partial", DEMO: "demo", SYNTHETIC: "demo"}[
@@ -128,8 +152,9 @@ def _resolve(
     files: Sequence[SourceFile] | None = None,
     *,
     stacklevel: int = 3,
-) -> tuple[Path, str, str, str]:
-    """``(path, kind, checksum status, detail)`` of the file to parse for one split.
+) -> tuple[tuple[Path, ...], str, str, str]:
+    """``(paths, kind, checksum status, detail)`` of the files to parse for one split, in order (one
+    path, or every part of a split spread over several files).
 
     ``files`` are the split's official files unless given (:func:`resolve_file` passes an extra
     file); ``stacklevel`` makes warnings point at the code that asked for the data.
@@ -150,14 +175,17 @@ def _resolve(
         if fetched is not None:
             return fetched
     for item in partial:
-        path = data_directory / item.path
-        if path.is_file():
-            refuse_if_not_the_dataset(dataset, split, item, path)
-            return path, PARTIAL, _download.local_status(item, path, data_directory), item.description
-    demo = source.demo_dir / complete[0].path
-    if not demo.is_file():
+        paths = present_parts(item, data_directory)
+        if paths is not None:
+            statuses = []
+            for part, path in zip(item.all_parts(), paths, strict=True):
+                refuse_if_not_the_dataset(dataset, split, part, path)
+                statuses.append(_download.local_status(part, path, data_directory))
+            return paths, PARTIAL, _all_checksums(statuses), item.description
+    demo = present_parts(complete[0], source.demo_dir)
+    if demo is None:
         raise DataUnavailableError(_how_to_get(dataset, split, complete[0], data_directory, problem or failure))
-    why = _why_not_official(problem, failure, data_directory)
+    why = _why_not_official(problem, failure, data_directory, _not_in(complete[0], data_directory))
     warnings.warn(
         f"{dataset}/{split}: {why}; using the project's DEMO SAMPLE, which is not the dataset. "
         "See book/data.md to get the real data.",
@@ -168,55 +196,95 @@ def _resolve(
     return demo, DEMO, "unverified", f"{problem[0].upper()}{problem[1:]}. {detail}" if problem else detail
 
 
+def _all_checksums(statuses: Sequence[str]) -> str:
+    """The checksum status of a split from its files': ``"mismatch"`` when one differs, ``"unverified"``
+    when one has nothing to be checked against, else ``"verified"``."""
+    for status in ("mismatch", "unverified"):
+        if status in statuses:
+            return status
+    return "verified"
+
+
 def _complete_file(
     dataset: str, split: str, item: SourceFile, data_directory: Path, *, stacklevel: int
-) -> tuple[Path, str, str, str] | None:
-    """What :func:`_resolve` returns for a complete file present in ``data_directory``; None when it is absent."""
-    path = data_directory / item.path
-    if path.is_file() and is_synthetic(path):
-        detail = "Random text written by benchmarks.synthetic in the original format, for benchmarks."
-        return path, SYNTHETIC, "unverified", detail
-    if not path.is_file():
+) -> tuple[tuple[Path, ...], str, str, str] | None:
+    """What :func:`_resolve` returns for a complete file (every part of it) present in ``data_directory``;
+    None when it (or one of its parts) is absent."""
+    paths = present_parts(item, data_directory)
+    if paths is None:
         return None
-    refuse_if_not_the_dataset(dataset, split, item, path)
-    status = _download.local_status(item, path, data_directory)
-    # A file the atlas downloaded itself stays "official" on later loads even without a
-    # published checksum; anything else unverified is the user's copy.
-    official = status == "verified" or (
-        status == "unverified" and _download.placed_by_fetch(item, path, data_directory)
-    )
-    kind = OFFICIAL if official else USER_COPY
-    detail = "" if status != "mismatch" else "Its checksum differs from the official file's."
-    if status == "mismatch":
-        warnings.warn(f"{path} does not match the official checksum; using it as a user copy", stacklevel=stacklevel)
-    return path, kind, status, detail
+    if is_synthetic(paths[0]):
+        detail = "Random text written by benchmarks.synthetic in the original format, for benchmarks."
+        return paths, SYNTHETIC, "unverified", detail
+    statuses, official = [], True
+    for part, path in zip(item.all_parts(), paths, strict=True):
+        refuse_if_not_the_dataset(dataset, split, part, path)
+        status = _download.local_status(part, path, data_directory)
+        # A file the atlas downloaded itself stays "official" on later loads even without a
+        # published checksum; anything else unverified is the user's copy.
+        official = official and (
+            status == "verified" or (status == "unverified" and _download.placed_by_fetch(part, path, data_directory))
+        )
+        if status == "mismatch":
+            warnings.warn(
+                f"{path} does not match the official checksum; using it as a user copy", stacklevel=stacklevel
+            )
+        statuses.append(status)
+    differing = [path.name for path, status in zip(paths, statuses, strict=True) if status == "mismatch"]
+    detail = ""
+    if differing:
+        detail = (
+            "Its checksum differs from the official file's."
+            if len(paths) == 1
+            else f"The checksum of {', '.join(differing)} differs from the official file's."
+        )
+    return paths, OFFICIAL if official else USER_COPY, _all_checksums(statuses), detail
 
 
-def _fetched(complete: list[SourceFile], data_directory: Path) -> tuple[tuple[Path, str, str, str] | None, str]:
-    """The first complete file that downloads, as :func:`_resolve` returns it, and the last download's failure."""
+def _fetched(
+    complete: list[SourceFile], data_directory: Path
+) -> tuple[tuple[tuple[Path, ...], str, str, str] | None, str]:
+    """The first complete file whose every part downloads, as :func:`_resolve` returns it, and the last
+    download's failure."""
     failure = ""
     for item in complete:
         try:
-            path = _download.fetch_once(item, data_directory)
+            paths = tuple(_download.fetch_once(part, data_directory) for part in item.all_parts())
         except (DownloadError, DataUnavailableError) as exc:
             failure = str(exc)
             continue
-        return (path, OFFICIAL, _download.local_status(item, path, data_directory), ""), failure
+        statuses = [
+            _download.local_status(part, path, data_directory)
+            for part, path in zip(item.all_parts(), paths, strict=True)
+        ]
+        return (paths, OFFICIAL, _all_checksums(statuses), ""), failure
     return None, failure
 
 
-def _why_not_official(problem: str, failure: str, data_directory: Path) -> str:
-    """Why the demo sample stands in for the official file, for the :class:`DemoDataWarning`."""
+def _not_in(item: SourceFile, data_directory: Path) -> str:
+    """``"the official file is not in <data directory>"``, or for a split spread over several files,
+    which of them are not."""
+    parts = item.all_parts()
+    if len(parts) == 1:
+        return f"the official file is not in {data_directory}"
+    missing = [part.path for part in missing_parts(item, data_directory)]
+    verb = "is" if len(missing) == 1 else "are"
+    return (
+        f"{len(missing)} of the split's {len(parts)} official files ({', '.join(missing)}) {verb} not in "
+        f"{data_directory}"
+    )
+
+
+def _why_not_official(problem: str, failure: str, data_directory: Path, not_in: str) -> str:
+    """Why the demo sample stands in for the official file, for the :class:`DemoDataWarning`
+    (``not_in``: :func:`_not_in`)."""
     if problem:
         return problem
     if failure:
-        return (
-            f"the official file is not in {data_directory} and could not be downloaded "
-            f"({_download.short_reason(failure)})"
-        )
+        return f"{not_in} and could not be downloaded ({_download.short_reason(failure)})"
     if config.offline():
-        return f"the official file is not in {data_directory} (downloads are off: ${config.OFFLINE_ENV} is set)"
-    return f"the official file is not in {data_directory}"
+        return f"{not_in} (downloads are off: ${config.OFFLINE_ENV} is set)"
+    return not_in
 
 
 def resolve_file(
@@ -234,7 +302,8 @@ def resolve_file(
         item = source.extra_files[name]
     except KeyError:
         raise UnknownNameError("extra file", name, list(source.extra_files), of=source.name) from None
-    return _resolve(source, name, config.data_dir(data_dir), download, (item,), stacklevel=4)
+    paths, kind, checksum, detail = _resolve(source, name, config.data_dir(data_dir), download, (item,), stacklevel=4)
+    return paths[0], kind, checksum, detail
 
 
 def _split_files(source: DatasetSource, split: str) -> tuple[SourceFile, ...]:
@@ -307,8 +376,9 @@ def refuse_if_not_the_dataset(dataset: str, split: str, item: SourceFile, path: 
     )
 
 
-def _check_record_ids(source: DatasetSource, split: str, path: Path, tables: _cache.CachedTables) -> None:
-    """Report ids that occur more than once in a split: a DataError or a warning (the dataset's ``record_ids``)."""
+def _check_record_ids(source: DatasetSource, split: str, paths: Sequence[Path], tables: _cache.CachedTables) -> None:
+    """Report ids that occur more than once in a split (across all its files): a DataError or a
+    warning (the dataset's ``record_ids``)."""
     dataset, rule = source.name, source.record_ids
     if rule is None or tables.dialogues.num_rows < 2:
         return
@@ -320,12 +390,14 @@ def _check_record_ids(source: DatasetSource, split: str, path: Path, tables: _ca
     ]
     if not repeated:
         return
-    lines = lines_of_ids(path, rule.field, set(repeated))
-    shown = [f"{value!r} on lines {', '.join(map(str, lines.get(value, [])))}" for value in repeated[:10]]
+    lines = {path: lines_of_ids(path, rule.field, set(repeated)) for path in paths}
+    shown = [f"{value!r} on {_lines_of(value, lines)}" for value in repeated[:10]]
     more = f" and {len(repeated) - 10:,} more" if len(repeated) > 10 else ""
     listing = "; ".join(shown) + more
     repeats = f"{len(repeated):,} repeated {rule.field} value{'s' if len(repeated) > 1 else ''} ({listing})"
     unit = source.record_unit
+    # the file named is the first that holds a repeated id (a split's only file, for most)
+    path = next((path for path in paths if repeated[0] in lines[path]), paths[0])
     if rule.unique:
         raise DataError(
             f"{repeats}; each of {dataset}'s {unit} has an id of its own, so this is not a faithful copy of "
@@ -341,6 +413,14 @@ def _check_record_ids(source: DatasetSource, split: str, path: Path, tables: _ca
     )
 
 
+def _lines_of(value: str, lines: Mapping[Path, Mapping[str, list[int]]]) -> str:
+    """Where ``value`` stands: ``lines 3, 9`` in a split's one file, ``a.jsonl line 3, b.jsonl line 1`` in several."""
+    if len(lines) == 1:
+        (found,) = lines.values()
+        return f"lines {', '.join(map(str, found.get(value, [])))}"
+    return ", ".join(f"{path.name} line {number}" for path, found in lines.items() for number in found.get(value, []))
+
+
 #: The id checks across splits already passed: (dataset, data directory, every split's file and its
 #: size and modification time). A changed or replaced file makes a new key, so it is checked again.
 _IDS_CHECKED: set[tuple[object, ...]] = set()
@@ -350,7 +430,7 @@ def _file_stamps(source: DatasetSource, data_directory: Path) -> list[tuple[str,
     """Path, size and modification time of every file a split of ``source`` may be read from."""
     stamps = []
     for files in source.splits.values():
-        for item in files:
+        for item in (part for split_file in files for part in split_file.all_parts()):
             for path in (data_directory / item.path, source.demo_dir / item.path):
                 with contextlib.suppress(OSError):
                     status = path.stat()
@@ -406,11 +486,19 @@ def check_ids(dataset: str, *, data_dir: str | Path | None = None) -> None:
 
 
 def _how_to_get(dataset: str, split: str, item: SourceFile, data_directory: Path, failure: str) -> str:
-    where = item.url or (item.archive.url if item.archive else None) or f"Google Drive folder {item.gdrive_folder}"
+    """How to get a split none of whose files can be read: each of its files (its parts) not in place."""
+    missing = missing_parts(item, data_directory) or [item]
+    places = ", ".join(
+        f"{data_directory / part.path} (from "
+        f"{part.url or (part.archive.url if part.archive else None) or f'Google Drive folder {part.gdrive_folder}'})"
+        for part in missing
+    )
+    parts = len(item.all_parts())
+    what = "the official file" if parts == 1 else f"the split's missing official files ({len(missing)} of {parts})"
     return (
-        f"{dataset}/{split} is not available offline: put the official file at {data_directory / item.path} "
-        f"(from {where}), or set ${config.DATA_DIR_ENV} to a directory that holds it, or allow downloads "
-        f"(unset ${config.OFFLINE_ENV}). {failure}".strip()
+        f"{dataset}/{split} is not available offline: put {what} at {places}, or set "
+        f"${config.DATA_DIR_ENV} to a directory that holds {'it' if len(missing) == 1 else 'them'}, or allow "
+        f"downloads (unset ${config.OFFLINE_ENV}). {failure}".strip()
     )
 
 
@@ -437,20 +525,9 @@ def load(
     """
     source = get_source(dataset)  # the one look-up: unknown names fail before any file is touched
     data_directory = config.data_dir(data_dir)
-    path, kind, checksum, detail = _resolve(source, split, data_directory, download)
-    companions = source.companion_files(path) if source.companion_files else []
-    key = _cache.cache_key(path, dataset, split, source.parser_version, companions)
-    fast = source.parse_columns
-    size = sum(item.stat().st_size for item in (path, *companions) if item.is_file())
+    paths, kind, checksum, detail = _resolve(source, split, data_directory, download)
     try:
-        tables = _cache.load_or_build(
-            config.cache_dir(),
-            key,
-            lambda: source.parse(path, split=split),
-            label=f"{dataset}/{split} ({path})",
-            fast_build=None if fast is None else lambda: fast(path, split=split),
-            compress_beyond=size if size < _cache.COMPRESSED_BELOW else None,
-        )
+        tables = _parsed(source, split, paths)
     except DataError as exc:
         if kind == OFFICIAL and checksum == "unverified":  # fetched, with nothing to verify it by
             raise DataError(
@@ -462,20 +539,43 @@ def load(
             ) from exc
         raise
     if kind in (USER_COPY, PARTIAL):  # after the parser, whose errors say more where it finds one
-        refuse_a_cut_last_line(path)
-    _check_record_ids(source, split, path, tables)
+        for path in paths:
+            refuse_a_cut_last_line(path)
+    _check_record_ids(source, split, paths, tables)
     provenance = Provenance(
         dataset=dataset,
         split=split,
         kind=kind,
-        path=path,
+        path=paths[0],
         checksum=checksum,
-        size_bytes=path.stat().st_size,
+        size_bytes=sum(path.stat().st_size for path in paths),
         dialogues=tables.dialogues.num_rows,
         turns=tables.turns.num_rows,
         detail=detail,
+        parts=paths if len(paths) > 1 else (),
     )
     return LoadedSplit(dataset, split, provenance, tables, source=source)
+
+
+def _parsed(source: DatasetSource, split: str, paths: tuple[Path, ...]) -> _cache.CachedTables:
+    """The cached tables of a split read from ``paths`` (its files, in order), built when absent: the
+    parser reads each file in turn, and a change to any of them (or to a companion) rebuilds them."""
+    companions = [found for path in paths for found in source.companion_files(path)] if source.companion_files else []
+    # the cache key names every file the split is read from: the further parts count as companions
+    key = _cache.cache_key(paths[0], source.name, split, source.parser_version, [*paths[1:], *companions])
+    # A fast path is taken for one file only: its passage tables and evidence batches number their
+    # rows within one file, so chaining them per part would be a second format to keep right.
+    fast = source.parse_columns if len(paths) == 1 else None
+    size = sum(item.stat().st_size for item in (*paths, *companions) if item.is_file())
+    shown = str(paths[0]) if len(paths) == 1 else f"{paths[0]} and {len(paths) - 1} more files"
+    return _cache.load_or_build(
+        config.cache_dir(),
+        key,
+        lambda: (dialogue for path in paths for dialogue in source.parse(path, split=split)),
+        label=f"{source.name}/{split} ({shown})",
+        fast_build=None if fast is None else lambda: fast(paths[0], split=split),
+        compress_beyond=size if size < _cache.COMPRESSED_BELOW else None,
+    )
 
 
 #: Dialogues rebuilt at a time when iterating over a split.

@@ -159,7 +159,9 @@ def registry_table(dataset: str | None = None) -> pd.DataFrame:
 
     rows = []
     for source in [get_source(dataset)] if dataset else registry().values():
-        entries = [(split, item) for split, items in source.splits.items() for item in items]
+        entries = [
+            (split, part) for split, items in source.splits.items() for item in items for part in item.all_parts()
+        ]
         entries += [(f"({name})", item) for name, item in source.extra_files.items()]
         for split, item in entries:
             rows.append(

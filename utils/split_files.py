@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import config
 from ._sniff import sniff_file
-from .sources import registry
+from .sources import SourceFile, registry
 
 #: Provenance kinds, from most to least trustworthy.
 OFFICIAL = "official"
@@ -34,27 +34,48 @@ def is_synthetic(path: Path) -> bool:
 
 def status_rows(data_dir: str | Path | None = None) -> list[dict[str, str]]:
     """One ``{"dataset", "split", "status", "path"}`` per split, in the registry's order: the file a
-    split would be read from (or its first official file's place when none is there) and its status
-    (:data:`PRESENT`, :data:`PARTIAL`, :data:`DEMO`, :data:`SYNTHETIC`, :data:`NOT_DATA`,
-    ``"missing"`` or ``"no data directory"``)."""
+    split would be read from (or, when none is complete, its first official file's first part that is
+    missing) and its status (:data:`PRESENT`, :data:`PARTIAL`, :data:`DEMO`, :data:`SYNTHETIC`,
+    :data:`NOT_DATA`, ``"missing"`` or ``"no data directory"``). A split spread over several files
+    (:attr:`SourceFile.parts <utils.declaration.SourceFile.parts>`) is present only with every part."""
     data_directory = config.data_dir(data_dir)
     rows = []
     for dataset, source in registry().items():
         for split, files in source.splits.items():
-            found = next((item for item in files if (data_directory / item.path).is_file()), None)
-            if found is None and config.data_dir_problem(data_directory):
-                status = "no data directory"
-            elif found is None:
-                status = DEMO if (source.demo_dir / files[0].path).is_file() else "missing"
-            elif is_synthetic(data_directory / found.path):
-                status = SYNTHETIC
-            elif not_data(data_directory / found.path):
-                status = NOT_DATA
+            found = next((item for item in files if present_parts(item, data_directory)), None)
+            if found is not None:
+                status, path = _found_status(found, data_directory)
             else:
-                status = PARTIAL if found.partial else PRESENT
-            path = data_directory / (found or files[0]).path
+                if config.data_dir_problem(data_directory):
+                    status = "no data directory"
+                else:
+                    status = DEMO if present_parts(files[0], source.demo_dir) else "missing"
+                path = data_directory / (missing_parts(files[0], data_directory) or [files[0]])[0].path
             rows.append({"dataset": dataset, "split": split, "status": status, "path": str(path)})
     return rows
+
+
+def _found_status(item: SourceFile, data_directory: Path) -> tuple[str, Path]:
+    """The status of a split whose every file of ``item`` is in ``data_directory``, and the file it names."""
+    paths = [data_directory / part.path for part in item.all_parts()]
+    if is_synthetic(paths[0]):
+        return SYNTHETIC, paths[0]
+    refused = next((path for path in paths if not_data(path)), None)
+    if refused is not None:
+        return NOT_DATA, refused
+    return (PARTIAL if item.partial else PRESENT), paths[0]
+
+
+def present_parts(item: SourceFile, directory: Path) -> tuple[Path, ...] | None:
+    """Where every file of ``item`` (its :meth:`~utils.declaration.SourceFile.all_parts`) sits in
+    ``directory``, in order; ``None`` unless all of them are there."""
+    paths = tuple(directory / part.path for part in item.all_parts())
+    return paths if all(path.is_file() for path in paths) else None
+
+
+def missing_parts(item: SourceFile, directory: Path) -> list[SourceFile]:
+    """The files of ``item`` (its parts) that are not in ``directory``, in order."""
+    return [part for part in item.all_parts() if not (directory / part.path).is_file()]
 
 
 def not_data(path: Path) -> str | None:

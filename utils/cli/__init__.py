@@ -328,7 +328,8 @@ def _fetch_targets(args: argparse.Namespace) -> list[tuple[str, SourceFile]]:
         for split in splits:
             for item in get_split_files(dataset, split):
                 if not item.partial:  # published samples have no source to fetch
-                    targets.setdefault(item.path, (f"{dataset}/{split}", item))
+                    for part in item.all_parts():  # each file of a split spread over several
+                        targets.setdefault(part.path, (f"{dataset}/{split}", part))
         if with_extras:
             for name, item in get_source(dataset).extra_files.items():
                 targets.setdefault(item.path, (f"{dataset} ({name})", item))

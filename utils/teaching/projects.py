@@ -203,7 +203,8 @@ def withheld_files(specs: Iterable[HeldOut]) -> set[str]:
         file.path
         for spec in specs
         for split in (*spec.splits, *spec.also_withheld)
-        for file in get_split_files(spec.dataset, split)
+        for item in get_split_files(spec.dataset, split)
+        for file in item.all_parts()
     }
 
 
@@ -221,7 +222,8 @@ def write_student_data(target: Path, source: Path, specs: Iterable[HeldOut]) -> 
         for spec in specs
         if spec.student_copy is not None
         for split in (*spec.splits, *spec.also_withheld)
-        for file in get_split_files(spec.dataset, split)
+        for item in get_split_files(spec.dataset, split)
+        for file in item.all_parts()
     }
     parsed = cache_dir().resolve()  # the parsed splits hold the held-out labels too: never linked
     staging = target.with_name(f".{target.name}.partial")
