@@ -88,6 +88,8 @@ def test_every_shard_in_place_is_the_official_split(toy_shards: Path, data_dir: 
     provenance = train.provenance
     assert (provenance.kind, provenance.checksum) == (utils.loading.OFFICIAL, "verified")
     assert provenance.size_bytes == sum(len(official(name)) for name in SHARDS) and provenance.dialogues == 5
+    exported = next(utils.loading.export_records(train))["provenance"]["source"]
+    assert exported == "; ".join(f"$ATLAS_DATA_DIR/toy_shards/{name}" for name in SHARDS)
 
 
 def test_a_missing_shard_is_named_and_the_demo_shards_stand_in(toy_shards: Path, data_dir: Path) -> None:
@@ -149,6 +151,32 @@ def test_the_loader_and_atlas_fetch_download_every_shard(
     assert _status("train")["status"] == PRESENT
 
 
+def test_a_shard_already_there_is_checked_when_another_is_downloaded(
+    toy_shards: Path, data_dir: Path, server: LocalServer, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    """A download fetches only the missing shard: one already in place, changed or an error page, is
+    still the user's copy, or refused, as when every shard was there (it was once called official)."""
+    def served(item: utils.sources.SourceFile) -> utils.sources.SourceFile:
+        name = item.path.rsplit("/", 1)[-1]
+        return dataclasses.replace(item, url=server.serve(name, "ok", official(name)),
+                                   parts=tuple(map(served, item.parts)))
+
+    source = utils.sources.get_source("toy_shards")
+    splits = {split: tuple(map(served, files)) for split, files in source.splits.items()}
+    monkeypatch.setitem(utils.sources.discovered(), "toy_shards", source.replace(splits=splits))  # type: ignore[index]
+    monkeypatch.delenv("ATLAS_OFFLINE")  # this machine's server only, all the same
+    _place(data_dir, SHARDS[0])
+    changed = data_dir / "toy_shards" / SHARDS[0]
+    changed.write_bytes(official(SHARDS[0]).replace(b"Rivers", b"Creeks"))
+    with pytest.warns(UserWarning, match=rf"{SHARDS[0]} does not match the official checksum"):
+        train = utils.load("toy_shards", "train")
+    assert (train.provenance.kind, train.provenance.checksum) == (utils.loading.USER_COPY, "mismatch")
+    assert f"/{SHARDS[0]}" not in server.hits and all(f"/{name}" in server.hits for name in SHARDS[1:])
+    changed.write_text("<html><body><h1>404 Not Found</h1></body></html>\n", encoding="utf-8")
+    with pytest.raises(DataError, match="this is not the data file of toy_shards/train"):
+        utils.load("toy_shards", "train")
+
+
 def test_its_card_lists_every_shard_once(toy_shards: Path, tmp_path: Path) -> None:
     out = tmp_path / "card.json"
     assert atlas(["croissant", "toy_shards", "--out", str(out)]) == 0
@@ -181,3 +209,16 @@ def test_a_part_with_parts_of_its_own_is_refused() -> None:
     inner = utils.sources.SourceFile(path="x/c.jsonl", parts=(utils.sources.SourceFile(path="x/d.jsonl"),))
     with pytest.raises(ValueError, match=r"x/a.jsonl: the parts \['x/c.jsonl'\] have parts of their own"):
         utils.sources.SourceFile(path="x/a.jsonl", parts=(utils.sources.SourceFile(path="x/b.jsonl"), inner))
+
+
+def test_a_file_listed_twice_or_a_partial_part_is_refused() -> None:
+    part = utils.sources.SourceFile
+    with pytest.raises(ValueError, match=r"x/a.jsonl: \['x/b.jsonl'\] would be read twice"):
+        part(path="x/a.jsonl", parts=(part(path="x/b.jsonl"), part(path="x/b.jsonl")))
+    with pytest.raises(ValueError, match=r"x/a.jsonl: \['x/a.jsonl'\] would be read twice"):
+        part(path="x/a.jsonl", parts=(part(path="x/a.jsonl"),))
+    with pytest.raises(ValueError, match=r"the parts \['x/b.jsonl'\] are marked partial"):
+        part(path="x/a.jsonl", parts=(part(path="x/b.jsonl", partial=True),))
+    with pytest.raises(ValueError, match=r"the extra files \['documents'\] have parts"):
+        utils.declaration.Loader(splits={}, parse=lambda path, split: iter(()), parser_version=1,
+                                 extra_files={"documents": part(path="x/a.jsonl", parts=(part(path="x/b.jsonl"),))})

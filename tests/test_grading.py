@@ -280,7 +280,7 @@ def test_feedback_shows_no_machine_path(course: dict) -> None:
     # an attacker's own code may hold any path it likes: the pages of the others must show none
     pages = [page for page in (folder / "feedback").rglob("*.html") if not page.parts[-3].startswith("attack-")]
     assert len(pages) >= 3
-    places = {str(Path(sys.prefix)), str(Path(grading.__file__).parent), str(folder), str(Path.home())}
+    places = {str(Path(sys.prefix)), str(Path(grading.__file__).parents[1]), str(folder), str(Path.home())}  # utils/
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert not [place for place in places if place in text], page
@@ -453,3 +453,20 @@ def test_zip_collect_reads_the_file_names_of_the_lms_download(tmp_path: Path, lm
     assert collected.returncode == 0, collected.stdout + collected.stderr
     for student in names.values():
         assert (folder / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file(), collected.stderr
+
+
+@pytest.mark.parametrize(
+    ("config", "said"),
+    [
+        (None, "has no nbgrader_config.py"),
+        ("c.Autograde.sanitize_ingested = True\n", "does not isolate submissions"),
+        ('c.AutogradeApp.preprocessors = ["utils.grading.IsolatedExecute"]\n', "was written by an earlier atlas"),
+    ],
+)
+def test_a_course_folder_that_would_not_isolate_is_refused_before_grading(
+    tmp_path: Path, config: str | None, said: str
+) -> None:
+    if config is not None:
+        (tmp_path / "nbgrader_config.py").write_text(config, encoding="utf-8")
+    with pytest.raises(grading.GradingSetupError, match=said):
+        grading._check_course_config(tmp_path)

@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = [ROOT / "utils" / "datasets", ROOT / "tests" / "datasets", ROOT / "tests" / "second_dataset",
-           ROOT / "tests" / "archive_dataset"]
+           ROOT / "tests" / "archive_dataset", ROOT / "tests" / "sharded_dataset"]
 
 
 def _module_of(path: Path) -> list[str]:

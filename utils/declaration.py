@@ -117,6 +117,14 @@ class SourceFile:
         if nested:
             raise ValueError(f"{self.path}: the parts {nested} have parts of their own; list every file "
                              "of the split in the first file's parts")
+        paths = [part.path for part in self.all_parts()]
+        repeated = sorted({path for path in paths if paths.count(path) > 1})
+        if repeated:
+            raise ValueError(f"{self.path}: {repeated} would be read twice; list each file of the split once")
+        flagged = [part.path for part in self.parts if part.partial]
+        if flagged:
+            raise ValueError(f"{self.path}: the parts {flagged} are marked partial; a split's files are partial "
+                             "together: mark the first file")
 
     def all_parts(self) -> tuple[SourceFile, ...]:
         """Every file of the split in the order the parser reads them: this one, then its ``parts``."""
@@ -243,6 +251,12 @@ class Loader:
     #: ``extra_label_counts(split) -> rows``: label counts that are not turn labels (JWHR's
     #: reference kinds), added to ``atlas stats``
     extra_label_counts: Callable[[Any], list[dict[str, Any]]] | None = None
+
+    def __post_init__(self) -> None:
+        # an extra file is read as one file (resolve_file gives one path): shards are for splits
+        sharded = [name for name, item in self.extra_files.items() if item.parts]
+        if sharded:
+            raise ValueError(f"the extra files {sharded} have parts: only a split may be spread over several files")
 
     def label_vocabulary(self, key: str) -> tuple[str, ...]:
         """The labels a field named ``key`` may hold, from the card formats (``()`` when none is declared)."""

@@ -171,7 +171,7 @@ def _resolve(
     problem = config.data_dir_problem(data_directory)
     failure = ""
     if download and not config.offline() and not problem:
-        fetched, failure = _fetched(complete, data_directory)
+        fetched, failure = _fetched(dataset, split, complete, data_directory, stacklevel=stacklevel + 1)
         if fetched is not None:
             return fetched
     for item in partial:
@@ -242,22 +242,20 @@ def _complete_file(
 
 
 def _fetched(
-    complete: list[SourceFile], data_directory: Path
+    dataset: str, split: str, complete: list[SourceFile], data_directory: Path, *, stacklevel: int
 ) -> tuple[tuple[tuple[Path, ...], str, str, str] | None, str]:
     """The first complete file whose every part downloads, as :func:`_resolve` returns it, and the last
-    download's failure."""
+    download's failure. The parts are then checked as if they had been there before: a download fetches
+    only the missing ones, and a part already present (changed, or an error page) is the user's."""
     failure = ""
     for item in complete:
         try:
-            paths = tuple(_download.fetch_once(part, data_directory) for part in item.all_parts())
+            for part in item.all_parts():
+                _download.fetch_once(part, data_directory)
         except (DownloadError, DataUnavailableError) as exc:
             failure = str(exc)
             continue
-        statuses = [
-            _download.local_status(part, path, data_directory)
-            for part, path in zip(item.all_parts(), paths, strict=True)
-        ]
-        return (paths, OFFICIAL, _all_checksums(statuses), ""), failure
+        return _complete_file(dataset, split, item, data_directory, stacklevel=stacklevel + 1), failure
     return None, failure
 
 
@@ -871,8 +869,9 @@ def export_records(split: LoadedSplit, *, parquet: bool = False) -> Iterator[dic
         "kind": provenance.kind,
         "checksum": provenance.checksum,
         # $ATLAS_DATA_DIR/<path> (or utils/... for a demo sample), as the terminal shows it: an
-        # exported file is shared, and the exporter's home folder is not the reader's business
-        "source": config.display_path(provenance.path),
+        # exported file is shared, and the exporter's home folder is not the reader's business;
+        # every file, in order, for a split spread over several ("; " between them)
+        "source": "; ".join(config.display_path(path) for path in provenance.parts or (provenance.path,)),
         "size_bytes": provenance.size_bytes,
         "dialogues": provenance.dialogues,
         "turns": provenance.turns,

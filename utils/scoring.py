@@ -531,6 +531,9 @@ class Scores:
         data: dict[str, Any] = {"path": display_path(Path(data_path)) if data_path else None}
         if data_path is not None and Path(data_path).is_file():
             data["sha256"] = _sha256(Path(data_path))
+        if provenance is not None and len(provenance.parts) > 1 and data_path == provenance.path:
+            # a split spread over several files: each of them, as the first is above
+            data["parts"] = [{"path": display_path(part), "sha256": _sha256(part)} for part in provenance.parts]
         if provenance is not None:
             data.update(kind=provenance.kind, checksum=provenance.checksum, summary=provenance.summary())
             if provenance.is_demo:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from numbers import Real
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -49,9 +49,6 @@ ABS_TOL = 1e-9
 #: An answer that is not a count may be rounded to this many decimals (the exercises ask for at
 #: least three): half a unit of the last decimal is accepted on top of :data:`REL_TOL`.
 DECIMALS = 3
-
-if TYPE_CHECKING:
-    pass
 
 
 class ExerciseCheckError(AssertionError):

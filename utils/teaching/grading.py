@@ -1031,7 +1031,14 @@ def _check_course_config(course: Path) -> None:
             f"{course.resolve()} has no nbgrader_config.py: run atlas grade in the course folder "
             "(`atlas course` writes it), or name the folder with --course"
         )
-    if "utils.teaching.grading.IsolatedExecute" not in config.read_text(encoding="utf-8"):
+    text = config.read_text(encoding="utf-8")
+    if "utils.grading.IsolatedExecute" in text:  # the module's name before utils/ was laid out by concern
+        raise GradingSetupError(
+            f"{config} was written by an earlier atlas: it names utils.grading, which is now "
+            "utils.teaching.grading, and its hidden tests import utils.exercises, now utils.teaching.exercises. "
+            "Write the course again with `atlas course` (grades already in gradebook.db are kept)"
+        )
+    if "utils.teaching.grading.IsolatedExecute" not in text:
         raise GradingSetupError(
             f"{config} does not isolate submissions (it has no utils.teaching.grading.IsolatedExecute step), "
             "so grading would run them in their own kernels, as you: write the course again with `atlas course`"
