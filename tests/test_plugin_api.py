@@ -76,6 +76,11 @@ def folder_imports(path: Path) -> dict[str, set[str]]:
                     taken.setdefault(module, set())
                 else:
                     taken.setdefault(target, set()).add(alias.name)
+        elif isinstance(node, ast.Import):  # ``import utils.x as x``: a module imported whole, too
+            for alias in node.names:
+                if alias.name.startswith("utils.") and not alias.name.startswith("utils.datasets"):
+                    whole[alias.asname or alias.name] = alias.name
+                    taken.setdefault(alias.name, set())
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in whole:
             taken[whole[node.value.id]].add(node.attr)
