@@ -62,7 +62,7 @@ def _other_distributions() -> list[str]:
 
 
 #: Files only the atlas's ``utils`` folder holds together.
-_ATLAS_FILES = ("cli.py", "loading.py", "declaration.py", "datasets")
+_ATLAS_FILES = ("loading.py", "declaration.py", "sources.py", "datasets")
 
 
 def _is_the_atlas_folder(location: Path) -> bool:
