@@ -130,9 +130,8 @@ def test_the_ids_are_checked_across_the_shards(toy_shards: Path, data_dir: Path)
     assert raised.value.path is not None and Path(raised.value.path).name == SHARDS[0]
 
 
-def test_the_loader_and_atlas_fetch_download_every_shard(
-    toy_shards: Path, data_dir: Path, server: LocalServer, monkeypatch: pytest.MonkeyPatch  # noqa: F811
-) -> None:
+def _served_by(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Every file of the toy declared at this machine's test server, and downloads allowed."""
     def served(item: utils.sources.SourceFile) -> utils.sources.SourceFile:
         name = item.path.rsplit("/", 1)[-1]
         return dataclasses.replace(item, url=server.serve(name, "ok", official(name)),
@@ -142,6 +141,12 @@ def test_the_loader_and_atlas_fetch_download_every_shard(
     splits = {split: tuple(map(served, files)) for split, files in source.splits.items()}
     monkeypatch.setitem(utils.sources.discovered(), "toy_shards", source.replace(splits=splits))  # type: ignore[index]
     monkeypatch.delenv("ATLAS_OFFLINE")  # this machine's server only, all the same
+
+
+def test_the_loader_and_atlas_fetch_download_every_shard(
+    toy_shards: Path, data_dir: Path, server: LocalServer, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    _served_by(server, monkeypatch)
     train = utils.load("toy_shards", "train")
     assert (train.provenance.kind, train.provenance.checksum, len(train)) == (utils.loading.OFFICIAL, "verified", 5)
     assert server.hits == {f"/{name}": 1 for name in SHARDS}
@@ -156,15 +161,7 @@ def test_a_shard_already_there_is_checked_when_another_is_downloaded(
 ) -> None:
     """A download fetches only the missing shard: one already in place, changed or an error page, is
     still the user's copy, or refused, as when every shard was there (it was once called official)."""
-    def served(item: utils.sources.SourceFile) -> utils.sources.SourceFile:
-        name = item.path.rsplit("/", 1)[-1]
-        return dataclasses.replace(item, url=server.serve(name, "ok", official(name)),
-                                   parts=tuple(map(served, item.parts)))
-
-    source = utils.sources.get_source("toy_shards")
-    splits = {split: tuple(map(served, files)) for split, files in source.splits.items()}
-    monkeypatch.setitem(utils.sources.discovered(), "toy_shards", source.replace(splits=splits))  # type: ignore[index]
-    monkeypatch.delenv("ATLAS_OFFLINE")  # this machine's server only, all the same
+    _served_by(server, monkeypatch)
     _place(data_dir, SHARDS[0])
     changed = data_dir / "toy_shards" / SHARDS[0]
     changed.write_bytes(official(SHARDS[0]).replace(b"Rivers", b"Creeks"))
