@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO
+from utils.book.chapters import EVAL
 
 vulture = pytest.importorskip("vulture")
 radon_complexity = pytest.importorskip("radon.complexity")
@@ -61,8 +61,8 @@ def _chapter_code(folder: Path) -> Path:
     for notebook in sorted((REPO / "notebooks").glob("*.ipynb")):
         cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
         code = [translate("".join(cell["source"])) for cell in cells if cell["cell_type"] == "code"]
-        code += [f"_ = {expression}" for cell in cells if cell["cell_type"] == "markdown"
-                 for expression in re.findall(r"\{eval\}`([^`]+)`", "".join(cell["source"]))]
+        code += [f"_ = {found['expression']}" for cell in cells if cell["cell_type"] == "markdown"
+                 for found in EVAL.finditer("".join(cell["source"]))]
         (folder / f"{notebook.stem}_chapter.py").write_text("\n\n".join(code), encoding="utf-8")
     return folder
 

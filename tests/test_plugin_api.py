@@ -23,6 +23,12 @@ def _module_of(path: Path) -> list[str]:
     return list(path.relative_to(ROOT).with_suffix("").parts)
 
 
+def _import_target(package: list[str], node: ast.ImportFrom) -> list[str]:
+    """The parts of the module ``from ... import`` names, relative imports resolved from ``package``."""
+    base = package[: len(package) - (node.level - 1)] if node.level else []
+    return base + (node.module.split(".") if node.module else [])
+
+
 def private_imports(path: Path) -> list[str]:
     """``module: name`` of every import in ``path`` that reaches a private module of the package, or a
     private name of a module outside the file's own dataset folder."""
@@ -31,8 +37,7 @@ def private_imports(path: Path) -> list[str]:
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - (node.level - 1)] if node.level else []
-            target = base + (node.module.split(".") if node.module else [])
+            target = _import_target(package, node)
             if target[:1] != ["utils"] and not node.level:
                 continue
             if any(part.startswith("_") for part in target):
@@ -65,8 +70,7 @@ def folder_imports(path: Path) -> dict[str, set[str]]:
     whole: dict[str, str] = {}  # local name -> module, for modules imported whole
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - (node.level - 1)] if node.level else []
-            target = ".".join(base + (node.module.split(".") if node.module else []))
+            target = ".".join(_import_target(package, node))
             if not target.startswith("utils") or target.startswith("utils.datasets"):
                 continue
             for alias in node.names:
