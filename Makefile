@@ -149,5 +149,5 @@ clean:
 	rm -rf _build build learner course bench-results .pytest_cache .hypothesis tests/artifacts *.egg-info book/_vendor/node_modules
 	rm -f book/viewer/*.md  # the viewer pages the book build writes from the dataset folders
 	if [ -x $(BIN)/python ]; then \
-	  $(BIN)/python -c "import shutil, benchmarks.bench as b; [shutil.rmtree(b.default_data_dir(s), ignore_errors=True) for s in (1, b.QUICK_SCALE)]"; \
+	  $(BIN)/python -c "import shutil, benchmarks.bench as b; [shutil.rmtree(b.default_data_dir(f * s), ignore_errors=True) for s in (1, b.QUICK_SCALE) for f in (1, 2)]"; \
 	fi

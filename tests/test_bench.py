@@ -365,9 +365,34 @@ def test_each_goal_of_issue_37_gets_a_verdict() -> None:
     assert bench.goal_verdicts([], None, scale=1.0)[0].endswith("not measured")
 
 
+def test_each_goal_of_issue_50_on_the_synthetic_files_gets_a_verdict() -> None:
+    """Items 6, 7, 8, 10 and 11, each judged on its own measurement (9 and 12: benchmarks.book)."""
+    measured = [
+        _m("json.load", 10.0, 3000.0),
+        _m("json.load (gc off)", 6.0, 3000.0),
+        _m("atlas first load", 10.0, 250.0),  # 1.67x gc-off: over 1.5x
+        _m("atlas iterate dialogues", 4.0, 300.0),
+        bench.Measurement(
+            "wow", "train", "viewer files on disk", seconds=50.0, cpu_seconds=50.0, peak_rss_mb=1100.0,
+            detail="133 MB in 672 files for a 1,023 MB input",
+        ),
+        _m(bench.TWICE_STEP, 40.0, 900.0),
+    ]
+    rows = bench.assess(measured, file_mb=1000.0)
+    package = {"bare interpreter": 0.03, "import utils": 0.1, "atlas --help": 0.2, "atlas status": 0.25}
+    lines = bench.issue_50_verdicts(rows, package, scale=1.0)
+    assert [line.split(" (")[0] for line in lines] == [f"issue 50 item {n}" for n in (6, 7, 8, 10, 11)]
+    verdicts = [line.split("): ")[1].split(" (")[0] for line in lines]
+    # 1.67x; 4 s; 0.25 s; the viewer's peak over 1 GB though 50 s is within 60; 900 MB
+    assert verdicts == ["NO", "yes", "yes", "NO", "yes"]
+    viewer = next(row for row in rows if row.measurement.step == "viewer files on disk")
+    assert viewer.met == "NO" and "peak <= 1,024 MB" in viewer.target
+    assert all(line.endswith("not measured") for line in bench.issue_50_verdicts([], None, scale=1.0))
+
+
 def test_package_costs_are_measured_in_processes_of_their_own() -> None:
     costs = bench.package_costs(repeats=1)
-    assert set(costs) == {"bare interpreter", "import utils", "atlas --help"}
+    assert set(costs) == {"bare interpreter", "import utils", "atlas --help", "atlas status"}
     assert all(cpu > 0 for cpu in costs.values())
 
 
