@@ -120,7 +120,7 @@ fuzz: env
 bench: env
 	$(BIN)/python -m benchmarks.bench --out bench-results
 
-## Issue 37's goals only, at a quarter of the published sizes, and issue 50's book goals: a check that runs in minutes.
+## Issues 37's and 50's goals only, at a quarter of the published sizes (the chapter's memory at half): a check that runs in minutes.
 bench-quick: env
 	$(BIN)/python -m benchmarks.bench --goals --scale 0.25 --out bench-results
 

@@ -62,7 +62,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 #: Default data directory of the synthetic files.
 DEFAULT_DATA = Path(tempfile.gettempdir()) / "atlas-synth"
@@ -918,45 +918,46 @@ def issue_50_verdicts(rows: Sequence[Row], package: dict[str, float] | None, *, 
     10 and 11; items 9 and 12 are judged on the real files by :mod:`benchmarks.book`)."""
     found = {(row.measurement.dataset, row.measurement.step): row for row in rows if not row.measurement.error}
 
-    def line(number: int, goal: str, ok: bool | None, numbers: str) -> str:
-        verdict = "not measured" if ok is None else "yes" if ok else "NO"
-        return f"issue 50 item {number} ({goal}): {verdict}" + (f" ({numbers})" if numbers else "")
+    def wow(step: str) -> Row | None:
+        row = found.get(("wow", step))
+        return None if row is None or row.measurement.cpu_seconds is None else row
 
+    def first_load(row: Row) -> tuple[bool, str] | None:
+        if row.cpu_vs_gc_off is None:
+            return None
+        ratio = row.cpu_vs_gc_off
+        return ratio <= FIRST_LOAD_TIME_RATIO, f"{ratio:.2f}x: {row.measurement.cpu_seconds:.2f}s"
+
+    def iterate(row: Row) -> tuple[bool, str]:
+        seconds = cast(float, row.measurement.cpu_seconds)
+        return seconds <= ITERATE_SECONDS, f"{seconds:.2f}s"
+
+    def viewer(row: Row) -> tuple[bool, str]:
+        m = row.measurement
+        return _viewer_cost_ok(m), f"{m.cpu_seconds:.1f}s, peak {m.peak_rss_mb:,.0f} MB"
+
+    def twice(row: Row) -> tuple[bool, str]:
+        peak = cast(float, row.measurement.peak_rss_mb)
+        return peak <= TWICE_MB, f"peak {peak:,.0f} MB at scale {2 * scale:g}"
+
+    status = (package or {}).get("atlas status")
+    judged: list[tuple[int, str, tuple[bool, str] | None]] = [
+        (6, f"WoW first load <= {FIRST_LOAD_TIME_RATIO}x gc-off json.load, CPU",
+         (row := wow("atlas first load")) and first_load(row)),
+        (7, f"iterate every WoW dialogue, turn and evidence <= {ITERATE_SECONDS:g}s CPU",
+         (row := wow("atlas iterate dialogues")) and iterate(row)),
+        (8, f"atlas status <= {STATUS_SECONDS:g}s CPU",
+         None if status is None else (status <= STATUS_SECONDS, f"{status:.2f}s, best of the alternated runs")),
+        (10, f"WoW train's viewer files <= {VIEWER_SECONDS:.0f}s CPU and <= {VIEWER_MB:,.0f} MB",
+         (row := wow("viewer files on disk")) and viewer(row)),
+        (11, f"the WoW chapter's kernel <= {TWICE_MB:,.0f} MB at 2x the size",
+         (row := wow(TWICE_STEP)) and twice(row)),
+    ]
     lines = []
-    first = found.get(("wow", "atlas first load"))
-    goal = f"WoW first load <= {FIRST_LOAD_TIME_RATIO}x gc-off json.load, CPU"
-    if first is not None and first.cpu_vs_gc_off is not None:
-        numbers = f"{first.cpu_vs_gc_off:.2f}x: {first.measurement.cpu_seconds:.2f}s"
-        lines.append(line(6, goal, first.cpu_vs_gc_off <= FIRST_LOAD_TIME_RATIO, numbers))
-    else:
-        lines.append(line(6, goal, None, ""))
-    walk = found.get(("wow", "atlas iterate dialogues"))
-    goal = f"iterate every WoW dialogue, turn and evidence <= {ITERATE_SECONDS:g}s CPU"
-    if walk is not None and walk.measurement.cpu_seconds is not None:
-        seconds = walk.measurement.cpu_seconds
-        lines.append(line(7, goal, seconds <= ITERATE_SECONDS, f"{seconds:.2f}s"))
-    else:
-        lines.append(line(7, goal, None, ""))
-    goal = f"atlas status <= {STATUS_SECONDS:g}s CPU"
-    if package and "atlas status" in package:
-        cpu = package["atlas status"]
-        lines.append(line(8, goal, cpu <= STATUS_SECONDS, f"{cpu:.2f}s, best of the alternated runs"))
-    else:
-        lines.append(line(8, goal, None, ""))
-    viewer = found.get(("wow", "viewer files on disk"))
-    goal = f"WoW train's viewer files <= {VIEWER_SECONDS:.0f}s CPU and <= {VIEWER_MB:,.0f} MB"
-    if viewer is not None and viewer.measurement.cpu_seconds is not None:
-        m = viewer.measurement
-        lines.append(line(10, goal, _viewer_cost_ok(m), f"{m.cpu_seconds:.1f}s, peak {m.peak_rss_mb:,.0f} MB"))
-    else:
-        lines.append(line(10, goal, None, ""))
-    twice = found.get(("wow", TWICE_STEP))
-    goal = f"the WoW chapter's kernel <= {TWICE_MB:,.0f} MB at 2x the size"
-    if twice is not None and twice.measurement.peak_rss_mb is not None:
-        peak = twice.measurement.peak_rss_mb
-        lines.append(line(11, goal, peak <= TWICE_MB, f"peak {peak:,.0f} MB at scale {2 * scale:g}"))
-    else:
-        lines.append(line(11, goal, None, ""))
+    for number, goal, outcome in judged:
+        verdict = "not measured" if not outcome else "yes" if outcome[0] else "NO"
+        numbers = f" ({outcome[1]})" if outcome else ""
+        lines.append(f"issue 50 item {number} ({goal}): {verdict}{numbers}")
     return lines
 
 
