@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,24 @@ def test_renderings_are_stored_as_fragments_each_written_once(tmp_path: Path) ->
     assert any(fragments.count(part) > 1 and part.startswith("<li") for part in set(fragments))
 
 
+#: How renderings were cut before the cut searched for "<" (a lookahead and a lookbehind at each character).
+_CUT_AS_BEFORE = re.compile(r"(?=<(?:li|ul|ol|div|details|summary|p|table|tr)[\s>])|(?<=</li>)")
+
+
+@pytest.mark.parametrize("html", ["", "plain", "<li>a</li><li>b</li>", "</li></li><li><p>x", "a<p>b</p><pp><p\n>",
+                                  "<li\t>x</li><lix></ul></li>", "<ul><li><div>x</div></li></ul>tail", "</li"])
+def test_fragments_are_cut_where_they_always_were(html: str) -> None:
+    assert rendering_fragments(html) == [part for part in _CUT_AS_BEFORE.split(html) if part]
+
+
+def test_fragments_of_real_renderings_are_cut_where_they_always_were() -> None:
+    from utils.book.render import render_dialogue
+
+    for dialogue in utils.load("wow", "valid_seen"):
+        html = str(render_dialogue(dialogue))
+        assert rendering_fragments(html) == [part for part in _CUT_AS_BEFORE.split(html) if part]
+
+
 def test_a_failed_write_leaves_the_previous_files(tmp_path: Path) -> None:
     split = utils.load("wow", "valid_seen")
     rows = split_rows(split)
@@ -121,6 +140,7 @@ def test_a_walk_that_skips_dialogues_writes_nothing(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=f"passed 1 dialogues to be rendered, not the split's {len(split)}"):
         write_split(tmp_path / "wow" / "valid_seen", split, rows_of, render=lambda d: "<p>x</p>", meta={})
     assert not (tmp_path / "wow").exists() or not list((tmp_path / "wow").iterdir())
+
 
 
 def test_kilt_examples_are_grouped_into_their_dialogues(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
