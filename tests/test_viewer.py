@@ -21,6 +21,8 @@ from utils.book.render.chapter_view import chapter_view
 from utils.book.viewer_files import (
     DIALOGUE,
     SEARCH,
+    column_kind,
+    dictionary_encode,
     read_level,
     read_rendering,
     rendering_fragments,
@@ -92,6 +94,21 @@ def test_fragments_of_real_renderings_are_cut_where_they_always_were() -> None:
         assert rendering_fragments(html) == [part for part in _CUT_AS_BEFORE.split(html) if part]
 
 
+@pytest.mark.parametrize("values", [["a", "b", "a", None], ["a", "b", "c"], ["x" * 81, "x" * 81], [None, None], [],
+                                    ["é", "é", "e"], [str(n % 61) for n in range(200)], ["", ""]])
+def test_arrow_strings_get_the_kind_object_strings_get(values: list[str | None]) -> None:
+    arrow = pd.Series(values, dtype=pd.StringDtype("pyarrow"))
+    assert column_kind(arrow, "c") == column_kind(pd.Series(values, dtype=object), "c")
+
+
+@pytest.mark.parametrize("values", [["b", None, "a", "b", "é", "", "e\u0301", "z"], [None, None], [], ["x"] * 3])
+def test_arrow_strings_are_encoded_as_object_strings_are(values: list[str | None]) -> None:
+    """Arrow strings are coded by sorting (not hashing); the codes and values are the same."""
+    codes, distinct = dictionary_encode(pd.Series(values, dtype=pd.StringDtype("pyarrow")), "text")
+    expected_codes, expected = dictionary_encode(pd.Series(values, dtype=object), "text")
+    assert codes.tolist() == expected_codes.tolist() and distinct == expected
+
+
 def test_a_failed_write_leaves_the_previous_files(tmp_path: Path) -> None:
     split = utils.load("wow", "valid_seen")
     rows = split_rows(split)
@@ -141,6 +158,20 @@ def test_a_walk_that_skips_dialogues_writes_nothing(tmp_path: Path) -> None:
         write_split(tmp_path / "wow" / "valid_seen", split, rows_of, render=lambda d: "<p>x</p>", meta={})
     assert not (tmp_path / "wow").exists() or not list((tmp_path / "wow").iterdir())
 
+
+def test_a_walk_that_passes_too_many_dialogues_writes_nothing(tmp_path: Path) -> None:
+    """The renderings are written when the split's last dialogue is in; one more still fails the write."""
+    split = utils.load("wow", "valid_seen")
+    rows = split_rows(split)
+
+    def rows_of(visit: Any) -> Any:
+        for dialogue in [*split, split[0]]:
+            visit(dialogue)
+        return rows
+
+    with pytest.raises(ValueError, match=f"passed {len(split) + 1:,} dialogues to be rendered"):
+        write_split(tmp_path / "wow" / "valid_seen", split, rows_of, render=lambda d: "<p>x</p>", meta={})
+    assert not (tmp_path / "wow").exists() or not list((tmp_path / "wow").iterdir())
 
 
 def test_kilt_examples_are_grouped_into_their_dialogues(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
