@@ -595,7 +595,7 @@ def _evidence_frame(split: Any) -> pd.DataFrame:
     origin = table.column("origin").combine_chunks()
     if not pa.types.is_dictionary(origin.type):
         origin = origin.dictionary_encode()
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "dialogue_index": dialogue_index,
             "dialogue_id": _categorical(split.arrow("dialogues", ["id"]).column("id"), dialogue_index),
@@ -607,6 +607,8 @@ def _evidence_frame(split: Any) -> pd.DataFrame:
             "selected": table.column("selected").to_numpy(),
         }
     )
+    split.release_pages()  # the pages of the cache read to build it (they stay in the page cache)
+    return frame
 
 
 def _categorical(values: pa.Array | pa.ChunkedArray, positions: np.ndarray) -> pd.Categorical:
