@@ -109,6 +109,19 @@ def test_arrow_strings_are_encoded_as_object_strings_are(values: list[str | None
     assert codes.tolist() == expected_codes.tolist() and distinct == expected
 
 
+@pytest.mark.parametrize("numbers", [[3.0, 1.0, 2.0, 3.0], [-0.0, 0.0, 5.0], [1.5, 2.0], [float("inf"), 1.0], [],
+                                     [1e12, 1.0], [2.0**53, 2.0**53 - 1], [-3.0, -7.0], [1e19, 1e19],
+                                     [float(n % 97 - 40) for n in range(1000)]])
+def test_whole_numbers_are_coded_as_sorting_codes_them(numbers: list[float]) -> None:
+    """Whole numbers in a small range are coded by marking the values present; the same as np.unique."""
+    values = np.array(numbers, dtype=np.float64)
+    distinct, expected = np.unique(values, return_inverse=True)
+    codes, found = dictionary_encode(pd.Series(values), "number")
+    assert codes.tolist() == expected.tolist()
+    assert found == [int(v) if float(v).is_integer() else round(v, 6) for v in distinct.tolist()]
+    assert [type(v) for v in found] == [int if float(v).is_integer() else float for v in distinct.tolist()]
+
+
 def test_a_failed_write_leaves_the_previous_files(tmp_path: Path) -> None:
     split = utils.load("wow", "valid_seen")
     rows = split_rows(split)

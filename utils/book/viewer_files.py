@@ -230,8 +230,32 @@ def _encode_column(series: pd.Series, kind: str) -> tuple[np.ndarray, list[Any] 
 
 def _encode_numbers(numbers: np.ndarray) -> tuple[np.ndarray, list[Any]]:
     """Present numbers as (codes, distinct values sorted by value)."""
+    counted = _encode_counts(numbers)
+    if counted is not None:
+        return counted
     distinct, codes = np.unique(numbers, return_inverse=True)
     return codes, [_plain(value, "number") for value in distinct.tolist()]
+
+
+def _encode_counts(numbers: np.ndarray) -> tuple[np.ndarray, list[Any]] | None:
+    """:func:`_encode_numbers` of whole numbers in a range at most about the rows' count (a turn's
+    position, a row's dialogue), by marking the values present rather than sorting the rows: for the
+    half-size synthetic WoW train's 2.7 million evidence rows ``np.unique`` peaked 80 to 100 MB above them.
+    ``None`` for other numbers."""
+    if not len(numbers) or not np.isfinite(numbers).all():
+        return None
+    low, high = numbers.min(), numbers.max()
+    if high - low > 2 * len(numbers) + 1024 or max(-low, high) > 2.0**62:  # 64-bit integers hold them
+        return None
+    offsets = numbers.astype(np.int64)
+    if not np.array_equal(offsets, numbers):
+        return None
+    offsets -= int(low)
+    present = np.zeros(int(high - low) + 1, dtype=bool)
+    present[offsets] = True
+    rank = np.cumsum(present, dtype=np.int64) - 1
+    distinct = (np.flatnonzero(present) + int(low)).astype(np.float64)
+    return rank[offsets], [_plain(value, "number") for value in distinct.tolist()]
 
 
 def _encode_label_lists(series: pd.Series, missing: np.ndarray) -> tuple[np.ndarray, list[Any]]:
