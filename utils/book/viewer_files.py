@@ -428,19 +428,20 @@ class _Renderings:
     """Writes the renderings of a split's dialogues as they come: their fragments' codes in shards of
     :data:`HTML_SHARD` dialogues, each distinct fragment once (see the module's docstring).
 
-    A fragment is known by a 128-bit BLAKE2b digest of its text, and written in its chunk of
-    :data:`FRAGMENT_CHUNK` as soon as the chunk is full, so the fragments' text is not held for the
-    rest of the walk, which goes on to build the turn and evidence levels (the half-size synthetic WoW
-    train's 473 thousand fragments are 104 million characters). Keyed by the text, they kept
-    writing that split's files at 1,163 MB of peak RSS; by digest, 1,082 MB, for about 1 s more CPU at
-    quarter size (hashing 1,200 dialogues' 622 thousand fragments took 0.26 s more). Two fragments
-    with one digest would be shown as one: for a billion distinct fragments the chance is below 10^-20."""
+    A fragment of :data:`_DIGEST_FROM` characters or more is known by a 128-bit BLAKE2b digest of its
+    text, and each fragment is written in its chunk of :data:`FRAGMENT_CHUNK` as soon as the chunk is
+    full, so the fragments' text is not held for the rest of the walk, which goes on to build the turn
+    and evidence levels (the half-size synthetic WoW train's 473 thousand fragments are 104 million
+    characters). Keyed by the text, they kept writing that split's files at 1,163 MB of peak RSS; by
+    digest, 1,082 MB, for about 1 s more CPU at quarter size (hashing 1,200 dialogues' 622 thousand
+    fragments took 0.26 s more). Two fragments with one digest would be shown as one: for a billion
+    distinct fragments the chance is below 10^-20."""
 
     def __init__(self, directory: Path, render: Callable[[Dialogue], str], expected: int) -> None:
         self.directory, self.render, self.expected = directory, render, expected
         self.shards: list[str] = []
         self.batch: list[list[int]] = []
-        self.codes: dict[bytes, int] = {}
+        self.codes: dict[str | bytes, int] = {}  # a short fragment by its text, a longer one by its digest
         # fragments coded but not yet written, in the order first seen: a dialogue's new ones sit together
         self.fresh: list[str] = []
         self.chunks: list[str] = []
@@ -453,7 +454,7 @@ class _Renderings:
             return
         parts = rendering_fragments(str(self.render(dialogue)))
         codes, before = self.codes, len(self.codes)
-        row = [codes.setdefault(_digest(part), len(codes)) for part in parts]
+        row = [codes.setdefault(part if len(part) < _DIGEST_FROM else _digest(part), len(codes)) for part in parts]
         if len(codes) > before:  # a new fragment's code is the next one at its first occurrence
             for part, code in zip(parts, row, strict=True):
                 if code == before:
@@ -489,6 +490,11 @@ class _Renderings:
         _write_gzip_json(self.directory / name, self.fresh[:FRAGMENT_CHUNK])
         self.chunks.append(name)
         del self.fresh[:FRAGMENT_CHUNK]
+
+
+#: A fragment this long or longer is known by its digest; a shorter one (30 % of the WoW renderings'
+#: fragments: list ends, badges) by its text, which takes no more room and no hashing (18 % of the time).
+_DIGEST_FROM = 64
 
 
 def _digest(fragment: str) -> bytes:
