@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ from utils.book.render.chapter_view import chapter_view
 from utils.book.viewer_files import (
     DIALOGUE,
     SEARCH,
+    column_kind,
+    dictionary_encode,
     read_level,
     read_rendering,
     rendering_fragments,
@@ -73,6 +76,52 @@ def test_renderings_are_stored_as_fragments_each_written_once(tmp_path: Path) ->
     assert any(fragments.count(part) > 1 and part.startswith("<li") for part in set(fragments))
 
 
+#: How renderings were cut before the cut searched for "<" (a lookahead and a lookbehind at each character).
+_CUT_AS_BEFORE = re.compile(r"(?=<(?:li|ul|ol|div|details|summary|p|table|tr)[\s>])|(?<=</li>)")
+
+
+@pytest.mark.parametrize("html", ["", "plain", "<li>a</li><li>b</li>", "</li></li><li><p>x", "a<p>b</p><pp><p\n>",
+                                  "<li\t>x</li><lix></ul></li>", "<ul><li><div>x</div></li></ul>tail", "</li"])
+def test_fragments_are_cut_where_they_always_were(html: str) -> None:
+    assert rendering_fragments(html) == [part for part in _CUT_AS_BEFORE.split(html) if part]
+
+
+def test_fragments_of_real_renderings_are_cut_where_they_always_were() -> None:
+    from utils.book.render import render_dialogue
+
+    for dialogue in utils.load("wow", "valid_seen"):
+        html = str(render_dialogue(dialogue))
+        assert rendering_fragments(html) == [part for part in _CUT_AS_BEFORE.split(html) if part]
+
+
+@pytest.mark.parametrize("values", [["a", "b", "a", None], ["a", "b", "c"], ["x" * 81, "x" * 81], [None, None], [],
+                                    ["é", "é", "e"], [str(n % 61) for n in range(200)], ["", ""]])
+def test_arrow_strings_get_the_kind_object_strings_get(values: list[str | None]) -> None:
+    arrow = pd.Series(values, dtype=pd.StringDtype("pyarrow"))
+    assert column_kind(arrow, "c") == column_kind(pd.Series(values, dtype=object), "c")
+
+
+@pytest.mark.parametrize("values", [["b", None, "a", "b", "é", "", "e\u0301", "z"], [None, None], [], ["x"] * 3])
+def test_arrow_strings_are_encoded_as_object_strings_are(values: list[str | None]) -> None:
+    """Arrow strings are coded by sorting (not hashing); the codes and values are the same."""
+    codes, distinct = dictionary_encode(pd.Series(values, dtype=pd.StringDtype("pyarrow")), "text")
+    expected_codes, expected = dictionary_encode(pd.Series(values, dtype=object), "text")
+    assert codes.tolist() == expected_codes.tolist() and distinct == expected
+
+
+@pytest.mark.parametrize("numbers", [[3.0, 1.0, 2.0, 3.0], [-0.0, 0.0, 5.0], [1.5, 2.0], [float("inf"), 1.0], [],
+                                     [1e12, 1.0], [2.0**53, 2.0**53 - 1], [-3.0, -7.0], [1e19, 1e19],
+                                     [float(n % 97 - 40) for n in range(1000)]])
+def test_whole_numbers_are_coded_as_sorting_codes_them(numbers: list[float]) -> None:
+    """Whole numbers in a small range are coded by marking the values present; the same as np.unique."""
+    values = np.array(numbers, dtype=np.float64)
+    distinct, expected = np.unique(values, return_inverse=True)
+    codes, found = dictionary_encode(pd.Series(values), "number")
+    assert codes.tolist() == expected.tolist()
+    assert found == [int(v) if float(v).is_integer() else round(v, 6) for v in distinct.tolist()]
+    assert [type(v) for v in found] == [int if float(v).is_integer() else float for v in distinct.tolist()]
+
+
 def test_a_failed_write_leaves_the_previous_files(tmp_path: Path) -> None:
     split = utils.load("wow", "valid_seen")
     rows = split_rows(split)
@@ -119,6 +168,21 @@ def test_a_walk_that_skips_dialogues_writes_nothing(tmp_path: Path) -> None:
         return rows
 
     with pytest.raises(ValueError, match=f"passed 1 dialogues to be rendered, not the split's {len(split)}"):
+        write_split(tmp_path / "wow" / "valid_seen", split, rows_of, render=lambda d: "<p>x</p>", meta={})
+    assert not (tmp_path / "wow").exists() or not list((tmp_path / "wow").iterdir())
+
+
+def test_a_walk_that_passes_too_many_dialogues_writes_nothing(tmp_path: Path) -> None:
+    """The renderings are written when the split's last dialogue is in; one more still fails the write."""
+    split = utils.load("wow", "valid_seen")
+    rows = split_rows(split)
+
+    def rows_of(visit: Any) -> Any:
+        for dialogue in [*split, split[0]]:
+            visit(dialogue)
+        return rows
+
+    with pytest.raises(ValueError, match=f"passed {len(split) + 1:,} dialogues to be rendered"):
         write_split(tmp_path / "wow" / "valid_seen", split, rows_of, render=lambda d: "<p>x</p>", meta={})
     assert not (tmp_path / "wow").exists() or not list((tmp_path / "wow").iterdir())
 

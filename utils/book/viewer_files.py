@@ -34,6 +34,7 @@ whose name starts with ``_`` are for the viewer only (the row's dialogue, its se
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import math
 import os
@@ -74,10 +75,18 @@ HTML_SHARD = 500
 #: 1,023 MB input (0.13x; renderings 49 MB of it); the renderings written whole, at gzip's level 1,
 #: were 101 MB of the quarter-size split's 133 MB (0.52x its 256 MB input; now 24 of 56 MB, 0.22x).
 FRAGMENT_CHUNK = 5_000
-#: Where a rendering is cut into fragments: before a block element's start tag, after a list item.
-_FRAGMENT_CUT = re.compile(r"(?=<(?:li|ul|ol|div|details|summary|p|table|tr)[\s>])|(?<=</li>)")
+#: Where a rendering is cut into fragments: before a block element's start tag, after a list item's
+#: end tag (a match starting "</"). The pattern starts with a literal "<", which the regex engine
+#: searches for quickly: splitting at a lookahead or a lookbehind instead tried both at every character,
+#: 4.3 s of the 21.9 s (under cProfile) of writing the quarter-size synthetic WoW train's viewer files.
+_FRAGMENT_CUT = re.compile(r"<(?:(?:li|ul|ol|div|details|summary|p|table|tr)[\s>]|/li>)")
 #: A string column with at most this many distinct values (and repeats) is a label column.
 LABEL_LIMIT = 60
+#: Rows of an Arrow string column looked at together when judging its kind (:func:`column_kind`).
+_KIND_SLICE = 65_536
+#: Arrow's memory pool for the columns encoded here: the C library's allocator, which hands freed
+#: memory back (see :func:`utils._cache.encoding._spelt_out_pool`).
+_POOL = pa.system_memory_pool()
 #: gzip's level for the level files: on the full-size WoW train's, level 6 took 8.0 s of CPU and level 5
 #: 5.0 s, for 0.5 % more bytes (86.9 MB, not 86.4 MB); level 4 adds 4 %.
 GZIP_LEVEL = 5
@@ -113,6 +122,8 @@ def column_kind(series: pd.Series, name: str, forced: Mapping[str, str] | None =
     """The kind of a column (see the module's docstring), as the viewer filters and summarises it."""
     if forced and name in forced:
         return forced[name]
+    if (arrow := _arrow_strings(series)) is not None:
+        return _arrow_string_kind(arrow)
     values = series.dropna()
     if pd.api.types.is_bool_dtype(series) or (len(values) and all(isinstance(v, bool) for v in values[:50])):
         return "label"
@@ -131,6 +142,26 @@ def column_kind(series: pd.Series, name: str, forced: Mapping[str, str] | None =
     distinct = strings.nunique()
     if distinct <= LABEL_LIMIT and distinct < max(len(strings), 1) and strings.str.len().max() <= 80:
         return "label"
+    return "text"
+
+
+def _arrow_string_kind(strings: pa.ChunkedArray) -> str:
+    """:func:`column_kind` of Arrow strings, their distinct values gathered a slice at a time and no
+    further than :data:`LABEL_LIMIT`: pandas' ``nunique`` of the quarter-size synthetic WoW train's
+    1.35 million evidence ids took 300 MB, Arrow's ``count_distinct`` 260 MB."""
+    seen: set[str] = set()
+    for start in range(0, len(strings), _KIND_SLICE):
+        found = pc.unique(strings.slice(start, _KIND_SLICE), memory_pool=_POOL).drop_null()
+        if len(found) > LABEL_LIMIT:
+            return "text"
+        seen.update(found.to_pylist())
+        if len(seen) > LABEL_LIMIT:
+            return "text"
+    present = len(strings) - strings.null_count
+    if len(seen) < max(present, 1):
+        longest = pc.max(pc.utf8_length(strings, memory_pool=_POOL)).as_py()
+        if longest is not None and longest <= 80:
+            return "label"
     return "text"
 
 
@@ -199,8 +230,32 @@ def _encode_column(series: pd.Series, kind: str) -> tuple[np.ndarray, list[Any] 
 
 def _encode_numbers(numbers: np.ndarray) -> tuple[np.ndarray, list[Any]]:
     """Present numbers as (codes, distinct values sorted by value)."""
+    counted = _encode_counts(numbers)
+    if counted is not None:
+        return counted
     distinct, codes = np.unique(numbers, return_inverse=True)
     return codes, [_plain(value, "number") for value in distinct.tolist()]
+
+
+def _encode_counts(numbers: np.ndarray) -> tuple[np.ndarray, list[Any]] | None:
+    """:func:`_encode_numbers` of whole numbers in a range at most about the rows' count (a turn's
+    position, a row's dialogue), by marking the values present rather than sorting the rows: for the
+    half-size synthetic WoW train's 2.7 million evidence rows ``np.unique`` peaked 80 to 100 MB above them.
+    ``None`` for other numbers."""
+    if not len(numbers) or not np.isfinite(numbers).all():
+        return None
+    low, high = numbers.min(), numbers.max()
+    if high - low > 2 * len(numbers) + 1024 or max(-low, high) > 2.0**62:  # 64-bit integers hold them
+        return None
+    offsets = numbers.astype(np.int64)
+    if not np.array_equal(offsets, numbers):
+        return None
+    offsets -= int(low)
+    present = np.zeros(int(high - low) + 1, dtype=bool)
+    present[offsets] = True
+    rank = np.cumsum(present, dtype=np.int64) - 1
+    distinct = (np.flatnonzero(present) + int(low)).astype(np.float64)
+    return rank[offsets], [_plain(value, "number") for value in distinct.tolist()]
 
 
 def _encode_label_lists(series: pd.Series, missing: np.ndarray) -> tuple[np.ndarray, list[Any]]:
@@ -255,11 +310,25 @@ def _arrow_strings(series: pd.Series) -> pa.ChunkedArray | None:
 
 def _encode_arrow_strings(strings: pa.ChunkedArray, missing: np.ndarray) -> tuple[np.ndarray, pa.Array]:
     """:func:`dictionary_encode` of Arrow strings, in Arrow: a column of millions of evidence ids took
-    seconds row by row. Arrow sorts UTF-8 bytes, which is the code point order Python sorts by."""
-    distinct = pc.unique(strings).drop_null()
-    distinct = distinct.take(pc.sort_indices(distinct))
-    codes = pc.fill_null(pc.index_in(strings, value_set=distinct), 0)  # the caller codes missing values
-    return np.asarray(codes.to_numpy(), dtype=np.int64)[~missing], distinct
+    seconds row by row. Arrow sorts UTF-8 bytes, which is the code point order Python sorts by.
+
+    The values are sorted once and each run of equal ones is a code, rather than hashed (``unique``,
+    then ``index_in``): for the quarter-size synthetic WoW train's 1.18 million distinct evidence ids
+    Arrow's hash tables peaked 336 MB above the column and took 1.2 s of CPU; sorting, 159 MB and 0.4 s.
+    """
+    present = len(strings) - strings.null_count
+    order = pc.sort_indices(strings, memory_pool=_POOL).to_numpy()[:present]  # nulls sort last
+    ordered = pc.take(strings, order, memory_pool=_POOL)
+    first = np.ones(present, dtype=bool)  # where a run of equal values starts
+    if present > 1:
+        following = pc.not_equal(ordered.slice(1), ordered.slice(0, present - 1), memory_pool=_POOL)
+        first[1:] = following.to_numpy(zero_copy_only=False)
+    distinct = pc.filter(ordered, pa.array(first), memory_pool=_POOL)
+    del ordered  # a copy of the column: let go before the codes are made
+    codes = np.zeros(len(strings), dtype=np.int32 if present < 2**31 else np.int64)
+    codes[order] = np.cumsum(first, dtype=codes.dtype) - 1  # a missing row's code is the caller's to write
+    values = distinct.chunk(0) if distinct.num_chunks == 1 else distinct.combine_chunks(memory_pool=_POOL)
+    return (codes[~missing] if present < len(strings) else codes), values
 
 
 def _code_type(size: int) -> np.dtype:
@@ -344,44 +413,93 @@ Visit = Callable[[Dialogue], None]
 def rendering_fragments(html: str) -> list[str]:
     """``html`` cut before each block element's start tag and after each list item (joined again,
     the fragments are ``html``)."""
-    return [part for part in _FRAGMENT_CUT.split(html) if part]
+    parts, start = [], 0
+    for match in _FRAGMENT_CUT.finditer(html):
+        cut = match.end() if html[match.start() + 1] == "/" else match.start()
+        if cut > start:  # no empty fragment where an end tag is followed by a start tag
+            parts.append(html[start:cut])
+            start = cut
+    if start < len(html):
+        parts.append(html[start:])
+    return parts
 
 
 class _Renderings:
     """Writes the renderings of a split's dialogues as they come: their fragments' codes in shards of
-    :data:`HTML_SHARD` dialogues, each distinct fragment once (see the module's docstring)."""
+    :data:`HTML_SHARD` dialogues, each distinct fragment once (see the module's docstring).
 
-    def __init__(self, directory: Path, render: Callable[[Dialogue], str]) -> None:
-        self.directory, self.render = directory, render
+    A fragment of :data:`_DIGEST_FROM` characters or more is known by a 128-bit BLAKE2b digest of its
+    text, and each fragment is written in its chunk of :data:`FRAGMENT_CHUNK` as soon as the chunk is
+    full, so the fragments' text is not held for the rest of the walk, which goes on to build the turn
+    and evidence levels (the half-size synthetic WoW train's 473 thousand fragments are 104 million
+    characters). Keyed by the text, they kept writing that split's files at 1,163 MB of peak RSS; by
+    digest, 1,082 MB, for about 1 s more CPU at quarter size (hashing 1,200 dialogues' 622 thousand
+    fragments took 0.26 s more). Two fragments with one digest would be shown as one: for a billion
+    distinct fragments the chance is below 10^-20."""
+
+    def __init__(self, directory: Path, render: Callable[[Dialogue], str], expected: int) -> None:
+        self.directory, self.render, self.expected = directory, render, expected
         self.shards: list[str] = []
         self.batch: list[list[int]] = []
-        self.codes: dict[str, int] = {}
+        self.codes: dict[str | bytes, int] = {}  # a short fragment by its text, a longer one by its digest
+        # fragments coded but not yet written, in the order first seen: a dialogue's new ones sit together
+        self.fresh: list[str] = []
+        self.chunks: list[str] = []
         self.count = 0
+        self.entry: dict[str, Any] | None = None
 
     def add(self, dialogue: Dialogue) -> None:
-        codes = self.codes
-        parts = rendering_fragments(str(self.render(dialogue)))
-        self.batch.append([codes.setdefault(part, len(codes)) for part in parts])
         self.count += 1
+        if self.entry is not None:  # more dialogues than the split's: write_split says so after the walk
+            return
+        parts = rendering_fragments(str(self.render(dialogue)))
+        codes, before = self.codes, len(self.codes)
+        row = [codes.setdefault(part if len(part) < _DIGEST_FROM else _digest(part), len(codes)) for part in parts]
+        if len(codes) > before:  # a new fragment's code is the next one at its first occurrence
+            for part, code in zip(parts, row, strict=True):
+                if code == before:
+                    self.fresh.append(part)
+                    before += 1
+        self.batch.append(row)
         if len(self.batch) == HTML_SHARD:
             self._write()
+        if len(self.fresh) >= FRAGMENT_CHUNK:
+            self._write_fragments()
+        if self.count == self.expected:
+            self.finish()
 
     def finish(self) -> dict[str, Any]:
+        if self.entry is not None:
+            return self.entry
         if self.batch:
             self._write()
-        fragments = list(self.codes)  # in the order first seen: a dialogue's new fragments sit together
-        chunks = []
-        for number, start in enumerate(range(0, len(fragments), FRAGMENT_CHUNK)):
-            name = f"html-f{number:04d}.json.gz"
-            _write_gzip_json(self.directory / name, fragments[start : start + FRAGMENT_CHUNK])
-            chunks.append(name)
-        return {"per_shard": HTML_SHARD, "shards": self.shards, "fragments": chunks, "chunk": FRAGMENT_CHUNK}
+        while self.fresh:
+            self._write_fragments()
+        self.codes = {}
+        self.entry = {"per_shard": HTML_SHARD, "shards": self.shards, "fragments": self.chunks, "chunk": FRAGMENT_CHUNK}
+        return self.entry
 
     def _write(self) -> None:
         name = f"html-{len(self.shards):04d}.json.gz"
         _write_gzip_json(self.directory / name, self.batch)
         self.shards.append(name)
         self.batch = []
+
+    def _write_fragments(self) -> None:
+        name = f"html-f{len(self.chunks):04d}.json.gz"
+        _write_gzip_json(self.directory / name, self.fresh[:FRAGMENT_CHUNK])
+        self.chunks.append(name)
+        del self.fresh[:FRAGMENT_CHUNK]
+
+
+#: A fragment this long or longer is known by its digest; a shorter one (30 % of the WoW renderings'
+#: fragments: list ends, badges) by its text, which takes no more room and no hashing (18 % of the time).
+_DIGEST_FROM = 64
+
+
+def _digest(fragment: str) -> bytes:
+    # "surrogatepass": a lone surrogate in a dataset's text has bytes too, each text its own
+    return hashlib.blake2b(fragment.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def write_split(
@@ -406,7 +524,7 @@ def write_split(
     shutil.rmtree(temporary, ignore_errors=True)
     temporary.mkdir(parents=True)
     try:
-        renderings = _Renderings(temporary, render)
+        renderings = _Renderings(temporary, render, len(dialogues))
         if isinstance(rows, SplitRows):
             for dialogue in dialogues:
                 renderings.add(dialogue)
@@ -507,7 +625,7 @@ def _evidence_frame(split: Any) -> pd.DataFrame:
     origin = table.column("origin").combine_chunks()
     if not pa.types.is_dictionary(origin.type):
         origin = origin.dictionary_encode()
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "dialogue_index": dialogue_index,
             "dialogue_id": _categorical(split.arrow("dialogues", ["id"]).column("id"), dialogue_index),
@@ -519,11 +637,24 @@ def _evidence_frame(split: Any) -> pd.DataFrame:
             "selected": table.column("selected").to_numpy(),
         }
     )
+    split.release_pages()  # the pages of the cache read to build it (they stay in the page cache)
+    return frame
 
 
 def _categorical(values: pa.Array | pa.ChunkedArray, positions: np.ndarray) -> pd.Categorical:
-    """``values[positions]`` as a pandas Categorical: each distinct value held once (a null is missing)."""
-    codes, distinct = pd.factorize(values.to_numpy(zero_copy_only=False))
+    """``values[positions]`` as a pandas Categorical: each distinct value held once (a null is missing).
+
+    Strings are told apart in Arrow, and their categories stay Arrow strings, not spelt out as Python
+    strings first. The categories, their order (as first seen) and the codes are the same.
+    """
+    codes: np.ndarray
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        joined = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        encoded = pc.dictionary_encode(joined, memory_pool=_POOL)
+        codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+        distinct: Any = pd.Index(encoded.dictionary.to_pandas())
+    else:
+        codes, distinct = pd.factorize(values.to_numpy(zero_copy_only=False))
     return pd.Categorical.from_codes(codes[positions] if len(positions) else codes[:0], categories=distinct)
 
 
