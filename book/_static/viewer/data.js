@@ -135,7 +135,9 @@ export function fetchBytes(url) {
   }).then((buffer) => {
     const bytes = new Uint8Array(buffer, 0, Math.min(2, buffer.byteLength));
     if (bytes.length > 1 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
-      const stream = new Blob([buffer]).stream().pipeThrough(new DecompressionStream("gzip"));
+      // a stream over the bytes themselves: a Blob would copy them to the browser's blob store first
+      const stream = /** @type {ReadableStream<BufferSource>} */ (new Response(buffer).body)
+        .pipeThrough(new DecompressionStream("gzip"));
       return new Response(stream).arrayBuffer();
     }
     return buffer;
