@@ -245,30 +245,42 @@ export function newColumn(c, base, rows) {
 
 /**
  * A level's rows: its shards are fetched a few at a time and copied into the columns, so that no
- * more than a few shards' bytes are alive at once.
+ * more than a few shards' bytes are alive at once. The dictionaries and the first shard come first
+ * (the other shards one at a time meanwhile): ``onFirst`` is called once the first shard's rows can
+ * be shown (at full size the other shards are most of the level's bytes, and the reader opening it
+ * sees its first page).
  * @param {string} base
  * @param {LevelInfo} info
+ * @param {(columns: Record<string, Column>, rows: number) => void} [onFirst] the columns, whose
+ * first ``rows`` rows are in
  * @returns {Promise<Record<string, Column>>}
  */
-export function loadLevel(base, info) {
+export function loadLevel(base, info, onFirst) {
   /** @type {Record<string, Column>} */
   const columns = keyed();
   const starts = shardStarts(info.shards);
   const list = info.columns.map((c) => (columns[c.name] = newColumn(c, base, info.rows)));
   const held = list.filter((column) => !column.lazy);
-  const shards = eachLimited(info.shards.map((shard, k) => k), PARALLEL_FETCHES, (k) => {
-    const shard = info.shards[k];
-    return fetchBytes(base + shard.file).then((buffer) => {
-      held.forEach((column) => {
-        /** @type {Codes} */ (column.codes).set(new column.Type(buffer, blockOffset(info, k, column.name), shard.rows), starts[k]);
-      });
+  /** @param {number} k */
+  const copy = (k) => fetchBytes(base + info.shards[k].file).then((buffer) => {
+    held.forEach((column) => {
+      /** @type {Codes} */ (column.codes).set(new column.Type(buffer, blockOffset(info, k, column.name), info.shards[k].rows), starts[k]);
     });
   });
   const dictionaries = eachLimited(list.filter((c) => !c.paged), PARALLEL_FETCHES, (column) =>
     Promise.all(column.files.map((file) => fetchJson(base + file))).then((parts) => {
       column.dict = [].concat(...parts);
     }));
-  return Promise.all([shards, dictionaries]).then(() => columns);
+  const first = Promise.all([copy(0), dictionaries]);
+  if (onFirst && info.shards.length > 1) {
+    first.then(() => { onFirst(columns, info.shards[0].rows); }, () => {}); // a failure is the level's
+  }
+  // the other shards: one at a time while the first page's files come, then PARALLEL_FETCHES at a time
+  let next = 1;
+  /** @returns {Promise<unknown>} */
+  const worker = () => (next < info.shards.length ? copy(next++).then(worker) : Promise.resolve());
+  const more = first.then(() => Promise.all(Array.from({ length: PARALLEL_FETCHES - 1 }, worker)));
+  return Promise.all([worker(), more]).then(() => columns);
 }
 
 /**
@@ -276,14 +288,18 @@ export function loadLevel(base, info) {
  * @param {string} base the split's directory
  * @param {Manifest} manifest
  * @param {string} level
+ * @param {(first: LevelData, rows: number) => void} [onFirst] called once the level's first ``rows``
+ * rows are in (when it has more than one shard), before the others
  * @returns {Promise<LevelData>}
  */
-export function loadLevelData(base, manifest, level) {
+export function loadLevelData(base, manifest, level, onFirst) {
   const info = own(manifest.levels, level);
   if (!info) {
     return Promise.reject(new Error("no " + level + " level"));
   }
-  return loadLevel(base, info).then((columns) => ({ manifest, level, info, columns, rows: info.rows }));
+  /** @param {Record<string, Column>} columns @returns {LevelData} */
+  const data = (columns) => ({ manifest, level, info, columns, rows: info.rows });
+  return loadLevel(base, info, onFirst && ((columns, rows) => { onFirst(data(columns), rows); })).then(data);
 }
 
 /**
