@@ -418,6 +418,40 @@ export function loadAllCodes(column) {
 }
 
 /**
+ * A chunk of a paged column's values: fetched once (forgotten again when its fetch failed).
+ * @param {Column} column
+ * @param {number} k
+ * @returns {{values: Value[] | null, ready?: Promise<void>}}
+ */
+function pageOf(column, k) {
+  let page = column.pages[k];
+  if (!page) {
+    /** @type {{values: Value[] | null, ready?: Promise<void>}} */
+    const made = { values: null };
+    page = column.pages[k] = made;
+    made.ready = fetchJson(column.base + column.files[k]).then((values) => { made.values = values; },
+      (error) => { delete column.pages[k]; throw error; });
+  }
+  return page;
+}
+
+/**
+ * The chunks of a paged column's values that ``rows`` show (whose codes are there).
+ * @param {Column} column
+ * @param {number[]} rows
+ * @returns {Record<string, boolean>}
+ */
+function chunksShown(column, rows) {
+  /** @type {Record<string, boolean>} */
+  const wanted = {};
+  rows.forEach((row) => {
+    const code = codeAt(column, row);
+    if (code !== column.size && code !== -1) { wanted[Math.floor(code / column.chunk)] = true; }
+  });
+  return wanted;
+}
+
+/**
  * Fetch the chunks of a paged column that ``rows`` show; forget those no row on screen needs beyond
  * the last PAGES_KEPT. Resolves true once every chunk is there, when one was not at first.
  * @param {Column} column
@@ -425,29 +459,46 @@ export function loadAllCodes(column) {
  * @returns {Promise<boolean>}
  */
 export function ensurePages(column, rows) {
-  /** @type {Record<string, boolean>} */
-  const wanted = {};
-  rows.forEach((row) => {
-    const code = codeAt(column, row);
-    if (code !== column.size && code !== -1) { wanted[Math.floor(code / column.chunk)] = true; }
-  });
+  const wanted = chunksShown(column, rows);
   const kept = Object.keys(column.pages).filter((k) => !wanted[k]);
   kept.slice(0, Math.max(0, kept.length + Object.keys(wanted).length - PAGES_KEPT)).forEach((k) => {
     delete column.pages[k];
   });
   let waited = false;
   return Promise.all(Object.keys(wanted).map((k) => {
-    let page = column.pages[k];
-    if (!page) {
-      /** @type {{values: Value[] | null, ready?: Promise<void>}} */
-      const made = { values: null };
-      page = column.pages[k] = made;
-      made.ready = fetchJson(column.base + column.files[Number(k)]).then((values) => { made.values = values; },
-        (error) => { delete column.pages[k]; throw error; });
-    }
+    const page = pageOf(column, Number(k));
     waited = waited || page.values === null;
     return page.ready;
   })).then(() => waited);
+}
+
+/**
+ * The values of a lazy column's cells at ``rows`` (its codes; a paged column's chunks of values too).
+ * A paged column's chunks for the rows of a shard are fetched as soon as that shard's codes arrive,
+ * not once every shard's have: a page sorted by another column holds rows of some 60 shards at full
+ * size, whose values lie in some 60 chunks, and the two rounds of fetches then overlap. Resolves true
+ * once they are there, when some were not at first.
+ * @param {Column} column
+ * @param {number[]} rows
+ * @returns {Promise<boolean>}
+ */
+export function ensureCells(column, rows) {
+  if (!column.paged || column.codes) {
+    return ensureCodes(column, rows).then((fetchedCodes) => (column.paged ? ensurePages(column, rows) : Promise.resolve(false))
+      .then((fetched) => fetched || fetchedCodes));
+  }
+  const waited = rows.some((row) => cell(column, row) === undefined);
+  const starts = /** @type {number[]} */ (column.starts);
+  /** @type {Record<string, number[]>} */
+  const byShard = {};
+  rows.forEach((row) => { const k = shardOf(starts, row); (byShard[k] = byShard[k] || []).push(row); });
+  const codes = ensureCodes(column, rows); // each shard's entry is made now, its fetch under way
+  const values = Object.keys(byShard).map((k) => {
+    const entry = column.shardCodes[k];
+    return (entry ? /** @type {Promise<void>} */ (entry.ready) : codes).then(() => Promise.all(
+      Object.keys(chunksShown(column, byShard[k])).map((chunk) => pageOf(column, Number(chunk)).ready)));
+  });
+  return Promise.all([codes, ...values]).then(() => ensurePages(column, rows)).then(() => waited);
 }
 
 /**
