@@ -131,4 +131,4 @@ def test_data_js_decodes_the_files_utils_viewer_writes_for_a_demo_split(tmp_path
     done = subprocess.run([node, "--test", str(test)], capture_output=True, text=True, timeout=300, cwd=REPO,
                           env={**os.environ, "ATLAS_VIEWER_FILES": str(tmp_path)})
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "# fail 0" in done.stdout and "# skipped 0" in done.stdout and "# pass 5" in done.stdout, done.stdout[-2000:]
+    assert "# fail 0" in done.stdout and "# skipped 0" in done.stdout and "# pass 6" in done.stdout, done.stdout[-2000:]

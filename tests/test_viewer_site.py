@@ -551,6 +551,62 @@ def test_evidence_rows_page_sort_filter_and_query_with_paged_ids(tiny_site: Any,
         server.server_close()
 
 
+def test_a_level_of_several_shards_shows_its_first_page_before_its_other_shards(
+    tiny_site: Any, browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The evidence level written in shards of 120 rows, its shards after the first held back: the first
+    page is drawn from the dictionaries and the first shard (its sort buttons disabled, the viewer still
+    loading); once every shard is in, the view shows the same rows, sortable."""
+    from benchmarks import viewer as viewer_bench
+
+    site, _ = tiny_site
+    monkeypatch.setattr("utils.book.viewer_files.SHARD_ROWS", 120)
+    sharded = tmp_path / "site"
+    viewer_bench.write_site(site.parent, sharded)  # the tiny split's data directory, written again in small shards
+    manifest = json.loads((sharded / "_viewer" / "wow" / "train" / "manifest.json").read_text(encoding="utf-8"))
+    assert len(manifest["levels"]["evidence"]["shards"]) > 2
+    paged = {c["name"] for c in manifest["levels"]["evidence"]["columns"] if c.get("paged")}
+    server = _serve(sharded)
+    page, errors = new_page(browser)
+    held: list[Any] = []
+    release = {"all": False}
+
+    def hold(route: Any) -> None:
+        if release["all"] or route.request.url.endswith("evidence-0000.bin.gz"):
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/evidence-0*.bin.gz", hold)
+
+    def shown() -> list[list[str]]:
+        names = holder.locator(".atlas-viewer-grid thead th").evaluate_all("els => els.map(e => e.dataset.column)")
+        rows = holder.locator(".atlas-viewer-grid tbody tr").evaluate_all(
+            "trs => trs.map(tr => [tr.dataset.row, ...Array.from(tr.cells, td => td.textContent)])")
+        kept = [k for k, name in enumerate(names) if name not in paged]
+        return [[row[0]] + [row[1 + k] for k in kept] for row in rows]
+
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html#viewer=wow/train&level=evidence")
+        holder = page.locator(".atlas-viewer")
+        holder.locator(".atlas-viewer-grid tbody tr").first.wait_for(timeout=60_000)
+        assert holder.get_attribute("data-viewer-state") == "loading" and held
+        first = shown()
+        assert [row[0] for row in first] == [str(k) for k in range(PAGE_SIZE)]
+        assert holder.locator("th button").evaluate_all("els => els.every(b => b.disabled)")
+        release["all"] = True
+        for route in held:
+            route.continue_()
+        _wait(holder)
+        assert shown() == first
+        assert not holder.locator("th button").evaluate_all("els => els.some(b => b.disabled)")
+        holder.locator("th[data-column='turn'] button").click()
+        assert holder.locator("th[data-column='turn']").get_attribute("aria-sort") == "ascending"
+        assert own_errors(errors) == []
+    finally:
+        _close(page, server)
+
+
 def test_a_viewer_built_without_npm_says_it_has_no_sql_console(tiny_site: Any, browser: Any, tmp_path: Path) -> None:
     """A page of a book built without the SQL console's files (the mark the build puts on every page):
     the console says why it is missing, and a query in the link says so instead of failing to load."""

@@ -10,6 +10,7 @@ import { attributes, clear, make } from "./dom.js";
 import { searchableColumns, visibleColumns } from "./columns.js";
 import { everySlot } from "./every-split.js";
 import { facetBox } from "./facets.js";
+import { showFirstPage } from "./first-page.js";
 import { computeMasks, keepKnownColumns, markFacets, sortRows } from "./filters.js";
 import { grid } from "./grid.js";
 import { PAGE_SIZES, pager } from "./pager.js";
@@ -85,10 +86,8 @@ export class Viewer {
   splitKey(split) { return split.dataset + "/" + split.split; }
   /** @param {string} key */
   findSplit(key) { return this.splits.findIndex((split) => this.splitKey(split) === key); }
-  /** @returns {ViewState} */
-  view() { return /** @type {ViewState} */ (this.state); }
-  /** @returns {LevelData} */
-  level() { return /** @type {LevelData} */ (this.data); }
+  /** @returns {ViewState} */ view() { return /** @type {ViewState} */ (this.state); }
+  /** @returns {LevelData} */ level() { return /** @type {LevelData} */ (this.data); }
   /** Rows per page: the link's, else the viewer's own. */
   perPage() { return this.compact ? this.pageSize : this.view().per || this.pageSize; }
 
@@ -123,7 +122,10 @@ export class Viewer {
     parts.bar.show(index, state.level);
     this.say("Loading " + split.label + " (" + state.level + ")\u2026", "loading");
     const started = performance.now();
-    return this.store.load(split, state.level).then((data) => {
+    const ticket = (this.ticket = {}); // a later go() draws no first page of this one's level
+    return this.store.load(split, state.level, (first, held) => this.ticket === ticket && !this.compact &&
+      showFirstPage(parts.body, first, state, state.per || this.pageSize, held) &&
+      this.say("Loading the other rows (to sort, filter and search them)\u2026")).then((data) => {
       this.store.forgetOtherLevels(split, state.level);
       Object.assign(this, { state, data, split });
       keepKnownColumns(data.columns, state);

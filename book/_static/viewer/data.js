@@ -135,7 +135,9 @@ export function fetchBytes(url) {
   }).then((buffer) => {
     const bytes = new Uint8Array(buffer, 0, Math.min(2, buffer.byteLength));
     if (bytes.length > 1 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
-      const stream = new Blob([buffer]).stream().pipeThrough(new DecompressionStream("gzip"));
+      // a stream over the bytes themselves: a Blob would copy them to the browser's blob store first
+      const stream = /** @type {ReadableStream<BufferSource>} */ (new Response(buffer).body)
+        .pipeThrough(new DecompressionStream("gzip"));
       return new Response(stream).arrayBuffer();
     }
     return buffer;
@@ -243,30 +245,42 @@ export function newColumn(c, base, rows) {
 
 /**
  * A level's rows: its shards are fetched a few at a time and copied into the columns, so that no
- * more than a few shards' bytes are alive at once.
+ * more than a few shards' bytes are alive at once. The dictionaries and the first shard come first
+ * (the other shards one at a time meanwhile): ``onFirst`` is called once the first shard's rows can
+ * be shown (at full size the other shards are most of the level's bytes, and the reader opening it
+ * sees its first page).
  * @param {string} base
  * @param {LevelInfo} info
+ * @param {(columns: Record<string, Column>, rows: number) => void} [onFirst] the columns, whose
+ * first ``rows`` rows are in
  * @returns {Promise<Record<string, Column>>}
  */
-export function loadLevel(base, info) {
+export function loadLevel(base, info, onFirst) {
   /** @type {Record<string, Column>} */
   const columns = keyed();
   const starts = shardStarts(info.shards);
   const list = info.columns.map((c) => (columns[c.name] = newColumn(c, base, info.rows)));
   const held = list.filter((column) => !column.lazy);
-  const shards = eachLimited(info.shards.map((shard, k) => k), PARALLEL_FETCHES, (k) => {
-    const shard = info.shards[k];
-    return fetchBytes(base + shard.file).then((buffer) => {
-      held.forEach((column) => {
-        /** @type {Codes} */ (column.codes).set(new column.Type(buffer, blockOffset(info, k, column.name), shard.rows), starts[k]);
-      });
+  /** @param {number} k */
+  const copy = (k) => fetchBytes(base + info.shards[k].file).then((buffer) => {
+    held.forEach((column) => {
+      /** @type {Codes} */ (column.codes).set(new column.Type(buffer, blockOffset(info, k, column.name), info.shards[k].rows), starts[k]);
     });
   });
   const dictionaries = eachLimited(list.filter((c) => !c.paged), PARALLEL_FETCHES, (column) =>
     Promise.all(column.files.map((file) => fetchJson(base + file))).then((parts) => {
       column.dict = [].concat(...parts);
     }));
-  return Promise.all([shards, dictionaries]).then(() => columns);
+  const first = Promise.all([copy(0), dictionaries]);
+  if (onFirst && info.shards.length > 1) {
+    first.then(() => { onFirst(columns, info.shards[0].rows); }, () => {}); // a failure is the level's
+  }
+  // the other shards: one at a time while the first page's files come, then PARALLEL_FETCHES at a time
+  let next = 1;
+  /** @returns {Promise<unknown>} */
+  const worker = () => (next < info.shards.length ? copy(next++).then(worker) : Promise.resolve());
+  const more = first.then(() => Promise.all(Array.from({ length: PARALLEL_FETCHES - 1 }, worker)));
+  return Promise.all([worker(), more]).then(() => columns);
 }
 
 /**
@@ -274,14 +288,18 @@ export function loadLevel(base, info) {
  * @param {string} base the split's directory
  * @param {Manifest} manifest
  * @param {string} level
+ * @param {(first: LevelData, rows: number) => void} [onFirst] called once the level's first ``rows``
+ * rows are in (when it has more than one shard), before the others
  * @returns {Promise<LevelData>}
  */
-export function loadLevelData(base, manifest, level) {
+export function loadLevelData(base, manifest, level, onFirst) {
   const info = own(manifest.levels, level);
   if (!info) {
     return Promise.reject(new Error("no " + level + " level"));
   }
-  return loadLevel(base, info).then((columns) => ({ manifest, level, info, columns, rows: info.rows }));
+  /** @param {Record<string, Column>} columns @returns {LevelData} */
+  const data = (columns) => ({ manifest, level, info, columns, rows: info.rows });
+  return loadLevel(base, info, onFirst && ((columns, rows) => { onFirst(data(columns), rows); })).then(data);
 }
 
 /**
@@ -400,6 +418,40 @@ export function loadAllCodes(column) {
 }
 
 /**
+ * A chunk of a paged column's values: fetched once (forgotten again when its fetch failed).
+ * @param {Column} column
+ * @param {number} k
+ * @returns {{values: Value[] | null, ready?: Promise<void>}}
+ */
+function pageOf(column, k) {
+  let page = column.pages[k];
+  if (!page) {
+    /** @type {{values: Value[] | null, ready?: Promise<void>}} */
+    const made = { values: null };
+    page = column.pages[k] = made;
+    made.ready = fetchJson(column.base + column.files[k]).then((values) => { made.values = values; },
+      (error) => { delete column.pages[k]; throw error; });
+  }
+  return page;
+}
+
+/**
+ * The chunks of a paged column's values that ``rows`` show (whose codes are there).
+ * @param {Column} column
+ * @param {number[]} rows
+ * @returns {Record<string, boolean>}
+ */
+function chunksShown(column, rows) {
+  /** @type {Record<string, boolean>} */
+  const wanted = {};
+  rows.forEach((row) => {
+    const code = codeAt(column, row);
+    if (code !== column.size && code !== -1) { wanted[Math.floor(code / column.chunk)] = true; }
+  });
+  return wanted;
+}
+
+/**
  * Fetch the chunks of a paged column that ``rows`` show; forget those no row on screen needs beyond
  * the last PAGES_KEPT. Resolves true once every chunk is there, when one was not at first.
  * @param {Column} column
@@ -407,29 +459,46 @@ export function loadAllCodes(column) {
  * @returns {Promise<boolean>}
  */
 export function ensurePages(column, rows) {
-  /** @type {Record<string, boolean>} */
-  const wanted = {};
-  rows.forEach((row) => {
-    const code = codeAt(column, row);
-    if (code !== column.size && code !== -1) { wanted[Math.floor(code / column.chunk)] = true; }
-  });
+  const wanted = chunksShown(column, rows);
   const kept = Object.keys(column.pages).filter((k) => !wanted[k]);
   kept.slice(0, Math.max(0, kept.length + Object.keys(wanted).length - PAGES_KEPT)).forEach((k) => {
     delete column.pages[k];
   });
   let waited = false;
   return Promise.all(Object.keys(wanted).map((k) => {
-    let page = column.pages[k];
-    if (!page) {
-      /** @type {{values: Value[] | null, ready?: Promise<void>}} */
-      const made = { values: null };
-      page = column.pages[k] = made;
-      made.ready = fetchJson(column.base + column.files[Number(k)]).then((values) => { made.values = values; },
-        (error) => { delete column.pages[k]; throw error; });
-    }
+    const page = pageOf(column, Number(k));
     waited = waited || page.values === null;
     return page.ready;
   })).then(() => waited);
+}
+
+/**
+ * The values of a lazy column's cells at ``rows`` (its codes; a paged column's chunks of values too).
+ * A paged column's chunks for the rows of a shard are fetched as soon as that shard's codes arrive,
+ * not once every shard's have: a page sorted by another column holds rows of some 60 shards at full
+ * size, whose values lie in some 60 chunks, and the two rounds of fetches then overlap. Resolves true
+ * once they are there, when some were not at first.
+ * @param {Column} column
+ * @param {number[]} rows
+ * @returns {Promise<boolean>}
+ */
+export function ensureCells(column, rows) {
+  if (!column.paged || column.codes) {
+    return ensureCodes(column, rows).then((fetchedCodes) => (column.paged ? ensurePages(column, rows) : Promise.resolve(false))
+      .then((fetched) => fetched || fetchedCodes));
+  }
+  const waited = rows.some((row) => cell(column, row) === undefined);
+  const starts = /** @type {number[]} */ (column.starts);
+  /** @type {Record<string, number[]>} */
+  const byShard = {};
+  rows.forEach((row) => { const k = shardOf(starts, row); (byShard[k] = byShard[k] || []).push(row); });
+  const codes = ensureCodes(column, rows); // each shard's entry is made now, its fetch under way
+  const values = Object.keys(byShard).map((k) => {
+    const entry = column.shardCodes[k];
+    return (entry ? /** @type {Promise<void>} */ (entry.ready) : codes).then(() => Promise.all(
+      Object.keys(chunksShown(column, byShard[k])).map((chunk) => pageOf(column, Number(chunk)).ready)));
+  });
+  return Promise.all([codes, ...values]).then(() => ensurePages(column, rows)).then(() => waited);
 }
 
 /**

@@ -2,7 +2,7 @@
  * (cut at 160 characters, whole in its title) or a label's coloured badges. A function returning
  * its <table>; the viewer draws it again at each refresh. */
 
-import { cell, ensureCodes, ensurePages } from "./data.js";
+import { cell, ensureCells } from "./data.js";
 import { button, make } from "./dom.js";
 import { cssToken, labelBadges } from "./labels.js";
 import { cellText } from "./text.js";
@@ -81,8 +81,7 @@ export function grid(options) {
   // the codes of lazy columns and the values of paged ones for these rows: fetched, then the page
   // drawn again
   columns.filter((column) => column.lazy).forEach((column) => {
-    ensureCodes(column, rows).then((fetchedCodes) => ensurePages(column, rows).then((fetched) => fetched || fetchedCodes))
-      .then((fetched) => { if (fetched) { options.onFetched(); } }, (error) => { options.onError(column, error); });
+    ensureCells(column, rows).then((fetched) => { if (fetched) { options.onFetched(); } }, (error) => { options.onError(column, error); });
   });
   return table;
 }

@@ -29,7 +29,8 @@ import { keyed } from "./text.js";
  * @typedef {object} SplitStore
  * @property {(split: SplitEntry) => CacheEntry} entry
  * @property {(split: SplitEntry) => Promise<Manifest>} manifest
- * @property {(split: SplitEntry, level: string) => Promise<LevelData>} load a level's rows as the viewer holds them
+ * @property {(split: SplitEntry, level: string, onFirst?: (first: LevelData, rows: number) => void) => Promise<LevelData>} load
+ * a level's rows as the viewer holds them (``onFirst``: see data.js's loadLevelData; not called for a level held already)
  * @property {(split: SplitEntry, level: string) => void} forgetOtherLevels
  * @property {(split: SplitEntry, files: Renderings, dialogue: number) => Promise<string>} rendering a dialogue as
  * the atlas renders it
@@ -57,11 +58,11 @@ export function splitStore(siteRoot) {
   return {
     entry,
     manifest,
-    load(split, level) {
+    load(split, level, onFirst) {
       const held = entry(split);
       return manifest(split).then((loaded) => {
         if (!held.levels[level]) {
-          held.levels[level] = loadLevelData(siteRoot + split.path, loaded, level);
+          held.levels[level] = loadLevelData(siteRoot + split.path, loaded, level, onFirst);
         }
         return held.levels[level];
       }).catch((error) => {
