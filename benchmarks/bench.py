@@ -430,7 +430,7 @@ def _step_viewer_files(task: dict[str, Any]) -> str:
     loaded = _split(task)
     target = Path(task["scratch"]).parent / f"viewer-{task['dataset']}"
     render = get_source(task["dataset"]).render
-    write_split(target, loaded, lambda visit: viewer_rows(loaded, visit=visit), render=lambda d: str(render(d)),
+    write_split(target, loaded, lambda: viewer_rows(loaded), render=lambda d: str(render(d)),
                 meta={"dataset": task["dataset"], "title": task["dataset"], "split": task["split"],
                       "label": task["split"], "kind": "synthetic", "queries": []})
     files = [path for path in target.rglob("*") if path.is_file()]

@@ -138,53 +138,45 @@ def test_a_failed_write_leaves_the_previous_files(tmp_path: Path) -> None:
     assert not list((tmp_path / "wow").glob("*.writing"))
 
 
-def test_rows_made_during_the_rendering_walk_write_the_same_files(tmp_path: Path) -> None:
+def test_rows_made_by_a_function_write_the_same_files_and_are_let_go(tmp_path: Path) -> None:
     from utils.book.render import render_dialogue
 
     split = utils.load("wow", "valid_seen")
     rows = split_rows(split, label_keys=("checked_source",))
     meta = {"dataset": "wow", "split": "valid_seen"}
-    write_split(tmp_path / "twice", split, rows, render=render_dialogue, meta=meta)
-    walked = []
+    write_split(tmp_path / "given", split, rows, render=render_dialogue, meta=meta)
+    assert set(rows.frames) == {"dialogues", "turns", "evidence"}  # the caller's rows are left whole
+    made = []
 
-    def rows_of(visit: Any) -> Any:
-        return split_rows(split, label_keys=("checked_source",), visit=lambda d: (walked.append(d.id), visit(d)))
+    def rows_of() -> Any:
+        made.append(split_rows(split, label_keys=("checked_source",)))
+        return made[-1]
 
-    write_split(tmp_path / "once", split, rows_of, render=render_dialogue, meta=lambda made: dict(meta))
-    assert walked == [d.id for d in split]
-    files = sorted(p.name for p in (tmp_path / "twice").iterdir())
-    assert files == sorted(p.name for p in (tmp_path / "once").iterdir())
+    write_split(tmp_path / "made", split, rows_of, render=render_dialogue, meta=lambda made_rows: dict(meta))
+    assert made and made[0].frames == {}  # each level's frame let go once written
+    files = sorted(p.name for p in (tmp_path / "given").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "made").iterdir())
     assert any(name.startswith("html-") for name in files)
     for name in files:
-        assert (tmp_path / "twice" / name).read_bytes() == (tmp_path / "once" / name).read_bytes(), name
+        assert (tmp_path / "given" / name).read_bytes() == (tmp_path / "made" / name).read_bytes(), name
 
 
-def test_a_walk_that_skips_dialogues_writes_nothing(tmp_path: Path) -> None:
+def test_the_renderings_are_written_after_the_levels(tmp_path: Path) -> None:
+    """What rendering holds (the renderer's caches, the fragments' codes) must not sit beside the
+    evidence level while it is coded, the peak of a full-size split's files (issue 50, item 10)."""
     split = utils.load("wow", "valid_seen")
-    rows = split_rows(split)
+    target = tmp_path / "wow" / "valid_seen"
+    present_at_first_render: list[list[str]] = []
 
-    def rows_of(visit: Any) -> Any:
-        visit(split[0])
-        return rows
+    def render(dialogue: Any) -> str:
+        if not present_at_first_render:
+            present_at_first_render.append(sorted(p.name for p in target.with_name("valid_seen.writing").iterdir()))
+        return "<p>x</p>"
 
-    with pytest.raises(ValueError, match=f"passed 1 dialogues to be rendered, not the split's {len(split)}"):
-        write_split(tmp_path / "wow" / "valid_seen", split, rows_of, render=lambda d: "<p>x</p>", meta={})
-    assert not (tmp_path / "wow").exists() or not list((tmp_path / "wow").iterdir())
-
-
-def test_a_walk_that_passes_too_many_dialogues_writes_nothing(tmp_path: Path) -> None:
-    """The renderings are written when the split's last dialogue is in; one more still fails the write."""
-    split = utils.load("wow", "valid_seen")
-    rows = split_rows(split)
-
-    def rows_of(visit: Any) -> Any:
-        for dialogue in [*split, split[0]]:
-            visit(dialogue)
-        return rows
-
-    with pytest.raises(ValueError, match=f"passed {len(split) + 1:,} dialogues to be rendered"):
-        write_split(tmp_path / "wow" / "valid_seen", split, rows_of, render=lambda d: "<p>x</p>", meta={})
-    assert not (tmp_path / "wow").exists() or not list((tmp_path / "wow").iterdir())
+    write_split(target, split, lambda: split_rows(split), render=render, meta={})
+    levels = [name.split("-")[0] for name in present_at_first_render[0]]
+    assert {"dialogues", "turns", "evidence"} <= set(levels)
+    assert not any(name.startswith("html-") for name in present_at_first_render[0])
 
 
 def test_kilt_examples_are_grouped_into_their_dialogues(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -210,13 +210,11 @@ def viewer_rows(
     *,
     glosses: Mapping[str, str] | None = None,
     text_of: Callable[[Dialogue], str] | None = None,
-    visit: Callable[[Dialogue], None] | None = None,
 ) -> SplitRows:
     """One split's rows as the book's data viewer shows them: the three levels of
     :func:`utils.book.viewer_files.split_rows` with the dataset's facets, columns, search words and English
     glosses, grouped as the dataset groups them (:func:`utils.book.viewer_fields.dataset_rows`).
-    ``text_of`` is the dialogue's search text (by default the dataset's own); ``visit`` is given
-    each dialogue during the walk (``split_rows``'s)."""
+    ``text_of`` is the dialogue's search text (by default the dataset's own)."""
     from utils.book.glosses import english
     from utils.book.viewer_fields import dataset_rows, row_texts, single_labels
     from utils.book.viewer_files import split_rows
@@ -237,7 +235,6 @@ def viewer_rows(
         columns=columns,
         search_text=search,
         english=(lambda text: english(text, glosses)) if glosses else None,
-        visit=visit,
         texts=row_texts(dataset),
         single_labels=single_labels(dataset),
     )
@@ -266,24 +263,15 @@ def _write_viewer(
         splits.append({"dataset": dataset, "split": name, "label": part.label,
                        "path": f"{VIEWER_PATH}/{dataset}/{name}/"})
     for part, entry in zip([p for p in parts if len(p.dialogues)], splits, strict=True):
-        # the rows and the renderings in one walk over the split (rebuilding its dialogues is slow)
+        # the rows made inside write_split, which lets each level's frame go once written
         write_split(
             directory / entry["dataset"] / entry["split"],
             part.dialogues,
-            partial(_viewer_rows_visiting, part.dialogues, glosses, text_of),
+            partial(viewer_rows, part.dialogues, glosses=glosses, text_of=text_of),
             render=lambda dialogue: _scoped_anchors(str(render(dialogue, **render_options))),
             meta=partial(_viewer_meta, part, entry),
         )
     return splits
-
-
-def _viewer_rows_visiting(
-    dialogues: Sequence[Dialogue],
-    glosses: Mapping[str, str] | None,
-    text_of: Callable[[Dialogue], str],
-    visit: Callable[[Dialogue], None],
-) -> SplitRows:
-    return viewer_rows(dialogues, glosses=glosses, text_of=text_of, visit=visit)
 
 
 def _viewer_meta(part: _Part, entry: Mapping[str, str], rows: SplitRows) -> dict[str, Any]:
