@@ -682,3 +682,12 @@ def test_arrow_gives_the_columns_asked_for_without_decompressing_raw(
     # spelt-out columns come from the full view: the dialogue's id per row
     ids = split.arrow("evidence", ["dialogue_id"]).column("dialogue_id").cast("string").to_pylist()
     assert ids == split.evidence(["dialogue_id"])["dialogue_id"].tolist()
+
+
+def test_raw_texts_are_those_of_the_turns_asked_for(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    split = utils.load("wow", "train")  # the demo sample, through the cache
+    whole = [text.encode() for text in split.arrow("turns").column("raw").to_pylist()]
+    monkeypatch.setattr(_cache, "turns_table", lambda tables: pytest.fail("the whole raw column was decompressed"))
+    rows = [0, 1, len(whole) - 1]
+    assert split.raw_texts(rows) == [whole[row] for row in rows]
+    assert split.raw_texts([]) == []

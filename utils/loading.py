@@ -787,6 +787,15 @@ class LoadedSplit(Sequence[Dialogue]):
             return datasets.Dataset(self._evidence_table(_cache.EVIDENCE_COLUMNS))
         return datasets.Dataset(self.arrow(table))
 
+    def raw_texts(self, rows: Sequence[int]) -> list[bytes]:
+        """The ``raw`` JSON texts (UTF-8) of the turns at ``rows``, positions in the turns table.
+
+        Only the compressed batches holding those rows are decompressed, each once while the rows stay
+        in it (give them in ascending order): ``arrow("turns")`` decompresses every turn's, 35 MB for a
+        half-size synthetic WoW held-out split, whose memory Arrow's pool then kept.
+        """
+        return [text for row in rows for text in self._tables.raw.texts(int(row), int(row) + 1)]
+
     def release_pages(self) -> None:
         """Drop the pages of the cache this process has read from its resident memory.
 

@@ -296,10 +296,10 @@ def response_retrieval(split: LoadedSplit, frequencies: Mapping[str, int]) -> tu
     100 candidates (train) are skipped.
     """
     examples = _examples(split)
-    raw = split.arrow("turns").column("raw")
     start = split.arrow("dialogues").column("turn_start").to_numpy()
     rows = start[examples["dialogue_index"].to_numpy()] + examples["turn_index"].to_numpy()
-    candidates = [json.loads(raw[int(row)].as_py()).get("candidate_responses") for row in rows]
+    # only the examples' raw texts: the whole column decompressed is as large as the split's turns table
+    candidates = [json.loads(text).get("candidate_responses") for text in split.raw_texts(rows)]
     records = []
     words_of: dict[str, dict[str, None]] = {}
     columns = zip(
