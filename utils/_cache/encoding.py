@@ -920,16 +920,12 @@ def evidence_codes(tables: CachedTables, name: str) -> tuple[pa.Array, np.ndarra
         positions = pa.chunked_array([chunk.indices for chunk in column.chunks], column.type.index_type)
     else:
         raise ValueError(f"{name!r} is not a repeated evidence column: {', '.join(EVIDENCE_REPEATED_COLUMNS)}")
-    # The C library's pool, as for the columns spelt out: the copy and the encoding's growing buffers
-    # of a split's passage texts (12 MB on a half-size synthetic WoW held-out split) left 67 MB resident
-    # with Arrow's default pool and under 25 MB with it.
-    pool = _spelt_out_pool()
     if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks(memory_pool=pool)
+        values = values.combine_chunks()
     if positions.null_count:
         positions = positions.fill_null(-1)
     # Distinct passages may share a text (with another title) or a title (most do): each value once.
-    encoded = pc.dictionary_encode(values, memory_pool=pool)
+    encoded = values.dictionary_encode()
     codes = np.append(encoded.indices.fill_null(-1).to_numpy().astype(np.intp, copy=False), -1)  # -1 stays -1
     return encoded.dictionary, codes[positions.to_numpy()]
 
