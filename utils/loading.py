@@ -591,6 +591,8 @@ TURN_TABLE_COLUMNS = (
     "evidence_count",
     "selected_count",
 )
+#: The columns of :meth:`LoadedSplit.turns`, in its order.
+TURN_COLUMNS = (*TURN_TABLE_COLUMNS[:2], "topic", *TURN_TABLE_COLUMNS[2:], "labels")
 
 
 class LoadedSplit(Sequence[Dialogue]):
@@ -695,20 +697,35 @@ class LoadedSplit(Sequence[Dialogue]):
 
     @cached_property
     def _turn_frame(self) -> pd.DataFrame:
-        import pandas as pd
-
+        # Without ``labels``: decoded, they are a Python dict per turn (about 1.5 KB per wizard turn of
+        # WoW), which a frame remembered for the split's lifetime would keep; :meth:`turns` decodes
+        # them for the callers that ask for them, and they go with the caller's frame.
         table = self._tables.turns
         frame = table.select(list(TURN_TABLE_COLUMNS)).to_pandas()
-        # object dtype even when empty (pandas would make an empty column float), so that .str reads it
-        frame["labels"] = pd.Series(_cache.json_values(table.column("labels")), index=frame.index, dtype=object)
         topics = self._tables.dialogues.column("topic").to_pandas()
         frame.insert(2, "topic", topics.to_numpy()[frame["dialogue_index"].to_numpy()])
         self.release_pages()  # the pages of the cache read to build it (they stay in the page cache)
         return frame
 
-    def turns(self) -> pd.DataFrame:
-        """One row per turn: ids, topic, role, speaker, text, evidence counts and a ``labels`` dict."""
-        return self._turn_frame.copy()
+    def turns(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """One row per turn: ids, topic, role, speaker, text, evidence counts and a ``labels`` dict.
+
+        ``columns``: only those, in that order (:data:`TURN_COLUMNS` names them all). Leaving out
+        ``labels`` leaves them undecoded, which saves a Python dict per turn.
+        """
+        import pandas as pd
+
+        names = list(TURN_COLUMNS if columns is None else columns)
+        unknown = [name for name in names if name not in TURN_COLUMNS]
+        if unknown:
+            raise UnknownNameError("column", unknown[0], list(TURN_COLUMNS), of="turns()")
+        frame = self._turn_frame[[name for name in names if name != "labels"]].copy()
+        if "labels" in names:
+            labels = _cache.json_values(self._tables.turns.column("labels"))
+            self.release_pages()
+            # object dtype even when empty (pandas would make an empty column float), so that .str reads it
+            frame.insert(names.index("labels"), "labels", pd.Series(labels, index=frame.index, dtype=object))
+        return frame
 
     def evidence(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
         """One row per piece of evidence shown at a turn (``selected`` marks the chosen ones).

@@ -126,7 +126,7 @@ def row_similarities(
 
 def _examples(split: LoadedSplit) -> pd.DataFrame:
     """ParlAI's wizard examples with their context, previous utterance and gold."""
-    turns = split.turns()[["dialogue_index", "turn_index", "text"]]
+    turns = split.turns(["dialogue_index", "turn_index", "text"])
     by_dialogue = turns.groupby("dialogue_index", sort=False)["text"]
     previous = by_dialogue.shift(1)
     before_previous = by_dialogue.shift(2)
@@ -140,7 +140,6 @@ def _examples(split: LoadedSplit) -> pd.DataFrame:
             wizard["topic"], wizard["previous"], wizard["before_previous"], wizard["turn_index"], strict=True
         )
     ]
-    wizard["checked_sentence"] = wizard["labels"].str.get("checked_sentence").str.get(0).fillna("")
     return wizard.reset_index(drop=True)
 
 

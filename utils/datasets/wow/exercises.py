@@ -230,7 +230,7 @@ def candidate_table(split: LoadedSplit, *, labels: bool = True) -> pd.DataFrame:
     and place in its passage) and an ``id`` per row; with ``labels``, also which one is ``right``
     (the checked sentence, or "no passage used" where the wizard used none)."""
     # The messages as Python strings: the merges below then copy a reference to each, not its text.
-    turns = split.turns()[["dialogue_id", "turn_index", "text"]].astype({"text": object})
+    turns = split.turns(["dialogue_id", "turn_index", "text"]).astype({"text": object})
     said = turns.groupby("dialogue_id", sort=False)["text"]
     turns = turns.assign(apprentice=said.shift(1), wizard_before=said.shift(2)).drop(columns="text")
     examples = stats.wizard_turns(split)
