@@ -113,6 +113,18 @@ def test_second_load_is_served_from_the_cache(data_dir: Path, parser: dict[str, 
     assert second.turns()["text"].tolist() == first.turns()["text"].tolist()
 
 
+def test_evidence_objects_are_evidence_codes_as_shared_python_objects() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", utils.DemoDataWarning)
+        tables = utils.load("wow", "valid_unseen")._tables
+    for name in _cache.EVIDENCE_REPEATED_COLUMNS:
+        values, codes = _cache.evidence_codes(tables, name)
+        shared, positions = _cache.evidence_objects(tables, name)
+        assert shared[-1] is None and len(shared) == len(values) + 1, name
+        assert shared[:-1].tolist() == values.to_pylist(), name  # the same distinct values, in the same order
+        assert positions.tolist() == codes.tolist(), name
+
+
 def test_a_changed_source_file_rebuilds(data_dir: Path, parser: dict[str, int]) -> None:
     path = write_source(data_dir, 3)
     assert len(utils.load("wow", "train")) == 3

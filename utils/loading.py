@@ -750,7 +750,7 @@ class LoadedSplit(Sequence[Dialogue]):
         stored = self._evidence_table(others, pa.large_string()).to_pandas(split_blocks=True)
         shared = {}
         for name in repeated:
-            shared[name] = _shared_strings(*_cache.evidence_codes(self._tables, name))
+            shared[name] = _shared_strings(*_cache.evidence_objects(self._tables, name))
             # the pages of the cache read so far (the frame holds copies): a resident set no larger
             # than what is built (on the full-size WoW train, up to 130 MB of mapped pages at the end)
             self.release_pages()
@@ -769,8 +769,8 @@ class LoadedSplit(Sequence[Dialogue]):
         """
         if column not in ("text", "title"):
             raise UnknownNameError("passage column", column, ["text", "title"])
-        values, positions = _cache.evidence_codes(self._tables, column)
-        return _cache.objects_and_missing(values)[positions].tolist()
+        shared, positions = _cache.evidence_objects(self._tables, column)
+        return shared[positions].tolist()
 
     def _evidence_table(self, columns: Sequence[str] | None = None, text_type: Any = None) -> Any:
         names = list(columns) if columns is not None else [n for n in _cache.EVIDENCE_COLUMNS if n != "meta"]
@@ -858,9 +858,10 @@ class LoadedSplit(Sequence[Dialogue]):
         return result.select(list(columns))
 
 
-def _shared_strings(values: pa.Array, positions: np.ndarray) -> Any:
-    """A string column of one Python string per distinct value (``values``), shared by every row that
-    shows it (``positions``, ``-1`` for a missing one), in pandas' own string dtype.
+def _shared_strings(shared: np.ndarray, positions: np.ndarray) -> Any:
+    """A string column of one Python string per distinct value (``shared``, as
+    :func:`utils._cache.objects_and_missing` lays them out), shared by every row that shows it
+    (``positions``, ``-1`` for a missing one), in pandas' own string dtype.
 
     Python-backed (``pd.StringDtype("python", na_value=np.nan)`` in pandas 3): its dtype is ``str``
     like the Arrow-backed default and behaves alike, but holds a pointer per row rather than the bytes.
@@ -868,7 +869,6 @@ def _shared_strings(values: pa.Array, positions: np.ndarray) -> Any:
     """
     import pandas as pd
 
-    shared = _cache.objects_and_missing(values)
     inferred = pd.Series(["a"]).dtype  # the string dtype pandas gives text of its own accord
     dtype: Any = None
     try:
