@@ -257,11 +257,16 @@ def _candidate_table(split: LoadedSplit) -> pd.DataFrame:
     # ids read "<title>#<k>": cut in Arrow, not split into a Python list per row (36 MB at the peak on a
     # half-size synthetic held-out split)
     shown["position"] = shown["id"].str.replace(r"^.*#", "", regex=True).astype(int)
+    shown = shown.drop(columns="id")  # read into position: not carried through the sorts below
     # A sentence shown twice at a turn (in two passages) is one candidate: keep the checked copy.
     shown = shown.sort_values("selected", ascending=False, kind="stable")
     shown = shown.drop_duplicates(["dialogue_id", "turn_index", "text"]).sort_index()
-    shown = shown.drop(columns="id").merge(examples, on=["dialogue_id", "turn_index"])  # id was read into position
+    shown = shown.merge(examples, on=["dialogue_id", "turn_index"])
     no_passage = examples.assign(text=NO_PASSAGE, title="", origin="none", position=-1, selected=False)
+    # in the dtypes of the sentences' columns: concatenated with pandas' default string columns, which
+    # Arrow backs, the shared strings were spelt out row by row (+40 MB, and 30 more to sort them, on a
+    # half-size synthetic held-out split)
+    no_passage = no_passage.astype({name: shown[name].dtype for name in ("text", "title", "origin")})
     table = pd.concat([shown, no_passage], ignore_index=True)
     table["right"] = table["selected"] | ((table["origin"] == "none") & (table["checked_source"] == NO_PASSAGE))
     table = table.sort_values(["dialogue_id", "turn_index"], kind="stable").reset_index(drop=True)
