@@ -702,4 +702,5 @@ def test_raw_texts_are_those_of_the_turns_asked_for(data_dir: Path, monkeypatch:
     monkeypatch.setattr(_cache, "turns_table", lambda tables: pytest.fail("the whole raw column was decompressed"))
     rows = [0, 1, len(whole) - 1]
     assert split.raw_texts(rows) == [whole[row] for row in rows]
+    assert split._tables.raw._last is None  # the batch decompressed last does not stay with the split
     assert split.raw_texts([]) == []

@@ -811,7 +811,13 @@ class LoadedSplit(Sequence[Dialogue]):
         in it (give them in ascending order): ``arrow("turns")`` decompresses every turn's, 35 MB for a
         half-size synthetic WoW held-out split, whose memory Arrow's pool then kept.
         """
-        return [text for row in rows for text in self._tables.raw.texts(int(row), int(row) + 1)]
+        try:
+            return [text for row in rows for text in self._tables.raw.texts(int(row), int(row) + 1)]
+        finally:
+            # Done with them: the batch decompressed last (5-10 MB for a half-size synthetic held-out
+            # split) would stay with the split for good, and the compressed pages read stay mapped.
+            self._tables.raw.forget()
+            self.release_pages()
 
     def release_pages(self) -> None:
         """Drop the pages of the cache this process has read from its resident memory.

@@ -219,6 +219,10 @@ class RawTexts:
         # batch, which the next chunk would otherwise decompress again.
         self._last: tuple[int, pa.Array] | None = None
 
+    def forget(self) -> None:
+        """Drop the batch read last: for a reader done with the texts, so that it does not stay with them."""
+        self._last = None
+
     def _batch(self, number: int) -> pa.Array:
         if self._last is None or self._last[0] != number:
             self._last = (number, self._reader.get_batch(number).column(0))
