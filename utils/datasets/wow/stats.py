@@ -25,7 +25,7 @@ from utils.book.figures import caption
 
 from ...declaration import Reported
 from ...errors import UnknownNameError
-from ...loading import TURN_COLUMNS, LoadedSplit
+from ...loading import LoadedSplit
 from ...records import SEEKER, WIZARD, Dialogue, Turn
 from ...reported import Reproduced, compare
 from ...text import counted
@@ -159,6 +159,9 @@ def wizard_turns(split: LoadedSplit) -> pd.DataFrame:
 
 #: The labels that :func:`wizard_turns` reads into columns (each holds one value where present).
 _LABEL_COLUMNS = ("checked_source", "knowledge", "checked_sentence")
+#: The columns of ``turns()`` that :func:`wizard_turns` keeps: all but ``labels``, read into columns.
+_TURN_COLUMNS_BUT_LABELS = ("dialogue_index", "dialogue_id", "topic", "turn_index", "role", "speaker", "text",
+                            "evidence_count", "selected_count")
 #: Rows of labels decoded at a time by :func:`_first_labels`.
 _LABEL_BATCH = 4096
 
@@ -192,7 +195,7 @@ def _first_labels(split: LoadedSplit, names: Sequence[str]) -> dict[str, np.ndar
 
 
 def _wizard_turns(split: LoadedSplit) -> pd.DataFrame:
-    turns = split.turns([name for name in TURN_COLUMNS if name != "labels"])
+    turns = split.turns(_TURN_COLUMNS_BUT_LABELS)
     first_role = turns.groupby("dialogue_index", sort=False)["role"].transform("first")
     turns["wizard_first"] = first_role.to_numpy() == WIZARD
     examples = parlai_example_turns(split, "generator")
