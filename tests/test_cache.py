@@ -113,6 +113,18 @@ def test_second_load_is_served_from_the_cache(data_dir: Path, parser: dict[str, 
     assert second.turns()["text"].tolist() == first.turns()["text"].tolist()
 
 
+def test_evidence_objects_are_evidence_codes_as_shared_python_objects() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", utils.DemoDataWarning)
+        tables = utils.load("wow", "valid_unseen")._tables
+    for name in _cache.EVIDENCE_REPEATED_COLUMNS:
+        values, codes = _cache.evidence_codes(tables, name)
+        shared, positions = _cache.evidence_objects(tables, name)
+        assert shared[-1] is None and len(shared) == len(values) + 1, name
+        assert shared[:-1].tolist() == values.to_pylist(), name  # the same distinct values, in the same order
+        assert positions.tolist() == codes.tolist(), name
+
+
 def test_a_changed_source_file_rebuilds(data_dir: Path, parser: dict[str, int]) -> None:
     path = write_source(data_dir, 3)
     assert len(utils.load("wow", "train")) == 3
@@ -682,3 +694,13 @@ def test_arrow_gives_the_columns_asked_for_without_decompressing_raw(
     # spelt-out columns come from the full view: the dialogue's id per row
     ids = split.arrow("evidence", ["dialogue_id"]).column("dialogue_id").cast("string").to_pylist()
     assert ids == split.evidence(["dialogue_id"])["dialogue_id"].tolist()
+
+
+def test_raw_texts_are_those_of_the_turns_asked_for(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    split = utils.load("wow", "train")  # the demo sample, through the cache
+    whole = [text.encode() for text in split.arrow("turns").column("raw").to_pylist()]
+    monkeypatch.setattr(_cache, "turns_table", lambda tables: pytest.fail("the whole raw column was decompressed"))
+    rows = [0, 1, len(whole) - 1]
+    assert split.raw_texts(rows) == [whole[row] for row in rows]
+    assert split._tables.raw._last is None  # the batch decompressed last does not stay with the split
+    assert split.raw_texts([]) == []

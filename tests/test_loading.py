@@ -90,6 +90,22 @@ def test_offline_without_data_falls_back_to_the_demo_sample(data_dir: Path) -> N
     assert f"{len(split):,} sessions" in str(provenance)  # JWHR's own word for a record
 
 
+def test_turns_reads_only_the_columns_asked_for(data_dir: Path) -> None:
+    with pytest.warns(DemoDataWarning):
+        split = utils.load("wow", "train")
+    every = split.turns()
+    assert list(every.columns) == list(loading.TURN_COLUMNS)
+    assert every["labels"].map(lambda value: isinstance(value, dict)).all()
+    some = split.turns(["text", "labels", "dialogue_id"])
+    assert list(some.columns) == ["text", "labels", "dialogue_id"]
+    assert some.equals(every[["text", "labels", "dialogue_id"]])
+    assert split.turns(["role"]).equals(every[["role"]])
+    # the frame the split remembers holds no labels: a dict per turn, decoded only for a caller asking
+    assert "labels" not in split._turn_frame.columns
+    with pytest.raises(UnknownNameError, match="'label'"):
+        split.turns(["label"])
+
+
 def test_provenance_names_each_dataset_s_records(data_dir: Path) -> None:
     units = {("wow", "train"): "dialogues", ("wow_kilt", "dev"): "examples", ("wise", "test"): "conversations"}
     for (dataset, split), unit in units.items():

@@ -591,6 +591,8 @@ TURN_TABLE_COLUMNS = (
     "evidence_count",
     "selected_count",
 )
+#: The columns of :meth:`LoadedSplit.turns`, in its order.
+TURN_COLUMNS = (*TURN_TABLE_COLUMNS[:2], "topic", *TURN_TABLE_COLUMNS[2:], "labels")
 
 
 class LoadedSplit(Sequence[Dialogue]):
@@ -695,20 +697,35 @@ class LoadedSplit(Sequence[Dialogue]):
 
     @cached_property
     def _turn_frame(self) -> pd.DataFrame:
-        import pandas as pd
-
+        # Without ``labels``: decoded, they are a Python dict per turn (about 1.5 KB per wizard turn of
+        # WoW), which a frame remembered for the split's lifetime would keep; :meth:`turns` decodes
+        # them for the callers that ask for them, and they go with the caller's frame.
         table = self._tables.turns
         frame = table.select(list(TURN_TABLE_COLUMNS)).to_pandas()
-        # object dtype even when empty (pandas would make an empty column float), so that .str reads it
-        frame["labels"] = pd.Series(_cache.json_values(table.column("labels")), index=frame.index, dtype=object)
         topics = self._tables.dialogues.column("topic").to_pandas()
         frame.insert(2, "topic", topics.to_numpy()[frame["dialogue_index"].to_numpy()])
         self.release_pages()  # the pages of the cache read to build it (they stay in the page cache)
         return frame
 
-    def turns(self) -> pd.DataFrame:
-        """One row per turn: ids, topic, role, speaker, text, evidence counts and a ``labels`` dict."""
-        return self._turn_frame.copy()
+    def turns(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """One row per turn: ids, topic, role, speaker, text, evidence counts and a ``labels`` dict.
+
+        ``columns``: only those, in that order (:data:`TURN_COLUMNS` names them all). Leaving out
+        ``labels`` leaves them undecoded, which saves a Python dict per turn.
+        """
+        import pandas as pd
+
+        names = list(TURN_COLUMNS if columns is None else columns)
+        unknown = [name for name in names if name not in TURN_COLUMNS]
+        if unknown:
+            raise UnknownNameError("column", unknown[0], list(TURN_COLUMNS), of="turns()")
+        frame = self._turn_frame[[name for name in names if name != "labels"]].copy()
+        if "labels" in names:
+            labels = _cache.json_values(self._tables.turns.column("labels"))
+            self.release_pages()
+            # object dtype even when empty (pandas would make an empty column float), so that .str reads it
+            frame.insert(names.index("labels"), "labels", pd.Series(labels, index=frame.index, dtype=object))
+        return frame
 
     def evidence(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
         """One row per piece of evidence shown at a turn (``selected`` marks the chosen ones).
@@ -733,7 +750,7 @@ class LoadedSplit(Sequence[Dialogue]):
         stored = self._evidence_table(others, pa.large_string()).to_pandas(split_blocks=True)
         shared = {}
         for name in repeated:
-            shared[name] = _shared_strings(*_cache.evidence_codes(self._tables, name))
+            shared[name] = _shared_strings(*_cache.evidence_objects(self._tables, name))
             # the pages of the cache read so far (the frame holds copies): a resident set no larger
             # than what is built (on the full-size WoW train, up to 130 MB of mapped pages at the end)
             self.release_pages()
@@ -752,8 +769,8 @@ class LoadedSplit(Sequence[Dialogue]):
         """
         if column not in ("text", "title"):
             raise UnknownNameError("passage column", column, ["text", "title"])
-        values, positions = _cache.evidence_codes(self._tables, column)
-        return _cache.objects_and_missing(values)[positions].tolist()
+        shared, positions = _cache.evidence_objects(self._tables, column)
+        return shared[positions].tolist()
 
     def _evidence_table(self, columns: Sequence[str] | None = None, text_type: Any = None) -> Any:
         names = list(columns) if columns is not None else [n for n in _cache.EVIDENCE_COLUMNS if n != "meta"]
@@ -786,6 +803,21 @@ class LoadedSplit(Sequence[Dialogue]):
         if table == "evidence":  # with its text and title spelt out per row, as a dataset of rows expects
             return datasets.Dataset(self._evidence_table(_cache.EVIDENCE_COLUMNS))
         return datasets.Dataset(self.arrow(table))
+
+    def raw_texts(self, rows: Sequence[int]) -> list[bytes]:
+        """The ``raw`` JSON texts (UTF-8) of the turns at ``rows``, positions in the turns table.
+
+        Only the compressed batches holding those rows are decompressed, each once while the rows stay
+        in it (give them in ascending order): ``arrow("turns")`` decompresses every turn's, 35 MB for a
+        half-size synthetic WoW held-out split, whose memory Arrow's pool then kept.
+        """
+        try:
+            return [text for row in rows for text in self._tables.raw.texts(int(row), int(row) + 1)]
+        finally:
+            # Done with them: the batch decompressed last (5-10 MB for a half-size synthetic held-out
+            # split) would stay with the split for good, and the compressed pages read stay mapped.
+            self._tables.raw.forget()
+            self.release_pages()
 
     def release_pages(self) -> None:
         """Drop the pages of the cache this process has read from its resident memory.
@@ -832,9 +864,10 @@ class LoadedSplit(Sequence[Dialogue]):
         return result.select(list(columns))
 
 
-def _shared_strings(values: pa.Array, positions: np.ndarray) -> Any:
-    """A string column of one Python string per distinct value (``values``), shared by every row that
-    shows it (``positions``, ``-1`` for a missing one), in pandas' own string dtype.
+def _shared_strings(shared: np.ndarray, positions: np.ndarray) -> Any:
+    """A string column of one Python string per distinct value (``shared``, as
+    :func:`utils._cache.objects_and_missing` lays them out), shared by every row that shows it
+    (``positions``, ``-1`` for a missing one), in pandas' own string dtype.
 
     Python-backed (``pd.StringDtype("python", na_value=np.nan)`` in pandas 3): its dtype is ``str``
     like the Arrow-backed default and behaves alike, but holds a pointer per row rather than the bytes.
@@ -842,7 +875,6 @@ def _shared_strings(values: pa.Array, positions: np.ndarray) -> Any:
     """
     import pandas as pd
 
-    shared = _cache.objects_and_missing(values)
     inferred = pd.Series(["a"]).dtype  # the string dtype pandas gives text of its own accord
     dtype: Any = None
     try:

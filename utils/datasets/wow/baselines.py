@@ -126,7 +126,7 @@ def row_similarities(
 
 def _examples(split: LoadedSplit) -> pd.DataFrame:
     """ParlAI's wizard examples with their context, previous utterance and gold."""
-    turns = split.turns()[["dialogue_index", "turn_index", "text"]]
+    turns = split.turns(["dialogue_index", "turn_index", "text"])
     by_dialogue = turns.groupby("dialogue_index", sort=False)["text"]
     previous = by_dialogue.shift(1)
     before_previous = by_dialogue.shift(2)
@@ -140,7 +140,6 @@ def _examples(split: LoadedSplit) -> pd.DataFrame:
             wizard["topic"], wizard["previous"], wizard["before_previous"], wizard["turn_index"], strict=True
         )
     ]
-    wizard["checked_sentence"] = wizard["labels"].str.get("checked_sentence").str.get(0).fillna("")
     return wizard.reset_index(drop=True)
 
 
@@ -296,10 +295,10 @@ def response_retrieval(split: LoadedSplit, frequencies: Mapping[str, int]) -> tu
     100 candidates (train) are skipped.
     """
     examples = _examples(split)
-    raw = split.arrow("turns").column("raw")
     start = split.arrow("dialogues").column("turn_start").to_numpy()
     rows = start[examples["dialogue_index"].to_numpy()] + examples["turn_index"].to_numpy()
-    candidates = [json.loads(raw[int(row)].as_py()).get("candidate_responses") for row in rows]
+    # only the examples' raw texts: the whole column decompressed is as large as the split's turns table
+    candidates = [json.loads(text).get("candidate_responses") for text in split.raw_texts(rows)]
     records = []
     words_of: dict[str, dict[str, None]] = {}
     columns = zip(

@@ -454,9 +454,11 @@ def _wizard_gold(split: str) -> Gold:
     loaded = load("wow", split)
     turns = wizard_turns(loaded)
     turns = turns[turns["parlai_example"]]
+    # wizard_turns leaves the labels out (a dict per turn): those of the examples, by turn row
+    labels_of = loaded.turns(["labels"])["labels"].loc[turns.index]
     ids, answers, units = [], {}, {}
     for dialogue, turn, text, labels in zip(turns["dialogue_index"], turns["turn_index"], turns["text"],
-                                            turns["labels"], strict=True):
+                                            labels_of, strict=True):
         example_id = f"{dialogue}:{turn}"
         sentence = (labels.get("checked_sentence") or [NO_PASSAGE])[0] or NO_PASSAGE
         source = (labels.get("checked_source") or [""])[0]

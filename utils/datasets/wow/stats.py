@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from textwrap import shorten
 from typing import Any
@@ -63,7 +63,7 @@ def parlai_episodes(split: LoadedSplit) -> pd.DataFrame:
     generator asks whether ``"Wizard"`` is in it, the basic dialogue teachers look for the lower-cased
     role name. Summing a column gives the teacher's ``num_examples``.
     """
-    turns = split.turns()[["dialogue_index", "speaker"]]
+    turns = split.turns(["dialogue_index", "speaker"])
     grouped = turns.groupby("dialogue_index", sort=True)["speaker"]
     n = grouped.size()
     first = grouped.first()
@@ -137,16 +137,19 @@ _WIZARD_TURNS: weakref.WeakKeyDictionary[LoadedSplit, pd.DataFrame] = weakref.We
 def wizard_turns(split: LoadedSplit) -> pd.DataFrame:
     """One row per wizard turn with ParlAI's view of it.
 
-    Columns beyond ``turns()``: ``wizard_first`` (the dialogue opens with the wizard),
+    The columns of ``turns()`` but ``labels`` (decoded, a dict per turn that the split's remembered frame
+    would keep: about 130 MB on a full-size train), with the labels the statistics read as columns:
+    ``checked_source`` (``chosen``/``self``/``partner``/``no_passages_used``), ``knowledge``
+    (``found``/``not_found``/``no_passages_used``) and ``checked_sentence`` (its text, ``""`` where
+    absent). Beyond those: ``wizard_first`` (the dialogue opens with the wizard),
     ``parlai_example`` (the turn is one of the ``generator`` / ``wizard_dialog_knowledge`` teacher's
     examples: ParlAI takes turns ``0, 2, 4, ...`` of a dialogue whose first speaker contains
     ``"Wizard"`` and ``1, 3, 5, ...`` of any other, ``len_episode`` of them, so with its default
     ``--add-missing-turns none`` the *last* wizard turn of each wizard-first dialogue is left out),
-    ``checked_source`` (``chosen``/``self``/``partner``/``no_passages_used``), ``knowledge``
-    (``found``/``not_found``/``no_passages_used``), ``candidates`` (every sentence shown plus the
-    "no passage used" option) and ``knowledge_lines`` (the lines of knowledge ParlAI's end-to-end
-    generator counts for ``know_chance``: the "no passage used" line plus one line per sentence
-    shown, more when a sentence holds a line break; equal to ``candidates`` in the real files).
+    ``candidates`` (every sentence shown plus the "no passage used" option) and ``knowledge_lines``
+    (the lines of knowledge ParlAI's end-to-end generator counts for ``know_chance``: the "no passage
+    used" line plus one line per sentence shown, more when a sentence holds a line break; equal to
+    ``candidates`` in the real files). The labels themselves: ``split.turns()`` at the same index.
     """
     if split not in _WIZARD_TURNS:
         _WIZARD_TURNS[split] = _wizard_turns(split)
@@ -154,17 +157,55 @@ def wizard_turns(split: LoadedSplit) -> pd.DataFrame:
     return _WIZARD_TURNS[split].copy()
 
 
+#: The labels that :func:`wizard_turns` reads into columns (each holds one value where present).
+_LABEL_COLUMNS = ("checked_source", "knowledge", "checked_sentence")
+#: The columns of ``turns()`` that :func:`wizard_turns` keeps: all but ``labels``, read into columns.
+_TURN_COLUMNS_BUT_LABELS = ("dialogue_index", "dialogue_id", "topic", "turn_index", "role", "speaker", "text",
+                            "evidence_count", "selected_count")
+#: Rows of labels decoded at a time by :func:`_first_labels`.
+_LABEL_BATCH = 4096
+
+
+def _first_labels(split: LoadedSplit, names: Sequence[str]) -> dict[str, np.ndarray]:
+    """The first value of each of the labels ``names`` at every turn (``""`` where absent or empty), as
+    object arrays in turn order.
+
+    Decoded into a struct of those fields alone, a batch at a time: as dicts, a full-size train's labels
+    take about 200 MB, which Python's allocator kept from the system once they were freed.
+    """
+    import msgspec
+    import pyarrow as pa
+
+    fields: list[tuple[str, Any, Any]] = [(name, list[str], msgspec.field(default_factory=list)) for name in names]
+    decoder = msgspec.json.Decoder(msgspec.defstruct("Labels", fields))
+    column = split.arrow("turns", columns=["labels"]).column("labels")
+    values: dict[str, list[str]] = {name: [] for name in names}
+    for chunk in column.chunks:
+        binary = chunk.view(pa.large_binary() if pa.types.is_large_string(chunk.type) else pa.binary())
+        for start in range(0, len(binary), _LABEL_BATCH):
+            for labels in map(decoder.decode, binary.slice(start, _LABEL_BATCH).to_pylist()):
+                for name in names:
+                    values[name].append((getattr(labels, name) or [""])[0])
+    split.release_pages()
+    result = {}
+    for name in names:
+        result[name] = np.empty(len(values[name]), dtype=object)
+        result[name][:] = values.pop(name)
+    return result
+
+
 def _wizard_turns(split: LoadedSplit) -> pd.DataFrame:
-    turns = split.turns()
+    turns = split.turns(_TURN_COLUMNS_BUT_LABELS)
     first_role = turns.groupby("dialogue_index", sort=False)["role"].transform("first")
     turns["wizard_first"] = first_role.to_numpy() == WIZARD
     examples = parlai_example_turns(split, "generator")
     chosen = pd.MultiIndex.from_arrays([examples["dialogue_index"], examples["label_turn"]])
     turns["parlai_example"] = pd.MultiIndex.from_arrays([turns["dialogue_index"], turns["turn_index"]]).isin(chosen)
     wizard = turns[turns["role"] == WIZARD].copy()
-    labels = wizard["labels"]
-    wizard["checked_source"] = labels.str.get("checked_source").str.get(0).fillna("")
-    wizard["knowledge"] = labels.str.get("knowledge").str.get(0).fillna("")
+    labels = _first_labels(split, _LABEL_COLUMNS)
+    rows = wizard.index.to_numpy()  # turns() is indexed by turn row, the labels' order
+    for name in _LABEL_COLUMNS:
+        wizard[name] = pd.Series(labels[name][rows], index=wizard.index, dtype=object)
     wizard["candidates"] = wizard["evidence_count"] + 1
     wizard["knowledge_lines"] = wizard["candidates"] + _extra_knowledge_lines(split, wizard)
     return wizard
@@ -211,7 +252,7 @@ def word_counts(split: LoadedSplit) -> pd.Series:
 
 def summary(split: LoadedSplit) -> dict[str, float]:
     """The statistics of one raw split (see :data:`SUMMARY_LABELS` for what each key means)."""
-    turns = split.turns()
+    turns = split.turns(["dialogue_index", "topic", "role"])
     wizard = wizard_turns(split)
     dialogues = len(split)
     words = word_counts(split)
@@ -449,10 +490,12 @@ def turns_table(split: LoadedSplit, index: int = 0) -> tables.Table:
 
 def turns_columns_table(split: LoadedSplit) -> tables.Table:
     """The main columns of ``split.turns()`` (:data:`TURNS_COLUMNS`), with the first row's values."""
-    turns = split.turns()
+    # the labels of the first turn alone: decoded for every turn, they are a dict per turn
+    turns = split.turns([name for name in TURNS_COLUMNS if name != "labels"])
     first = turns.iloc[0]
-    first_row = [str(first[name]) for name in TURNS_COLUMNS]
-    first_row[-1] = "; ".join(f"{key}: {', '.join(values)}" for key, values in first["labels"].items())
+    first_row = [str(first[name]) for name in TURNS_COLUMNS if name != "labels"]
+    first_labels = split[int(first["dialogue_index"])].turns[0].labels
+    first_row.append("; ".join(f"{key}: {', '.join(values)}" for key, values in first_labels.items()))
     frame = pd.DataFrame(
         {
             "column": list(TURNS_COLUMNS),
@@ -769,7 +812,8 @@ def lengths_alt(splits: Mapping[str, LoadedSplit]) -> str:
     """Alt text for :func:`plot_lengths`: what it shows and each split's mean lengths."""
     words = "; ".join(f"{split_label(name)} {word_counts(split).mean():.1f}" for name, split in splits.items())
     turns = "; ".join(
-        f"{split_label(name)} {len(split.turns()) / max(len(split), 1):.1f}" for name, split in splits.items()
+        f"{split_label(name)} {len(split.turns(['dialogue_index'])) / max(len(split), 1):.1f}"
+        for name, split in splits.items()
     )
     return (
         "Two histograms with one line per split. Top: words per utterance, mean "
@@ -806,7 +850,7 @@ def plot_lengths(splits: Mapping[str, LoadedSplit]):
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6.4))
     for name, split in splits.items():
-        turns = split.turns()
+        turns = split.turns(["dialogue_index"])
         words = word_counts(split)
         label = split_label(name)
         top.hist(words.clip(upper=60), bins=np.arange(0, 62, 2), histtype="step", density=True, label=label)

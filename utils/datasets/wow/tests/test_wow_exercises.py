@@ -99,6 +99,31 @@ def test_selection_turns_of_the_demo_splits_match_the_records() -> None:
             _assert_same_turns(utils.load("wow", name))
 
 
+def test_a_split_s_candidate_table_is_built_once_and_each_caller_gets_its_own_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from utils.datasets.wow import exercises
+
+    built = []
+    build = exercises._candidate_table
+    monkeypatch.setattr(exercises, "_candidate_table", lambda split: built.append(split) or build(split))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", utils.DemoDataWarning)
+        seen, unseen = utils.load("wow", "valid_seen"), utils.load("wow", "valid_unseen")
+    first = exercises.candidate_table(unseen)
+    fresh = build(unseen)
+    pd.testing.assert_frame_equal(first, fresh[list(first.columns)])
+    first["text"] = "changed"  # a caller's change stays in its frame (pandas copies on write)
+    first.loc[0, "right"] = not bool(fresh.loc[0, "right"])
+    inputs = exercises.candidate_table(unseen, labels=False)
+    pd.testing.assert_frame_equal(inputs, fresh[list(inputs.columns)])
+    assert exercises.candidate_table(unseen).equals(fresh[list(first.columns)])
+    assert built == [unseen]
+    exercises.candidate_table(seen)
+    exercises.candidate_table(unseen)
+    assert built == [unseen, seen, unseen]  # one split's table at a time
+
+
 def test_a_split_showing_no_evidence_leaves_only_no_passage_used(tmp_path: Path) -> None:
     dialogue = {
         "chosen_topic": "Tea",

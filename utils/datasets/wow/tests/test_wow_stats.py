@@ -294,6 +294,17 @@ def test_wizard_turns_are_worked_out_once_per_split_and_each_caller_gets_its_own
     assert again.equals(stats._wizard_turns(split))
 
 
+def test_wizard_turns_read_their_labels_into_columns_and_keep_no_dicts() -> None:
+    split = utils.load("wow", "train")
+    wizard = stats.wizard_turns(split)
+    assert "labels" not in wizard.columns
+    labels = split.turns(["labels"])["labels"].loc[wizard.index]
+    for name in ("checked_source", "knowledge", "checked_sentence"):
+        assert wizard[name].dtype == object
+        assert wizard[name].equals(labels.str.get(name).str.get(0).fillna("")), name
+    assert (wizard["checked_sentence"] != "").any()
+
+
 @pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's /proc/self/smaps")
 def test_scans_of_the_cache_leave_none_of_its_pages_resident(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """wizard_turns reads every passage text of the memory-mapped cache and word_counts every turn's
