@@ -23,7 +23,13 @@ Run ``python -m benchmarks.bench`` (``make bench``). Per dataset, side by side i
   their size and count against the file's size;
 * ``chapter (notebook)``: the dataset's chapter itself, ``notebooks/<dataset>.ipynb``, executed cell
   by cell against the same data directory (its caches already built), so the benchmark times the
-  chapter's own code rather than a copy of it.
+  chapter's own code rather than a copy of it;
+* ``chapter (notebook) at 2x the size``: WoW's chapter again, on synthetic files of twice the run's
+  scale in a data directory and cache of their own (:func:`chapter_at_twice_the_size`), for the
+  kernel's peak memory (issue 50, item 11).
+
+Issue 50's goals on these rows (items 6, 7, 8, 10 and 11: :func:`issue_50_verdicts`; ``atlas status``
+is timed with ``import utils`` and ``atlas --help``) are printed after issue 37's.
 
 Apart from the datasets' rows, on the real data directory the book is built on (:mod:`benchmarks.book`;
 ``--no-book`` leaves it out): every chapter of the book, executed as above, with BEGIN's judged against
