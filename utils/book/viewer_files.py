@@ -426,12 +426,12 @@ class _Renderings:
 
     A fragment of :data:`_DIGEST_FROM` characters or more is known by a 128-bit BLAKE2b digest of its
     text, and each fragment is written in its chunk of :data:`FRAGMENT_CHUNK` as soon as the chunk is
-    full, so the fragments' text is not held for the rest of the walk, which goes on to build the turn
-    and evidence levels (the half-size synthetic WoW train's 473 thousand fragments are 104 million
-    characters). Keyed by the text, they kept writing that split's files at 1,163 MB of peak RSS; by
-    digest, 1,082 MB, for about 1 s more CPU at quarter size (hashing 1,200 dialogues' 622 thousand
-    fragments took 0.26 s more). Two fragments with one digest would be shown as one: for a billion
-    distinct fragments the chance is below 10^-20."""
+    full, so the fragments' text is not held for the rest of the walk (the half-size synthetic WoW
+    train's 473 thousand fragments are 104 million characters). Measured when the renderings were
+    still written during the walk that made the rows: keyed by the text, writing that split's files
+    peaked at 1,163 MB of RSS; by digest, 1,082 MB, for about 1 s more CPU at quarter size (hashing
+    1,200 dialogues' 622 thousand fragments took 0.26 s more). Two fragments with one digest would be
+    shown as one: for a billion distinct fragments the chance is below 10^-20."""
 
     def __init__(self, directory: Path, render: Callable[[Dialogue], str]) -> None:
         self.directory, self.render = directory, render
