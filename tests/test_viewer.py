@@ -351,6 +351,26 @@ def test_arrow_strings_in_chunks_encode_as_python_strings_do(chunks: list[list[s
     assert codes.tolist() == [expected.index(value) for value in values if value is not None]
 
 
+def test_arrow_strings_values_read_in_slices_and_their_lengths_are_those_of_the_list() -> None:
+    """The distinct values stay in the column's chunks: any slice of them, and the rows' length statistics,
+    are what the sorted list gives."""
+    import pyarrow as pa
+
+    from utils.book.viewer_files import _encode_arrow_strings, _length_statistics
+
+    chunks = [["k3", None, "a10", "\u00e9"], [], ["b", "k3", "a10"], [None], ["zz", "", "b", "a"]]
+    values = [value for chunk in chunks for value in chunk]
+    missing = np.array([value is None for value in values], dtype=bool)
+    codes, distinct = _encode_arrow_strings(pa.chunked_array([pa.array(c, pa.string()) for c in chunks]), missing)
+    expected = sorted({value for value in values if value is not None})
+    assert len(distinct) == len(expected)
+    for start, stop in [(0, 3), (2, 5), (5, 99), (4, 4), (0, None)]:
+        assert distinct[start:stop].to_pylist() == expected[start:stop]
+    full = np.full(len(values), len(expected))
+    full[~missing] = codes
+    assert _length_statistics(full, distinct) == _length_statistics(full, expected)
+
+
 @pytest.mark.parametrize("flags", [[True, False, True], [True, True], [False], []])
 def test_boolean_columns_encode_as_their_words_do(flags: list[bool]) -> None:
     from utils.book.viewer_files import dictionary_encode

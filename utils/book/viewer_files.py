@@ -200,19 +200,19 @@ def dictionary_encode(series: pd.Series, kind: str) -> tuple[np.ndarray, list[An
     joined with ", " (as the grid shows them).
     """
     codes, values = _encode_column(series, kind)
-    return codes, values.to_pylist() if isinstance(values, pa.Array) else values
+    return codes, values if isinstance(values, list) else values.to_pylist()
 
 
-def _encode_column(series: pd.Series, kind: str) -> tuple[np.ndarray, list[Any] | pa.Array]:
+def _encode_column(series: pd.Series, kind: str) -> tuple[np.ndarray, list[Any] | _DistinctStrings]:
     """:func:`dictionary_encode`, the distinct values of Arrow-backed strings left in Arrow: a full-size
     WoW train's 4.2 million distinct evidence ids took 300 MB as Python strings, at the chapter's peak."""
     missing = _missing(series)
     codes: np.ndarray
-    values: list[Any] | pa.Array
+    values: list[Any] | _DistinctStrings
     if kind == "number":
         numbers = pd.to_numeric(series, errors="coerce").to_numpy(dtype="float64")
         missing |= np.isnan(numbers)
-        codes, values = _encode_numbers(numbers[~missing])
+        codes, values = _encode_numbers(numbers[~missing] if missing.any() else numbers)  # no copy of them all
     elif kind == "labels":
         codes, values = _encode_label_lists(series, missing)
     elif isinstance(series.dtype, pd.CategoricalDtype):
@@ -223,7 +223,9 @@ def _encode_column(series: pd.Series, kind: str) -> tuple[np.ndarray, list[Any] 
         codes, values = _encode_arrow_strings(strings, missing)
     else:
         codes, values = _encode_other(series[~missing])
-    full = np.full(len(series), len(values), dtype=np.int64)
+    # 32 bits, not 64, where they hold the codes: the codes of the full-size WoW train's 5.4 million evidence
+    # rows are 22 MB, not 43 MB, held with the other transients of coding a column (at the write's peak)
+    full = np.full(len(series), len(values), dtype=np.int32 if len(values) < 2**31 else np.int64)
     full[~missing] = codes
     return full, values
 
@@ -253,7 +255,7 @@ def _encode_counts(numbers: np.ndarray) -> tuple[np.ndarray, list[Any]] | None:
     offsets -= int(low)
     present = np.zeros(int(high - low) + 1, dtype=bool)
     present[offsets] = True
-    rank = np.cumsum(present, dtype=np.int64) - 1
+    rank = np.cumsum(present, dtype=np.int32 if len(present) < 2**31 else np.int64) - 1  # codes of 32 bits
     distinct = (np.flatnonzero(present) + int(low)).astype(np.float64)
     return rank[offsets], [_plain(value, "number") for value in distinct.tolist()]
 
@@ -308,27 +310,65 @@ def _arrow_strings(series: pd.Series) -> pa.ChunkedArray | None:
     return strings
 
 
-def _encode_arrow_strings(strings: pa.ChunkedArray, missing: np.ndarray) -> tuple[np.ndarray, pa.Array]:
+def _encode_arrow_strings(strings: pa.ChunkedArray, missing: np.ndarray) -> tuple[np.ndarray, _DistinctStrings]:
     """:func:`dictionary_encode` of Arrow strings, in Arrow: a column of millions of evidence ids took
     seconds row by row. Arrow sorts UTF-8 bytes, which is the code point order Python sorts by.
 
-    The values are sorted once and each run of equal ones is a code, rather than hashed (``unique``,
-    then ``index_in``): for the quarter-size synthetic WoW train's 1.18 million distinct evidence ids
-    Arrow's hash tables peaked 336 MB above the column and took 1.2 s of CPU; sorting, 159 MB and 0.4 s.
+    A row's code is its value's dense rank (Arrow's ``rank``, which sorts, rather than hashing with
+    ``unique`` then ``index_in``: for the quarter-size synthetic WoW train's 1.18 million distinct
+    evidence ids Arrow's hash tables peaked 336 MB above the column and took 1.2 s of CPU), and the
+    values stay in the column (:class:`_DistinctStrings`). Taking the column in sorted order to find
+    its runs of equal values, then the runs' first values, held two copies of it: coding the full-size
+    synthetic WoW train's 5.4 million evidence ids peaked 460 MB above the frame, at the viewer files'
+    peak (1,115 MB); ranked, 200 MB (120 MB of it the column's mapped pages, which the sort reads).
     """
-    present = len(strings) - strings.null_count
-    order = pc.sort_indices(strings, memory_pool=_POOL).to_numpy()[:present]  # nulls sort last
-    ordered = pc.take(strings, order, memory_pool=_POOL)
-    first = np.ones(present, dtype=bool)  # where a run of equal values starts
-    if present > 1:
-        following = pc.not_equal(ordered.slice(1), ordered.slice(0, present - 1), memory_pool=_POOL)
-        first[1:] = following.to_numpy(zero_copy_only=False)
-    distinct = pc.filter(ordered, pa.array(first), memory_pool=_POOL)
-    del ordered  # a copy of the column: let go before the codes are made
-    codes = np.zeros(len(strings), dtype=np.int32 if present < 2**31 else np.int64)
-    codes[order] = np.cumsum(first, dtype=codes.dtype) - 1  # a missing row's code is the caller's to write
-    values = distinct.chunk(0) if distinct.num_chunks == 1 else distinct.combine_chunks(memory_pool=_POOL)
-    return (codes[~missing] if present < len(strings) else codes), values
+    codes = pc.rank(strings, tiebreaker="dense", memory_pool=_POOL).to_numpy()  # nulls rank last, as one
+    narrow = np.int32 if len(strings) < 2**31 else np.int64
+    codes = codes.astype(narrow)
+    codes -= 1
+    held = np.arange(len(codes), dtype=narrow)  # the rows holding a value
+    if strings.null_count:  # a missing row's code is the caller's to write
+        held = held[~missing]
+    present = codes[held] if strings.null_count else codes
+    rows = np.empty(int(present.max()) + 1 if len(present) else 0, dtype=narrow)
+    rows[present] = held  # a row holding each value (the last)
+    return present, _DistinctStrings(strings, rows)
+
+
+class _DistinctStrings:
+    """The sorted distinct values of a column of Arrow strings, each known by a row holding it: read a
+    slice at a time (a chunk of the dictionary), they are never a copy of the column's text."""
+
+    def __init__(self, strings: pa.ChunkedArray, rows: np.ndarray) -> None:
+        self.strings, self.rows = strings, rows
+        self.starts = np.cumsum([0, *(len(chunk) for chunk in strings.chunks)])
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, part: slice) -> pa.Array:
+        """The values of ``part``, taken from each of the column's chunks in turn: Arrow's ``take`` from a
+        chunked array joins its chunks first, at each call (150 MB for the full-size WoW train's evidence
+        ids, and 12 s of CPU for their dictionary's 166 chunks)."""
+        wanted = self.rows[part]
+        by_row = np.argsort(wanted, kind="stable")
+        ordered = wanted[by_row]
+        bounds = np.searchsorted(ordered, self.starts)
+        pieces = [pc.take(chunk, ordered[bounds[k] : bounds[k + 1]] - self.starts[k], memory_pool=_POOL)
+                  for k, chunk in enumerate(self.strings.chunks) if bounds[k + 1] > bounds[k]]
+        if not pieces:
+            return pa.array([], self.strings.type)
+        back = np.empty_like(by_row)
+        back[by_row] = np.arange(len(by_row))
+        return pc.take(pa.concat_arrays(pieces, memory_pool=_POOL), back, memory_pool=_POOL)
+
+    def to_pylist(self) -> list[Any]:
+        return self[:].to_pylist()
+
+    def row_lengths(self) -> np.ndarray:
+        """The length in code points of each row's value, the rows without one left out, in the rows' order."""
+        lengths = pc.drop_null(pc.utf8_length(self.strings, memory_pool=_POOL), memory_pool=_POOL)
+        return lengths.to_numpy().astype(np.float64) if len(lengths) else np.zeros(0, np.float64)
 
 
 def _code_type(size: int) -> np.dtype:
@@ -339,14 +379,16 @@ def _code_type(size: int) -> np.dtype:
     raise ValueError(f"a column with {size:,} distinct values is more than the viewer's format holds")
 
 
-def _length_statistics(codes: np.ndarray, values: list[Any] | pa.Array) -> dict[str, float]:
+def _length_statistics(codes: np.ndarray, values: list[Any] | _DistinctStrings) -> dict[str, float]:
     """What the browser shows for a text column's lengths (code points), computed on every row here."""
-    if isinstance(values, pa.Array):
-        counted = pc.utf8_length(values).to_numpy(zero_copy_only=False).astype(np.float64)
+    if isinstance(values, _DistinctStrings):
+        # the same lengths in the same order, read off the rows: not a value's length per value, then
+        # per row, then the present rows' (152 MB above the full-size WoW train's evidence ids)
+        lengths = values.row_lengths()
     else:
         counted = np.array([len(value) for value in values], dtype=np.float64)
-    lengths = np.append(counted, -1.0)[codes]
-    lengths = lengths[lengths >= 0]
+        lengths = np.append(counted, -1.0)[codes]
+        lengths = lengths[lengths >= 0]
     if not len(lengths):
         return {"count": 0}
     stats = {"count": len(lengths), "min": float(lengths.min()), "max": float(lengths.max()),
@@ -371,7 +413,7 @@ def write_level(
         for chunk, start in enumerate(range(0, len(values), DICTIONARY_CHUNK)):
             file = f"{level}-c{number:02d}-{chunk:04d}.json.gz"
             part = values[start : start + DICTIONARY_CHUNK]
-            _write_gzip_json(directory / file, part.to_pylist() if isinstance(part, pa.Array) else part)
+            _write_gzip_json(directory / file, part if isinstance(part, list) else part.to_pylist())
             chunks.append(file)
         column: dict[str, Any] = {"name": name, "kind": kind, "stored": stored_as, "size": len(values),
                                   "bytes": dtype.itemsize, "dictionary": chunks, "chunk": DICTIONARY_CHUNK}
@@ -508,7 +550,8 @@ def write_split(
     that made the rows, what rendering holds (the renderer's caches, the fragments' codes, the
     allocator's pages the walk freed) stayed beside the evidence level while it was coded: writing
     the full-size synthetic WoW train's files peaked at 1,523 MB of RSS that way, 1,210 to 1,236 MB
-    this way, for a second walk over its dialogues (about 1 s more than 49 s of CPU).
+    this way, for a second walk over its dialogues (about 1 s more than 49 s of CPU). Since Arrow strings
+    are coded by rank (:func:`_encode_arrow_strings`) and codes are 32-bit, 854 to 906 MB.
     """
     temporary = directory.with_name(directory.name + ".writing")
     shutil.rmtree(temporary, ignore_errors=True)
