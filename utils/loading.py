@@ -573,6 +573,7 @@ def _parsed(source: DatasetSource, split: str, paths: tuple[Path, ...]) -> _cach
         label=f"{source.name}/{split} ({shown})",
         fast_build=None if fast is None else lambda: fast(paths[0], split=split),
         compress_beyond=size if size < _cache.COMPRESSED_BELOW else None,
+        source_bytes=size,
     )
 
 

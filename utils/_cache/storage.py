@@ -100,12 +100,14 @@ def load_or_build(
     label: str = "this split",
     fast_build: Callable[[], Iterable[Dialogue | PassageTable | EvidenceBatch]] | None = None,
     compress_beyond: int | None = None,
+    source_bytes: int | None = None,
 ) -> CachedTables:
     """Memory-map the cached tables for ``key``, building them from ``build()`` when absent or broken.
 
     ``fast_build``, when given, is tried first: a parser's columnar path, which may decline (raise
     :class:`FastPathDeclined`) part-way; ``build()``, the record-by-record path, then builds the
-    cache from the start and reports any error in the file.
+    cache from the start and reports any error in the file. With one, a split read from fewer than
+    :data:`IN_MEMORY_BELOW` bytes (``source_bytes``) is not cached: :func:`parsed_in_memory`.
 
     When the cache cannot be written, the tables are built in memory instead (``build()`` is called
     again) and a :class:`CacheWarning` names ``cache_root`` and the reason; ``label`` (for example
@@ -115,6 +117,8 @@ def load_or_build(
     rather than mapped. Errors raised while reading the source
     (``build()`` and the iterator it returns) are never taken for cache failures: they propagate.
     """
+    if fast_build is not None and source_bytes is not None and source_bytes < IN_MEMORY_BELOW:
+        return parsed_in_memory(build, fast_build)
     target = cache_root / key
     cached, _ = _open(target)
     if cached is not None:
@@ -147,6 +151,29 @@ def load_or_build(
     if unreadable is not None:
         _warn_rebuilt(label, target, unreadable)
     return opened
+
+
+#: Below this many bytes of source file, a split whose parser has a columnar path is parsed into memory
+#: at every load instead of cached. Its parse then costs less than the cache's own fixed costs (a lock,
+#: a staging directory, five Arrow files written, compressed, checksummed and mapped back, a manifest):
+#: BEGIN's 1.2 MB test file parses in a few milliseconds, where writing its cache took twice as long as
+#: parsing it, and reloading it from the cache saves as little. The tests of the cache itself set it to 0.
+IN_MEMORY_BELOW = 4 * 2**20
+
+
+def parsed_in_memory(
+    build: Callable[[], Iterable[Dialogue]],
+    fast_build: Callable[[], Iterable[Dialogue | PassageTable | EvidenceBatch]] | None = None,
+) -> CachedTables:
+    """The tables of a split built in memory, nothing written: by ``fast_build`` (a parser's columnar
+    path), or by ``build()`` (record by record, which reports any error in the file) when it has none
+    or declines."""
+    if fast_build is not None:
+        try:
+            return build_in_memory(fast_build())
+        except FastPathDeclined:
+            pass
+    return build_in_memory(build())
 
 
 def _build_fast_or_slow(
