@@ -315,13 +315,39 @@ def _loads(text: str | bytes) -> Any:
 
 
 def build_in_memory(dialogues: Iterable[Dialogue | PassageTable | EvidenceBatch]) -> CachedTables:
-    """The tables of ``dialogues`` held in memory (Arrow IPC buffers), for when no cache can be written."""
-    sinks = {name: pa.BufferOutputStream() for name in _FILES}
+    """The tables of ``dialogues`` held in memory, for a split not cached (small, or the cache unwritable).
+
+    The four tables keep the record batches as built (:class:`_Collected`): written to Arrow IPC bytes
+    and read back, as they once were, every byte was copied once more, and in a fresh process the
+    pages for those copies cost as much as parsing a small file. ``raw`` is compressed as in the cache.
+    """
+    sinks: dict[str, Any] = {name: _Collected(_SCHEMAS[name]) for name in _TABLES}
+    sinks["raw"] = pa.BufferOutputStream()
     _, raw_batches = _write_tables(sinks, dialogues)
-    tables = {name: pa.ipc.open_file(sinks[name].getvalue()).read_all() for name in _TABLES}
+    tables = {name: sinks[name].table() for name in _TABLES}
     raw = RawTexts(sinks["raw"].getvalue(), raw_batches)
     dialogues, turns, evidence, passages = (tables[name] for name in _TABLES)
     return CachedTables(dialogues, turns, evidence, passages, raw, None, True)
+
+
+class _Collected:
+    """A table's record batches kept as they are written, in place of an IPC file writer."""
+
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+        self.batches: list[pa.RecordBatch] = []
+
+    def write_batch(self, batch: pa.RecordBatch) -> None:
+        self.batches.append(batch)
+
+    def write_table(self, table: pa.Table) -> None:
+        self.batches += table.to_batches()
+
+    def close(self) -> None:
+        """Nothing to finish: no footer to write."""
+
+    def table(self) -> pa.Table:
+        return pa.Table.from_batches(self.batches, schema=self.schema)
 
 
 class _Writers:
@@ -338,7 +364,7 @@ class _Writers:
     def __init__(self) -> None:
         self.counts = dict.fromkeys(_FILES, 0)
         self.raw_batches: list[int] = []  # turns per record batch of the raw file
-        self.files: dict[str, pa.ipc.RecordBatchFileWriter] = {}
+        self.files: dict[str, pa.ipc.RecordBatchFileWriter | _Collected] = {}
         self.pending: dict[str, list[pa.RecordBatch | pa.Table]] = {name: [] for name in _FILES}
         self.pending_dialogues = 0
         self.pending_rows = 0  # of the dialogues, turns and evidence tables
@@ -351,7 +377,9 @@ class _Writers:
         # The origin dictionary grows as new names appear: written as deltas, which the file format allows.
         options = pa.ipc.IpcWriteOptions(emit_dictionary_deltas=True)
         for name in _TABLES:
-            self.files[name] = pa.ipc.new_file(sinks[name], _SCHEMAS[name], options=options)
+            sink = sinks[name]
+            collected = isinstance(sink, _Collected)
+            self.files[name] = sink if collected else pa.ipc.new_file(sink, _SCHEMAS[name], options=options)
         self.files["raw"] = pa.ipc.new_file(sinks["raw"], RAW_SCHEMA, options=_RAW_OPTIONS)
 
     def write(self, name: str, rows: pa.RecordBatch | pa.Table) -> None:
