@@ -1,4 +1,4 @@
-"""The BEGIN parser's fast path (:func:`parse_columns`), which the loader builds the cache with.
+"""The BEGIN parser's fast path (:func:`parse_columns`), which the loader builds a split's tables with.
 
 Apart from :mod:`utils.datasets.begin.parser`, which the dataset's declaration reads at import (its
 labels, for the Croissant card): the fast path needs NumPy and Arrow, which ``atlas --help`` and
@@ -7,19 +7,21 @@ labels, for the Croissant card): the fast path needs NumPy and Arrow, which ``at
 
 from __future__ import annotations
 
+import codecs
 import csv
+import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import msgspec
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 
-from ...errors import DataError
 from ...formats import EvidenceBatch, FastPathDeclined, PassageTable, TurnColumns
 from ...records import SEEKER, WIZARD
-from .parser import COLUMNS, DIALECT, LABELS, _lines
+from .parser import COLUMNS, LABELS
 
 __all__ = ["parse_columns"]
 
@@ -27,145 +29,210 @@ __all__ = ["parse_columns"]
 _COLUMN_BATCH = 4096
 _encode = msgspec.json.Encoder().encode  # what the cache's own encoder writes for these values
 _EMPTY = _encode({})
-_LABEL_TEXTS = {label: (_encode({"BEGIN": [label]}), _encode({"begin_label": label})) for label in LABELS}
+#: What ``str.strip()`` removes (the characters whose ``str.isspace()`` is true; a test checks the list).
+WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+#: A cell that ``str.strip()`` leaves empty: ``""`` or whitespace only.
+_BLANK = "^[" + "".join(f"\\x{{{ord(char):x}}}" for char in WHITESPACE) + "]*$"
+#: The file as :data:`utils.datasets.begin.parser.DIALECT` reads it: tabs, no quoting, no escapes,
+#: every cell text; an empty line, a row of another width or invalid UTF-8 stops the reader (declined).
+_PARSE = pa_csv.ParseOptions(
+    delimiter="\t", quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=False
+)
+_CONVERT = pa_csv.ConvertOptions(column_types=dict.fromkeys(COLUMNS, pa.string()), strings_can_be_null=False)
+
+
+_LINE_END = re.compile(rb"\n")
+_NUL = re.compile(rb"\x00")
+_LONE_CR = re.compile(rb"\r(?!\n)")
 
 
 class _Declined(Exception):
-    """A row the fast path leaves to the record path (which reports it, or keeps its extra columns)."""
+    """A file the fast path leaves to the record path (which reports it, or keeps its extra columns)."""
 
 
 def parse_columns(path: Path, *, split: str) -> Iterator[EvidenceBatch]:
     """The rows of :func:`utils.datasets.begin.parser.parse` (the record path) as columns, for the
-    loader: the same records, with no Dialogue, Turn or Evidence object made per row (a cold load of
-    WoW's test file took four times a bare ``csv.reader`` loop, two thirds of it making and then
-    taking apart those objects).
+    loader: the same records, with no Dialogue, Turn or Evidence object made, and no Python loop per
+    row (the file is read by Arrow's CSV reader and every column built by Arrow's kernels: a row at a
+    time, a cold load of WoW's test file took six times a bare ``csv.reader`` loop).
 
     Each knowledge snippet becomes one passage, the first time it is seen, as the cache numbers the
-    passages of the record path's records; ``meta``, ``labels`` and ``raw`` are written as JSON text
-    with the cache's own encoder. Anything the record path would refuse or treat apart (a fault of the
-    file, a column beyond the six, a value whose JSON holds ``null``) declines
-    (:class:`FastPathDeclined`), and the loader builds the cache with the record path from the start,
-    which reports the fault.
+    passages of the record path's records; ``meta``, ``labels`` and ``raw`` are the JSON texts the
+    cache's own encoder writes. Anything the record path would refuse, treat apart or read otherwise (a
+    fault of the file, a column beyond the six, an empty line, a byte order mark, a carriage return
+    outside a line end, a NUL, a cell of whitespace only or beyond ``csv``'s field size limit, a value
+    whose JSON holds ``null``) declines (:class:`FastPathDeclined`), and the loader builds the split's
+    tables with the record path from the start, which reports the fault.
     """
     try:
-        yield from _column_batches(Path(path), split)
-    except (_Declined, DataError, csv.Error) as exc:
+        table = _read(Path(path))
+        yield from _batches(table, split)
+    except (_Declined, pa.ArrowInvalid, UnicodeDecodeError) as exc:
         raise FastPathDeclined from exc
 
 
-def _column_batches(path: Path, split: str) -> Iterator[EvidenceBatch]:
-    reader = csv.reader(_lines(path), **DIALECT)
-    header = next(reader, None)
-    if header is None or tuple(name.strip() for name in header) != COLUMNS:
-        raise _Declined  # no header, a missing column, or columns beyond the six, in another order
-    columns = _RowColumns(split)
-    passages: dict[str, int] = {}  # knowledge snippet -> its passage row, in order of first appearance
-    for cells in reader:
-        if not cells:  # an empty line, which parse skips too
-            continue
-        columns.add(cells, reader.line_num, passages)
-        if len(columns.ids) >= _COLUMN_BATCH:
-            yield columns.batch()
-            columns = _RowColumns(split, len(passages), columns.next_row)
-    if columns.ids:
-        yield columns.batch()
+def _read(path: Path) -> pa.Table:
+    """The file's rows as a table of the six columns, or declined where ``csv.reader`` would differ.
 
-
-class _RowColumns:
-    """A batch of rows as the cache stores them (:func:`utils.datasets.begin.parser.parse` gives the record of one)."""
-
-    def __init__(self, split: str, first_passage: int = 0, first_row: int = 0) -> None:
-        self.split = split
-        self.first_passage = first_passage
-        self.next_row = first_row
-        self.ids: list[str] = []
-        self.metas: list[bytes] = []
-        self.turn_counts: list[int] = []
-        self.turn_index: list[int] = []
-        self.roles: list[str] = []
-        self.speakers: list[str] = []
-        self.texts: list[str] = []
-        self.labels: list[bytes] = []
-        self.raws: list[bytes] = []
-        self.evidence_counts: list[int] = []
-        self.passage: list[int] = []
-        self.new_passages: list[str] = []
-
-    def add(self, cells: list[str], line: int, passages: dict[str, int]) -> None:
-        if len(cells) != len(COLUMNS):
+    The file is memory-mapped, not read into a ``bytes``: the checks below scan it in place, and Arrow
+    parses it in place (a fresh process paid as much for the pages of a copy as for parsing it).
+    """
+    with pa.memory_map(str(path)) as mapped:
+        data = mapped.read_buffer()
+    view = memoryview(data)
+    first_line = _LINE_END.search(view)
+    header = bytes(view[: first_line.end() if first_line else len(view)])
+    if (
+        not len(view)
+        or header.startswith(codecs.BOM_UTF8)
+        or _NUL.search(view)
+        or _LONE_CR.search(view)  # csv.reader refuses a carriage return inside a line; Arrow ends a line there
+        or tuple(name.strip() for name in header.decode("utf-8").rstrip("\r\n").split("\t")) != COLUMNS
+    ):
+        raise _Declined
+    options = pa_csv.ReadOptions(use_threads=False, skip_rows=1, column_names=list(COLUMNS))
+    table = pa_csv.read_csv(pa.BufferReader(data), read_options=options, parse_options=_PARSE, convert_options=_CONVERT)
+    limit = csv.field_size_limit()
+    for column in table.columns:
+        if len(column) and pc.max(pc.binary_length(column)).as_py() > limit:  # csv.reader's error to report
             raise _Declined
-        model, source, knowledge, message, response, label = cells
-        if not (model.strip() and source.strip() and label.strip()) or label not in _LABEL_TEXTS:
-            raise _Declined
-        meta: dict[str, Any] = {"row": self.next_row, "line": line, "model": model, "source": source, "label": label}
-        has_message = bool(message.strip())
-        if has_message:
-            self.turn_index.append(0)
-            self.roles.append(SEEKER)
-            self.speakers.append("message")
-            self.texts.append(message)
-            self.labels.append(_EMPTY)
-            self.raws.append(_EMPTY)
-            self.evidence_counts.append(0)
-        else:
-            meta["message_missing"] = True
-        has_knowledge = bool(knowledge.strip())
-        if has_knowledge:
-            position = passages.get(knowledge)
-            if position is None:
-                position = passages[knowledge] = len(passages)
-                self.new_passages.append(knowledge)
-            self.passage.append(position)
-        else:
-            meta["knowledge_missing"] = True
-        if not response.strip():
-            meta["response_missing"] = True
-        text = _encode(meta)
-        if b"null" in text:  # the cache writes such a value with another encoder: parse's records go there
-            raise _Declined
-        labels, raw = _LABEL_TEXTS[label]
-        self.turn_index.append(int(has_message))
-        self.roles.append(WIZARD)
-        self.speakers.append(model)
-        self.texts.append(response)
-        self.labels.append(labels)
-        self.raws.append(raw)
-        self.evidence_counts.append(int(has_knowledge))
-        self.ids.append(f"{self.split}-{self.next_row}")
-        self.metas.append(text)
-        self.turn_counts.append(1 + has_message)
-        self.next_row += 1
+    return table.combine_chunks()
 
-    def batch(self) -> EvidenceBatch:
-        rows, evidence = len(self.ids), len(self.passage)
-        return EvidenceBatch(
-            dialogues=TurnColumns(
-                ids=self.ids,
-                datasets=["begin"] * rows,
-                splits=[self.split] * rows,
-                topics=[None] * rows,
-                metas=_text_column(self.metas),
-                turn_counts=self.turn_counts,
-                turn_index=np.array(self.turn_index, dtype=np.int32),
-                roles=self.roles,
-                speakers=self.speakers,
-                texts=self.texts,
-                labels=_text_column(self.labels),
-                raws=_text_column(self.raws),
-            ),
-            counts=self.evidence_counts,
-            ids=pa.array(["knowledge"] * evidence, pa.string()),
-            passage=pa.array(self.passage, pa.int32()),
-            origin=pa.array(["knowledge"] * evidence, pa.string()),
-            selected=pa.array([True] * evidence, pa.bool_()),
-            passages=PassageTable(
-                pa.array(self.new_passages, pa.string()),
-                pa.array([None] * len(self.new_passages), pa.string()),
-                _text_column([_EMPTY] * len(self.new_passages)),
-            ),
+
+def _blank(column: pa.Array) -> np.ndarray:
+    """Which cells ``str.strip()`` leaves empty."""
+    return pc.match_substring_regex(column, _BLANK).to_numpy(zero_copy_only=False)
+
+
+def _encoded(column: pa.Array) -> pa.Array:
+    """Each cell's JSON text, encoded once per distinct value (a few model, source and label names);
+    declined on a blank one (model and source must have text; labels are checked apart)."""
+    codes = column.dictionary_encode()
+    values = codes.dictionary.to_pylist()
+    texts = [_encode(value) for value in values]
+    if any(b"null" in text for text in texts) or not all(value.strip() for value in values):
+        raise _Declined  # null: the cache writes such a value with another encoder; blank: parse refuses it
+    return pa.array(texts, pa.binary()).view(pa.string()).take(codes.indices)
+
+
+#: A turn's ``labels`` and ``raw`` as JSON text: the message's (``{}``), then the response's, by label.
+_LABEL_TEXTS = pa.array([_EMPTY, *(_encode({"BEGIN": [label]}) for label in LABELS)], pa.binary()).view(pa.string())
+_RAW_TEXTS = pa.array([_EMPTY, *(_encode({"begin_label": label}) for label in LABELS)], pa.binary()).view(pa.string())
+_LABELS = pa.array(LABELS, pa.string())
+_ROLES = pa.array([SEEKER, WIZARD], pa.string())  # a message's, a response's
+_MESSAGE = pa.array(["message"], pa.string())  # a message turn's speaker
+_EMPTY_TEXT = pa.array([_EMPTY], pa.binary()).view(pa.string())
+_KNOWLEDGE = pa.array(["knowledge"], pa.string())  # each evidence row's id and origin
+_SELECTED = pa.array([True], pa.bool_())
+_FLAGS = ("message_missing", "knowledge_missing", "response_missing")  # in the order parse sets them
+
+
+def _checked(table: pa.Table) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Each row's label (its position in LABELS) and which of its message, knowledge and response are
+    empty; declined on what the record path refuses or would read apart."""
+    _, _, knowledge, message, response, label = (column.chunk(0) for column in table.columns)
+    codes = pc.index_in(label, value_set=_LABELS)
+    if codes.null_count:  # blank model and source names are declined with their JSON (_encoded)
+        raise _Declined  # a fault of the file: the record path names its line and column
+    empty = {}
+    for flag, column in zip(_FLAGS, (message, knowledge, response), strict=True):
+        blank = _blank(column)
+        if (blank & (pc.binary_length(column).to_numpy(zero_copy_only=False) > 0)).any():
+            raise _Declined  # whitespace only: rare, left to the record path
+        empty[flag] = blank
+    return codes.to_numpy(zero_copy_only=False), empty
+
+
+def _meta_texts(table: pa.Table, empty: dict[str, np.ndarray]) -> pa.Array:
+    """Each row's ``meta`` as the cache's encoder writes parse's dict (its keys in parse's order)."""
+    model, source, _, _, _, label = (column.chunk(0) for column in table.columns)
+    rows = pa.array(np.arange(len(table), dtype=np.int64))
+    parts: list[object] = ['{"row":', rows.cast(pa.string()), ',"line":', pc.add(rows, 2).cast(pa.string())]
+    parts += [',"model":', _encoded(model), ',"source":', _encoded(source), ',"label":', _encoded(label)]
+    parts += [pc.if_else(pa.array(empty[flag]), f',"{flag}":true', "") for flag in _FLAGS]
+    return pc.binary_join_element_wise(*parts, "}", "")
+
+
+def _batches(table: pa.Table, split: str) -> Iterator[EvidenceBatch]:
+    if not len(table):
+        return
+    labels, empty = _checked(table)
+    metas = _meta_texts(table, empty)
+    has_knowledge = ~empty["knowledge_missing"]
+    # Numbered in order of first appearance over the whole file, as the cache numbers parse's passages.
+    passages = table.column("knowledge").chunk(0).filter(pa.array(has_knowledge)).dictionary_encode()
+    evidence_before = np.concatenate(([0], np.cumsum(has_knowledge)))
+    seen = 0
+    for start in range(0, len(table), _COLUMN_BATCH):
+        stop = min(start + _COLUMN_BATCH, len(table))
+        codes = passages.indices.slice(evidence_before[start], evidence_before[stop] - evidence_before[start])
+        known = max(seen, pc.max(codes).as_py() + 1) if len(codes) else seen
+        yield _batch(
+            table.slice(start, stop - start),
+            split,
+            start,
+            metas.slice(start, stop - start),
+            (~empty["message_missing"][start:stop], has_knowledge[start:stop], labels[start:stop]),
+            codes,
+            passages.dictionary.slice(seen, known - seen),
         )
+        seen = known
 
 
-def _text_column(texts: list[bytes]) -> pa.Array:
-    """JSON texts (UTF-8 by construction: msgspec refuses lone surrogates) as a string column."""
-    return pa.array(texts, pa.binary()).view(pa.string())
+def _batch(
+    rows: pa.Table,
+    split: str,
+    first: int,
+    metas: pa.Array,
+    flags: tuple[np.ndarray, np.ndarray, np.ndarray],
+    passage: pa.Array,
+    new_passages: pa.Array,
+) -> EvidenceBatch:
+    """One batch of rows as parse's records: a message turn (when the cell has text), then the response."""
+    has_message, has_knowledge, labels = flags
+    model, _, _, message, response, _ = (column.chunk(0) for column in rows.columns)
+    count, index = len(rows), np.arange(len(rows))
+    responses = np.cumsum(1 + has_message) - 1  # the turn of each row's response; its message just before
+    source = np.empty(responses[-1] + 1, dtype=np.int64)  # each turn's cell in [messages, responses]
+    source[responses] = count + index
+    source[responses[has_message] - 1] = index[has_message]
+    is_response = source >= count
+    label_of = np.zeros(len(source), dtype=np.int64)
+    label_of[responses] = 1 + labels
+    evidence_counts = np.zeros(len(source), dtype=np.int64)
+    evidence_counts[responses] = has_knowledge
+    turn_index = np.zeros(len(source), dtype=np.int32)
+    turn_index[responses] = has_message
+    evidence = len(passage)
+    return EvidenceBatch(
+        dialogues=TurnColumns(
+            ids=pc.binary_join_element_wise(f"{split}-", pa.array(first + index).cast(pa.string()), ""),
+            datasets=["begin"] * count,
+            splits=[split] * count,
+            topics=[None] * count,
+            metas=metas,
+            turn_counts=(1 + has_message).tolist(),
+            turn_index=turn_index,
+            roles=_ROLES.take(is_response.view(np.int8)),
+            speakers=pa.concat_arrays([model, _MESSAGE]).take(np.where(is_response, source - count, count)),
+            texts=pa.concat_arrays([message, response]).take(source),
+            labels=_LABEL_TEXTS.take(label_of),
+            raws=_RAW_TEXTS.take(label_of),
+        ),
+        counts=evidence_counts.tolist(),
+        ids=_repeated(_KNOWLEDGE, evidence),
+        passage=passage.cast(pa.int32()),
+        origin=_repeated(_KNOWLEDGE, evidence),
+        selected=_repeated(_SELECTED, evidence),
+        passages=PassageTable(
+            new_passages, pa.nulls(len(new_passages), pa.string()), _repeated(_EMPTY_TEXT, len(new_passages))
+        ),
+    )
+
+
+def _repeated(value: pa.Array, count: int) -> pa.Array:
+    """A column of ``count`` times the one value of ``value``."""
+    return value.take(np.zeros(count, dtype=np.int8))
