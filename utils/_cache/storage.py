@@ -167,13 +167,13 @@ def parsed_in_memory(
 ) -> CachedTables:
     """The tables of a split built in memory, nothing written: by ``fast_build`` (a parser's columnar
     path), or by ``build()`` (record by record, which reports any error in the file) when it has none
-    or declines."""
+    or declines. For a small split: its ``raw`` texts are not compressed either."""
     if fast_build is not None:
         try:
-            return build_in_memory(fast_build())
+            return build_in_memory(fast_build(), compress_raw=False)
         except FastPathDeclined:
             pass
-    return build_in_memory(build())
+    return build_in_memory(build(), compress_raw=False)
 
 
 def _build_fast_or_slow(

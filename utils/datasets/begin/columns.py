@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import codecs
 import csv
+import mmap
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,8 +36,8 @@ WHITESPACE = (
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
     "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
-#: A cell that ``str.strip()`` leaves empty: ``""`` or whitespace only.
-_BLANK = "^[" + "".join(f"\\x{{{ord(char):x}}}" for char in WHITESPACE) + "]*$"
+#: A cell of whitespace only, which ``str.strip()`` leaves empty.
+_WHITESPACE_ONLY = "^[" + "".join(f"\\x{{{ord(char):x}}}" for char in WHITESPACE) + "]+$"
 #: The file as :data:`utils.datasets.begin.parser.DIALECT` reads it: tabs, no quoting, no escapes,
 #: every cell text; an empty line, a row of another width or invalid UTF-8 stops the reader (declined).
 _PARSE = pa_csv.ParseOptions(
@@ -44,8 +46,6 @@ _PARSE = pa_csv.ParseOptions(
 _CONVERT = pa_csv.ConvertOptions(column_types=dict.fromkeys(COLUMNS, pa.string()), strings_can_be_null=False)
 
 
-_LINE_END = re.compile(rb"\n")
-_NUL = re.compile(rb"\x00")
 _LONE_CR = re.compile(rb"\r(?!\n)")
 
 
@@ -78,33 +78,35 @@ def _read(path: Path) -> pa.Table:
     """The file's rows as a table of the six columns, or declined where ``csv.reader`` would differ.
 
     The file is memory-mapped, not read into a ``bytes``: the checks below scan it in place, and Arrow
-    parses it in place (a fresh process paid as much for the pages of a copy as for parsing it).
+    parses it in place, in one block (a fresh process paid as much for the pages of a copy as for
+    parsing it).
     """
-    with pa.memory_map(str(path)) as mapped:
-        data = mapped.read_buffer()
-    view = memoryview(data)
-    first_line = _LINE_END.search(view)
-    header = bytes(view[: first_line.end() if first_line else len(view)])
+    with open(path, "rb") as handle:
+        if not os.fstat(handle.fileno()).st_size:
+            raise _Declined  # an empty file: parse's error to report
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    header = mapped[: mapped.find(b"\n") + 1 or len(mapped)]
     if (
-        not len(view)
-        or header.startswith(codecs.BOM_UTF8)
-        or _NUL.search(view)
-        or _LONE_CR.search(view)  # csv.reader refuses a carriage return inside a line; Arrow ends a line there
+        header.startswith(codecs.BOM_UTF8)
+        or mapped.find(b"\0") >= 0
+        or _LONE_CR.search(mapped)  # csv.reader refuses a carriage return inside a line; Arrow ends a line there
         or tuple(name.strip() for name in header.decode("utf-8").rstrip("\r\n").split("\t")) != COLUMNS
     ):
         raise _Declined
-    options = pa_csv.ReadOptions(use_threads=False, skip_rows=1, column_names=list(COLUMNS))
-    table = pa_csv.read_csv(pa.BufferReader(data), read_options=options, parse_options=_PARSE, convert_options=_CONVERT)
-    limit = csv.field_size_limit()
-    for column in table.columns:
-        if len(column) and pc.max(pc.binary_length(column)).as_py() > limit:  # csv.reader's error to report
-            raise _Declined
-    return table.combine_chunks()
+    block = min(len(mapped) + 1, 1 << 30)  # one block: one chunk per column, not copied into one after
+    options = pa_csv.ReadOptions(use_threads=False, skip_rows=1, column_names=list(COLUMNS), block_size=block)
+    table = pa_csv.read_csv(
+        pa.BufferReader(pa.py_buffer(mapped)), read_options=options, parse_options=_PARSE, convert_options=_CONVERT
+    ).combine_chunks()
+    if len(table) and max(_lengths(column.chunk(0)).max() for column in table.columns) > csv.field_size_limit():
+        raise _Declined  # csv.reader's error to report (a length in bytes: at least the one in characters)
+    return table
 
 
-def _blank(column: pa.Array) -> np.ndarray:
-    """Which cells ``str.strip()`` leaves empty."""
-    return pc.match_substring_regex(column, _BLANK).to_numpy(zero_copy_only=False)
+def _lengths(column: pa.Array) -> np.ndarray:
+    """The byte length of every cell of a string column, from its offsets (no kernel to call)."""
+    offsets = np.frombuffer(column.buffers()[1], dtype=np.int32)
+    return np.diff(offsets[column.offset : column.offset + len(column) + 1])
 
 
 def _encoded(column: pa.Array) -> pa.Array:
@@ -121,12 +123,13 @@ def _encoded(column: pa.Array) -> pa.Array:
 #: A turn's ``labels`` and ``raw`` as JSON text: the message's (``{}``), then the response's, by label.
 _LABEL_TEXTS = pa.array([_EMPTY, *(_encode({"BEGIN": [label]}) for label in LABELS)], pa.binary()).view(pa.string())
 _RAW_TEXTS = pa.array([_EMPTY, *(_encode({"begin_label": label}) for label in LABELS)], pa.binary()).view(pa.string())
-_LABELS = pa.array(LABELS, pa.string())
+_LABEL_JSON = pa.array([_encode(label) for label in LABELS], pa.binary()).view(pa.string())  # in meta
 _ROLES = pa.array([SEEKER, WIZARD], pa.string())  # a message's, a response's
 _MESSAGE = pa.array(["message"], pa.string())  # a message turn's speaker
 _EMPTY_TEXT = pa.array([_EMPTY], pa.binary()).view(pa.string())
 _KNOWLEDGE = pa.array(["knowledge"], pa.string())  # each evidence row's id and origin
 _SELECTED = pa.array([True], pa.bool_())
+_CODE_0 = pa.array([0], pa.int8())
 _FLAGS = ("message_missing", "knowledge_missing", "response_missing")  # in the order parse sets them
 
 
@@ -134,24 +137,25 @@ def _checked(table: pa.Table) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Each row's label (its position in LABELS) and which of its message, knowledge and response are
     empty; declined on what the record path refuses or would read apart."""
     _, _, knowledge, message, response, label = (column.chunk(0) for column in table.columns)
-    codes = pc.index_in(label, value_set=_LABELS)
-    if codes.null_count:  # blank model and source names are declined with their JSON (_encoded)
+    found = label.dictionary_encode()
+    names = found.dictionary.to_pylist()
+    if not set(names) <= set(LABELS):  # blank model and source names are declined with their JSON (_encoded)
         raise _Declined  # a fault of the file: the record path names its line and column
-    empty = {}
-    for flag, column in zip(_FLAGS, (message, knowledge, response), strict=True):
-        blank = _blank(column)
-        if (blank & (pc.binary_length(column).to_numpy(zero_copy_only=False) > 0)).any():
-            raise _Declined  # whitespace only: rare, left to the record path
-        empty[flag] = blank
-    return codes.to_numpy(zero_copy_only=False), empty
+    codes = np.array([LABELS.index(name) for name in names], dtype=np.int64)[found.indices.to_numpy()]
+    texts = (message, knowledge, response)
+    if pc.any(pc.match_substring_regex(pa.chunked_array(texts), _WHITESPACE_ONLY)).as_py():
+        raise _Declined  # a cell of whitespace only, which parse counts as missing: rare, left to it
+    empty = {flag: _lengths(column) == 0 for flag, column in zip(_FLAGS, texts, strict=True)}
+    return codes, empty
 
 
-def _meta_texts(table: pa.Table, empty: dict[str, np.ndarray]) -> pa.Array:
-    """Each row's ``meta`` as the cache's encoder writes parse's dict (its keys in parse's order)."""
-    model, source, _, _, _, label = (column.chunk(0) for column in table.columns)
-    rows = pa.array(np.arange(len(table), dtype=np.int64))
-    parts: list[object] = ['{"row":', rows.cast(pa.string()), ',"line":', pc.add(rows, 2).cast(pa.string())]
-    parts += [',"model":', _encoded(model), ',"source":', _encoded(source), ',"label":', _encoded(label)]
+def _meta_texts(table: pa.Table, numbers: pa.Array, labels: np.ndarray, empty: dict[str, np.ndarray]) -> pa.Array:
+    """Each row's ``meta`` as the cache's encoder writes parse's dict (its keys in parse's order):
+    ``numbers`` are the rows' numbers as text, the line of row ``i`` is ``i + 2`` (no empty line)."""
+    model, source = (column.chunk(0) for column in table.columns[:2])
+    lines = pa.array(np.arange(2, len(table) + 2, dtype=np.int64)).cast(pa.string())
+    parts: list[object] = ['{"row":', numbers, ',"line":', lines, ',"model":', _encoded(model)]
+    parts += [',"source":', _encoded(source), ',"label":', _LABEL_JSON.take(labels)]
     parts += [pc.if_else(pa.array(empty[flag]), f',"{flag}":true', "") for flag in _FLAGS]
     return pc.binary_join_element_wise(*parts, "}", "")
 
@@ -160,7 +164,9 @@ def _batches(table: pa.Table, split: str) -> Iterator[EvidenceBatch]:
     if not len(table):
         return
     labels, empty = _checked(table)
-    metas = _meta_texts(table, empty)
+    numbers = pa.array(np.arange(len(table), dtype=np.int64)).cast(pa.string())
+    ids = pc.binary_join_element_wise(f"{split}-", numbers, "")
+    metas = _meta_texts(table, numbers, labels, empty)
     has_knowledge = ~empty["knowledge_missing"]
     # Numbered in order of first appearance over the whole file, as the cache numbers parse's passages.
     passages = table.column("knowledge").chunk(0).filter(pa.array(has_knowledge)).dictionary_encode()
@@ -173,8 +179,7 @@ def _batches(table: pa.Table, split: str) -> Iterator[EvidenceBatch]:
         yield _batch(
             table.slice(start, stop - start),
             split,
-            start,
-            metas.slice(start, stop - start),
+            (ids.slice(start, stop - start), metas.slice(start, stop - start)),
             (~empty["message_missing"][start:stop], has_knowledge[start:stop], labels[start:stop]),
             codes,
             passages.dictionary.slice(seen, known - seen),
@@ -185,13 +190,13 @@ def _batches(table: pa.Table, split: str) -> Iterator[EvidenceBatch]:
 def _batch(
     rows: pa.Table,
     split: str,
-    first: int,
-    metas: pa.Array,
+    texts: tuple[pa.Array, pa.Array],
     flags: tuple[np.ndarray, np.ndarray, np.ndarray],
     passage: pa.Array,
     new_passages: pa.Array,
 ) -> EvidenceBatch:
     """One batch of rows as parse's records: a message turn (when the cell has text), then the response."""
+    ids, metas = texts
     has_message, has_knowledge, labels = flags
     model, _, _, message, response, _ = (column.chunk(0) for column in rows.columns)
     count, index = len(rows), np.arange(len(rows))
@@ -209,12 +214,12 @@ def _batch(
     evidence = len(passage)
     return EvidenceBatch(
         dialogues=TurnColumns(
-            ids=pc.binary_join_element_wise(f"{split}-", pa.array(first + index).cast(pa.string()), ""),
+            ids=ids,
             datasets=["begin"] * count,
             splits=[split] * count,
             topics=[None] * count,
             metas=metas,
-            turn_counts=(1 + has_message).tolist(),
+            turn_counts=1 + has_message,
             turn_index=turn_index,
             roles=_ROLES.take(is_response.view(np.int8)),
             speakers=pa.concat_arrays([model, _MESSAGE]).take(np.where(is_response, source - count, count)),
@@ -222,10 +227,11 @@ def _batch(
             labels=_LABEL_TEXTS.take(label_of),
             raws=_RAW_TEXTS.take(label_of),
         ),
-        counts=evidence_counts.tolist(),
+        counts=evidence_counts,
         ids=_repeated(_KNOWLEDGE, evidence),
         passage=passage.cast(pa.int32()),
-        origin=_repeated(_KNOWLEDGE, evidence),
+        # Already coded (every row's origin is the first name): the cache renumbers codes, not rows.
+        origin=pa.DictionaryArray.from_arrays(_repeated(_CODE_0, evidence), _KNOWLEDGE),
         selected=_repeated(_SELECTED, evidence),
         passages=PassageTable(
             new_passages, pa.nulls(len(new_passages), pa.string()), _repeated(_EMPTY_TEXT, len(new_passages))

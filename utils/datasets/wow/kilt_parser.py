@@ -347,14 +347,14 @@ def _turns(inputs: list[str], has_answer: np.ndarray, answers: list[str], answer
     evidence_counts = np.zeros(total, dtype=np.int64)
     evidence_counts[answer_turns] = answer_evidence
     return {
-        "turn_counts": turn_counts.tolist(),
+        "turn_counts": turn_counts,
         "turn_index": turn_index,
         "roles": _ROLES.take(code),
         "speakers": _SPEAKER_NAMES.take(code),
         "texts": pa.concat_arrays([lines.flatten(), pa.array(answers, pa.string())]).take(source),
         "labels": _LABEL_TEXTS.take(code),
         "raws": _RAW_TEXTS.take(code),
-        "evidence_counts": evidence_counts.tolist(),
+        "evidence_counts": evidence_counts,
     }
 
 
