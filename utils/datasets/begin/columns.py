@@ -36,8 +36,8 @@ WHITESPACE = (
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
     "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
-#: A cell of whitespace only, which ``str.strip()`` leaves empty.
-_WHITESPACE_ONLY = "^[" + "".join(f"\\x{{{ord(char):x}}}" for char in WHITESPACE) + "]+$"
+#: The first bytes (UTF-8) of those characters: a cell of whitespace only starts with one of them.
+_WHITESPACE_STARTS = np.array(sorted({char.encode("utf-8")[0] for char in WHITESPACE}), dtype=np.uint8)
 #: The file as :data:`utils.datasets.begin.parser.DIALECT` reads it: tabs, no quoting, no escapes,
 #: every cell text; an empty line, a row of another width or invalid UTF-8 stops the reader (declined).
 _PARSE = pa_csv.ParseOptions(
@@ -103,6 +103,20 @@ def _read(path: Path) -> pa.Table:
     return table
 
 
+def _whitespace_only(column: pa.Array) -> bool:
+    """Whether a cell of ``column`` holds whitespace only: the few cells that start with a byte such a
+    character starts with are read and stripped as parse strips them (a regular expression over every
+    cell cost more, and RE2's whitespace is not Python's)."""
+    lengths = _lengths(column)
+    starts = np.frombuffer(column.buffers()[1], dtype=np.int32)[column.offset : column.offset + len(column)]
+    rows = np.flatnonzero(lengths > 0)
+    if not len(rows):
+        return False
+    first_bytes = np.frombuffer(column.buffers()[2], dtype=np.uint8)[starts[rows]]
+    candidates = rows[np.isin(first_bytes, _WHITESPACE_STARTS)]
+    return any(not column[int(row)].as_py().strip() for row in candidates)
+
+
 def _lengths(column: pa.Array) -> np.ndarray:
     """The byte length of every cell of a string column, from its offsets (no kernel to call)."""
     offsets = np.frombuffer(column.buffers()[1], dtype=np.int32)
@@ -143,7 +157,7 @@ def _checked(table: pa.Table) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         raise _Declined  # a fault of the file: the record path names its line and column
     codes = np.array([LABELS.index(name) for name in names], dtype=np.int64)[found.indices.to_numpy()]
     texts = (message, knowledge, response)
-    if pc.any(pc.match_substring_regex(pa.chunked_array(texts), _WHITESPACE_ONLY)).as_py():
+    if any(_whitespace_only(column) for column in texts):
         raise _Declined  # a cell of whitespace only, which parse counts as missing: rare, left to it
     empty = {flag: _lengths(column) == 0 for flag, column in zip(_FLAGS, texts, strict=True)}
     return codes, empty
@@ -156,7 +170,7 @@ def _meta_texts(table: pa.Table, numbers: pa.Array, labels: np.ndarray, empty: d
     lines = pa.array(np.arange(2, len(table) + 2, dtype=np.int64)).cast(pa.string())
     parts: list[object] = ['{"row":', numbers, ',"line":', lines, ',"model":', _encoded(model)]
     parts += [',"source":', _encoded(source), ',"label":', _LABEL_JSON.take(labels)]
-    parts += [pc.if_else(pa.array(empty[flag]), f',"{flag}":true', "") for flag in _FLAGS]
+    parts += [pa.array(["", f',"{flag}":true']).take(empty[flag].view(np.int8)) for flag in _FLAGS]
     return pc.binary_join_element_wise(*parts, "}", "")
 
 
@@ -169,7 +183,7 @@ def _batches(table: pa.Table, split: str) -> Iterator[EvidenceBatch]:
     metas = _meta_texts(table, numbers, labels, empty)
     has_knowledge = ~empty["knowledge_missing"]
     # Numbered in order of first appearance over the whole file, as the cache numbers parse's passages.
-    passages = table.column("knowledge").chunk(0).filter(pa.array(has_knowledge)).dictionary_encode()
+    passages = table.column("knowledge").chunk(0).take(np.flatnonzero(has_knowledge)).dictionary_encode()
     evidence_before = np.concatenate(([0], np.cumsum(has_knowledge)))
     seen = 0
     for start in range(0, len(table), _COLUMN_BATCH):

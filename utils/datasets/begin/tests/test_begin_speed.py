@@ -193,9 +193,10 @@ def _same_tables(path: Path, split: str = "wow_dev") -> None:
         "\r\n".join([" model_name \tdata_source\tknowledge\tmessage\tresponse\tbegin_label ", ROW]),
         "\r\n".join([HEADER, *(ROW.replace("1871", str(year)) for year in range(1800, 1900)), ROW]),
         HEADER + "\r\n",  # a header and no row
+        "\r\n".join([HEADER, ROW.replace("Tell me.", " Tell me. "), ROW.replace("Tell me.", "\u3000\x85x\x1c")]),
     ],
     ids=["published", "final line end", "LF", "no message or knowledge", "no response", "odd text", "spaced header",
-         "repeated knowledge", "header only"],
+         "repeated knowledge", "header only", "cells starting with whitespace"],
 )
 def test_the_fast_path_builds_the_record_path_s_tables(tmp_path: Path, text: str) -> None:
     path = tmp_path / "begin_dev_wow.tsv"
