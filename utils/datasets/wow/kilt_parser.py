@@ -351,7 +351,8 @@ def _turns(inputs: list[str], has_answer: np.ndarray, answers: list[str], answer
         "turn_index": turn_index,
         "roles": _ROLES.take(code),
         "speakers": _SPEAKER_NAMES.take(code),
-        "texts": pa.concat_arrays([lines.flatten(), pa.array(answers, pa.string())]).take(source),
+        # Taken from the lines and answers where they are, not from a copy of them put end to end.
+        "texts": pa.chunked_array([lines.flatten(), pa.array(answers, pa.string())]).take(source).combine_chunks(),
         "labels": _LABEL_TEXTS.take(code),
         "raws": _RAW_TEXTS.take(code),
         "evidence_counts": evidence_counts,
