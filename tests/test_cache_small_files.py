@@ -30,7 +30,11 @@ def _cached_entries() -> list[Path]:
 
 
 @pytest.mark.usefixtures("small_files_in_memory")
-@pytest.mark.parametrize(("dataset", "split"), [("begin", "wow_dev"), ("wow_kilt", "dev")])
+@pytest.mark.parametrize(
+    ("dataset", "split"),
+    [("begin", "wow_dev"), ("wow_kilt", "dev"), ("wow", "train"), ("faithdial", "train"), ("wise", "train"),
+     ("jwhr", "answered")],
+)
 def test_a_small_split_is_parsed_into_memory_with_the_records_of_a_cached_one(
     monkeypatch: pytest.MonkeyPatch, dataset: str, split: str
 ) -> None:

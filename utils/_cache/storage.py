@@ -16,6 +16,10 @@ processes skip the read while those hold. Writing into a file in place moves its
 tool can set back, so damage is still read and caught. A file lock makes concurrent loads of the same split build it
 once.
 
+A small split is not cached at all: read from a file under :data:`IN_MEMORY_BELOW` bytes by a parser
+with a columnar path, it is parsed into memory at every load (:func:`parsed_in_memory`), which costs
+less than the cache's own fixed costs.
+
 The cache is a convenience, never a condition: when it cannot be written (a full disk, a read-only
 or foreign directory, a file where the directory should be) the split is built in memory from its
 file, with one :class:`CacheWarning`, and whatever was half written is removed. A cached copy that
