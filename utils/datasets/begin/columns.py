@@ -123,21 +123,19 @@ def _lengths(column: pa.Array) -> np.ndarray:
     return np.diff(offsets[column.offset : column.offset + len(column) + 1])
 
 
-def _encoded(column: pa.Array) -> pa.Array:
-    """Each cell's JSON text, encoded once per distinct value (a few model, source and label names);
-    declined on a blank one (model and source must have text; labels are checked apart)."""
+def _names(column: pa.Array) -> tuple[list[str], np.ndarray]:
+    """A column's distinct values (a few model or source names) and each cell's among them; declined
+    on a blank one, which parse refuses."""
     codes = column.dictionary_encode()
-    values = codes.dictionary.to_pylist()
-    texts = [_encode(value) for value in values]
-    if any(b"null" in text for text in texts) or not all(value.strip() for value in values):
-        raise _Declined  # null: the cache writes such a value with another encoder; blank: parse refuses it
-    return pa.array(texts, pa.binary()).view(pa.string()).take(codes.indices)
+    names = codes.dictionary.to_pylist()
+    if not all(name.strip() for name in names):
+        raise _Declined  # a fault of the file: the record path names its line and column
+    return names, codes.indices.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 #: A turn's ``labels`` and ``raw`` as JSON text: the message's (``{}``), then the response's, by label.
 _LABEL_TEXTS = pa.array([_EMPTY, *(_encode({"BEGIN": [label]}) for label in LABELS)], pa.binary()).view(pa.string())
 _RAW_TEXTS = pa.array([_EMPTY, *(_encode({"begin_label": label}) for label in LABELS)], pa.binary()).view(pa.string())
-_LABEL_JSON = pa.array([_encode(label) for label in LABELS], pa.binary()).view(pa.string())  # in meta
 _ROLES = pa.array([SEEKER, WIZARD], pa.string())  # a message's, a response's
 _MESSAGE = pa.array(["message"], pa.string())  # a message turn's speaker
 _EMPTY_TEXT = pa.array([_EMPTY], pa.binary()).view(pa.string())
@@ -153,7 +151,7 @@ def _checked(table: pa.Table) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     _, _, knowledge, message, response, label = (column.chunk(0) for column in table.columns)
     found = label.dictionary_encode()
     names = found.dictionary.to_pylist()
-    if not set(names) <= set(LABELS):  # blank model and source names are declined with their JSON (_encoded)
+    if not set(names) <= set(LABELS):  # blank model and source names are declined in _meta_texts
         raise _Declined  # a fault of the file: the record path names its line and column
     codes = np.array([LABELS.index(name) for name in names], dtype=np.int64)[found.indices.to_numpy()]
     texts = (message, knowledge, response)
@@ -165,13 +163,29 @@ def _checked(table: pa.Table) -> tuple[np.ndarray, dict[str, np.ndarray]]:
 
 def _meta_texts(table: pa.Table, numbers: pa.Array, labels: np.ndarray, empty: dict[str, np.ndarray]) -> pa.Array:
     """Each row's ``meta`` as the cache's encoder writes parse's dict (its keys in parse's order):
-    ``numbers`` are the rows' numbers as text, the line of row ``i`` is ``i + 2`` (no empty line)."""
-    model, source = (column.chunk(0) for column in table.columns[:2])
+    ``numbers`` are the rows' numbers as text, the line of row ``i`` is ``i + 2`` (no empty line).
+
+    Past ``row`` and ``line``, a row's meta is one of a few texts (its model, source, label and missing
+    cells): each is encoded once, and given to the rows that have it.
+    """
+    (models, model), (sources, source) = (_names(column.chunk(0)) for column in table.columns[:2])
+    flags = sum(empty[flag].astype(np.int64) << bit for bit, flag in enumerate(_FLAGS))
+    codes = ((model * len(sources) + source) * len(LABELS) + labels) * 8 + flags
+    combined, rows = np.unique(codes, return_inverse=True)
+    tails = []
+    for code in combined.tolist():
+        rest, flag_bits = divmod(code, 8)
+        rest, label = divmod(rest, len(LABELS))
+        model_name, source_name = models[rest // len(sources)], sources[rest % len(sources)]
+        tail = {"model": model_name, "source": source_name, "label": LABELS[label]}
+        tail.update({flag: True for bit, flag in enumerate(_FLAGS) if flag_bits >> bit & 1})
+        text = _encode(tail)
+        if b"null" in text:  # the cache writes such a value with another encoder
+            raise _Declined
+        tails.append(b"," + text[1:])  # the dict's keys after row and line
     lines = pa.array(np.arange(2, len(table) + 2, dtype=np.int64)).cast(pa.string())
-    parts: list[object] = ['{"row":', numbers, ',"line":', lines, ',"model":', _encoded(model)]
-    parts += [',"source":', _encoded(source), ',"label":', _LABEL_JSON.take(labels)]
-    parts += [pa.array(["", f',"{flag}":true']).take(empty[flag].view(np.int8)) for flag in _FLAGS]
-    return pc.binary_join_element_wise(*parts, "}", "")
+    tail_texts = pa.array(tails, pa.binary()).view(pa.string()).take(rows.reshape(-1))
+    return pc.binary_join_element_wise('{"row":', numbers, ',"line":', lines, tail_texts, "")
 
 
 def _batches(table: pa.Table, split: str) -> Iterator[EvidenceBatch]:
