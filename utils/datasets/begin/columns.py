@@ -44,8 +44,7 @@ _PARSE = pa_csv.ParseOptions(
     delimiter="\t", quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=False
 )
 _CONVERT = pa_csv.ConvertOptions(column_types=dict.fromkeys(COLUMNS, pa.string()), strings_can_be_null=False)
-
-
+#: A carriage return not followed by a line feed: csv.reader refuses it inside a line, Arrow ends a line there.
 _LONE_CR = re.compile(rb"\r(?!\n)")
 
 
@@ -89,7 +88,7 @@ def _read(path: Path) -> pa.Table:
     if (
         header.startswith(codecs.BOM_UTF8)
         or mapped.find(b"\0") >= 0
-        or _LONE_CR.search(mapped)  # csv.reader refuses a carriage return inside a line; Arrow ends a line there
+        or _LONE_CR.search(mapped)
         or tuple(name.strip() for name in header.decode("utf-8").rstrip("\r\n").split("\t")) != COLUMNS
     ):
         raise _Declined
