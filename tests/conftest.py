@@ -25,6 +25,15 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+def _default_in_memory_below() -> int:
+    from utils._cache import storage
+
+    return storage.IN_MEMORY_BELOW
+
+
+# Read before the autouse fixture below sets it to 0.
+_IN_MEMORY_BELOW = _default_in_memory_below()
 # Read before the autouse fixture below replaces it with an empty directory.
 _CONFIGURED_DATA_DIR = os.environ.get("ATLAS_REAL_DATA_DIR") or os.environ.get("ATLAS_DATA_DIR")
 
@@ -57,6 +66,20 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
     # The library's tests grade as a grader does: utils.teaching.exercises.graded raises on a failed test there
     # (in the book it shows a note instead; tests/test_exercises.py tests both).
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    # Every split is cached on disk, however small: the tests' files are tiny samples, and what they test
+    # is the cache (its keys, checksums, locks, warnings). The small-file route, a split parsed into
+    # memory at every load, is tested where a test asks for it (``small_files_in_memory``).
+    from utils._cache import storage
+
+    monkeypatch.setattr(storage, "IN_MEMORY_BELOW", 0)
+
+
+@pytest.fixture
+def small_files_in_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Splits under the atlas's own size threshold parsed into memory, not cached, as outside the tests."""
+    from utils._cache import storage
+
+    monkeypatch.setattr(storage, "IN_MEMORY_BELOW", _IN_MEMORY_BELOW)
 
 
 @pytest.fixture

@@ -406,6 +406,7 @@ def test_cached_archive_that_no_longer_verifies_is_downloaded_again(server: Loca
 
 
 def test_local_status_hashes_a_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_download, "HASH_REMEMBERED_FROM", 0)  # the payload is tiny
     path = tmp_path / "ds/file.json"
     path.parent.mkdir()
     path.write_bytes(PAYLOAD)
@@ -423,7 +424,27 @@ def test_local_status_hashes_a_file_once(tmp_path: Path, monkeypatch: pytest.Mon
     assert _download.local_status(SourceFile(path="ds/file.json", size=1), path, tmp_path) == "mismatch"
 
 
-def test_broken_hash_cache_is_ignored(tmp_path: Path) -> None:
+def test_a_small_file_is_hashed_at_every_check_and_nothing_is_remembered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under HASH_REMEMBERED_FROM, hashing again costs less than writing the memo: none is written."""
+    path = tmp_path / "ds/file.json"
+    path.parent.mkdir()
+    path.write_bytes(PAYLOAD)
+    item = SourceFile(path="ds/file.json", url="http://example.invalid/", sha256=sha(PAYLOAD), size=len(PAYLOAD))
+    calls: list[Path] = []
+    real = _download.sha256_of
+    monkeypatch.setattr(_download, "sha256_of", lambda p: calls.append(p) or real(p))
+    assert len(PAYLOAD) < _download.HASH_REMEMBERED_FROM
+    assert _download.local_status(item, path, tmp_path) == "verified"
+    assert _download.local_status(item, path, tmp_path) == "verified"
+    assert len(calls) == 2 and not _download._hash_cache_path(tmp_path).exists()
+    path.write_bytes(PAYLOAD.replace(b"Tea", b"Tee"))
+    assert _download.local_status(item, path, tmp_path) == "mismatch"
+
+
+def test_broken_hash_cache_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_download, "HASH_REMEMBERED_FROM", 0)  # the payload is tiny
     path = tmp_path / "f.json"
     path.write_bytes(PAYLOAD)
     cache = _download._hash_cache_path(tmp_path)

@@ -50,12 +50,14 @@ def test_atlas_help_loads_no_heavy_library() -> None:
 def test_reopening_a_cached_split_loads_no_pandas(tmp_path: Path) -> None:
     """A split whose cache is built is reopened without pandas: its provenance and size need none.
     Building the cache, a frame (``turns()``, ``evidence()``) and reading a dialogue import it (pyarrow
-    does, to convert its arrays)."""
+    does, to convert its arrays); so does a small split, which is parsed at every load rather than
+    cached (:data:`utils._cache.storage.IN_MEMORY_BELOW`, set to 0 here to cache the demo sample)."""
     code = (
         "import os\nos.environ['ATLAS_OFFLINE'] = '1'\n"
         f"os.environ['ATLAS_CACHE_DIR'] = {str(tmp_path)!r}\n"
         f"os.environ['ATLAS_DATA_DIR'] = {str(tmp_path / 'none')!r}\n"
         "import warnings\nwarnings.simplefilter('ignore')\nimport utils\n"
+        "from utils._cache import storage\nstorage.IN_MEMORY_BELOW = 0\n"
         "split = utils.load('wow', 'train')\nprint(len(split), split.provenance.summary())"
     )
     _loaded_after(code)  # builds the cache of the demo sample

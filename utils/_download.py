@@ -92,6 +92,10 @@ _MANIFEST = "manifest.json"
 #: Raised by tarfile's extraction filters (Python 3.11.4 and later); nothing to catch before that.
 _FILTER_ERRORS: tuple[type[Exception], ...] = (tarfile.FilterError,) if hasattr(tarfile, "FilterError") else ()
 _HASHES = "file-hashes.json"
+#: Files smaller than this are hashed again at every check rather than their digest remembered:
+#: hashing them (about 1 GB/s) costs less than the lock and the atomic rewrite of the memo, a millisecond
+#: or two, which a split parsed at every load (:data:`utils._cache.storage.IN_MEMORY_BELOW`) paid each time.
+HASH_REMEMBERED_FROM = 4 * 2**20
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 _BAIDU_NOTE = (
     "The authors also publish the files on Baidu Pan (link in their repository "
@@ -147,11 +151,17 @@ def _positive_seconds(variable: str, default: float) -> float:
 
 
 def sha256_of(path: Path) -> str:
-    """The sha256 hex digest of a file, read in 1 MB blocks."""
+    """The sha256 hex digest of a file, read in 64 kB blocks into one buffer.
+
+    Small blocks hash as fast, and a 1 MB block allocated afresh for every read cost a fresh process
+    the page faults of a megabyte each time (a millisecond and more, as much as hashing a small file).
+    """
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+    block = bytearray(1 << 16)
+    view = memoryview(block)
+    with open(path, "rb", buffering=0) as handle:
+        while size := handle.readinto(block):
+            digest.update(view[:size])
     return digest.hexdigest()
 
 
@@ -190,8 +200,11 @@ def _identity(stat: os.stat_result) -> list[int]:
 
 
 def file_sha256(path: Path, data_directory: Path) -> str:
-    """The sha256 of ``path``, remembered across loads while the file stays the same (:func:`_identity`)."""
+    """The sha256 of ``path``, remembered across loads while the file stays the same (:func:`_identity`),
+    for a file of :data:`HASH_REMEMBERED_FROM` bytes or more."""
     stat = path.stat()
+    if stat.st_size < HASH_REMEMBERED_FROM:
+        return sha256_of(path)
     key = str(path.resolve())
     cache_path = _hash_cache_path(data_directory)
     entry = _read_json(cache_path).get(key)

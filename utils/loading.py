@@ -573,6 +573,7 @@ def _parsed(source: DatasetSource, split: str, paths: tuple[Path, ...]) -> _cach
         label=f"{source.name}/{split} ({shown})",
         fast_build=None if fast is None else lambda: fast(paths[0], split=split),
         compress_beyond=size if size < _cache.COMPRESSED_BELOW else None,
+        source_bytes=size,
     )
 
 
@@ -835,7 +836,8 @@ class LoadedSplit(Sequence[Dialogue]):
     def arrow(self, table: str = "turns", columns: Sequence[str] | None = None) -> Any:
         """The underlying memory-mapped :class:`pyarrow.Table`: ``turns``, ``evidence``, ``dialogues`` or
         ``passages`` (only ``columns``, when given). A small split whose tables outgrew its file was
-        cached compressed: its tables are held in memory instead (:data:`utils._cache.COMPRESSED_BELOW`).
+        cached compressed: its tables are held in memory instead (:data:`utils._cache.COMPRESSED_BELOW`),
+        as are those of a split parsed at every load (:data:`utils._cache.storage.IN_MEMORY_BELOW`).
 
         Evidence text lives in the ``passages`` table (``text``, ``title``, ``meta``), each distinct one
         stored once: an ``evidence`` row holds ``passage``, the row it shows; :meth:`evidence` spells

@@ -43,7 +43,15 @@ from .encoding import (
     take_sorted,
     turns_table,
 )
-from .storage import CacheWarning, cache_key, describe_os_error, file_identity, load_or_build, release_pages
+from .storage import (
+    CacheWarning,
+    cache_key,
+    describe_os_error,
+    file_identity,
+    load_or_build,
+    parsed_in_memory,
+    release_pages,
+)
 
 __all__ = [
     "CACHE_FORMAT_VERSION",
@@ -75,6 +83,7 @@ __all__ = [
     "json_values",
     "load_or_build",
     "objects_and_missing",
+    "parsed_in_memory",
     "passage_column",
     "rebuild_dialogues",
     "release_pages",

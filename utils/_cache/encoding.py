@@ -167,7 +167,7 @@ class TurnColumns:
     splits: Sequence[str]
     topics: Sequence[str | None]
     metas: Sequence[str] | pa.Array
-    turn_counts: Sequence[int]
+    turn_counts: Sequence[int] | np.ndarray
     turn_index: Sequence[int] | np.ndarray
     roles: Sequence[str] | pa.Array
     speakers: Sequence[str] | pa.Array
@@ -188,7 +188,7 @@ class EvidenceBatch:
     """
 
     dialogues: list[Dialogue] | TurnColumns
-    counts: Sequence[int]
+    counts: Sequence[int] | np.ndarray
     ids: pa.Array
     passage: pa.Array
     origin: pa.Array
@@ -314,14 +314,43 @@ def _loads(text: str | bytes) -> Any:
         return json.loads(text)
 
 
-def build_in_memory(dialogues: Iterable[Dialogue | PassageTable | EvidenceBatch]) -> CachedTables:
-    """The tables of ``dialogues`` held in memory (Arrow IPC buffers), for when no cache can be written."""
-    sinks = {name: pa.BufferOutputStream() for name in _FILES}
-    _, raw_batches = _write_tables(sinks, dialogues)
-    tables = {name: pa.ipc.open_file(sinks[name].getvalue()).read_all() for name in _TABLES}
+def build_in_memory(
+    dialogues: Iterable[Dialogue | PassageTable | EvidenceBatch], *, compress_raw: bool = True
+) -> CachedTables:
+    """The tables of ``dialogues`` held in memory, for a split not cached (small, or the cache unwritable).
+
+    The four tables keep the record batches as built (:class:`_Collected`): written to Arrow IPC bytes
+    and read back, as they once were, every byte was copied once more, and in a fresh process the
+    pages for those copies cost as much as parsing a small file. ``raw`` is compressed as in the cache,
+    unless ``compress_raw`` is false (a small split's few texts: compressing them costs more than it saves).
+    """
+    sinks: dict[str, Any] = {name: _Collected(_SCHEMAS[name]) for name in _TABLES}
+    sinks["raw"] = pa.BufferOutputStream()
+    _, raw_batches = _write_tables(sinks, dialogues, compress_raw=compress_raw)
+    tables = {name: sinks[name].table() for name in _TABLES}
     raw = RawTexts(sinks["raw"].getvalue(), raw_batches)
     dialogues, turns, evidence, passages = (tables[name] for name in _TABLES)
     return CachedTables(dialogues, turns, evidence, passages, raw, None, True)
+
+
+class _Collected:
+    """A table's record batches kept as they are written, in place of an IPC file writer."""
+
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+        self.batches: list[pa.RecordBatch] = []
+
+    def write_batch(self, batch: pa.RecordBatch) -> None:
+        self.batches.append(batch)
+
+    def write_table(self, table: pa.Table) -> None:
+        self.batches += table.to_batches()
+
+    def close(self) -> None:
+        """Nothing to finish: no footer to write."""
+
+    def table(self) -> pa.Table:
+        return pa.Table.from_batches(self.batches, schema=self.schema)
 
 
 class _Writers:
@@ -338,7 +367,7 @@ class _Writers:
     def __init__(self) -> None:
         self.counts = dict.fromkeys(_FILES, 0)
         self.raw_batches: list[int] = []  # turns per record batch of the raw file
-        self.files: dict[str, pa.ipc.RecordBatchFileWriter] = {}
+        self.files: dict[str, pa.ipc.RecordBatchFileWriter | _Collected] = {}
         self.pending: dict[str, list[pa.RecordBatch | pa.Table]] = {name: [] for name in _FILES}
         self.pending_dialogues = 0
         self.pending_rows = 0  # of the dialogues, turns and evidence tables
@@ -347,12 +376,14 @@ class _Writers:
         self._passages_base = 0  # the position of the first passage in ``_passages``
         self._origins: dict[str, int] = {}
 
-    def open(self, sinks: dict[str, Any]) -> None:
+    def open(self, sinks: dict[str, Any], compress_raw: bool = True) -> None:
         # The origin dictionary grows as new names appear: written as deltas, which the file format allows.
         options = pa.ipc.IpcWriteOptions(emit_dictionary_deltas=True)
         for name in _TABLES:
-            self.files[name] = pa.ipc.new_file(sinks[name], _SCHEMAS[name], options=options)
-        self.files["raw"] = pa.ipc.new_file(sinks["raw"], RAW_SCHEMA, options=_RAW_OPTIONS)
+            sink = sinks[name]
+            collected = isinstance(sink, _Collected)
+            self.files[name] = sink if collected else pa.ipc.new_file(sink, _SCHEMAS[name], options=options)
+        self.files["raw"] = pa.ipc.new_file(sinks["raw"], RAW_SCHEMA, options=_RAW_OPTIONS if compress_raw else None)
 
     def write(self, name: str, rows: pa.RecordBatch | pa.Table) -> None:
         """Append rows to a table; they are written at the next :meth:`flush`."""
@@ -468,7 +499,7 @@ class _Writers:
 
 
 def _write_tables(
-    sinks: dict[str, Any], items: Iterable[Dialogue | PassageTable | EvidenceBatch]
+    sinks: dict[str, Any], items: Iterable[Dialogue | PassageTable | EvidenceBatch], *, compress_raw: bool = True
 ) -> tuple[dict[str, int], list[int]]:
     """Stream ``items`` into one Arrow IPC file per table (``sinks``, left open); return the row counts
     and the turns in each record batch of the ``raw`` file.
@@ -482,7 +513,7 @@ def _write_tables(
     gc.disable()
     writers = _Writers()
     try:
-        writers.open(sinks)
+        writers.open(sinks, compress_raw)
         batch: list[Dialogue] = []
         rows = 0
         for item in items:
@@ -561,10 +592,10 @@ class _MetaEncoder:
         return text
 
 
-def _offsets(counts: list[int], first: int) -> np.ndarray:
+def _offsets(counts: np.ndarray, first: int) -> np.ndarray:
     """Start offsets (from ``first``) of consecutive runs of the given lengths."""
     starts = np.empty(len(counts), dtype=np.int64)
-    if counts:
+    if len(counts):
         starts[0] = 0
         np.cumsum(counts[:-1], out=starts[1:])
     return starts + first
@@ -610,8 +641,8 @@ def _write_evidence_batch(batch: EvidenceBatch, writers: _Writers) -> None:
         columns = batch.dialogues
     else:
         columns = _turn_columns(batch.dialogues, [turn for dialogue in batch.dialogues for turn in dialogue.turns])
-    evidence_counts = list(batch.counts)
-    if len(evidence_counts) != len(columns.texts) or sum(evidence_counts) != len(batch.ids):
+    evidence_counts = np.asarray(batch.counts, dtype=np.int64)
+    if len(evidence_counts) != len(columns.texts) or int(evidence_counts.sum()) != len(batch.ids):
         raise ValueError("an EvidenceBatch must give one count per turn, adding up to its rows")
     if len(batch.passage) and pc.max(batch.passage).as_py() >= writers.counts["passages"]:
         raise ValueError("an EvidenceBatch points past the passages written so far")
@@ -644,14 +675,16 @@ def _string_column(values: Sequence[str] | pa.Array) -> pa.Array:
 
 
 def _write_turn_columns(
-    columns: TurnColumns, evidence_counts: list[int], selected: np.ndarray, writers: _Writers
+    columns: TurnColumns, evidence_counts: Sequence[int] | np.ndarray, selected: np.ndarray, writers: _Writers
 ) -> None:
     """Append the dialogues and turns of a batch; the counts move on for dialogues and turns only."""
     counts = writers.counts
-    turn_counts = list(columns.turn_counts)
+    # Made arrays once: a list of counts was converted again by every NumPy and Arrow call below.
+    turn_counts = np.asarray(columns.turn_counts, dtype=np.int64)
+    evidence_counts = np.asarray(evidence_counts, dtype=np.int64)
     sizes = {len(getattr(columns, name)) for name in ("ids", "datasets", "splits", "topics", "metas")}
     turn_sizes = {len(getattr(columns, name)) for name in ("turn_index", "roles", "speakers", "labels", "raws")}
-    if sizes != {len(turn_counts)} or turn_sizes | {sum(turn_counts)} != {len(columns.texts)}:
+    if sizes != {len(turn_counts)} or turn_sizes | {int(turn_counts.sum())} != {len(columns.texts)}:
         raise ValueError("TurnColumns must give one value per dialogue and per turn (turn_counts adding up)")
     dialogue_ids = pa.array(columns.ids, pa.string())
     dialogue_index = np.arange(counts["dialogues"], counts["dialogues"] + len(turn_counts), dtype=np.int32)
@@ -674,7 +707,7 @@ def _write_turn_columns(
     turn_dialogue = np.repeat(np.arange(len(turn_counts)), turn_counts)
     running = np.concatenate(([0], np.cumsum(selected, dtype=np.int64)))
     ends = np.cumsum(evidence_counts, dtype=np.int64)
-    selected_counts = running[ends] - running[ends - np.asarray(evidence_counts, dtype=np.int64)]
+    selected_counts = running[ends] - running[ends - evidence_counts]
     writers.write(
         "turns",
         pa.RecordBatch.from_arrays(

@@ -16,6 +16,10 @@ processes skip the read while those hold. Writing into a file in place moves its
 tool can set back, so damage is still read and caught. A file lock makes concurrent loads of the same split build it
 once.
 
+A small split is not cached at all: read from a file under :data:`IN_MEMORY_BELOW` bytes by a parser
+with a columnar path, it is parsed into memory at every load (:func:`parsed_in_memory`), which costs
+less than the cache's own fixed costs.
+
 The cache is a convenience, never a condition: when it cannot be written (a full disk, a read-only
 or foreign directory, a file where the directory should be) the split is built in memory from its
 file, with one :class:`CacheWarning`, and whatever was half written is removed. A cached copy that
@@ -100,12 +104,14 @@ def load_or_build(
     label: str = "this split",
     fast_build: Callable[[], Iterable[Dialogue | PassageTable | EvidenceBatch]] | None = None,
     compress_beyond: int | None = None,
+    source_bytes: int | None = None,
 ) -> CachedTables:
     """Memory-map the cached tables for ``key``, building them from ``build()`` when absent or broken.
 
     ``fast_build``, when given, is tried first: a parser's columnar path, which may decline (raise
     :class:`FastPathDeclined`) part-way; ``build()``, the record-by-record path, then builds the
-    cache from the start and reports any error in the file.
+    cache from the start and reports any error in the file. With one, a split read from fewer than
+    :data:`IN_MEMORY_BELOW` bytes (``source_bytes``) is not cached: :func:`parsed_in_memory`.
 
     When the cache cannot be written, the tables are built in memory instead (``build()`` is called
     again) and a :class:`CacheWarning` names ``cache_root`` and the reason; ``label`` (for example
@@ -115,6 +121,8 @@ def load_or_build(
     rather than mapped. Errors raised while reading the source
     (``build()`` and the iterator it returns) are never taken for cache failures: they propagate.
     """
+    if fast_build is not None and source_bytes is not None and source_bytes < IN_MEMORY_BELOW:
+        return parsed_in_memory(build, fast_build)
     target = cache_root / key
     cached, _ = _open(target)
     if cached is not None:
@@ -147,6 +155,29 @@ def load_or_build(
     if unreadable is not None:
         _warn_rebuilt(label, target, unreadable)
     return opened
+
+
+#: Below this many bytes of source file, a split whose parser has a columnar path is parsed into memory
+#: at every load instead of cached. Its parse then costs less than the cache's own fixed costs (a lock,
+#: a staging directory, five Arrow files written, compressed, checksummed and mapped back, a manifest):
+#: BEGIN's 1.2 MB test file parses in a few milliseconds, where writing its cache took twice as long as
+#: parsing it, and reloading it from the cache saves as little. The tests of the cache itself set it to 0.
+IN_MEMORY_BELOW = 4 * 2**20
+
+
+def parsed_in_memory(
+    build: Callable[[], Iterable[Dialogue]],
+    fast_build: Callable[[], Iterable[Dialogue | PassageTable | EvidenceBatch]] | None = None,
+) -> CachedTables:
+    """The tables of a split built in memory, nothing written: by ``fast_build`` (a parser's columnar
+    path), or by ``build()`` (record by record, which reports any error in the file) when it has none
+    or declines. For a small split: its ``raw`` texts are not compressed either."""
+    if fast_build is not None:
+        try:
+            return build_in_memory(fast_build(), compress_raw=False)
+        except FastPathDeclined:
+            pass
+    return build_in_memory(build(), compress_raw=False)
 
 
 def _build_fast_or_slow(

@@ -167,3 +167,97 @@ def test_a_loaded_split_s_rows_are_remembered_until_its_file_changes(data_dir: P
     assert stats._rows_key("cmu_test", listed) is None
     path.write_text("\r\n".join([header, row, ""]), encoding="utf-8")
     assert len(stats.response_frame({"cmu_test": utils.load("begin", "cmu_test")})) == 1
+
+
+def _same_tables(path: Path, split: str = "wow_dev") -> None:
+    """The fast path's tables and raw texts equal the record path's, row for row."""
+    from utils import _cache
+    from utils.datasets.begin import columns, parser
+
+    fast = _cache.build_in_memory(columns.parse_columns(path, split=split))
+    records = _cache.build_in_memory(parser.parse(path, split=split))
+    for name in ("dialogues", "turns", "evidence", "passages"):
+        assert getattr(fast, name).equals(getattr(records, name)), name
+    assert fast.raw.column().equals(records.raw.column())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\r\n".join([HEADER, ROW, ROW]),  # no line end after the last row, as published
+        "\r\n".join([HEADER, ROW, ROW, ""]),  # one after it
+        "\n".join([HEADER, ROW, ROW.replace("t5", "gpt2"), ""]),  # LF line ends
+        "\r\n".join([HEADER, ROW.replace("Tell me.", ""), ROW.replace("The lamp was lit in 1871.", "")]),
+        "\r\n".join([HEADER, ROW.replace("It was lit in 1871.", ""), ROW.replace("Fully attributable", "Generic")]),
+        "\r\n".join([HEADER, ROW.replace("Tell me.", '"Tell" me "\\n" é ☃ \x7f'), ROW]),  # quotes, escapes, non-ASCII
+        "\r\n".join([" model_name \tdata_source\tknowledge\tmessage\tresponse\tbegin_label ", ROW]),
+        "\r\n".join([HEADER, *(ROW.replace("1871", str(year)) for year in range(1800, 1900)), ROW]),
+        HEADER + "\r\n",  # a header and no row
+        "\r\n".join([HEADER, ROW.replace("Tell me.", " Tell me. "), ROW.replace("Tell me.", "\u3000\x85x\x1c")]),
+    ],
+    ids=["published", "final line end", "LF", "no message or knowledge", "no response", "odd text", "spaced header",
+         "repeated knowledge", "header only", "cells starting with whitespace"],
+)
+def test_the_fast_path_builds_the_record_path_s_tables(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "begin_dev_wow.tsv"
+    path.write_bytes(text.encode("utf-8"))
+    _same_tables(path)
+
+
+def test_the_fast_path_numbers_passages_across_its_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from utils.datasets.begin import columns
+
+    monkeypatch.setattr(columns, "_COLUMN_BATCH", 3)
+    rows = [ROW.replace("1871", str(1871 + number % 4)) for number in range(11)]
+    path = tmp_path / "begin_dev_wow.tsv"
+    path.write_text("\r\n".join([HEADER, *rows, ROW.replace("The lamp was lit in 1871.", "")]), encoding="utf-8")
+    assert len(list(columns.parse_columns(path, split="wow_dev"))) == 4
+    _same_tables(path)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\r\n".join([HEADER, ROW, "", ROW]),  # an empty line: parse skips it, and its line numbers count it
+        "\r\n".join([HEADER, ROW.replace("Tell me.", "Tell\rme.")]),  # a carriage return inside a line
+        "\r\n".join([HEADER, ROW.replace("Tell me.", "Tell\0me.")]),  # a NUL
+        "\ufeff" + "\r\n".join([HEADER, ROW]),  # a byte order mark
+        "\r\n".join([HEADER, ROW.replace("Tell me.", " \u3000 ")]),  # a message of whitespace only
+        "\r\n".join([HEADER, ROW.replace("The lamp was lit in 1871.", "\x1c")]),  # knowledge str.strip() empties
+        "\r\n".join([HEADER, ROW.replace("wow", "\u2003", 1)]),  # a source of whitespace only
+        "\r\n".join([HEADER, ROW.replace("Fully attributable", "Fully attributable ")]),  # a label with a space
+        "\r\n".join([HEADER, ROW.replace("Tell me.", "x" * 131_073)]),  # beyond csv's field size limit
+    ],
+    ids=["empty line", "lone CR", "NUL", "BOM", "blank message", "blank knowledge", "blank source", "label space",
+         "field limit"],
+)
+def test_the_fast_path_declines_what_csv_reader_reads_otherwise(tmp_path: Path, text: str) -> None:
+    """Declined, and the loader's route (fast path first, record path from the start) gives parse's
+    records or parse's error."""
+    from utils import _cache
+    from utils.datasets.begin import columns, parser
+    from utils.formats import FastPathDeclined
+
+    path = tmp_path / "begin_dev_wow.tsv"
+    path.write_bytes(text.encode("utf-8"))
+    with pytest.raises(FastPathDeclined):
+        list(columns.parse_columns(path, split="wow_dev"))
+    try:
+        expected: list[utils.Dialogue] | str = list(parser.parse(path, split="wow_dev"))
+    except utils.DataError as error:
+        expected = str(error)
+    try:
+        tables = _cache.parsed_in_memory(lambda: parser.parse(path, split="wow_dev"),
+                                         lambda: columns.parse_columns(path, split="wow_dev"))
+        found: list[utils.Dialogue] | str = _cache.rebuild_dialogues(tables, 0, tables.dialogues.num_rows)
+    except utils.DataError as error:
+        found = str(error)
+    assert found == expected
+
+
+def test_the_whitespace_the_fast_path_knows_is_what_str_strip_removes() -> None:
+    import sys
+
+    from utils.datasets.begin import columns
+
+    assert "".join(chr(code) for code in range(sys.maxunicode + 1) if chr(code).isspace()) == columns.WHITESPACE

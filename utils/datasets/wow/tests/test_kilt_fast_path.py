@@ -69,12 +69,13 @@ def test_shared_passages_unanswered_examples_and_odd_ids_give_the_record_path_s_
         {**EXAMPLE, "output": [{"answer": "a", "provenance": [{**PROVENANCE, "start_character": True}]}]},
         {**EXAMPLE, "output": [{"answer": "a", "provenance": [{k: v for k, v in PROVENANCE.items() if k != "title"}]}]},
         {**EXAMPLE, "output": [{"answer": 3}]},
+        {**EXAMPLE, "output": [{"answer": None}]},
         {**EXAMPLE, "input": "\ud800 lone"},
         {**EXAMPLE, "id": "null_1"},
         {**EXAMPLE, "id": "a_\u0663"},
     ],
-    ids=["meta", "extra field", "two outputs", "bool offset", "missing field", "answer not text", "surrogate",
-         "null", "arabic digit"],
+    ids=["meta", "extra field", "two outputs", "bool offset", "missing field", "answer not text", "null answer",
+         "surrogate", "null", "arabic digit"],
 )
 def test_the_fast_path_declines_what_the_record_path_treats_apart(tmp_path: Path, example: dict) -> None:
     path = tmp_path / "wow-dev-kilt.jsonl"
@@ -94,3 +95,39 @@ def test_a_declined_file_is_cached_by_the_record_path(tmp_path: Path) -> None:
     with pytest.raises(utils.DataError, match="line 2"):
         _cache.load_or_build(tmp_path / "cache", "1" * 24, lambda: kilt_parser.parse(path, split="dev"),
                              fast_build=lambda: kilt_parser.parse_columns(path, split="dev"))
+
+
+def test_provenance_in_another_order_and_any_number_give_the_record_path_s_tables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A provenance's meta keeps its fields' order; json's spelling of floats (1e-05, 1e+16), which
+    msgspec writes otherwise, is kept; the turns of inputs of any shape, across batches. (NaN and
+    integers beyond 64 bits are declined: msgspec does not read the first, and reads the others as floats.)"""
+    monkeypatch.setattr(kilt_parser, "_COLUMN_BATCH", 3)
+    reordered = dict(reversed(list(PROVENANCE.items())))
+    scores = [1e-05, 9.99e-05, 1e-4, 1e16, 1e15 + 0.5, -0.0, 0.0, 0, 7, -3e200, 1.5, 2.5e-300]
+    odd = {**PROVENANCE, "wikipedia_id": 2**63 - 1, "section": 'a "quoted"\\ \x01\x1f\x7f é ☃ \u2028 section'}
+    inputs = ["", "\n", "one", "a\nb", "a\r\nb\n", "x\n\ny\nz\n"]
+    examples = [
+        {"id": f"ex_{number}", "input": inputs[number % len(inputs)],
+         "output": [{"answer": "an answer", "provenance": [{**PROVENANCE, "bleu_score": score}, reordered, odd]}]}
+        for number, score in enumerate(scores)
+    ]
+    examples.append({"id": "unanswered_1", "input": "a\nb", "output": []})
+    examples.append({"id": "no text_2", "input": "a\nb\nc", "output": [{"provenance": []}]})
+    path = tmp_path / "wow-dev-kilt.jsonl"
+    path.write_text("".join(json.dumps(example, ensure_ascii=False) + "\n" for example in examples), encoding="utf-8")
+    assert len(list(kilt_parser.parse_columns(path, split="dev"))) == 5
+    _same_tables(path)
+
+
+def test_msgspec_spells_what_the_fast_path_gives_it_as_json_does() -> None:
+    """The evidence meta the fast path encodes with msgspec (_meta_json) is json's text, to the byte."""
+    import random
+
+    random.seed(50)
+    floats = [random.random() * 10 ** random.randint(-4, 15) for _ in range(20_000)] + [1e-4, 9999999999999998.0]
+    texts = ["".join(chr(code) for code in range(0, 0x80)), "é ☃ \u2028\u2029 \ufeff \U0001f600"]
+    for value in [*floats, *texts, 0, -5, 2**63 - 1]:
+        meta = {**PROVENANCE, "bleu_score": value} if not isinstance(value, str) else {**PROVENANCE, "section": value}
+        assert kilt_parser._meta_json(meta) == kilt_parser._encode_meta(meta).encode("utf-8"), value
