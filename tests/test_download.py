@@ -405,8 +405,8 @@ def test_cached_archive_that_no_longer_verifies_is_downloaded_again(server: Loca
 # -- local status and the hash cache ----------------------------------------------------------------
 
 
-def test_local_status_hashes_a_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_download, "HASH_REMEMBERED_FROM", 0)  # the payload is tiny
+def _counted_hashing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, SourceFile, list[Path]]:
+    """A declared file written under ``tmp_path``, and the list of the files hashed from now on."""
     path = tmp_path / "ds/file.json"
     path.parent.mkdir()
     path.write_bytes(PAYLOAD)
@@ -414,6 +414,12 @@ def test_local_status_hashes_a_file_once(tmp_path: Path, monkeypatch: pytest.Mon
     calls: list[Path] = []
     real = _download.sha256_of
     monkeypatch.setattr(_download, "sha256_of", lambda p: calls.append(p) or real(p))
+    return path, item, calls
+
+
+def test_local_status_hashes_a_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_download, "HASH_REMEMBERED_FROM", 0)  # the payload is tiny
+    path, item, calls = _counted_hashing(tmp_path, monkeypatch)
     assert _download.local_status(item, path, tmp_path) == "verified"
     assert _download.local_status(item, path, tmp_path) == "verified"
     assert len(calls) == 1
@@ -428,13 +434,7 @@ def test_a_small_file_is_hashed_at_every_check_and_nothing_is_remembered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Under HASH_REMEMBERED_FROM, hashing again costs less than writing the memo: none is written."""
-    path = tmp_path / "ds/file.json"
-    path.parent.mkdir()
-    path.write_bytes(PAYLOAD)
-    item = SourceFile(path="ds/file.json", url="http://example.invalid/", sha256=sha(PAYLOAD), size=len(PAYLOAD))
-    calls: list[Path] = []
-    real = _download.sha256_of
-    monkeypatch.setattr(_download, "sha256_of", lambda p: calls.append(p) or real(p))
+    path, item, calls = _counted_hashing(tmp_path, monkeypatch)
     assert len(PAYLOAD) < _download.HASH_REMEMBERED_FROM
     assert _download.local_status(item, path, tmp_path) == "verified"
     assert _download.local_status(item, path, tmp_path) == "verified"
