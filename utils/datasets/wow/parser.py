@@ -790,6 +790,10 @@ class _KnowledgeColumns:
         # a title is cheaper than the key above), it finds most passages, an article's passage being
         # the same wherever it was retrieved
         self._by_title: dict[str, tuple[int, list[str]]] = {}
+        # id of a list of sentences stored -> the same (the entry keeps the list, so its id stays its
+        # own): the typed path hands out one list per distinct retrieved passage (_RetrievedPassages),
+        # found here without hashing and comparing its title, a string stored far back in the heap
+        self._by_list: dict[int, tuple[int, list[str]]] = {}
         self._remembered = 0  # sentences held in ``_starts``
         self._written = 0  # passages rows handed to the cache so far
 
@@ -844,8 +848,12 @@ class _KnowledgeColumns:
         texts: list[str] = []
         new_titles: list[str] = []  # of each new passage, repeated ``title_repeats`` times in the table
         title_repeats: list[int] = []
-        remembered, by_title = self._starts, self._by_title
+        remembered, by_title, by_list = self._starts, self._by_title, self._by_list
         for title, sentences in zip(titles, sentence_lists, strict=True):
+            known = by_list.get(id(sentences))
+            if known is not None:
+                starts.append(known[0])
+                continue
             # Any passages row holding the same title and sentences will do. Compared whole: hashing
             # every sentence of every passage cost more than the rest of the batch, and comparing
             # equal strings is a memcmp (the same list, the topic's at each wizard turn, is equal at once).
@@ -863,9 +871,10 @@ class _KnowledgeColumns:
             if self._remembered + len(sentences) > _REMEMBERED_SENTENCES:
                 remembered.clear()
                 by_title.clear()
+                by_list.clear()
                 self._remembered = 0
             start = self._written + len(texts)
-            remembered[key] = by_title[title] = (start, sentences)
+            remembered[key] = by_title[title] = by_list[id(sentences)] = (start, sentences)
             self._remembered += len(sentences)
             texts += sentences
             new_titles.append(title)

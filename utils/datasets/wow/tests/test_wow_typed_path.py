@@ -207,6 +207,21 @@ def test_a_passage_is_shared_only_with_a_row_of_the_same_title_and_sentences(mon
     assert len(texts) < sum(len(sentences) for _, sentences in shown)  # some were shared
 
 
+def test_a_list_of_sentences_shown_again_points_to_its_row_until_the_memory_is_cleared(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The typed path hands out the same list for a passage met again: found by the list, it points to
+    the row stored for it; once the memory is cleared, the list is stored afresh and points there."""
+    monkeypatch.setattr(wow, "_REMEMBERED_SENTENCES", 4)
+    film, book = ["a", "b"], ["c", "d"]
+    columns = wow._KnowledgeColumns()
+    first, _ = columns._positions(["Film", "Book", "Film"], [film, book, film])
+    again, new = columns._positions(["Film"], [film])
+    assert first.tolist() == [0, 2, 0] and again.tolist() == [0] and new is None
+    cleared, new = columns._positions(["Other", "Film"], [["x", "y", "z"], film])  # 3 + 2 > 4: cleared at "Other"
+    assert cleared.tolist() == [4, 7] and new is not None and new.text.to_pylist() == ["x", "y", "z", "a", "b"]
+
+
 def _with_repeated_entries(count: int) -> list[dict]:
     """Dialogues whose every turn retrieves the same three entries (one with two titles, one of whose
     sentences says null), so that each entry is met again and again, shown and not."""
