@@ -418,8 +418,7 @@ def parse_columns(path: Path, *, split: str) -> Iterator[EvidenceBatch]:
     and the same articles' passages in many dialogues.
 
     Dialogues are first decoded by msgspec straight into typed records (:class:`_TypedDialogue`), which
-    checks every field's type in C as it decodes (a retrieved passage's sentences as they are decoded,
-    by :class:`_RetrievedPassages`); the first record that this cannot take as it is (a
+    checks every field's type in C as it decodes; the first record that this cannot take as it is (a
     wrong type, an unknown field, a fault of the JSON, a lone surrogate, ...) hands the rest of the file
     over to the record path shared with :func:`parse` (:func:`_read_dialogue`), which reads it from that
     dialogue on and reports any fault in the same words, naming the file, record and field.
@@ -467,8 +466,7 @@ class _TypedTurn(msgspec.Struct, forbid_unknown_fields=True):
     text: str
     checked_sentence: dict[str, str] | UnsetType = UNSET
     checked_passage: dict[str, str] | UnsetType = UNSET
-    #: each passage's sentences as their JSON text, decoded by :class:`_RetrievedPassages`
-    retrieved_passages: list[dict[str, msgspec.Raw]] | UnsetType = UNSET
+    retrieved_passages: list[dict[str, list[str]]] | UnsetType = UNSET
     retrieved_topics: list[str] | UnsetType = UNSET
     candidate_responses: list[str] | UnsetType = UNSET
 
@@ -574,56 +572,6 @@ def _text_column(texts: list[bytes]) -> pa.Array:
     return pa.array(texts, pa.binary()).view(pa.string())
 
 
-#: Bytes of passages' JSON text that :class:`_RetrievedPassages` holds, at most (then it starts afresh):
-#: the full-size synthetic train's 40 thousand distinct passages are 28 MB.
-_REMEMBERED_PASSAGE_BYTES = 1 << 26
-
-
-class _RetrievedPassages:
-    """Retrieved passages' sentences, decoded from their JSON text (``msgspec.Raw``) only when it differs
-    from the last passage of the same title, whose decoded list is handed out again.
-
-    Most retrieved passages repeat an article met before (on the full-size synthetic train, 1.13 million
-    of 1.17 million). Decoding each into new strings, then comparing those string by string with the
-    stored passage's (scattered over the heap, so each one a cache miss) in
-    :meth:`_KnowledgeColumns._positions`, took 3.0 s; comparing the JSON texts, each one run of bytes,
-    and decoding only the 40 thousand that differ takes 2.0 s, and ``_positions`` then meets the very
-    lists it stored. The first load went from 6.9-7.35 s of CPU to 6.7-6.8 s (two alternated runs), the
-    cache byte for byte the same; the texts held add about 30 MB to its peak (274 to 313 MB).
-
-    A text that is not a list of strings raises :class:`_HandOver`; a text equal to one that was decoded
-    is one. Hits hand out one shared list: nothing downstream changes a passage's sentences.
-    """
-
-    def __init__(self) -> None:
-        self._decode = msgspec.json.Decoder(list[str]).decode
-        self._by_title: dict[str, tuple[msgspec.Raw, list[str]]] = {}
-        self._bytes = 0
-
-    def of(self, entries: list[dict[str, msgspec.Raw]]) -> list[tuple[str, list[str]]]:
-        """A turn's ``retrieved_passages`` as ``[(title, sentences)]`` in file order."""
-        found: list[tuple[str, list[str]]] = []
-        by_title = self._by_title
-        for entry in entries:
-            for title, text in entry.items():
-                known = by_title.get(title)
-                found.append((title, known[1] if known is not None and known[0] == text else self._new(title, text)))
-        return found
-
-    def _new(self, title: str, text: msgspec.Raw) -> list[str]:
-        try:
-            sentences = self._decode(text)
-        except (msgspec.MsgspecError, UnicodeError, RecursionError):
-            raise _HandOver from None
-        copy = bytes(text)  # not a view of the read window, which it would keep alive
-        if self._bytes + len(copy) > _REMEMBERED_PASSAGE_BYTES:
-            self._by_title.clear()
-            self._bytes = 0
-        self._by_title[title] = (msgspec.Raw(copy), sentences)
-        self._bytes += len(copy)
-        return sentences
-
-
 class _TypedColumns:
     """Typed dialogues gathered as the cache stores them: dialogues and turns as :class:`TurnColumns`
     (``meta``, ``labels`` and ``raw`` as JSON text) and the passages shown at each wizard turn as flat
@@ -638,7 +586,6 @@ class _TypedColumns:
     def __init__(self, split: str, knowledge: _KnowledgeColumns) -> None:
         self.split = split
         self.knowledge = knowledge
-        self.passages = _RetrievedPassages()
         self._start()
 
     def _start(self) -> None:
@@ -660,8 +607,10 @@ class _TypedColumns:
         if None in found_roles:
             raise _HandOver  # the record path names the speaker
         roles = cast(list[str], found_roles)
-        passages_of = self.passages.of
-        retrieved = [[] if (given := turn.retrieved_passages) is UNSET else passages_of(given) for turn in turns]
+        retrieved = [
+            [] if (given := turn.retrieved_passages) is UNSET else [item for entry in given for item in entry.items()]
+            for turn in turns
+        ]
         shown = self.shown
         labels_texts = self.labels
         shown_pairs: set[tuple[int, int]] = set()  # (turn, passage position) pairs that some wizard turn shows
@@ -790,10 +739,6 @@ class _KnowledgeColumns:
         # a title is cheaper than the key above), it finds most passages, an article's passage being
         # the same wherever it was retrieved
         self._by_title: dict[str, tuple[int, list[str]]] = {}
-        # id of a list of sentences stored -> the same (the entry keeps the list, so its id stays its
-        # own): the typed path hands out one list per distinct retrieved passage (_RetrievedPassages),
-        # found here without hashing and comparing its title, a string stored far back in the heap
-        self._by_list: dict[int, tuple[int, list[str]]] = {}
         self._remembered = 0  # sentences held in ``_starts``
         self._written = 0  # passages rows handed to the cache so far
 
@@ -848,12 +793,8 @@ class _KnowledgeColumns:
         texts: list[str] = []
         new_titles: list[str] = []  # of each new passage, repeated ``title_repeats`` times in the table
         title_repeats: list[int] = []
-        remembered, by_title, by_list = self._starts, self._by_title, self._by_list
+        remembered, by_title = self._starts, self._by_title
         for title, sentences in zip(titles, sentence_lists, strict=True):
-            known = by_list.get(id(sentences))
-            if known is not None:
-                starts.append(known[0])
-                continue
             # Any passages row holding the same title and sentences will do. Compared whole: hashing
             # every sentence of every passage cost more than the rest of the batch, and comparing
             # equal strings is a memcmp (the same list, the topic's at each wizard turn, is equal at once).
@@ -871,10 +812,9 @@ class _KnowledgeColumns:
             if self._remembered + len(sentences) > _REMEMBERED_SENTENCES:
                 remembered.clear()
                 by_title.clear()
-                by_list.clear()
                 self._remembered = 0
             start = self._written + len(texts)
-            remembered[key] = by_title[title] = by_list[id(sentences)] = (start, sentences)
+            remembered[key] = by_title[title] = (start, sentences)
             self._remembered += len(sentences)
             texts += sentences
             new_titles.append(title)

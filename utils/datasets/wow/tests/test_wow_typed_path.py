@@ -108,8 +108,8 @@ def test_a_fault_after_many_dialogues_is_reported_as_the_record_path_reports_it(
 def test_a_retrieved_passage_the_typed_path_refuses_is_reported_as_the_record_path_reports_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str, batch: int
 ) -> None:
-    """A passage's sentences are decoded only when their text differs from the last passage of that
-    title's: a faulty one is handed over whether its title was met before (with good sentences) or not."""
+    """A faulty passage is handed over to the record path whether its title was met before (with good
+    sentences) or not: a typed path that reuses what it decoded for a title must still check each text."""
     monkeypatch.setattr(wow, "_COLUMN_BATCH", batch)
     records = _dialogues(30)
     passages = records[25]["dialog"][1]["retrieved_passages"]
@@ -140,7 +140,7 @@ def test_records_the_typed_path_hands_over_come_out_as_parse_gives_them(
 ) -> None:
     monkeypatch.setattr(wow, "_COLUMN_BATCH", batch)  # handed over after batches yielded, or within the first
     records: list = _dialogues(37)
-    if change == "retrieved passage respelt":  # the same sentences in other JSON text, below: decoded again
+    if change == "retrieved passage respelt":  # the same sentences in other JSON text, below
         for position in (10, 30, 31):
             records[position]["dialog"][2]["retrieved_passages"][0] = {"Title": ["Respelt one.", "Two."]}
     elif change == "unknown turn field":
@@ -210,8 +210,8 @@ def test_a_passage_is_shared_only_with_a_row_of_the_same_title_and_sentences(mon
 def test_a_list_of_sentences_shown_again_points_to_its_row_until_the_memory_is_cleared(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The typed path hands out the same list for a passage met again: found by the list, it points to
-    the row stored for it; once the memory is cleared, the list is stored afresh and points there."""
+    """The same list of sentences shown again points to the row stored for it; once the memory is
+    cleared, it is stored afresh and points there."""
     monkeypatch.setattr(wow, "_REMEMBERED_SENTENCES", 4)
     film, book = ["a", "b"], ["c", "d"]
     columns = wow._KnowledgeColumns()
