@@ -103,9 +103,28 @@ def test_a_fault_after_many_dialogues_is_reported_as_the_record_path_reports_it(
     assert "dialogue 40" in message and "dialog[1].text" in message
 
 
+@pytest.mark.parametrize("fault", ["a number, title met before", "a number, new title", "a lone surrogate"])
+@pytest.mark.parametrize("batch", [16, 64])
+def test_a_retrieved_passage_the_typed_path_refuses_is_reported_as_the_record_path_reports_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str, batch: int
+) -> None:
+    """A faulty passage is handed over to the record path whether its title was met before (with good
+    sentences) or not: a typed path that reuses what it decoded for a title must still check each text."""
+    monkeypatch.setattr(wow, "_COLUMN_BATCH", batch)
+    records = _dialogues(30)
+    passages = records[25]["dialog"][1]["retrieved_passages"]
+    name = next(iter(passages[2])) if fault == "a number, title met before" else "A title met nowhere else"
+    passages[2] = {name: ["A sentence.", "\ud800 alone." if fault == "a lone surrogate" else 7]}
+    path = _write(tmp_path / "train.json", records)
+    message = _error_as_parse_gives_it(path)
+    assert "dialogue 25" in message or "record 25" in message
+    assert "retrieved_passages[2]" in message or fault == "a lone surrogate"
+
+
 @pytest.mark.parametrize(
     "change",
     [
+        "retrieved passage respelt",
         "unknown turn field",
         "unknown dialogue field",
         "apprentice's checked sentence not an object",
@@ -121,7 +140,10 @@ def test_records_the_typed_path_hands_over_come_out_as_parse_gives_them(
 ) -> None:
     monkeypatch.setattr(wow, "_COLUMN_BATCH", batch)  # handed over after batches yielded, or within the first
     records: list = _dialogues(37)
-    if change == "unknown turn field":
+    if change == "retrieved passage respelt":  # the same sentences in other JSON text, below
+        for position in (10, 30, 31):
+            records[position]["dialog"][2]["retrieved_passages"][0] = {"Title": ["Respelt one.", "Two."]}
+    elif change == "unknown turn field":
         records[20]["dialog"][0]["rating"] = {"nested": [1, 2.5, None]}
     elif change == "unknown dialogue field":
         records[33]["extra"] = [True, None]
@@ -136,6 +158,9 @@ def test_records_the_typed_path_hands_over_come_out_as_parse_gives_them(
     path = _write(tmp_path / "train.json", records)
     if change == "bom":
         path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    elif change == "retrieved passage respelt":  # the second of the three
+        first, rest = path.read_bytes().split(b'"Respelt one."', 1)
+        path.write_bytes(first + b'"Respelt one."' + rest.replace(b'"Respelt one."', b'"Respelt \\u006fne."', 1))
     expected = list(wow.parse(path, split="train"))
     assert _columns_records(path) == expected
     assert len(expected) == len(records)
@@ -180,6 +205,21 @@ def test_a_passage_is_shared_only_with_a_row_of_the_same_title_and_sentences(mon
             assert texts[start : start + len(sentences)] == sentences
             assert all(stored == title for stored in titles[start : start + len(sentences)])
     assert len(texts) < sum(len(sentences) for _, sentences in shown)  # some were shared
+
+
+def test_a_list_of_sentences_shown_again_points_to_its_row_until_the_memory_is_cleared(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same list of sentences shown again points to the row stored for it; once the memory is
+    cleared, it is stored afresh and points there."""
+    monkeypatch.setattr(wow, "_REMEMBERED_SENTENCES", 4)
+    film, book = ["a", "b"], ["c", "d"]
+    columns = wow._KnowledgeColumns()
+    first, _ = columns._positions(["Film", "Book", "Film"], [film, book, film])
+    again, new = columns._positions(["Film"], [film])
+    assert first.tolist() == [0, 2, 0] and again.tolist() == [0] and new is None
+    cleared, new = columns._positions(["Other", "Film"], [["x", "y", "z"], film])  # 3 + 2 > 4: cleared at "Other"
+    assert cleared.tolist() == [4, 7] and new is not None and new.text.to_pylist() == ["x", "y", "z", "a", "b"]
 
 
 def _with_repeated_entries(count: int) -> list[dict]:
