@@ -410,6 +410,9 @@ def test_chapter_page_weight_stays_under_3_mb(path: str, artifacts: Path) -> Non
 
 
 UNSTICK_HEADERS = ".bd-header, .bd-header-article, .skip-link { position: static !important; }"
+#: An element's box in the page's coordinates (its box in the window, plus how far the page has scrolled).
+PAGE_BOX = """e => { const r = e.getBoundingClientRect();
+    return {x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height}; }"""
 #: Sphinx's generated pages (and the redirect index.html) are not worth a picture.
 NOT_SCREENSHOTTED = {"index.html", "genindex.html", "search.html", "py-modindex.html"}
 
@@ -457,7 +460,11 @@ def test_screenshots(browser: Any, site_url: str, artifacts: Path, theme: str, w
                 # The theme's sticky headers would cover the top of a tall element in its capture: for
                 # this picture only, let them scroll away with the page.
                 page.add_style_tag(content=UNSTICK_HEADERS)
-                view.screenshot(path=str(artifacts / f"{stem}-view-{theme}-{width_name}.png"))
+                # A capture of the page where the view lies, not of the element: Playwright's element capture
+                # first waits for the element to hold still over animation frames, and on a loaded machine it
+                # timed out there twice in four runs (BEGIN's view, laptop width) though the view was laid out.
+                page.screenshot(path=str(artifacts / f"{stem}-view-{theme}-{width_name}.png"), full_page=True,
+                                clip=view.evaluate(PAGE_BOX))
         assert own_errors(errors) == []
     finally:
         page.context.close()
