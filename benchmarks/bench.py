@@ -499,6 +499,11 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         importlib.import_module(module)
     if "utils" in sys.modules:  # nor is importing the datasets' declarations, which the registry does
         sys.modules["utils"].sources.registry()
+    if "pandas" in sys.modules and "pyarrow" in sys.modules:
+        # nor pyarrow's own import of pandas, which it completes at its first conversion of a Python
+        # object, whichever library makes it (a version check that compiles a regular expression:
+        # 2-3 ms, once per process)
+        sys.modules["pyarrow"].array([])
     global _OPENED
     recording = task["step"] == "atlas first load"
     if recording:

@@ -11,6 +11,8 @@ distinct passages forced to start afresh and with batches of one dialogue.
 from __future__ import annotations
 
 import dataclasses
+import gc
+import pickle
 from pathlib import Path
 
 import pytest
@@ -184,3 +186,30 @@ def test_begin_fast_path_writes_the_tables_of_the_record_path(real_data_dir: Pat
         assert getattr(fast, name).equals(getattr(records, name)), name
     assert fast.raw.column().equals(records.raw.column())
     assert get_source("begin").parse_columns is columns.parse_columns
+
+
+def test_evidence_reads_as_a_dataclass() -> None:
+    """Evidence is a msgspec struct (made in C, untracked by the cyclic collector) that ``dataclasses``
+    reads as it reads Turn and Dialogue: ``asdict`` of a dialogue is plain dicts all the way down."""
+    item = Evidence("Science fiction#0", "A genre.", "Science fiction", "topic", True, {"k": [1]})
+    dialogue = Dialogue("d", "wow", "train", [Turn(0, WIZARD, "1_Wizard", "Hi", [item])])
+    assert dataclasses.is_dataclass(item)
+    assert [(f.name, f.default) for f in dataclasses.fields(Evidence)][:5] == [
+        ("id", dataclasses.MISSING), ("text", dataclasses.MISSING), ("title", None), ("origin", ""),
+        ("selected", False),
+    ]
+    assert dataclasses.asdict(dialogue)["turns"][0]["evidence"] == [
+        {"id": "Science fiction#0", "text": "A genre.", "title": "Science fiction", "origin": "topic",
+         "selected": True, "meta": {"k": [1]}}
+    ]
+    changed = dataclasses.replace(item, text="Another.")
+    assert changed == Evidence("Science fiction#0", "Another.", "Science fiction", "topic", True, {"k": [1]})
+    assert item.text == "A genre."
+    assert repr(Evidence("i", "t")) == "Evidence(id='i', text='t', title=None, origin='', selected=False, meta={})"
+    first, second = Evidence("i", "t"), Evidence("i", "t")
+    first.meta["mine"] = 1  # each piece has a dict of its own
+    assert second.meta == {} and first != second
+    assert pickle.loads(pickle.dumps(item)) == item
+    with pytest.raises(TypeError):
+        hash(item)  # mutable, as the dataclass was
+    assert not gc.is_tracked(item)

@@ -76,7 +76,7 @@ class _CountingReader:
 def test_a_walk_decompresses_each_raw_batch_once(
     synthetic_train: utils.LoadedSplit, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(loading, "_ITER_CHUNK", 3)  # chunks that end in the middle of a batch
+    monkeypatch.setattr(loading, "_ITER_MOST_DIALOGUES", 3)  # chunks that end in the middle of a batch
     expected = [[turn.raw for turn in dialogue.turns] for dialogue in synthetic_train[:]]
     raw = synthetic_train._tables.raw
     counting = _CountingReader(raw._reader)
@@ -85,3 +85,35 @@ def test_a_walk_decompresses_each_raw_batch_once(
     assert [[turn.raw for turn in dialogue.turns] for dialogue in synthetic_train] == expected
     assert len(synthetic_train) > 3 * counting.num_record_batches  # chunks read each batch several times
     assert counting.read == list(range(counting.num_record_batches))
+
+
+def _evidence_rows(dialogue: utils.records.Dialogue) -> int:
+    return sum(len(turn.evidence) for turn in dialogue.turns)
+
+
+@pytest.mark.parametrize(("evidence_rows", "most_dialogues"), [(1, 256), (600, 256), (2_000, 4), (10**9, 256)])
+def test_a_walk_rebuilds_about_so_many_evidence_rows_at_a_time(
+    synthetic_train: utils.LoadedSplit, evidence_rows: int, most_dialogues: int
+) -> None:
+    """The walk's ranges cover the split in order, each within its bounds (one dialogue of more rows
+    stands alone) and as long as they allow: the next dialogue would have crossed one."""
+    sizes = [_evidence_rows(dialogue) for dialogue in synthetic_train[:]]
+    assert max(sizes) > 1 and len(set(sizes)) > 1  # dialogues of unequal size, so that bounds bite
+    ranges = utils._cache.walk_chunks(synthetic_train._tables, evidence_rows, most_dialogues)
+    assert [start for start, _ in ranges] == [0] + [stop for _, stop in ranges[:-1]]
+    assert ranges[-1][1] == len(sizes)
+    for start, stop in ranges:
+        rows = sum(sizes[start:stop])
+        assert stop - start <= most_dialogues
+        assert rows <= evidence_rows or stop - start == 1
+        if stop < len(sizes):
+            assert stop - start == most_dialogues or rows + sizes[stop] > evidence_rows
+
+
+def test_a_walk_gives_every_dialogue_whatever_the_ranges(
+    synthetic_train: utils.LoadedSplit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = synthetic_train[:]
+    for evidence_rows in (1, 300, 10**9):
+        monkeypatch.setattr(loading, "_ITER_EVIDENCE_ROWS", evidence_rows)
+        assert list(synthetic_train) == expected

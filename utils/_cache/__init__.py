@@ -42,6 +42,7 @@ from .encoding import (
     shared_values,
     take_sorted,
     turns_table,
+    walk_chunks,
 )
 from .storage import (
     CacheWarning,
@@ -90,4 +91,5 @@ __all__ = [
     "shared_values",
     "take_sorted",
     "turns_table",
+    "walk_chunks",
 ]

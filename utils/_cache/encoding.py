@@ -1047,6 +1047,33 @@ def rebuild_dialogues(
             gc.enable()
 
 
+def walk_chunks(tables: CachedTables, evidence_rows: int, most_dialogues: int) -> list[tuple[int, int]]:
+    """Consecutive ``(start, stop)`` ranges of dialogues covering the split, each of about
+    ``evidence_rows`` evidence rows (at least one dialogue, at most ``most_dialogues``).
+
+    A walk rebuilds a range, hands its dialogues over and frees them before the next: sized by
+    evidence rows, whatever a dialogue holds, a range's objects fit in the processor's cache while
+    they are made, read and freed. (256 WoW dialogues at a time, 75,000 rows, took half as long again.)
+    """
+    count = tables.dialogues.num_rows
+    turn_ends = (
+        tables.dialogues.column("turn_start").to_numpy().astype(np.int64)
+        + tables.dialogues.column("turn_count").to_numpy()
+    )
+    per_turn = tables.turns.column("evidence_count").to_numpy()
+    rows_before_turn = np.concatenate(([0], np.cumsum(per_turn, dtype=np.int64)))
+    rows_to_end = rows_before_turn[turn_ends]  # evidence rows up to the end of each dialogue
+    ranges = []
+    start = 0
+    while start < count:
+        reached = int(rows_to_end[start - 1]) if start else 0
+        stop = int(np.searchsorted(rows_to_end, reached + evidence_rows, side="right"))
+        stop = min(max(stop, start + 1), start + most_dialogues, count)
+        ranges.append((start, stop))
+        start = stop
+    return ranges
+
+
 #: The passage columns an Evidence object holds (``meta`` is read only where some row has any).
 EVIDENCE_PASSAGE_COLUMNS = ("text", "title")
 
