@@ -47,7 +47,9 @@ env:
 	$(if $(STALE_VENV),rm -rf $(VENV)  # it was made with $(or $(call python_identity,$(BIN)/python),a Python that no longer runs) and PYTHON is $(PYTHON))
 	@$(MAKE) --no-print-directory --question $(STAMP) || $(MAKE) --no-print-directory $(STAMP)
 
-$(STAMP): pyproject.toml
+# The C sources too: an editable install compiles them once (pyproject.toml's ext-modules), so an edit
+# to one is built only by installing again.
+$(STAMP): pyproject.toml $(wildcard utils/datasets/*/*.c)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
@@ -60,7 +62,9 @@ env:
 	@$(MAKE) --no-print-directory --question $(STAMP) || $(MAKE) --no-print-directory $(STAMP)
 
 # Your environment already holds the dependencies (environment.yml): pip only adds the project itself.
-$(STAMP): pyproject.toml
+# The C sources too: an editable install compiles them once (pyproject.toml's ext-modules), so an edit
+# to one is built only by installing again.
+$(STAMP): pyproject.toml $(wildcard utils/datasets/*/*.c)
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
@@ -138,7 +142,7 @@ course: env
 ## npm package conflicts with it.
 system-deps:
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk bubblewrap \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk bubblewrap gcc \
 	  $$(command -v npm >/dev/null 2>&1 || echo nodejs npm)
 
 ## Remove what builds and runs wrote: the book, learner copies, benchmark results and its synthetic files,

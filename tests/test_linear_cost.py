@@ -12,7 +12,8 @@ many passages), its authors' ROUGE-L LCS and :func:`utils.metrics.rouge_l` (thei
 quadratic in a long response: the LCS is now exact a machine word at a time); :func:`utils.text.word_diff`
 (FaithDial's edits: was quadratic in repeated words); BEGIN's critic features (their longest copied
 run was quadratic in a repeated word); WISE's keyphrase oracle (difflib's longest match, quadratic in
-a repeated character); the tokenisers and overlap metrics of :mod:`utils.text` and :mod:`utils.metrics`.
+a repeated character); the tokenisers and overlap metrics of :mod:`utils.text` and :mod:`utils.metrics`;
+WoW's per-passage parsing loops, compiled and in Python.
 """
 
 from __future__ import annotations
@@ -289,3 +290,36 @@ def test_rouge_l_is_rouge_scores_and_word_parallel() -> None:
         assert (ours.precision, ours.recall, ours.f1) == (theirs.precision, theirs.recall, theirs.fmeasure)
     long = " ".join(generator.choices(["cat", "dog"], k=20_000))
     assert _cpu(lambda: rouge_l(long, long[::-1]), repeats=1) < 1.0  # rouge-score's own table: about 35 s
+
+
+# -- WoW --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("loops", ["compiled", "python"])
+def test_wow_per_passage_loops_are_linear_in_a_turns_passages(loops: str) -> None:
+    """WoW's typed path: the passages one wizard turn shows, and their rows among those met before.
+    The turn before retrieved n passages: half under distinct titles, half under one title with other
+    sentences each time (kept once in a turn, the rest noted as not shown; each a new row)."""
+    from utils.datasets.wow import _native
+    from utils.datasets.wow import parser as wow
+
+    module = wow._built_speedups() if loops == "compiled" else _native
+    if module is None:
+        pytest.skip("the compiled loops are not built in this install")
+
+    def make(n: int) -> Callable[[], Any]:
+        retrieved = [[{f"title {i}" if i % 2 else "one title": [f"sentence {i}", "again"]} for i in range(n)], None]
+        roles = [wow.SEEKER, wow.WIZARD]
+
+        def run() -> None:
+            for _ in range(20):  # a few milliseconds each: twenty, to be well above the timer's noise
+                titles, sentence_lists, *_ = module.shown_passages(
+                    retrieved, roles, wow.WIZARD, wow.SEEKER, "topic", ["a"], "topic#", (0, 1, 2)
+                )
+                module.passage_rows(titles * 2, sentence_lists * 2, {}, {}, 0, 0, 1 << 40, wow._decode_sentences)
+
+        return run
+
+    # Built on hash tables: measured over a factor of 4 (quadratic 16x, the bound 6x), at sizes whose
+    # tables stay within the processor's caches (beyond, each doubling cost 2.5x, linear or not)
+    _assert_doubling(f"wow {loops} loops", make, 5_000, factor=4)

@@ -58,3 +58,8 @@ class DataUnavailableError(AtlasError, FileNotFoundError):
 
 class DownloadError(AtlasError, OSError):
     """A download failed or did not verify; nothing was left in the cache."""
+
+
+class SlowPathWarning(UserWarning):
+    """A dataset's compiled parsing code is not built, so its pure-Python equivalent runs: the same
+    records, more slowly."""

@@ -27,12 +27,15 @@ keys) is in ``raw`` as in the file, and every dialogue field but ``dialog`` is i
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
-from collections.abc import Iterator
+import warnings
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
+from types import ModuleType
 from typing import Any, cast
 
 import msgspec
@@ -41,7 +44,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from msgspec import UNSET, UnsetType
 
-from ...errors import DataError
+from ...errors import DataError, SlowPathWarning
 from ...formats import (
     MAX_JSON_DEPTH,
     EvidenceBatch,
@@ -54,6 +57,23 @@ from ...formats import (
     require_items,
 )
 from ...records import SEEKER, WIZARD, Dialogue, Evidence, Turn
+from . import _native
+
+
+def _built_speedups() -> ModuleType | None:
+    """The compiled per-passage loops, if this install built them (and they are the current ones)."""
+    try:
+        speedups = importlib.import_module(f"{__package__}._speedups")
+    except ImportError:
+        return None
+    return speedups if getattr(speedups, "VERSION", None) == _native.VERSION else None
+
+
+#: Where the typed path's per-passage loops come from: the C extension, else the same loops in Python.
+_loops: ModuleType = _built_speedups() or _native
+#: How much slower a first load is with :mod:`._native`'s loops: 6.55-6.82 s against 4.94-4.98 s of CPU
+#: on full-size synthetic train (``python -m benchmarks.bench``'s first-load step, two alternated runs).
+_NATIVE_SLOWDOWN = "1.4x"
 
 PARSER_VERSION = 2
 
@@ -337,7 +357,8 @@ def _labels_of(
     sentence_entry: tuple[str, str] | None,
     passage_entry: tuple[str, str] | None,
     titles: list[str],
-    sentence_lists: list[list[str]],
+    sentence_lists: Sequence[list[str]],
+    sizes: Sequence[int] | None = None,
 ) -> tuple[dict[str, list[str]], int | None]:
     """:func:`_checked_labels` once the checked sentence's and passage's single entries are read (the
     shown passages given as their ``titles`` and ``sentence_lists``)."""
@@ -366,11 +387,12 @@ def _labels_of(
         labels["knowledge"] = ["not_found"]
         return labels, None
     labels["knowledge"] = ["found"]
-    return labels, sum(map(len, sentence_lists[:selected])) + sentence_lists[selected].index(sentence)
+    before = sum(sizes[:selected]) if sizes is not None else sum(len(sentence_lists[i]) for i in range(selected))
+    return labels, before + sentence_lists[selected].index(sentence)
 
 
 def _parlai_passage(
-    passage_title: str, key_title: str, sentence: str, titles: list[str], sentence_lists: list[list[str]]
+    passage_title: str, key_title: str, sentence: str, titles: list[str], sentence_lists: Sequence[list[str]]
 ) -> int | None:
     """The position among the shown passages of the one holding the checked ``sentence``, chosen as
     ParlAI's ``_get_chosen_title_and_sent`` chooses its title: the checked passage's title, else the
@@ -400,7 +422,7 @@ _COLUMN_BATCH = 64
 _REMEMBERED_SENTENCES = 1 << 19
 _ORIGINS = ("topic", "retrieved:seeker", "retrieved:wizard")
 _ORIGIN_CODES = {name: code for code, name in enumerate(_ORIGINS)}
-_TOPIC_CODE, _SEEKER_CODE, _WIZARD_CODE = (_ORIGIN_CODES[name] for name in _ORIGINS)
+_ORIGIN_CODE_ORDER = (_ORIGIN_CODES["topic"], _ORIGIN_CODES["retrieved:seeker"], _ORIGIN_CODES["retrieved:wizard"])
 
 
 #: A dialogue read for the cache: the dialogue (its turns without evidence), the passages shown at each
@@ -418,23 +440,38 @@ def parse_columns(path: Path, *, split: str) -> Iterator[EvidenceBatch]:
     and the same articles' passages in many dialogues.
 
     Dialogues are first decoded by msgspec straight into typed records (:class:`_TypedDialogue`), which
-    checks every field's type in C as it decodes; the first record that this cannot take as it is (a
+    checks every field's type in C as it decodes (a passage's sentences are kept as their JSON text,
+    checked where the dialogue is added: decoded, or found to be byte for byte a text that was); the
+    first record that this cannot take as it is (a
     wrong type, an unknown field, a fault of the JSON, a lone surrogate, ...) hands the rest of the file
     over to the record path shared with :func:`parse` (:func:`_read_dialogue`), which reads it from that
     dialogue on and reports any fault in the same words, naming the file, record and field.
     """
     path = Path(path)
+    if _loops is _native:
+        warnings.warn(
+            "utils.datasets.wow: the compiled parsing loops (_speedups.c) are not built in this install, "
+            "so WoW files are parsed by the same loops in Python: the same records, a first load of a "
+            f"split about {_NATIVE_SLOWDOWN} slower. Reinstalling the atlas where a C compiler is found "
+            "builds them (pip install -e . from the atlas's folder).",
+            SlowPathWarning,
+            stacklevel=2,
+        )
     knowledge = _KnowledgeColumns()
     typed = _TypedColumns(split, knowledge)
     handed_on = 0  # dialogues yielded by the typed path
+    yielded_rows = 0  # passages rows in the batches yielded
     try:
         for index, record in enumerate(_typed_records(path)):
             typed.add(record, index)
             if typed.dialogues >= _COLUMN_BATCH:
                 handed_on += typed.dialogues
                 yield typed.batch()
+                yielded_rows = knowledge.written
     except _HandOver:
-        pass  # the dialogues gathered since the last batch are read again, with the rest, by the record path
+        # The dialogues gathered since the last batch are read again, with the rest, by the record path;
+        # the passages they stored are forgotten (their rows were never handed over).
+        knowledge = _KnowledgeColumns(written=yielded_rows)
     else:
         if typed.dialogues:
             yield typed.batch()
@@ -466,7 +503,9 @@ class _TypedTurn(msgspec.Struct, forbid_unknown_fields=True):
     text: str
     checked_sentence: dict[str, str] | UnsetType = UNSET
     checked_passage: dict[str, str] | UnsetType = UNSET
-    retrieved_passages: list[dict[str, list[str]]] | UnsetType = UNSET
+    # each passage's sentences as their JSON text: _loops.passage_rows compares most with the text of a
+    # passage met before rather than decoding them (every text is decoded or found equal to one that was)
+    retrieved_passages: list[dict[str, msgspec.Raw]] | UnsetType = UNSET
     retrieved_topics: list[str] | UnsetType = UNSET
     candidate_responses: list[str] | UnsetType = UNSET
 
@@ -477,7 +516,7 @@ class _TypedDialogue(msgspec.Struct, forbid_unknown_fields=True):
 
     chosen_topic: str
     dialog: list[_TypedTurn]
-    chosen_topic_passage: list[str]
+    chosen_topic_passage: msgspec.Raw  # as retrieved_passages' texts (decoded for ``meta``)
     persona: str | UnsetType = UNSET
     wizard_eval: int | float | UnsetType = UNSET
 
@@ -491,6 +530,29 @@ _TYPED_CHUNK = 1 << 20
 #: grown without end looking for its end.
 _LONGEST_TYPED_RECORD = 1 << 26
 _JSON_SPACE = re.compile(rb"[ \t\n\r]*")
+_decode_sentences = msgspec.json.Decoder(list[str]).decode
+
+
+class _DecodedOnUse(Sequence[list[str]]):
+    """Shown passages' sentences given as JSON texts, each decoded when read: a turn's labels read one
+    or two of the passages it shows (:func:`_parlai_passage` looks at the named ones first)."""
+
+    __slots__ = ("_read", "_texts")
+
+    def __init__(self, texts: list[Any]) -> None:
+        self._texts = texts
+        self._read: dict[int, list[str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def __getitem__(self, position: Any) -> Any:
+        if not isinstance(position, int):
+            raise TypeError("read one passage at a time")
+        read = self._read.get(position)
+        if read is None:
+            read = self._read[position] = _decode_sentences(self._texts[position])
+        return read
 #: msgspec's message for a value followed by more text: the 1-based position of the first byte after
 #: the value and its whitespace.
 _TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
@@ -555,7 +617,7 @@ def _typed_records(path: Path) -> Iterator[_TypedDialogue]:
 #: msgspec text unless it has ``null`` (msgspec's NaN), and then ``json``'s.
 _encode_json = msgspec.json.Encoder().encode
 _encode_json_as_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_EMPTY_JSON = b"{}"
+_NO_LABELS = b"{}"  # a seeker's turn's labels
 
 
 def _json_text(value: dict[str, Any]) -> bytes:
@@ -568,8 +630,16 @@ def _json_text(value: dict[str, Any]) -> bytes:
 
 
 def _text_column(texts: list[bytes]) -> pa.Array:
-    """JSON texts (UTF-8 by construction: msgspec and ``json`` refuse lone surrogates) as a string column."""
-    return pa.array(texts, pa.binary()).view(pa.string())
+    """JSON texts (UTF-8 by construction: msgspec and ``json`` refuse lone surrogates) as a string column.
+
+    Built from the texts joined and their lengths: ``pa.array`` converts a list an item at a time (a
+    quarter-size train's 90 thousand texts: 19 ms, against 12 ms this way)."""
+    data = b"".join(texts)
+    if len(data) >= 2**31:  # beyond a string column's 32-bit offsets: Arrow says so in its own words
+        return pa.array(texts, pa.binary()).view(pa.string())
+    offsets = np.zeros(len(texts) + 1, dtype=np.int32)
+    np.cumsum(np.fromiter(map(len, texts), dtype=np.int32, count=len(texts)), out=offsets[1:])
+    return pa.Array.from_buffers(pa.string(), len(texts), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
 class _TypedColumns:
@@ -602,63 +672,59 @@ class _TypedColumns:
         self.shown = _ShownColumns()
 
     def add(self, record: _TypedDialogue, index: int) -> None:
-        topic, topic_passage, turns = record.chosen_topic, record.chosen_topic_passage, record.dialog
+        topic, topic_text, turns = record.chosen_topic, record.chosen_topic_passage, record.dialog
         found_roles = [role_of(turn.speaker) for turn in turns]
         if None in found_roles:
             raise _HandOver  # the record path names the speaker
         roles = cast(list[str], found_roles)
-        retrieved = [
-            [] if (given := turn.retrieved_passages) is UNSET else [item for entry in given for item in entry.items()]
-            for turn in turns
-        ]
+        # _knowledge's passages at every wizard turn, and what each turn's ``raw`` keeps of its
+        # retrieved passages (as _keep_unshown_retrieved); the passages' sentences as JSON texts
+        titles, texts, prefixes, origins, counts, notes = _loops.shown_passages(
+            [turn.retrieved_passages for turn in turns], roles, WIZARD, SEEKER,
+            topic, topic_text, f"{topic}#", _ORIGIN_CODE_ORDER,
+        )
         shown = self.shown
-        labels_texts = self.labels
-        shown_pairs: set[tuple[int, int]] = set()  # (turn, passage position) pairs that some wizard turn shows
-        topic_prefix = f"{topic}#"
-        for position, turn in enumerate(turns):
-            if roles[position] != WIZARD:
-                shown.passage_counts.append(0)
-                labels_texts.append(_EMPTY_JSON)
+        try:
+            topic_passage = _decode_sentences(topic_text)
+            sizes = self.knowledge.place(titles, texts, shown)  # and checks every text
+            unshown_of = [
+                None if note is None or note[1] is None
+                else [{title: _decode_sentences(text) for title, text in entry.items()} for entry in note[1]]
+                for note in notes
+            ]
+        except (msgspec.MsgspecError, UnicodeError, RecursionError):
+            raise _HandOver from None
+        turn_labels = self.labels
+        first_turn, first = len(shown.passage_counts), 0
+        for position, count in enumerate(counts):
+            if not count:  # not a wizard turn (a wizard turn shows the topic's passage at least)
+                turn_labels.append(_NO_LABELS)
                 continue
-            # _knowledge's passages, in ParlAI's order: the topic's, then those retrieved for the
-            # apprentice's turn just before, then for the wizard's previous turn; a title kept once.
-            titles, sentence_lists, prefixes, origins = [topic], [topic_passage], [topic_prefix], [_TOPIC_CODE]
-            seen = {topic}
-            for source_turn in (position - 1, position - 2):
-                if source_turn < 0:
-                    continue
-                origin = _SEEKER_CODE if roles[source_turn] == SEEKER else _WIZARD_CODE
-                for k, (title, sentences) in enumerate(retrieved[source_turn]):
-                    if title in seen:
-                        continue
-                    seen.add(title)
-                    shown_pairs.add((source_turn, k))
-                    titles.append(title)
-                    sentence_lists.append(sentences)
-                    prefixes.append(f"{source_turn}:{k}:{title}#")
-                    origins.append(origin)
+            turn, end = turns[position], first + count
             sentence, passage = turn.checked_sentence, turn.checked_passage
             labels, selected = _labels_of(
                 next(iter(sentence.items())) if sentence else None,
                 next(iter(passage.items())) if passage else None,
-                titles,
-                sentence_lists,
+                titles[first:end],
+                _DecodedOnUse(texts[first:end]),
+                sizes[first:end],
             )
-            shown.add(titles, sentence_lists, prefixes, origins, selected)
-            labels_texts.append(_json_text(labels))
-        for position, turn in enumerate(turns):
+            if selected is not None:
+                shown.selected.append((first_turn + position, selected))
+            # msgspec checked every type: no float, so its text is the one _json_text gives
+            turn_labels.append(_encode_json(labels))
+            first = end
+        shown.passage_counts += counts
+        shown.titles += titles
+        shown.prefixes += prefixes
+        shown.origins += origins
+        for turn, note, unshown in zip(turns, notes, unshown_of, strict=True):
             raw = {name: value for name in _RAW_TURN_FIELDS if (value := getattr(turn, name)) is not UNSET}
-            passages = retrieved[position]
-            if passages:  # as _keep_unshown_retrieved
-                unshown = [
-                    {title: sentences}
-                    for k, (title, sentences) in enumerate(passages)
-                    if (position, k) not in shown_pairs
-                ]
+            if note is not None:
                 if unshown:
                     raw["retrieved_passages_not_shown"] = unshown
-                raw["retrieved_passage_count"] = len(passages)
-            self.raws.append(_json_text(raw))
+                raw["retrieved_passage_count"] = note[0]
+            self.raws.append(_encode_json(raw))  # no float here either
 
         meta: dict[str, Any] = {"chosen_topic": topic}
         if record.persona is not UNSET:
@@ -714,6 +780,14 @@ class _ShownColumns:
         self.origins: list[int] = []
         self.passage_counts: list[int] = []
         self.selected: list[tuple[int, int]] = []
+        # what _KnowledgeColumns.place found for the first ``placed`` passages: their rows and sentence
+        # counts (int64 bytes, a part per call) and the passages not stored before (title repeated per row)
+        self.placed = 0
+        self.rows: list[bytes] = []
+        self.sizes: list[bytes] = []
+        self.new_sentences: list[str] = []
+        self.new_titles: list[str] = []
+        self.title_repeats: list[int] = []
 
     def add(
         self, titles: list[str], sentence_lists: list[list[str]], prefixes: list[str], origins: list[int],
@@ -732,15 +806,16 @@ class _ShownColumns:
 class _KnowledgeColumns:
     """Turns batches of read dialogues into evidence columns, numbering the distinct passages of a split."""
 
-    def __init__(self) -> None:
-        # (title, sentence count, first sentence) -> the first passages row and the sentences stored there
-        self._starts: dict[tuple[str, int, str], tuple[int, list[str]]] = {}
+    def __init__(self, written: int = 0) -> None:
+        # (title, sentence count, first sentence) -> the first passages row, the text or sentences stored
+        # there and their count (_native.Entry)
+        self._starts: dict[tuple[str, int, str], _native.Entry] = {}
         # title -> the same for the passage of that title stored or met last: looked at first (hashing
         # a title is cheaper than the key above), it finds most passages, an article's passage being
         # the same wherever it was retrieved
-        self._by_title: dict[str, tuple[int, list[str]]] = {}
+        self._by_title: dict[str, _native.Entry] = {}
         self._remembered = 0  # sentences held in ``_starts``
-        self._written = 0  # passages rows handed to the cache so far
+        self.written = written  # passages rows numbered so far
 
     def batch(self, batch: list[_ReadDialogue]) -> EvidenceBatch:
         """The record path's read dialogues as an evidence batch."""
@@ -758,9 +833,12 @@ class _KnowledgeColumns:
 
     def batch_of(self, dialogues: list[Dialogue] | TurnColumns, shown: _ShownColumns) -> EvidenceBatch:
         """``dialogues`` with the evidence rows of the passages ``shown`` at their turns."""
-        # A full train shows a million passages: their sizes are read with map() (no Python frame per
-        # passage), and the turns' counts summed by NumPy.
-        sizes = np.fromiter(map(len, shown.sentence_lists), dtype=np.int64, count=len(shown.sentence_lists))
+        if shown.placed < len(shown.titles):
+            self.place(shown.titles[shown.placed :], shown.sentence_lists[shown.placed :], shown)
+        # A full train shows a million passages: their rows and sizes come as bytes, and the turns'
+        # counts are summed by NumPy.
+        starts = np.frombuffer(b"".join(shown.rows), dtype=np.int64)
+        sizes = np.frombuffer(b"".join(shown.sizes), dtype=np.int64)
         ends = np.cumsum(sizes)
         passage_counts = np.asarray(shown.passage_counts, dtype=np.int64)
         turn_ends = np.cumsum(passage_counts)
@@ -768,7 +846,6 @@ class _KnowledgeColumns:
         rows_before_turn = bounds[turn_ends - passage_counts]
         counts = (bounds[turn_ends] - rows_before_turn).tolist()
         row = int(bounds[-1])
-        starts, new = self._positions(shown.titles, shown.sentence_lists)
         group = np.repeat(np.arange(len(sizes)), sizes)  # the passage each evidence row belongs to
         sentence = np.arange(row, dtype=np.int64) - np.repeat(ends - sizes, sizes)
         prefixes = pa.array(shown.prefixes, pa.string()).take(pa.array(group))
@@ -777,6 +854,15 @@ class _KnowledgeColumns:
         origin = pa.DictionaryArray.from_arrays(pa.array(origin_codes[group], pa.int32()), pa.array(_ORIGINS))
         selected_mask = np.zeros(row, dtype=np.bool_)
         selected_mask[[int(rows_before_turn[turn]) + offset for turn, offset in shown.selected]] = True
+        new = None
+        if shown.new_sentences:
+            # Titles and the (empty) metadata are taken from one string each rather than converted per sentence.
+            title_of_row = np.repeat(np.arange(len(shown.new_titles)), shown.title_repeats)
+            new = PassageTable(
+                pa.array(shown.new_sentences, pa.string()),
+                pa.array(shown.new_titles, pa.string()).take(pa.array(title_of_row)),
+                pa.array(["{}"], pa.string()).take(pa.array(np.zeros(len(shown.new_sentences), dtype=np.int64))),
+            )
         return EvidenceBatch(
             dialogues=dialogues,
             counts=counts,
@@ -787,51 +873,21 @@ class _KnowledgeColumns:
             passages=new,
         )
 
-    def _positions(self, titles: list[str], sentence_lists: list[list[str]]) -> tuple[np.ndarray, PassageTable | None]:
-        """The first passages row of each shown passage, and the table of those not stored before."""
-        starts: list[int] = []
-        texts: list[str] = []
-        new_titles: list[str] = []  # of each new passage, repeated ``title_repeats`` times in the table
-        title_repeats: list[int] = []
-        remembered, by_title = self._starts, self._by_title
-        for title, sentences in zip(titles, sentence_lists, strict=True):
-            # Any passages row holding the same title and sentences will do. Compared whole: hashing
-            # every sentence of every passage cost more than the rest of the batch, and comparing
-            # equal strings is a memcmp (the same list, the topic's at each wizard turn, is equal at once).
-            known = by_title.get(title)
-            if known is not None and known[1] == sentences:
-                starts.append(known[0])
-                continue
-            # Then keyed by the title, the number of sentences and the first one.
-            key = (title, len(sentences), sentences[0] if sentences else "")
-            known = remembered.get(key)
-            if known is not None and known[1] == sentences:
-                by_title[title] = known
-                starts.append(known[0])
-                continue
-            if self._remembered + len(sentences) > _REMEMBERED_SENTENCES:
-                remembered.clear()
-                by_title.clear()
-                self._remembered = 0
-            start = self._written + len(texts)
-            remembered[key] = by_title[title] = (start, sentences)
-            self._remembered += len(sentences)
-            texts += sentences
-            new_titles.append(title)
-            title_repeats.append(len(sentences))
-            starts.append(start)
-        positions = np.array(starts, dtype=np.int64)
-        if not texts:
-            return positions, None
-        self._written += len(texts)
-        # Titles and the (empty) metadata are taken from one string each rather than converted per sentence.
-        title_of_row = np.repeat(np.arange(len(new_titles)), title_repeats)
-        new = PassageTable(
-            pa.array(texts, pa.string()),
-            pa.array(new_titles, pa.string()).take(pa.array(title_of_row)),
-            pa.array(["{}"], pa.string()).take(pa.array(np.zeros(len(texts), dtype=np.int64))),
+    def place(self, titles: list[str], values: list[Any], shown: _ShownColumns) -> memoryview:
+        """Find or number the rows of shown passages (their sentences, or their JSON texts, which are
+        checked), record them in ``shown``, and return their sentence counts."""
+        rows, sizes, sentences, new_titles, repeats, self._remembered = _loops.passage_rows(
+            titles, values, self._by_title, self._starts, self.written, self._remembered,
+            _REMEMBERED_SENTENCES, _decode_sentences,
         )
-        return positions, new
+        self.written += len(sentences)
+        shown.placed += len(titles)
+        shown.rows.append(rows)
+        shown.sizes.append(sizes)
+        shown.new_sentences += sentences
+        shown.new_titles += new_titles
+        shown.title_repeats += repeats
+        return memoryview(sizes).cast("q")
 
 
 def _keep_unshown_retrieved(turns: list[Turn], checked: list[_CheckedTurn], shown: set[tuple[int, int]]) -> None:

@@ -9,16 +9,33 @@ The property over fuzzed files is ``tests/test_fuzz.py::test_fast_path_agrees_wi
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
+import msgspec
+import numpy as np
 import pytest
 
 from conftest import demo_file
 from utils import _cache
+from utils.datasets.wow import _native
 from utils.datasets.wow import parser as wow
-from utils.errors import DataError
+from utils.errors import DataError, SlowPathWarning
 
 DEMO_FILES = ["train.json", "valid_random_split.json", "valid_topic_split.json", "test_random_split.json"]
+
+
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def loops(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test here runs with the compiled per-passage loops and with the Python ones."""
+    if request.param == "compiled":
+        built = wow._built_speedups()
+        if built is None:
+            pytest.skip("the compiled loops are not built in this install")
+        monkeypatch.setattr(wow, "_loops", built)
+    else:
+        monkeypatch.setattr(wow, "_loops", _native)
+        warnings.filterwarnings("ignore", category=SlowPathWarning)
 
 
 def _columns_records(path: Path) -> list:
@@ -177,7 +194,21 @@ def test_records_cut_by_the_read_window_are_read_whole(
     assert _columns_records(path) == list(wow.parse(path, split="train"))
 
 
-def test_a_passage_is_shared_only_with_a_row_of_the_same_title_and_sentences(monkeypatch: pytest.MonkeyPatch) -> None:
+def _placed(columns: wow._KnowledgeColumns, titles: list[str], sentence_lists: list[list[str]], as_text: bool) -> tuple:
+    """``place`` of shown passages given as sentences, or as JSON texts (as the typed path gives them,
+    spelt as the published files are: with spaces): their rows, and the new passages' sentences and titles."""
+    shown = wow._ShownColumns()
+    values = [msgspec.Raw(json.dumps(s).encode()) if as_text else s for s in sentence_lists]
+    columns.place(titles, values, shown)
+    rows = np.frombuffer(b"".join(shown.rows), dtype=np.int64).tolist()
+    titles_of_rows = [t for t, n in zip(shown.new_titles, shown.title_repeats, strict=True) for _ in range(n)]
+    return rows, shown.new_sentences, titles_of_rows
+
+
+@pytest.mark.parametrize("as_text", [False, True])
+def test_a_passage_is_shared_only_with_a_row_of_the_same_title_and_sentences(
+    monkeypatch: pytest.MonkeyPatch, as_text: bool
+) -> None:
     """Two passages of one title alternate (the title memory holds the other one each time), one
     passage differs only in its last sentence, and the memory is cleared half-way: every shown passage
     points to rows holding its own title and sentences."""
@@ -197,29 +228,43 @@ def test_a_passage_is_shared_only_with_a_row_of_the_same_title_and_sentences(mon
     texts: list[str] = []
     titles: list[str] = []
     for first_half in (shown[:4], shown[4:]):
-        starts, new = columns._positions([title for title, _ in first_half], [list(s) for _, s in first_half])
-        if new is not None:
-            texts += new.text.to_pylist()
-            titles += new.title.to_pylist()
-        for start, (title, sentences) in zip(starts.tolist(), first_half, strict=True):
+        starts, new_texts, new_titles = _placed(
+            columns, [title for title, _ in first_half], [list(s) for _, s in first_half], as_text
+        )
+        texts += new_texts
+        titles += new_titles
+        for start, (title, sentences) in zip(starts, first_half, strict=True):
             assert texts[start : start + len(sentences)] == sentences
             assert all(stored == title for stored in titles[start : start + len(sentences)])
     assert len(texts) < sum(len(sentences) for _, sentences in shown)  # some were shared
 
 
+@pytest.mark.parametrize("as_text", [False, True])
 def test_a_list_of_sentences_shown_again_points_to_its_row_until_the_memory_is_cleared(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, as_text: bool
 ) -> None:
     """The same list of sentences shown again points to the row stored for it; once the memory is
     cleared, it is stored afresh and points there."""
     monkeypatch.setattr(wow, "_REMEMBERED_SENTENCES", 4)
     film, book = ["a", "b"], ["c", "d"]
     columns = wow._KnowledgeColumns()
-    first, _ = columns._positions(["Film", "Book", "Film"], [film, book, film])
-    again, new = columns._positions(["Film"], [film])
-    assert first.tolist() == [0, 2, 0] and again.tolist() == [0] and new is None
-    cleared, new = columns._positions(["Other", "Film"], [["x", "y", "z"], film])  # 3 + 2 > 4: cleared at "Other"
-    assert cleared.tolist() == [4, 7] and new is not None and new.text.to_pylist() == ["x", "y", "z", "a", "b"]
+    first, _, _ = _placed(columns, ["Film", "Book", "Film"], [film, book, film], as_text)
+    again, new, _ = _placed(columns, ["Film"], [film], as_text)
+    assert first == [0, 2, 0] and again == [0] and new == []
+    cleared, new, _ = _placed(columns, ["Other", "Film"], [["x", "y", "z"], film], as_text)  # 3 + 2 > 4: cleared
+    assert cleared == [4, 7] and new == ["x", "y", "z", "a", "b"]
+
+
+def test_a_passage_spelt_otherwise_shares_the_row_of_the_same_sentences() -> None:
+    """Texts are compared byte for byte first; the same sentences spelt otherwise (an escape, other
+    spaces) are decoded and still share a row, and a list meets a text of the same sentences."""
+    columns = wow._KnowledgeColumns()
+    spellings = [rb'["caf\u00e9", "b"]', rb'["caf\u00e9","b"]', '["café", "b"]'.encode()]
+    shown = wow._ShownColumns()
+    columns.place(["Film"] * 3, [msgspec.Raw(text) for text in spellings], shown)
+    columns.place(["Film"], [["café", "b"]], shown)
+    assert np.frombuffer(b"".join(shown.rows), dtype=np.int64).tolist() == [0, 0, 0, 0]
+    assert shown.new_sentences == ["café", "b"]
 
 
 def _with_repeated_entries(count: int) -> list[dict]:
