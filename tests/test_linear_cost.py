@@ -239,7 +239,11 @@ def test_longest_common_run_matches_the_direct_search_and_is_linear() -> None:
         found = SequenceMatcher(None, text, other, autojunk=False).find_longest_match(0, len(text), 0, len(other))
         assert SubstringIndex(text).longest_match(other) == ((found.a, found.size) if found.size else (0, 0))
         assert longest_common_run(list(other), list(text)) == found.size
-    _assert_doubling("longest_common_run", lambda n: lambda: longest_common_run(["cat"] * n, ["cat"] * n), 40_000)
+    # A suffix automaton of dicts: measured over a factor of 4 (quadratic 16x, the bound 6x). A doubling's
+    # bound of 3x failed twice beside the browser tests (3.03x, 3.3x) and never alone.
+    _assert_doubling(
+        "longest_common_run", lambda n: lambda: longest_common_run(["cat"] * n, ["cat"] * n), 40_000, factor=4
+    )
 
 
 def test_begin_critic_features_are_linear_in_a_repeated_word() -> None:
