@@ -7,7 +7,9 @@
  *
  * Both take the values msgspec decoded for a typed dialogue (exact lists, dicts and strings, and each
  * passage's sentences as a msgspec.Raw JSON text); any other type raises TypeError rather than being
- * read wrongly. */
+ * read wrongly. Strings are required exact (not a subclass) where they are hashed or compared, so that
+ * no Python code runs while a list or dict is read through borrowed references and sizes counted
+ * before: a caller's object could otherwise change them under the loop. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -31,17 +33,24 @@ append_new(PyObject *list, PyObject *item)
 static Py_ssize_t
 item_count(PyObject *given, Py_ssize_t turn)
 {
-    /* Items of a turn's ``retrieved_passages`` (a list of {title: sentences} dicts; anything else,
-     * msgspec's UNSET, is none), or -1 with TypeError. */
+    /* Items of a turn's ``retrieved_passages`` (a list of {title: sentences} dicts with str titles;
+     * anything else, msgspec's UNSET, is none), or -1 with TypeError. */
     if (!PyList_Check(given)) {
         return 0;
     }
     Py_ssize_t total = 0;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(given); i++) {
-        PyObject *entry = PyList_GET_ITEM(given, i);
+        PyObject *entry = PyList_GET_ITEM(given, i), *title, *sentences;
         if (!PyDict_Check(entry)) {
             PyErr_Format(PyExc_TypeError, "turn %zd: retrieved_passages[%zd] is not a dict", turn, i);
             return -1;
+        }
+        Py_ssize_t at = 0;
+        while (PyDict_Next(entry, &at, &title, &sentences)) {
+            if (!PyUnicode_CheckExact(title)) {
+                PyErr_Format(PyExc_TypeError, "turn %zd: a retrieved passage's title is not a str", turn);
+                return -1;
+            }
         }
         total += PyDict_GET_SIZE(entry);
     }
@@ -66,6 +75,10 @@ shown_passages(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "retrieved and roles must be lists of the same length");
         return NULL;
     }
+    if (!PyUnicode_CheckExact(wizard) || !PyUnicode_CheckExact(seeker) || !PyUnicode_CheckExact(topic)) {
+        PyErr_SetString(PyExc_TypeError, "wizard, seeker or topic is not a str");
+        return NULL;
+    }
     if (!PyTuple_Check(codes) || PyTuple_GET_SIZE(codes) != 3) {
         PyErr_SetString(PyExc_TypeError, "codes must be a (topic, seeker, wizard) tuple");
         return NULL;
@@ -87,6 +100,10 @@ shown_passages(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     /* Each turn's retrieved items numbered across the dialogue: ``shown`` marks those some wizard turn shows. */
     for (Py_ssize_t turn = 0; turn < turns; turn++) {
+        if (!PyUnicode_CheckExact(PyList_GET_ITEM(roles, turn))) {
+            PyErr_Format(PyExc_TypeError, "turn %zd: the role is not a str", turn);
+            goto done;
+        }
         Py_ssize_t items = item_count(PyList_GET_ITEM(retrieved, turn), turn);
         if (items < 0) {
             goto done;
@@ -137,10 +154,6 @@ shown_passages(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 PyObject *entry = PyList_GET_ITEM(given, i), *title, *sentences;
                 Py_ssize_t at = 0;
                 while (PyDict_Next(entry, &at, &title, &sentences)) {
-                    if (!PyUnicode_Check(title)) {
-                        PyErr_Format(PyExc_TypeError, "turn %zd: a retrieved passage's title is not a str", source);
-                        goto done;
-                    }
                     int known = PySet_Contains(seen, title);
                     if (known < 0) {
                         goto done;
@@ -335,17 +348,23 @@ passage_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     Py_ssize_t shown = PyList_GET_SIZE(titles), stored_rows = 0;
+    /* Read from tuples of the caller's lists: ``decode`` is the caller's code, and runs in the loop. */
+    PyObject *title_items = PyList_AsTuple(titles), *value_items = PyList_AsTuple(values);
     PyObject *rows = PyBytes_FromStringAndSize(NULL, shown * (Py_ssize_t)sizeof(int64_t));
     PyObject *sizes = PyBytes_FromStringAndSize(NULL, shown * (Py_ssize_t)sizeof(int64_t));
     PyObject *texts = PyList_New(0), *new_titles = PyList_New(0), *repeats = PyList_New(0);
     PyObject *empty = PyUnicode_FromStringAndSize(NULL, 0), *result = NULL, *sentences = NULL, *key = NULL;
-    if (!rows || !sizes || !texts || !new_titles || !repeats || !empty) {
+    if (!title_items || !value_items || !rows || !sizes || !texts || !new_titles || !repeats || !empty) {
         goto done;
     }
     int64_t *row_of = (int64_t *)PyBytes_AS_STRING(rows), *size_of = (int64_t *)PyBytes_AS_STRING(sizes);
     for (Py_ssize_t i = 0; i < shown; i++) {
-        PyObject *title = PyList_GET_ITEM(titles, i), *value = PyList_GET_ITEM(values, i), *stored;
+        PyObject *title = PyTuple_GET_ITEM(title_items, i), *value = PyTuple_GET_ITEM(value_items, i), *stored;
         int64_t start, known_count;
+        if (!PyUnicode_CheckExact(title)) {
+            PyErr_Format(PyExc_TypeError, "shown passage %zd: the title is not a str", i);
+            goto done;
+        }
         /* The passage of that title met last: its text, byte for byte, or its sentences. */
         PyObject *known = PyDict_GetItemWithError(by_title, title);
         if (known == NULL && PyErr_Occurred()) {
@@ -437,6 +456,8 @@ passage_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     result = Py_BuildValue("(OOOOOn)", rows, sizes, texts, new_titles, repeats, count);
 
 done:
+    Py_XDECREF(title_items);
+    Py_XDECREF(value_items);
     Py_XDECREF(key);
     Py_XDECREF(sentences);
     Py_XDECREF(rows);

@@ -14,6 +14,7 @@ import sys
 import types
 import warnings
 from pathlib import Path
+from typing import ClassVar
 
 import msgspec
 import pytest
@@ -143,6 +144,52 @@ def test_shown_passages_refuse_what_msgspec_never_gives(arguments: tuple) -> Non
     retrieved, roles = arguments
     with pytest.raises(TypeError):
         speedups.shown_passages(retrieved, roles, wow.WIZARD, wow.SEEKER, "T", [], "T#", (0, 1, 2))
+
+
+class _Meddling(str):
+    """A str whose comparison and hash run code that empties the lists the loops are reading."""
+
+    victims: ClassVar[list[list]] = []
+
+    def _meddle(self) -> None:
+        for victim in self.victims:
+            victim.clear()
+
+    def __eq__(self, other: object) -> bool:
+        self._meddle()
+        return str.__eq__(self, other)
+
+    def __hash__(self) -> int:
+        self._meddle()
+        return str.__hash__(self)
+
+
+@needs_build
+def test_the_loops_run_no_code_of_the_caller_while_reading_its_lists() -> None:
+    """Borrowed references and sizes counted before would read freed memory if a comparison or a hash
+    changed the lists under the loop: a str subclass is refused, and ``decode`` (the caller's) runs on
+    copies of them."""
+    retrieved = [[{"A": ["x"], "B": ["y"]}], None]
+    _Meddling.victims = [retrieved[0], retrieved]
+    for roles, title in (([_Meddling(wow.SEEKER), wow.WIZARD], "A"), ([wow.SEEKER, wow.WIZARD], _Meddling("A"))):
+        retrieved[:] = [[{title: ["x"], "B": ["y"]}], None]
+        with pytest.raises(TypeError, match="not a str"):
+            speedups.shown_passages(retrieved, roles, wow.WIZARD, wow.SEEKER, "T", [], "T#", (0, 1, 2))
+    with pytest.raises(TypeError, match="not a str"):
+        speedups.shown_passages([None], [wow.WIZARD], wow.WIZARD, wow.SEEKER, _Meddling("T"), [], "T#", (0, 1, 2))
+
+    titles, values = ["A", "B", "C"], [msgspec.Raw(b'["x"]'), msgspec.Raw(b'["y"]'), msgspec.Raw(b'["z"]')]
+
+    def emptying(text: msgspec.Raw) -> list[str]:
+        titles.clear()
+        values.clear()
+        return _decode(text)
+
+    rows, sizes, texts, new_titles, *_ = speedups.passage_rows(titles, values, {}, {}, 0, 0, 10, emptying)
+    assert list(memoryview(rows).cast("q")) == [0, 1, 2] and list(memoryview(sizes).cast("q")) == [1, 1, 1]
+    assert texts == ["x", "y", "z"] and new_titles == ["A", "B", "C"]
+    with pytest.raises(TypeError, match="not a str"):
+        speedups.passage_rows([_Meddling("A")], [["x"]], {}, {}, 0, 0, 10, _decode)
 
 
 @needs_build
