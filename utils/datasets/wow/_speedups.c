@@ -63,7 +63,7 @@ PyDoc_STRVAR(shown_passages_doc,
 "The passages shown at each wizard turn of a dialogue, in ParlAI's order; see _native.shown_passages.");
 
 static PyObject *
-shown_passages(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+shown_passages(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 8) {
         PyErr_SetString(PyExc_TypeError, "shown_passages takes 8 arguments");
@@ -330,7 +330,7 @@ PyDoc_STRVAR(passage_rows_doc,
 "The first passages row and sentence count of each shown passage; see _native.passage_rows.");
 
 static PyObject *
-passage_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+passage_rows(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 8) {
         PyErr_SetString(PyExc_TypeError, "passage_rows takes 8 arguments");
