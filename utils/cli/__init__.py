@@ -224,7 +224,12 @@ def cmd_status(args: argparse.Namespace) -> int:
         return 0
     console = _console()
     downloads = f"off (${config.OFFLINE_ENV} is set)" if config.offline() else "allowed"
-    console.print(_text(f"data directory: {data_directory}   downloads: {downloads}"))
+    heading = [f"data directory: {data_directory}", f"downloads: {downloads}"]
+    if len("   ".join(heading)) <= console.width:
+        console.print(_text("   ".join(heading)))
+    else:  # a line each, never "downloads:" at one line's end and its value at the next's start
+        for line in heading:
+            console.print(_text(line), soft_wrap=True)  # a path is never broken in two
     if problem:
         console.print(_text(f"{problem[0].upper()}{problem[1:]}.", "bold red"))
     rows = []
